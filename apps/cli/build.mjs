@@ -1,0 +1,18 @@
+// Bundles the CLI into one ESM file so `assay` starts fast and needs no TypeScript at run time.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: [new URL('./src/bin.ts', import.meta.url).pathname],
+  outfile: new URL('./dist/assay.mjs', import.meta.url).pathname,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  conditions: ['source'],
+  packages: 'bundle',
+  sourcemap: true,
+  logLevel: 'warning',
+  banner: {
+    js: "import { createRequire as __assayCreateRequire } from 'node:module'; const require = __assayCreateRequire(import.meta.url);",
+  },
+});

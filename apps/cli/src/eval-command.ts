@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import {
+  evaluateRun,
+  formatTrecText,
+  prepareQrels,
+  resolveMeasures,
+  type RunEvaluation,
+  type ZScoreTable,
+} from '@assay/measures';
+import { parseQrels, parseRun, TrecFormatError } from '@assay/trec';
+import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { CliError, type CommandIo } from './io.js';
+
+const OPTIONS: OptionSpec[] = [
+  { short: 'q', long: 'query_eval_wanted', key: 'q', takesValue: false },
+  { short: 'm', long: 'measure', key: 'm', takesValue: true },
+  { short: 'c', long: 'complete_rel_info_wanted', key: 'c', takesValue: false },
+  { short: 'l', long: 'level_for_rel', key: 'l', takesValue: true },
+  { short: 'n', long: 'nosummary', key: 'n', takesValue: false },
+  { short: 'J', long: 'Judged_docs_only', key: 'J', takesValue: false },
+  { short: 'N', long: 'Number_docs_in_coll', key: 'N', takesValue: true },
+  { short: 'M', long: 'Max_retrieved_per_topic', key: 'M', takesValue: true },
+  { short: 'R', long: 'Rel_info_format', key: 'R', takesValue: true },
+  { short: 'T', long: 'Results_format', key: 'T', takesValue: true },
+  { short: 'Z', long: 'Zscore', key: 'Z', takesValue: true },
+  { long: 'format', key: 'format', takesValue: true },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
+
+export const EVAL_USAGE = `Usage: assay eval [trec_eval options] [-m MEASURE]... QRELS RUN...
+
+Evaluates each RUN against QRELS and prints what trec_eval 10.0 prints for the same
+arguments, one block per run in argument order.
+
+  -m MEASURE     measure, nickname or ir_measures name; repeatable
+                 (official [default], all_trec, set, P.5,10, ndcg_cut.10, nDCG@10,
+                 P(rel=2)@10, AP, RR, R@100, Judged@10, Success@5, Bpref, infAP, Rprec)
+  -q             also print the value for each topic
+  -c             average over every qrels topic; topics a run lacks score 0
+                 (without -c such a topic is an error, as in trec_eval 10.0)
+  -l LEVEL       minimum grade that counts as relevant (default 1)
+  -M DEPTH       evaluate at most DEPTH documents per topic
+  -J             keep only judged documents in each ranking
+  -N COUNT       number of documents in the collection (for utility)
+  -Z FILE        print z-scores using the per-topic means and deviations in FILE
+  -n             no summary lines
+  --format F     text (default), json or csv: {run, measure, qid, value} rows at full
+                 precision; qid "all" is the summary, per-topic rows come with -q`;
+
+/** `assay eval`: trec_eval-compatible evaluation of one or more runs. */
+export function evalCommand(argv: readonly string[], io: CommandIo): number {
+  const { options, positionals } = getopt(argv, OPTIONS);
+  if (options.has('h')) {
+    io.stdout(`${EVAL_USAGE}\n`);
+    return 0;
+  }
+  const format = last(options.get('format')) ?? 'text';
+  if (!['text', 'json', 'csv'].includes(format))
+    throw new UsageError(`--format must be text, json or csv, not '${format}'`);
+  const relFormat = last(options.get('R')) ?? 'qrels';
+  if (relFormat !== 'qrels') {
+    throw new CliError(
+      `relevance format '${relFormat}' is not supported; assay reads TREC qrels (-R qrels)`,
+      1,
+    );
+  }
+  const resultsFormat = last(options.get('T')) ?? 'trec_results';
+  if (resultsFormat !== 'trec_results') {
+    throw new CliError(
+      `results format '${resultsFormat}' is not supported; assay reads TREC runs (-T trec_results)`,
+      1,
+    );
+  }
+  if (positionals.length < 2) throw new UsageError('expected QRELS and at least one RUN');
+  const [qrelsPath, ...runPaths] = positionals as [string, ...string[]];
+
+  const measures = resolveMeasures(options.get('m') ?? []);
+  const evaluation = {
+    relevanceLevel: integerOption(options, 'l', 1),
+    maxDocs: integerOption(options, 'M', Number.MAX_SAFE_INTEGER),
+    numDocsInCollection: integerOption(options, 'N', 0),
+    judgedOnly: options.has('J'),
+    completeTopics: options.has('c'),
+    ...(options.has('Z') ? { zscores: readZScores(last(options.get('Z'))!) } : {}),
+  };
+
+  // Everything is parsed and evaluated before anything is printed, so a bad line in the
+  // last run never leaves a partial table behind.
+  const qrels = prepareQrels(parseQrels(readText(qrelsPath), qrelsPath));
+  if (qrels.topics.length === 0) throw new CliError(`${qrelsPath}: no judgments`, 2);
+  const results: RunEvaluation[] = runPaths.map((path) =>
+    evaluateRun(qrels, parseRun(readText(path), path), measures, evaluation),
+  );
+
+  if (format === 'text') {
+    const text = {
+      perQuery: options.has('q'),
+      summary: !options.has('n'),
+      zscores: options.has('Z'),
+    };
+    io.stdout(results.map((r) => formatTrecText(r, text)).join(''));
+  } else {
+    const rows = results.flatMap((r) =>
+      evaluationRows(r, { perQuery: options.has('q'), summary: !options.has('n') }),
+    );
+    io.stdout(format === 'json' ? `${JSON.stringify(rows, null, 2)}\n` : toCsv(rows));
+  }
+  return 0;
+}
+
+/** One value of one run as a flat row. */
+export interface EvaluationRow {
+  run: string;
+  measure: string;
+  qid: string;
+  value: number | string;
+}
+
+/** Flattens an evaluation into rows: per-topic values (with -q), then the summary (qid "all"). */
+export function evaluationRows(
+  r: RunEvaluation,
+  include: { perQuery: boolean; summary: boolean },
+): EvaluationRow[] {
+  const rows: EvaluationRow[] = [];
+  for (const topic of include.perQuery ? r.topics : []) {
+    r.columns.forEach((col, i) => {
+      if (col.perQuery)
+        rows.push({ run: r.runid, measure: col.name, qid: topic.qid, value: topic.values[i]! });
+    });
+  }
+  if (include.summary) {
+    r.columns.forEach((col, i) => {
+      const value = r.summary[i];
+      if (value === null || value === undefined || col.aggregate === 'runid') return;
+      rows.push({ run: r.runid, measure: col.name, qid: 'all', value });
+    });
+  }
+  return rows;
+}
+
+function toCsv(rows: EvaluationRow[]): string {
+  const cell = (v: string | number) => {
+    const s = String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return `run,measure,qid,value\n${rows.map((r) => [r.run, r.measure, r.qid, r.value].map(cell).join(',')).join('\n')}\n`;
+}
+
+function last(values: string[] | undefined): string | undefined {
+  return values?.[values.length - 1];
+}
+
+function integerOption(options: Map<string, string[]>, key: string, fallback: number): number {
+  const raw = last(options.get(key));
+  if (raw === undefined) return fallback;
+  if (!/^[+-]?\d+$/.test(raw.trim()))
+    throw new UsageError(`option -${key} needs an integer, not '${raw}'`);
+  return Number.parseInt(raw, 10);
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new CliError(`${path}: cannot read file (${code})`, 2);
+  }
+}
+
+function readZScores(path: string): ZScoreTable {
+  const table: ZScoreTable = new Map();
+  const lines = readText(path).split(/\r?\n/);
+  lines.forEach((line, index) => {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) return;
+    const fields = line.trim().split(/\s+/);
+    const [qid, measure, mean, stddev] = fields;
+    if (fields.length !== 4 || !Number.isFinite(Number(mean)) || !Number.isFinite(Number(stddev))) {
+      throw new TrecFormatError(path, index + 1, 'expected 4 fields (qid measure mean stddev)');
+    }
+    let forTopic = table.get(qid!);
+    if (!forTopic) table.set(qid!, (forTopic = new Map()));
+    forTopic.set(measure!, { mean: Number(mean), stddev: Number(stddev) });
+  });
+  return table;
+}

@@ -1,0 +1,61 @@
+import { MeasureSpecError, MissingTopicError } from '@assay/measures';
+import { TrecFormatError } from '@assay/trec';
+import { evalCommand, EVAL_USAGE } from './eval-command.js';
+import { UsageError } from './getopt.js';
+import { CliError, type CommandIo } from './io.js';
+
+const USAGE = `Usage: assay <command> [options]
+
+Commands:
+  eval      evaluate TREC runs against qrels, trec_eval-compatible (assay eval --help)
+
+Run 'assay <command> --help' for a command's options.`;
+
+type Command = (argv: readonly string[], io: CommandIo) => number | Promise<number>;
+
+const COMMANDS: Record<string, { run: Command; usage: string }> = {
+  eval: { run: evalCommand, usage: EVAL_USAGE },
+};
+
+/** Runs the assay CLI and returns the exit code (never calls process.exit). */
+export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    io.stdout(`${USAGE}\n`);
+    return name === undefined ? 1 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr(`assay: unknown command '${name}'\n${USAGE}\n`);
+    return 1;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    return reportError(name, error, command.usage, io);
+  }
+}
+
+function reportError(command: string, error: unknown, usage: string, io: CommandIo): number {
+  if (error instanceof UsageError) {
+    io.stderr(`assay ${command}: ${error.message}\n\n${usage}\n`);
+    return 1;
+  }
+  if (error instanceof MeasureSpecError) {
+    io.stderr(`assay ${command}: ${error.message}\n`);
+    return 1;
+  }
+  if (error instanceof TrecFormatError) {
+    io.stderr(`assay ${command}: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof MissingTopicError) {
+    io.stderr(`assay ${command}: ${error.message}\n`);
+    return 4;
+  }
+  if (error instanceof CliError) {
+    io.stderr(`assay ${command}: ${error.message}\n`);
+    return error.exitCode;
+  }
+  throw error;
+}

@@ -1,0 +1,55 @@
+/**
+ * Number formatting that matches C's printf, so text output can be diffed against
+ * trec_eval byte for byte.
+ */
+
+/**
+ * Formats `value` like C's `printf("%.<digits>f")` with glibc rounding: the exact binary
+ * value is rounded, and an exact tie goes to the even digit (0.03125 → "0.0312").
+ */
+export function formatFixed(value: number, digits: number): string {
+  if (Number.isNaN(value)) return '-nan';
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  const negative = value < 0 || Object.is(value, -0);
+  // toFixed with many digits is exact for doubles in the range we print; we round the
+  // decimal string ourselves so ties are settled the way glibc settles them.
+  const extra = 30;
+  const exact = Math.abs(value).toFixed(Math.min(100, digits + extra));
+  const point = exact.indexOf('.');
+  const intPart = exact.slice(0, point);
+  const frac = exact.slice(point + 1);
+  const kept = intPart + frac.slice(0, digits);
+  const next = frac.charCodeAt(digits) - 48;
+  const rest = frac.slice(digits + 1);
+  let roundUp = false;
+  if (next > 5) roundUp = true;
+  else if (next === 5) {
+    if (/[1-9]/.test(rest)) roundUp = true;
+    else roundUp = (kept.charCodeAt(kept.length - 1) - 48) % 2 === 1;
+  }
+  let digitsStr = roundUp ? incrementDecimalString(kept) : kept;
+  // Restore the decimal point.
+  const intLen = digitsStr.length - digits;
+  digitsStr = digits > 0 ? `${digitsStr.slice(0, intLen)}.${digitsStr.slice(intLen)}` : digitsStr;
+  return negative ? `-${digitsStr}` : digitsStr;
+}
+
+function incrementDecimalString(s: string): string {
+  const chars = s.split('');
+  let i = chars.length - 1;
+  while (i >= 0) {
+    if (chars[i] === '9') {
+      chars[i] = '0';
+      i--;
+    } else {
+      chars[i] = String.fromCharCode(chars[i]!.charCodeAt(0) + 1);
+      return chars.join('');
+    }
+  }
+  return `1${chars.join('')}`;
+}
+
+/** Pads a measure name on the right to 22 characters, as trec_eval's `%-22s`. */
+export function padName(name: string): string {
+  return name.length >= 22 ? name : name + ' '.repeat(22 - name.length);
+}

@@ -1,0 +1,125 @@
+import { rankEntries, type RunEntry } from '@assay/trec';
+
+/** Relevance value trec_eval gives a retrieved document that is not in the qrels. */
+export const REL_NONPOOL = -1;
+/** Relevance value of a document that is in the qrels with a negative grade (pooled, unjudged). */
+export const REL_UNJUDGED = -2;
+
+/** Judgment statistics of one topic, computed once per qrels and shared by every run. */
+export interface TopicJudgments {
+  /** docno → grade as written in the qrels (negative = in the pool but not judged). */
+  grades: Map<string, number>;
+  /** `levelCounts[g]` = number of documents judged with grade g (g ≥ 0). */
+  levelCounts: number[];
+  /** Highest non-empty grade + 1 (0 when no document has a grade ≥ 0). */
+  numLevels: number;
+}
+
+/** Builds the per-topic judgment statistics trec_eval derives from a qrels topic. */
+export function summarizeJudgments(grades: Map<string, number>): TopicJudgments {
+  const levelCounts: number[] = [];
+  for (const grade of grades.values()) {
+    if (grade < 0) continue;
+    while (levelCounts.length <= grade) levelCounts.push(0);
+    levelCounts[grade]!++;
+  }
+  let numLevels = 0;
+  for (let g = levelCounts.length - 1; g >= 0; g--) {
+    if (levelCounts[g]! > 0) {
+      numLevels = g + 1;
+      break;
+    }
+  }
+  return { grades, levelCounts, numLevels };
+}
+
+/** Options that change how a run's topic is turned into a ranked relevance list. */
+export interface RankingOptions {
+  /** Minimum grade that counts as relevant (trec_eval `-l`, default 1). */
+  relevanceLevel: number;
+  /** Keep only judged documents (trec_eval `-J`). */
+  judgedOnly: boolean;
+  /** Evaluate at most this many documents per topic (trec_eval `-M`). */
+  maxDocs: number;
+}
+
+/** A topic's retrieved documents after trec_eval ranking, as relevance values by rank. */
+export interface RankedTopic {
+  /** Relevance value at rank i+1: a grade ≥ 0, REL_NONPOOL or REL_UNJUDGED. */
+  rels: Int32Array;
+  /** Docnos in rank order (parallel to `rels`). */
+  docnos: string[];
+  numRet: number;
+  /** Number of judged documents with grade ≥ relevanceLevel. */
+  numRel: number;
+  /** Number of retrieved documents with grade ≥ relevanceLevel. */
+  numRelRet: number;
+  numNonpool: number;
+  numUnjudgedInPool: number;
+  /** Counts of judged documents per grade (from the qrels, not the run). */
+  levelCounts: number[];
+  numLevels: number;
+  relevanceLevel: number;
+}
+
+/**
+ * Orders entries the way trec_eval does: score descending, ties by docno descending
+ * (byte order); the rank column is ignored. Returns a new array.
+ */
+export function trecOrder(entries: readonly RunEntry[]): RunEntry[] {
+  return rankEntries(entries);
+}
+
+/** Ranks one topic of a run against its judgments, exactly as trec_eval 10.0 does. */
+export function rankTopic(
+  entries: readonly RunEntry[],
+  judgments: TopicJudgments,
+  options: RankingOptions,
+): RankedTopic {
+  let ordered = trecOrder(entries);
+  if (ordered.length > options.maxDocs) ordered = ordered.slice(0, Math.max(0, options.maxDocs));
+  const { grades } = judgments;
+  const level = options.relevanceLevel;
+  const relsAll = new Int32Array(ordered.length);
+  for (let i = 0; i < ordered.length; i++) {
+    const g = grades.get(ordered[i]!.docno);
+    relsAll[i] = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
+  }
+  let rels = relsAll;
+  let docnos = ordered.map((e) => e.docno);
+  if (options.judgedOnly) {
+    const keep: number[] = [];
+    for (let i = 0; i < relsAll.length; i++) if (relsAll[i]! >= 0) keep.push(i);
+    rels = Int32Array.from(keep, (i) => relsAll[i]!);
+    docnos = keep.map((i) => docnos[i]!);
+  }
+  let numRelRet = 0;
+  let numNonpool = 0;
+  let numUnjudgedInPool = 0;
+  for (let i = 0; i < rels.length; i++) {
+    const r = rels[i]!;
+    if (r === REL_NONPOOL) numNonpool++;
+    else if (r === REL_UNJUDGED) numUnjudgedInPool++;
+    else if (r >= level) numRelRet++;
+  }
+  return {
+    rels,
+    docnos,
+    numRet: rels.length,
+    numRel: countRelevant(judgments, level),
+    numRelRet,
+    numNonpool,
+    numUnjudgedInPool,
+    levelCounts: judgments.levelCounts,
+    numLevels: judgments.numLevels,
+    relevanceLevel: level,
+  };
+}
+
+/** Number of judged documents with grade ≥ level. */
+export function countRelevant(judgments: TopicJudgments, level: number): number {
+  let n = 0;
+  const counts = judgments.levelCounts;
+  for (let g = Math.max(0, level); g < counts.length; g++) n += counts[g]!;
+  return n;
+}

@@ -1,0 +1,51 @@
+// @assay/stats: significance tests, multiple-comparison corrections, inter-rater agreement
+// and rank correlation for assay. Pure functions: no I/O, no clock, seeded randomness only.
+
+export { createRng, type Rng } from './rng.js';
+export { averageRanks } from './ranks.js';
+export {
+  pairedTTest,
+  welchTTest,
+  wilcoxonSignedRank,
+  randomizationTest,
+  bootstrapCI,
+  bootstrapDiffCI,
+  cohensD,
+  hedgesG,
+  type TTestResult,
+  type TTestOptions,
+  type WilcoxonOptions,
+  type WilcoxonResult,
+  type RandomizationOptions,
+  type RandomizationResult,
+  type BootstrapOptions,
+  type BootstrapResult,
+} from './significance.js';
+export {
+  bonferroni,
+  holm,
+  benjaminiHochberg,
+  adjustPValues,
+  type PValueAdjustment,
+} from './corrections.js';
+export {
+  confusionMatrix,
+  exactAgreement,
+  cohenKappa,
+  krippendorffAlpha,
+  fleissKappa,
+  fleissCounts,
+  fleissKappaFromLabels,
+  binarizedKappas,
+  type ConfusionMatrix,
+  type CohenKappaOptions,
+  type AlphaLevel,
+  type BinarizedKappa,
+} from './agreement.js';
+export {
+  kendallTauB,
+  spearmanRho,
+  tauAP,
+  tauAPSymmetric,
+  rankBiasedOverlap,
+} from './rank-correlation.js';

@@ -1,0 +1,43 @@
+// Public surface of @assay/trec: parsers and writers for TREC runs, qrels and topics.
+
+/** Shapes of parsed TREC data: a run entry, a run, qrels and a topic. */
+export type { Qrels, Run, RunEntry, Topic } from './types.js';
+
+/** Error for a malformed TREC file, with `file`, 1-based `line` and `reason`. */
+export { TrecFormatError } from './errors.js';
+
+/** Parses a TREC run (`qid Q0 docno rank score tag`) from a string. */
+export { parseRun } from './run.js';
+/** Parses a TREC run from an async stream of text or UTF-8 byte chunks. */
+export { parseRunStream } from './run.js';
+/** Writes a run as TREC run lines, optionally re-ranked as trec_eval ranks it. */
+export { formatRun } from './run.js';
+/** Options of formatRun: the tag to write and whether to re-rank. */
+export type { FormatRunOptions } from './run.js';
+/** Sorts entries as trec_eval does: score descending, then docno descending (byte order). */
+export { rankEntries } from './run.js';
+/** Compares two strings in UTF-8 byte order, as C `strcmp` does. */
+export { compareBytewise } from './run.js';
+
+/** Parses TREC qrels (`qid iter docno rel`) from a string. */
+export { parseQrels } from './qrels.js';
+/** Parses TREC qrels from an async stream of text or UTF-8 byte chunks. */
+export { parseQrelsStream } from './qrels.js';
+/** Writes qrels as `qid 0 docno rel` lines. */
+export { formatQrels } from './qrels.js';
+
+/** Parses topics from TSV, JSONL or TREC SGML/XML, detecting the format when omitted. */
+export { parseTopics } from './topics.js';
+/** Guesses whether topic text is TSV, JSONL or TREC SGML/XML. */
+export { detectTopicFormat } from './topics.js';
+/** Writes topics as `id<TAB>text` lines. */
+export { formatTopicsTsv } from './topics.js';
+/** The topic formats parseTopics reads: 'tsv', 'jsonl' or 'trec'. */
+export type { TopicFormat } from './topics.js';
+
+/** Reads a run file from disk through a stream. */
+export { readRunFile } from './files.js';
+/** Reads a qrels file from disk through a stream. */
+export { readQrelsFile } from './files.js';
+/** Reads a topic file from disk. */
+export { readTopicsFile } from './files.js';

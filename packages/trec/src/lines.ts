@@ -1,0 +1,218 @@
+// The line layer shared by the string and streaming parsers: a parser is a LineHandler, and
+// LineSplitter feeds it numbered lines whether the text arrives whole or in chunks, so both
+// entry points give identical results and identical errors.
+
+/** Receives one line as `text.slice(start, end)` (without its `\n`) and its 1-based number. */
+export interface LineHandler {
+  line(text: string, start: number, end: number, lineNo: number): void;
+}
+
+/** Splits text on `\n` into numbered lines, across chunk boundaries; strips a leading BOM. */
+export class LineSplitter {
+  private readonly handler: LineHandler;
+  private pending: string[] = [];
+  private lineNo = 0;
+  private started = false;
+
+  constructor(handler: LineHandler) {
+    this.handler = handler;
+  }
+
+  /** Feeds the next piece of text; complete lines are handed on at once. */
+  push(chunk: string): void {
+    if (!this.started) {
+      if (chunk.length === 0) return;
+      this.started = true;
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+    }
+    const firstNl = chunk.indexOf('\n');
+    if (firstNl === -1) {
+      if (chunk.length > 0) this.pending.push(chunk);
+      return;
+    }
+    let text = chunk;
+    if (this.pending.length > 0) {
+      this.pending.push(chunk);
+      text = this.pending.join('');
+      this.pending = [];
+    }
+    const handler = this.handler;
+    let start = 0;
+    let nl = text.indexOf('\n');
+    while (nl !== -1) {
+      handler.line(text, start, nl, ++this.lineNo);
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
+    }
+    if (start < text.length) this.pending.push(text.slice(start));
+  }
+
+  /** Hands on the last line if the text did not end with `\n`. */
+  end(): void {
+    if (this.pending.length > 0) {
+      const last = this.pending.join('');
+      this.pending = [];
+      this.handler.line(last, 0, last.length, ++this.lineNo);
+    }
+  }
+}
+
+/** Feeds a whole string through a fresh splitter. */
+export function splitLines(text: string, handler: LineHandler): void {
+  const splitter = new LineSplitter(handler);
+  splitter.push(text);
+  splitter.end();
+}
+
+/** Feeds an async stream of strings or UTF-8 bytes through a fresh splitter. */
+export async function splitLinesAsync(
+  input: AsyncIterable<string | Uint8Array>,
+  handler: LineHandler,
+): Promise<void> {
+  const splitter = new LineSplitter(handler);
+  for await (const text of decodeChunks(input)) splitter.push(text);
+  splitter.end();
+}
+
+/** Decodes a stream of strings or UTF-8 byte chunks (split anywhere) into strings. */
+export async function* decodeChunks(
+  input: AsyncIterable<string | Uint8Array>,
+): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8');
+  let decoding = false;
+  for await (const chunk of input) {
+    if (typeof chunk === 'string') {
+      if (decoding) {
+        // Flush bytes of a character left incomplete before switching to string chunks.
+        yield decoder.decode();
+        decoding = false;
+      }
+      yield chunk;
+    } else {
+      decoding = true;
+      yield decoder.decode(chunk, { stream: true });
+    }
+  }
+  if (decoding) yield decoder.decode();
+}
+
+/** Reads a whole stream of strings or UTF-8 bytes into one string (leading BOM removed). */
+export async function readAllText(input: AsyncIterable<string | Uint8Array>): Promise<string> {
+  const parts: string[] = [];
+  for await (const text of decodeChunks(input)) parts.push(text);
+  const text = parts.join('');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** True for the characters that separate fields: space, tab, and \r \v \f (CR of CRLF). */
+function isBlank(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+/**
+ * Finds the whitespace-separated fields of `text.slice(start, end)`, storing the start and end
+ * offsets of the first `max` of them in `bounds` (2 slots per field). Returns how many fields
+ * the line has, or 0 for a blank line or a comment (first non-blank character `#`).
+ */
+export function scanFields(
+  text: string,
+  start: number,
+  end: number,
+  bounds: Int32Array,
+  max: number,
+): number {
+  let i = start;
+  while (i < end && isBlank(text.charCodeAt(i))) i++;
+  if (i === end || text.charCodeAt(i) === 35 /* # */) return 0;
+  let count = 0;
+  while (i < end) {
+    const fieldStart = i;
+    while (i < end && !isBlank(text.charCodeAt(i))) i++;
+    if (count < max) {
+      bounds[2 * count] = fieldStart;
+      bounds[2 * count + 1] = i;
+    }
+    count++;
+    while (i < end && isBlank(text.charCodeAt(i))) i++;
+  }
+  return count;
+}
+
+/**
+ * Parses `text.slice(start, end)` as an integer: an optional sign then decimal digits only
+ * (so `1.0`, `1e3`, `0x1` and `1abc` are rejected). Returns NaN when it is not one.
+ */
+export function parseInteger(text: string, start: number, end: number): number {
+  let i = start;
+  let sign = 1;
+  const first = text.charCodeAt(i);
+  if (first === 45 /* - */ || first === 43 /* + */) {
+    if (first === 45) sign = -1;
+    i++;
+  }
+  if (i === end) return NaN;
+  let value = 0;
+  for (; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    value = value * 10 + digit;
+  }
+  return sign * value;
+}
+
+/**
+ * Parses a field as a finite decimal number with `Number()` (so `1abc`, `NaN`, `Infinity` and
+ * the empty string are rejected), also refusing hex, octal and binary literals such as `0x1A`.
+ * Returns NaN when it is not one.
+ */
+export function parseDecimal(field: string): number {
+  const value = Number(field);
+  if (!Number.isFinite(value) || field.length === 0) return NaN;
+  if (field.length > 1 && field.charCodeAt(0) === 48 /* 0 */) {
+    const radix = field.charCodeAt(1) | 32;
+    if (radix === 120 /* x */ || radix === 111 /* o */ || radix === 98 /* b */) return NaN;
+  }
+  return value;
+}
+
+/** Exact powers of ten for the fast path of parseDecimalRange (10^22 is the largest exact one). */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * parseDecimal for `text.slice(start, end)` without slicing in the common case: a plain
+ * `[+-]digits[.digits]` whose digits form an integer below 2^53 with at most 22 decimals is one
+ * exact integer divided by an exact power of ten, which IEEE division rounds correctly, so the
+ * result equals `Number()`'s. Anything else (exponents, longer mantissas) goes through
+ * parseDecimal.
+ */
+export function parseDecimalRange(text: string, start: number, end: number): number {
+  let i = start;
+  let negative = false;
+  const first = text.charCodeAt(i);
+  if (first === 45 /* - */ || first === 43 /* + */) {
+    negative = first === 45;
+    i++;
+  }
+  let mantissa = 0;
+  let digits = 0;
+  let fractionDigits = -1; // -1 until the decimal point
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c - 48;
+    if (digit >= 0 && digit <= 9) {
+      mantissa = mantissa * 10 + digit;
+      digits++;
+      if (fractionDigits >= 0) fractionDigits++;
+    } else if (c === 46 /* . */ && fractionDigits < 0) {
+      fractionDigits = 0;
+    } else {
+      return parseDecimal(text.slice(start, end));
+    }
+  }
+  if (digits === 0) return NaN;
+  if (mantissa >= 9007199254740992 || fractionDigits > 22) {
+    return parseDecimal(text.slice(start, end));
+  }
+  const value = fractionDigits > 0 ? mantissa / POWERS_OF_TEN[fractionDigits]! : mantissa;
+  return negative ? -value : value;
+}

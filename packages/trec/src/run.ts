@@ -1,0 +1,196 @@
+import { TrecFormatError, quote } from './errors.js';
+import {
+  type LineHandler,
+  parseDecimalRange,
+  parseInteger,
+  scanFields,
+  splitLines,
+  splitLinesAsync,
+} from './lines.js';
+import type { Run, RunEntry } from './types.js';
+import { checkField, formatNumber } from './write.js';
+
+/** Builds a Run from `qid Q0 docno rank score tag` lines; shared by the string and stream parsers. */
+class RunBuilder implements LineHandler {
+  private readonly file: string;
+  private readonly bounds = new Int32Array(12);
+  private readonly topics = new Map<string, RunEntry[]>();
+  /** docno → line number per topic, for duplicate detection. */
+  private readonly seen = new Map<string, Map<string, number>>();
+  private name: string | undefined;
+  private lastQid = '';
+  private lastEntries: RunEntry[] | undefined;
+  private lastSeen: Map<string, number> | undefined;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  line(text: string, start: number, end: number, lineNo: number): void {
+    const b = this.bounds;
+    const count = scanFields(text, start, end, b, 6);
+    if (count === 0) return;
+    // trec_eval ignores anything after the tag (some tracks append comments there), so
+    // extra columns are accepted; fewer than six is an error.
+    if (count < 6) {
+      throw new TrecFormatError(
+        this.file,
+        lineNo,
+        `expected 6 fields (qid Q0 docno rank score tag), found ${count}`,
+      );
+    }
+    const rank = parseInteger(text, b[6]!, b[7]!);
+    if (Number.isNaN(rank)) {
+      throw new TrecFormatError(
+        this.file,
+        lineNo,
+        `rank ${quote(text.slice(b[6], b[7]))} is not an integer`,
+      );
+    }
+    const score = parseDecimalRange(text, b[8]!, b[9]!);
+    if (Number.isNaN(score)) {
+      throw new TrecFormatError(
+        this.file,
+        lineNo,
+        `score ${quote(text.slice(b[8], b[9]))} is not a finite number`,
+      );
+    }
+
+    // Runs are nearly always grouped by topic: reuse the previous topic without slicing the qid.
+    const qidStart = b[0]!;
+    const qidLength = b[1]! - qidStart;
+    let entries = this.lastEntries;
+    let seen = this.lastSeen;
+    if (
+      entries === undefined ||
+      seen === undefined ||
+      qidLength !== this.lastQid.length ||
+      !text.startsWith(this.lastQid, qidStart)
+    ) {
+      const qid = text.slice(qidStart, qidStart + qidLength);
+      entries = this.topics.get(qid);
+      seen = this.seen.get(qid);
+      if (entries === undefined || seen === undefined) {
+        entries = [];
+        seen = new Map();
+        this.topics.set(qid, entries);
+        this.seen.set(qid, seen);
+      }
+      this.lastQid = qid;
+      this.lastEntries = entries;
+      this.lastSeen = seen;
+    }
+
+    const docno = text.slice(b[4], b[5]);
+    const earlier = seen.get(docno);
+    if (earlier !== undefined) {
+      throw new TrecFormatError(
+        this.file,
+        lineNo,
+        `duplicate docno ${quote(docno)} for topic ${quote(this.lastQid)} (first at line ${earlier})`,
+      );
+    }
+    seen.set(docno, lineNo);
+    // trec_eval reports the tag of the last line as the run id; keep the same.
+    if (
+      this.name === undefined ||
+      !text.startsWith(this.name, b[10]!) ||
+      b[11]! - b[10]! !== this.name.length
+    ) {
+      this.name = text.slice(b[10], b[11]);
+    }
+    entries.push({ docno, rank, score });
+  }
+
+  finish(): Run {
+    if (this.name === undefined) throw new TrecFormatError(this.file, 0, 'no run lines');
+    return { name: this.name, topics: this.topics };
+  }
+}
+
+/**
+ * Parses a TREC run (`qid Q0 docno rank score tag` per line). Fields may be separated by any
+ * run of spaces or tabs; CRLF, blank lines and `#` comment lines are accepted. Throws
+ * TrecFormatError (`file:line: reason`) on the first malformed line.
+ */
+export function parseRun(text: string, file = '<run>'): Run {
+  const builder = new RunBuilder(file);
+  splitLines(text, builder);
+  return builder.finish();
+}
+
+/** Streaming parseRun: same result and errors, from chunks of text or UTF-8 bytes. */
+export async function parseRunStream(
+  input: AsyncIterable<string | Uint8Array>,
+  file: string,
+): Promise<Run> {
+  const builder = new RunBuilder(file);
+  await splitLinesAsync(input, builder);
+  return builder.finish();
+}
+
+/**
+ * Orders code points as UTF-8 bytes do (C `strcmp`). Plain `<` on JS strings compares UTF-16
+ * code units, which agrees with byte order except when a surrogate pair (a code point above
+ * U+FFFF) meets a character in U+E000–U+FFFF; this comparison handles that case too.
+ */
+export function compareBytewise(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let ca = a.charCodeAt(i);
+    let cb = b.charCodeAt(i);
+    if (ca !== cb) {
+      if (ca >= 0xd800 && cb >= 0xd800) {
+        // Move surrogates (D800–DFFF) above E000–FFFF, where their code points sort.
+        ca = ca >= 0xe000 ? ca - 0x800 : ca + 0x2000;
+        cb = cb >= 0xe000 ? cb - 0x800 : cb + 0x2000;
+      }
+      return ca - cb;
+    }
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Returns a new array of the entries in trec_eval's ranking order: score descending, ties by
+ * docno descending in byte order (`strcmp`). The rank column plays no part, as in trec_eval.
+ */
+export function rankEntries(entries: readonly RunEntry[]): RunEntry[] {
+  return entries.slice().sort((x, y) => y.score - x.score || compareBytewise(y.docno, x.docno));
+}
+
+/** Options for formatRun. */
+export interface FormatRunOptions {
+  /** Run tag for the sixth column; defaults to `run.name`. */
+  tag?: string;
+  /** Order each topic as trec_eval ranks it (rankEntries) and renumber ranks 1..n. */
+  rerank?: boolean;
+}
+
+/**
+ * Writes a run as `qid Q0 docno rank score tag` lines ending in `\n`, topics in map order.
+ * Scores are written in the shortest form that reads back exactly. Throws RangeError for a
+ * qid, docno or tag that is empty or contains whitespace, or for a non-finite score.
+ */
+export function formatRun(run: Run, options: FormatRunOptions = {}): string {
+  const tag = options.tag ?? run.name;
+  checkField('tag', tag);
+  const lines: string[] = [];
+  for (const [qid, topicEntries] of run.topics) {
+    checkField('qid', qid);
+    const entries = options.rerank ? rankEntries(topicEntries) : topicEntries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      checkField('docno', entry.docno);
+      const rank = options.rerank ? i + 1 : entry.rank;
+      if (!Number.isInteger(rank)) {
+        throw new RangeError(`rank ${rank} of ${quote(entry.docno)} is not an integer`);
+      }
+      lines.push(
+        `${qid} Q0 ${entry.docno} ${formatNumber(rank)} ${formatNumber(entry.score)} ${tag}\n`,
+      );
+    }
+  }
+  return lines.join('');
+}

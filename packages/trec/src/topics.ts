@@ -1,0 +1,150 @@
+import { TrecFormatError, quote } from './errors.js';
+import { type LineHandler, splitLines } from './lines.js';
+import { TOPIC_ID_KEYS, TOPIC_TEXT_KEYS, TopicList } from './topic-list.js';
+import { parseTrecTopics } from './trec-topics.js';
+import type { Topic } from './types.js';
+import { checkField } from './write.js';
+
+/** The topic file formats parseTopics reads. */
+export type TopicFormat = 'tsv' | 'jsonl' | 'trec';
+
+/** `id<TAB>text` lines; blank lines and `#` comments are skipped. */
+class TsvTopicReader implements LineHandler {
+  private readonly file: string;
+  private readonly list: TopicList;
+
+  constructor(file: string, list: TopicList) {
+    this.file = file;
+    this.list = list;
+  }
+
+  line(text: string, start: number, end: number, lineNo: number): void {
+    const line = text.slice(start, end);
+    const content = line.trim();
+    if (content.length === 0 || content.charCodeAt(0) === 35 /* # */) return;
+    const tab = line.indexOf('\t');
+    if (tab === -1) {
+      throw new TrecFormatError(this.file, lineNo, 'expected id<TAB>text, found no tab');
+    }
+    const id = line.slice(0, tab).trim();
+    const query = line.slice(tab + 1).trim();
+    if (id.length === 0) throw new TrecFormatError(this.file, lineNo, 'empty topic id');
+    if (query.length === 0) {
+      throw new TrecFormatError(this.file, lineNo, `empty query text for topic ${quote(id)}`);
+    }
+    this.list.add({ id, text: query }, lineNo);
+  }
+}
+
+/** One JSON object per line; blank lines are skipped. */
+class JsonlTopicReader implements LineHandler {
+  private readonly file: string;
+  private readonly list: TopicList;
+
+  constructor(file: string, list: TopicList) {
+    this.file = file;
+    this.list = list;
+  }
+
+  line(text: string, start: number, end: number, lineNo: number): void {
+    const line = text.slice(start, end).trim();
+    if (line.length === 0) return;
+    const fail = (reason: string): never => {
+      throw new TrecFormatError(this.file, lineNo, reason);
+    };
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return fail('invalid JSON');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return fail('expected a JSON object');
+    }
+    const record = value as Record<string, unknown>;
+    const used = new Set<string>();
+
+    const idKey = TOPIC_ID_KEYS.find((key) => record[key] !== undefined);
+    if (idKey === undefined) return fail(`missing topic id (one of ${TOPIC_ID_KEYS.join(', ')})`);
+    const rawId = record[idKey];
+    if (typeof rawId !== 'string' && typeof rawId !== 'number') {
+      return fail(`topic id "${idKey}" must be a string or number`);
+    }
+    const id = String(rawId).trim();
+    if (id.length === 0) return fail('empty topic id');
+    used.add(idKey);
+
+    const textKey = TOPIC_TEXT_KEYS.find((key) => record[key] !== undefined);
+    if (textKey === undefined) {
+      return fail(`missing query text (one of ${TOPIC_TEXT_KEYS.join(', ')})`);
+    }
+    const query = record[textKey];
+    if (typeof query !== 'string') return fail(`query text "${textKey}" must be a string`);
+    if (query.trim().length === 0) return fail(`empty query text for topic ${quote(id)}`);
+    used.add(textKey);
+
+    const topic: Topic = { id, text: query };
+    for (const key of ['description', 'narrative'] as const) {
+      const field = record[key];
+      if (field === undefined) continue;
+      if (typeof field !== 'string') return fail(`"${key}" must be a string`);
+      topic[key] = field;
+      used.add(key);
+    }
+    const fields: Record<string, unknown> = {};
+    let extra = false;
+    for (const [key, field] of Object.entries(record)) {
+      if (used.has(key)) continue;
+      fields[key] = field;
+      extra = true;
+    }
+    if (extra) topic.fields = fields;
+    this.list.add(topic, lineNo);
+  }
+}
+
+/**
+ * Guesses a topic file's format: a first non-blank character `{` means JSONL, a `<top>` or
+ * `<topic` tag means TREC SGML/XML, anything else TSV.
+ */
+export function detectTopicFormat(text: string): TopicFormat {
+  const first = /\S/.exec(text.slice(0, 4096));
+  if (first?.[0] === '{') return 'jsonl';
+  if (/<top(?:ic)?[\s>/]/i.test(text)) return 'trec';
+  return 'tsv';
+}
+
+/**
+ * Parses topics from TSV (`id<TAB>text`), JSONL (one object per line) or TREC SGML/XML
+ * (`<top>` … `</top>`, or `<topic number="…">`), detecting the format when it is omitted.
+ * Throws TrecFormatError on malformed input or repeated topic ids.
+ */
+export function parseTopics(text: string, file = '<topics>', format?: TopicFormat): Topic[] {
+  const list = new TopicList(file);
+  switch (format ?? detectTopicFormat(text)) {
+    case 'tsv':
+      splitLines(text, new TsvTopicReader(file, list));
+      break;
+    case 'jsonl':
+      splitLines(text, new JsonlTopicReader(file, list));
+      break;
+    case 'trec':
+      parseTrecTopics(text, file, list);
+      break;
+  }
+  return list.finish();
+}
+
+/**
+ * Writes topics as `id<TAB>text` lines ending in `\n` (other fields are not written). Runs of
+ * tabs and line breaks in a query become one space and the query is trimmed; an id that is
+ * empty or contains whitespace throws RangeError.
+ */
+export function formatTopicsTsv(topics: readonly Topic[]): string {
+  let out = '';
+  for (const topic of topics) {
+    checkField('topic id', topic.id);
+    out += `${topic.id}\t${topic.text.replace(/[\t\r\n]+/g, ' ').trim()}\n`;
+  }
+  return out;
+}
