@@ -2,8 +2,12 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: [new URL('./src/bin.ts', import.meta.url).pathname],
-  outfile: new URL('./dist/assay.mjs', import.meta.url).pathname,
+  entryPoints: {
+    assay: new URL('./src/bin.ts', import.meta.url).pathname,
+    'eval-worker': new URL('./src/eval-worker.ts', import.meta.url).pathname,
+  },
+  outdir: new URL('./dist', import.meta.url).pathname,
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',

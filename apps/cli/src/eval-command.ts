@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
 import {
-  evaluateRun,
   formatTrecText,
-  prepareQrels,
   resolveMeasures,
   type RunEvaluation,
   type ZScoreTable,
 } from '@assay/measures';
-import { parseQrels, parseRun, TrecFormatError } from '@assay/trec';
+import { parseQrels, TrecFormatError } from '@assay/trec';
+import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
@@ -48,7 +46,7 @@ arguments, one block per run in argument order.
                  precision; qid "all" is the summary, per-topic rows come with -q`;
 
 /** `assay eval`: trec_eval-compatible evaluation of one or more runs. */
-export function evalCommand(argv: readonly string[], io: CommandIo): number {
+export async function evalCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { options, positionals } = getopt(argv, OPTIONS);
   if (options.has('h')) {
     io.stdout(`${EVAL_USAGE}\n`);
@@ -74,7 +72,8 @@ export function evalCommand(argv: readonly string[], io: CommandIo): number {
   if (positionals.length < 2) throw new UsageError('expected QRELS and at least one RUN');
   const [qrelsPath, ...runPaths] = positionals as [string, ...string[]];
 
-  const measures = resolveMeasures(options.get('m') ?? []);
+  const measureSpecs = options.get('m') ?? [];
+  resolveMeasures(measureSpecs); // reject unknown measures before reading any file
   const evaluation = {
     relevanceLevel: integerOption(options, 'l', 1),
     maxDocs: integerOption(options, 'M', Number.MAX_SAFE_INTEGER),
@@ -86,10 +85,13 @@ export function evalCommand(argv: readonly string[], io: CommandIo): number {
 
   // Everything is parsed and evaluated before anything is printed, so a bad line in the
   // last run never leaves a partial table behind.
-  const qrels = prepareQrels(parseQrels(readText(qrelsPath), qrelsPath));
-  if (qrels.topics.length === 0) throw new CliError(`${qrelsPath}: no judgments`, 2);
-  const results: RunEvaluation[] = runPaths.map((path) =>
-    evaluateRun(qrels, parseRun(readText(path), path), measures, evaluation),
+  const qrels = parseQrels(readText(qrelsPath), qrelsPath);
+  const results: RunEvaluation[] = await evaluateRunFiles(
+    qrels,
+    runPaths,
+    measureSpecs,
+    evaluation,
+    io.parallelism,
   );
 
   if (format === 'text') {
@@ -156,15 +158,6 @@ function integerOption(options: Map<string, string[]>, key: string, fallback: nu
   if (!/^[+-]?\d+$/.test(raw.trim()))
     throw new UsageError(`option -${key} needs an integer, not '${raw}'`);
   return Number.parseInt(raw, 10);
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new CliError(`${path}: cannot read file (${code})`, 2);
-  }
 }
 
 function readZScores(path: string): ZScoreTable {

@@ -1,7 +1,11 @@
+import type { Parallelism } from './evaluate-files.js';
+
 /** Where a command writes; tests pass their own to capture output. */
 export interface CommandIo {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Worker threads commands may use for CPU-heavy work (absent: single-threaded). */
+  parallelism?: Parallelism;
 }
 
 /** A failure the CLI reports as one line on stderr with the given exit code. */

@@ -25,6 +25,48 @@ describe('the assay executable', () => {
     expect(result.stdout).toBe(readFileSync(`${fixtures}out.test`, 'utf8'));
   });
 
+  it('evaluates several runs on worker threads, in argument order', () => {
+    const args = ['-c', '-m', 'all_trec', `${fixtures}qrels.test`];
+    const runs = [`${fixtures}results.test`, `${fixtures}results.trunc`, `${fixtures}results.test`];
+    const result = spawnSync(
+      process.execPath,
+      ['apps/cli/bin/assay.js', 'eval', ...args, ...runs],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const a = readFileSync(`${fixtures}out.test.a`, 'utf8');
+    const aqc = readFileSync(`${fixtures}out.test.aqc`, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('\tall\t'))
+      .join('\n');
+    expect(result.stdout).toBe(`${a}${aqc}\n${a}`);
+  });
+
+  it('reports the first bad run in argument order, whichever thread finds it', () => {
+    const bad = `${fixtures}qrels.test`; // four columns: not a run
+    const result = spawnSync(
+      process.execPath,
+      [
+        'apps/cli/bin/assay.js',
+        'eval',
+        `${fixtures}qrels.test`,
+        `${fixtures}results.test`,
+        bad,
+        `${fixtures}zscores_file`,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `assay eval: ${bad}:1: expected 6 fields (qid Q0 docno rank score tag), found 4\n`,
+    );
+  });
+
   it('exits non-zero with file:line on a malformed run', () => {
     const result = spawnSync(
       process.execPath,

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import {
+  MissingTopicError,
+  evaluateRun,
+  prepareQrels,
+  resolveMeasures,
+  type EvaluationOptions,
+  type PreparedQrels,
+  type RunEvaluation,
+} from '@assay/measures';
+import { parseRun, TrecFormatError, type Qrels } from '@assay/trec';
+import { CliError } from './io.js';
+
+/** Where the worker script is and how many threads may run it. */
+export interface Parallelism {
+  workerUrl: URL;
+  threads: number;
+}
+
+/** What a worker thread is asked to do: evaluate some of the runs against the qrels. */
+export interface EvalWorkerRequest {
+  qrels: Qrels;
+  measureSpecs: string[];
+  options: EvaluationOptions;
+  jobs: Array<{ index: number; path: string }>;
+}
+
+/** What a worker sends back for each run. */
+export type EvalWorkerReply =
+  { index: number; result: RunEvaluation } | { index: number; error: SerializedError };
+
+type SerializedError =
+  | { kind: 'format'; file: string; line: number; reason: string }
+  | { kind: 'missing'; qid: string; runid: string }
+  | { kind: 'cli'; message: string; exitCode: number }
+  | { kind: 'other'; message: string };
+
+/** Reads a text file, turning I/O failures into a CLI error naming the file. */
+export function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new CliError(`${path}: cannot read file (${code})`, 2);
+  }
+}
+
+/** Parses and evaluates one run file. */
+export function evaluateRunFile(
+  qrels: PreparedQrels,
+  path: string,
+  measures: ReturnType<typeof resolveMeasures>,
+  options: EvaluationOptions,
+): RunEvaluation {
+  return evaluateRun(qrels, parseRun(readText(path), path), measures, options);
+}
+
+/**
+ * Evaluates every run file and returns the results in argument order. With a worker
+ * script and more than one thread, runs are spread over worker threads (the qrels are
+ * parsed once, here, and handed to each worker); the first failing run in argument order
+ * decides the error, so output never depends on thread timing.
+ */
+export async function evaluateRunFiles(
+  qrels: Qrels,
+  runPaths: readonly string[],
+  measureSpecs: string[],
+  options: EvaluationOptions,
+  parallelism?: Parallelism,
+): Promise<RunEvaluation[]> {
+  const measures = resolveMeasures(measureSpecs);
+  const threads = Math.min(parallelism?.threads ?? 1, runPaths.length);
+  if (!parallelism || threads < 2) {
+    const prepared = prepareQrels(qrels);
+    return runPaths.map((path) => evaluateRunFile(prepared, path, measures, options));
+  }
+  const replies: EvalWorkerReply[] = [];
+  await Promise.all(
+    Array.from({ length: threads }, (_, w) => {
+      const jobs = runPaths.flatMap((path, index) =>
+        index % threads === w ? [{ index, path }] : [],
+      );
+      return runWorker(parallelism.workerUrl, { qrels, measureSpecs, options, jobs }, replies);
+    }),
+  );
+  replies.sort((a, b) => a.index - b.index);
+  const results: RunEvaluation[] = [];
+  for (const reply of replies) {
+    if ('error' in reply) throw deserializeError(reply.error);
+    results.push(reply.result);
+  }
+  return results;
+}
+
+function runWorker(
+  url: URL,
+  request: EvalWorkerRequest,
+  replies: EvalWorkerReply[],
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(url, { workerData: request });
+    let received = 0;
+    worker.on('message', (reply: EvalWorkerReply) => {
+      replies.push(reply);
+      if (++received === request.jobs.length) void worker.terminate();
+    });
+    worker.on('error', reject);
+    worker.on('exit', () => {
+      if (received === request.jobs.length) resolve();
+      else
+        reject(
+          new Error(`evaluation worker stopped after ${received} of ${request.jobs.length} runs`),
+        );
+    });
+  });
+}
+
+/** Runs a worker's jobs in order, replying per run; used by the worker entry point. */
+export function handleWorkerRequest(
+  request: EvalWorkerRequest,
+  reply: (r: EvalWorkerReply) => void,
+): void {
+  const prepared = prepareQrels(request.qrels);
+  const measures = resolveMeasures(request.measureSpecs);
+  for (const job of request.jobs) {
+    try {
+      reply({
+        index: job.index,
+        result: evaluateRunFile(prepared, job.path, measures, request.options),
+      });
+    } catch (error) {
+      reply({ index: job.index, error: serializeError(error) });
+    }
+  }
+}
+
+function serializeError(error: unknown): SerializedError {
+  if (error instanceof TrecFormatError)
+    return { kind: 'format', file: error.file, line: error.line, reason: error.reason };
+  if (error instanceof MissingTopicError)
+    return { kind: 'missing', qid: error.qid, runid: error.runid };
+  if (error instanceof CliError)
+    return { kind: 'cli', message: error.message, exitCode: error.exitCode };
+  return {
+    kind: 'other',
+    message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  };
+}
+
+function deserializeError(error: SerializedError): Error {
+  switch (error.kind) {
+    case 'format':
+      return new TrecFormatError(error.file, error.line, error.reason);
+    case 'missing':
+      return new MissingTopicError(error.qid, error.runid);
+    case 'cli':
+      return new CliError(error.message, error.exitCode);
+    case 'other':
+      return new Error(error.message);
+  }
+}
