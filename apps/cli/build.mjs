@@ -13,10 +13,18 @@ await build({
   format: 'esm',
   target: 'node20',
   conditions: ['source'],
-  packages: 'bundle',
+  // Workspace packages (@assay/*) are TypeScript and get bundled; third-party packages stay
+  // in node_modules (PGlite, for one, loads its WebAssembly relative to its own files).
+  plugins: [
+    {
+      name: 'external-node-modules',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (args) =>
+          args.path.startsWith('@assay/') ? undefined : { path: args.path, external: true },
+        );
+      },
+    },
+  ],
   sourcemap: true,
   logLevel: 'warning',
-  banner: {
-    js: "import { createRequire as __assayCreateRequire } from 'node:module'; const require = __assayCreateRequire(import.meta.url);",
-  },
 });

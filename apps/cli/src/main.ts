@@ -1,5 +1,6 @@
 import { MeasureSpecError, MissingTopicError } from '@assay/measures';
 import { TrecFormatError } from '@assay/trec';
+import { agreeCommand, AGREE_USAGE } from './agree-command.js';
 import { evalCommand, EVAL_USAGE } from './eval-command.js';
 import { UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
@@ -8,6 +9,7 @@ const USAGE = `Usage: assay <command> [options]
 
 Commands:
   eval      evaluate TREC runs against qrels, trec_eval-compatible (assay eval --help)
+  agree     agreement between two label sets: kappa, alpha, confusion matrix
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -15,6 +17,7 @@ type Command = (argv: readonly string[], io: CommandIo) => number | Promise<numb
 
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
   eval: { run: evalCommand, usage: EVAL_USAGE },
+  agree: { run: agreeCommand, usage: AGREE_USAGE },
 };
 
 /** Runs the assay CLI and returns the exit code (never calls process.exit). */

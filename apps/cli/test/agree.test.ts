@@ -1,0 +1,87 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { AgreementReport } from '../src/agree-command.js';
+import { cli } from './run-cli.js';
+
+const LLMJUDGE = fileURLToPath(new URL('../../../test/fixtures/llmjudge/', import.meta.url));
+const human = `${LLMJUDGE}llmjudge_test_qrel_idx.txt`;
+
+// Published by the LLMJudge organisers (llm4eval/LLMJudge-benchmark,
+// codes/0-corr-analysis.ipynb, output of its table cell): Krippendorff's ordinal alpha
+// between the human labels and each submission clamped into 0-3, on the four grades and
+// on the labels binarised at 1, 2 and 3.
+const PUBLISHED: Record<string, [number, number, number, number]> = {
+  'h2oloo-fewself': [0.495764, 0.410792, 0.428016, 0.297844],
+  'h2oloo-zeroshot1': [0.481175, 0.405772, 0.385039, 0.306258],
+  'h2oloo-zeroshot2': [0.389818, 0.34181, 0.317459, 0.276929],
+  'TREMA-rubric0': [0.103604, 0.117231, -0.089472, 0.016718],
+  'TREMA-sumdecompose': [0.392616, 0.313767, 0.343022, 0.199542],
+  'willia-umbrela1': [0.491793, 0.412928, 0.393941, 0.312438],
+  'willia-umbrela2': [0.455608, 0.396124, 0.329797, 0.319274],
+  'willia-umbrela3': [0.453547, 0.396488, 0.331441, 0.318456],
+};
+
+async function agree(...args: string[]): Promise<AgreementReport> {
+  const { code, stdout, stderr } = await cli('agree', ...args, '--format', 'json');
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  return JSON.parse(stdout) as AgreementReport;
+}
+
+describe('assay agree on the LLMJudge label sets', () => {
+  for (const [run, [alpha, b1, b2, b3]] of Object.entries(PUBLISHED)) {
+    it(`${run}: reproduces the published alphas`, async () => {
+      const r = await agree(human, `${LLMJUDGE}${run}.txt`, '--scale', '0-3', '--clip');
+      expect(r.n).toBe(4423);
+      expect(r.onlyA + r.onlyB).toBe(0);
+      expect(r.krippendorffAlpha.ordinal).toBeCloseTo(alpha, 6);
+      expect(r.binarized.map((b) => b.threshold)).toEqual([1, 2, 3]);
+      expect(r.binarized[0]!.alpha).toBeCloseTo(b1, 6);
+      expect(r.binarized[1]!.alpha).toBeCloseTo(b2, 6);
+      expect(r.binarized[2]!.alpha).toBeCloseTo(b3, 6);
+    });
+  }
+
+  it('refuses grades outside the scale, naming file and line, unless --clip', async () => {
+    const llm = `${LLMJUDGE}RMITIR-llama70B.txt`;
+    const refused = await cli('agree', human, llm, '--scale', '0-3');
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`${llm}:2449: grade 5 is outside the scale 0-3`);
+    const clipped = await agree(human, llm, '--scale', '0-3', '--clip');
+    expect(clipped.clipped).toEqual({ a: 0, b: 2 });
+    const text = await cli('agree', human, llm, '--scale', '0-3', '--clip');
+    expect(text.stdout).toContain('clamped into the scale: 0 grades of A, 2 of B');
+  });
+});
+
+describe('assay agree on a hand-computed example', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-agree-'));
+  const a = join(dir, 'a.qrels');
+  const b = join(dir, 'b.qrels');
+  // Pairs: (1,x) 0/0, (1,y) 1/1, (1,z) 1/0, (2,x) 2/2; (2,w) only in A; (3,v) only in B.
+  writeFileSync(a, '1 0 x 0\n1 0 y 1\n1 0 z 1\n2 0 x 2\n2 0 w 0\n');
+  writeFileSync(b, '1 0 x 0\n1 0 y 1\n1 0 z 0\n2 0 x 2\n3 0 v 1\n');
+
+  it('counts pairs, agreement, confusion and kappa', async () => {
+    const r = await agree(a, b, '--scale', '0-2');
+    expect([r.n, r.onlyA, r.onlyB]).toEqual([4, 1, 1]);
+    expect(r.exactAgreement).toBe(0.75);
+    expect(r.confusion).toEqual({
+      labels: [0, 1, 2],
+      matrix: [
+        [1, 0, 0],
+        [1, 1, 0],
+        [0, 0, 1],
+      ],
+    });
+    // Cohen's kappa: p_o = 3/4; marginals A (1,2,1)/4, B (2,1,1)/4 → p_e = (2+2+1)/16 = 5/16;
+    // kappa = (3/4 - 5/16) / (1 - 5/16) = 7/11.
+    expect(r.cohenKappa.unweighted).toBeCloseTo(7 / 11, 12);
+    // Binarised at 1: A = 0 1 1 1, B = 0 1 0 1 → p_o = 3/4, p_e = (1·2 + 3·2)/16 = 1/2 → 1/2.
+    expect(r.binarized[0]!.kappa).toBeCloseTo(0.5, 12);
+  });
+});

@@ -1,0 +1,185 @@
+import type { PGlite, Results } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import { FifoMutex } from './mutex.js';
+import { affectedRows, beginTransaction, savepointCommand } from './transaction-commands.js';
+
+/** Options of {@link PGliteDialect}. */
+export interface PGliteDialectConfig {
+  /** The PGlite instance to use, or a function that creates it on first use. */
+  pglite: PGlite | (() => Promise<PGlite>);
+  /** Close the PGlite instance when the Kysely instance is destroyed (default true). */
+  closeOnDestroy?: boolean;
+}
+
+/**
+ * Kysely dialect over embedded PGlite. PGlite has exactly one connection, so the driver
+ * lends it to one Kysely connection at a time: a transaction holds it from BEGIN to
+ * COMMIT/ROLLBACK and every other query waits its turn. Never use the outer `db` inside
+ * `db.transaction().execute(trx => ...)` – on PGlite that waits forever; use `trx`.
+ */
+export class PGliteDialect implements Dialect {
+  readonly #config: PGliteDialectConfig;
+
+  constructor(config: PGliteDialectConfig) {
+    this.#config = config;
+  }
+
+  createAdapter(): DialectAdapter {
+    return new PostgresAdapter();
+  }
+
+  createDriver(): Driver {
+    return new PGliteDriver(this.#config);
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new PostgresIntrospector(db);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler();
+  }
+}
+
+/** Kysely driver that serialises access to PGlite's single connection. */
+export class PGliteDriver implements Driver {
+  readonly #config: PGliteDialectConfig;
+  readonly #mutex = new FifoMutex();
+  #pglite: PGlite | undefined;
+  #connection: PGliteConnection | undefined;
+
+  constructor(config: PGliteDialectConfig) {
+    this.#config = config;
+  }
+
+  async init(): Promise<void> {
+    const { pglite } = this.#config;
+    this.#pglite = typeof pglite === 'function' ? await pglite() : pglite;
+    await this.#pglite.waitReady;
+    this.#connection = new PGliteConnection(this.#pglite);
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#mutex.lock();
+    if (!this.#connection) {
+      this.#mutex.unlock();
+      throw new Error('the PGlite driver has been destroyed');
+    }
+    return this.#connection;
+  }
+
+  async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    await beginTransaction(connection, settings);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async savepoint(
+    connection: DatabaseConnection,
+    savepointName: string,
+    compileQuery: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    await savepointCommand(connection, 'savepoint', savepointName, compileQuery);
+  }
+
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    savepointName: string,
+    compileQuery: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    await savepointCommand(connection, 'rollback to', savepointName, compileQuery);
+  }
+
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    savepointName: string,
+    compileQuery: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    await savepointCommand(connection, 'release', savepointName, compileQuery);
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.#mutex.unlock();
+  }
+
+  async destroy(): Promise<void> {
+    const pglite = this.#pglite;
+    if (!pglite) return;
+    // Wait for the connection's current holder (and earlier waiters) to finish.
+    await this.#mutex.lock();
+    try {
+      this.#pglite = undefined;
+      this.#connection = undefined;
+      if ((this.#config.closeOnDestroy ?? true) && !pglite.closed) await pglite.close();
+    } finally {
+      this.#mutex.unlock();
+    }
+  }
+}
+
+/**
+ * The single PGlite connection. Queries with parameters use the extended protocol
+ * (`query`); queries without parameters use the simple protocol (`exec`), which accepts
+ * several statements at once – the path migrations run through – and reports the last
+ * statement's result.
+ */
+class PGliteConnection implements DatabaseConnection {
+  readonly #pglite: PGlite;
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    let result: Results<R> | undefined;
+    if (compiledQuery.parameters.length === 0) {
+      const results = await this.#pglite.exec(compiledQuery.sql);
+      result = results.at(-1) as Results<R> | undefined;
+    } else {
+      result = await this.#pglite.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    }
+    if (!result) return { rows: [] };
+    const numAffectedRows = affectedRows(result.command, result.rowCount ?? result.affectedRows);
+    return numAffectedRows === undefined
+      ? { rows: result.rows }
+      : { rows: result.rows, numAffectedRows };
+  }
+
+  async *streamQuery<R>(
+    compiledQuery: CompiledQuery,
+    chunkSize = 1000,
+  ): AsyncIterableIterator<QueryResult<R>> {
+    if (!Number.isInteger(chunkSize) || chunkSize <= 0) {
+      throw new Error('chunkSize must be a positive integer');
+    }
+    // PGlite runs in this process and has no cursors over its protocol API: read the
+    // whole result, then hand it out in chunks.
+    const { rows } = await this.executeQuery<R>(compiledQuery);
+    for (let start = 0; start < rows.length; start += chunkSize) {
+      yield { rows: rows.slice(start, start + chunkSize) };
+    }
+  }
+}

@@ -1,0 +1,145 @@
+// @assay/db: the assay database – schema types, createDb() over PGlite or postgres.js,
+// the migrator, and repository functions (the only place with SQL).
+
+/** Table interfaces, the `Database` type and row helper types. */
+export type {
+  ApiTokensTable,
+  CollectionsTable,
+  ConversationTurn,
+  CreatedAt,
+  Database,
+  DocumentsTable,
+  JsonObject,
+  JsonObjectWithDefault,
+  JsonValue,
+  LabelRevisionsTable,
+  LabelSetKind,
+  LabelSetsTable,
+  LabelsTable,
+  NewRow,
+  NullableTimestamp,
+  Row,
+  RowUpdate,
+  RunEntriesTable,
+  RunsTable,
+  SchemaMigrationsTable,
+  Timestamp,
+  TopicContext,
+  TopicsTable,
+  UserRole,
+  UsersTable,
+} from './schema.js';
+
+/** Opens the database (postgres.js on a URL, else embedded PGlite) and migrates it. */
+export { createDb, DEFAULT_PGLITE_DATA_DIR } from './create-db.js';
+/** Options of createDb and the handle it returns. */
+export type { AssayDb, CreateDbOptions } from './create-db.js';
+
+/** Applies pending `migrations/NNNN_verb_noun.sql` files, one transaction each. */
+export { migrate } from './migrate.js';
+/** Reads and validates migration files from a folder. */
+export { loadMigrations } from './migrate.js';
+/** Finds the repository's `migrations/` folder. */
+export { defaultMigrationsDir } from './migrate.js';
+/** Names of the migrations recorded in `schema_migrations`. */
+export { listAppliedMigrations } from './migrate.js';
+/** Migration file, migrator options and result. */
+export type { Migration, MigrateOptions, MigrateResult } from './migrate.js';
+
+/** Kysely dialect over embedded PGlite (one connection, lent to one user at a time). */
+export { PGliteDialect, PGliteDriver } from './drivers/pglite-dialect.js';
+/** Options of the PGlite dialect. */
+export type { PGliteDialectConfig } from './drivers/pglite-dialect.js';
+/** Kysely dialect over postgres.js (one reserved connection per Kysely connection). */
+export { PostgresJsDialect, PostgresJsDriver } from './drivers/postgres-js-dialect.js';
+/** Options of the postgres.js dialect. */
+export type { PostgresJsDialectConfig, PostgresJsSql } from './drivers/postgres-js-dialect.js';
+
+/** Runs a function in a transaction: the one given, or a new one. */
+export { withTransaction } from './bulk.js';
+/** Batched multi-row `INSERT … SELECT FROM unnest(…)` used by the bulk repository calls. */
+export { bulkInsert, DEFAULT_BULK_BATCH_SIZE } from './bulk.js';
+/** The database or a transaction; bulk-insert column and option types. */
+export type { BulkColumn, BulkInsertOptions, Queryable } from './bulk.js';
+
+/** Collections: create, list with counts, get by id or name, delete (cascades). */
+export {
+  createCollection,
+  deleteCollection,
+  getCollection,
+  getCollectionByName,
+  listCollections,
+} from './repositories/collections.js';
+/** A collection, with or without its counts, and the fields of a new one. */
+export type { Collection, CollectionSummary, NewCollection } from './repositories/collections.js';
+
+/** Documents: bulk insert, get one or many by docno, list a page. */
+export {
+  getDocument,
+  getDocuments,
+  insertDocuments,
+  listDocuments,
+} from './repositories/documents.js';
+/** A document to store, a stored one, and paging options. */
+export type { DocumentInput, DocumentPage, StoredDocument } from './repositories/documents.js';
+
+/** Topics: bulk insert, list, get by qid. */
+export { getTopic, insertTopics, listTopics } from './repositories/topics.js';
+/** A topic to store and a stored one. */
+export type { Topic, TopicInput } from './repositories/topics.js';
+
+/** Runs: create with entries, add entries, list with counts, get, find by name, delete. */
+export {
+  createRun,
+  deleteRun,
+  findRunByName,
+  getRun,
+  getRunEntries,
+  getRunWithEntries,
+  insertRunEntries,
+  listRuns,
+} from './repositories/runs.js';
+/** A run, its summary, its entries, and the fields of a new one. */
+export type { NewRun, Run, RunEntry, RunSummary, RunWithEntries } from './repositories/runs.js';
+
+/** Label sets and labels: create, bulk insert, list, qrels map, human revisions, delete. */
+export {
+  createLabelSet,
+  deleteLabelSet,
+  findLabelSetByName,
+  getLabelGrades,
+  getLabelSet,
+  insertLabels,
+  listLabelRevisions,
+  listLabels,
+  listLabelSets,
+  recordLabelRevision,
+  userProducer,
+} from './repositories/labels.js';
+/** Label set, label and revision shapes, and the topic → docno → grade map. */
+export type {
+  Label,
+  LabelGrades,
+  LabelInput,
+  LabelRevision,
+  LabelSet,
+  LabelSetSummary,
+  NewLabelRevision,
+  NewLabelSet,
+} from './repositories/labels.js';
+
+/** Users and API tokens (only SHA-256 hashes stored): create, find, list, revoke. */
+export {
+  API_TOKEN_PREFIX,
+  createApiToken,
+  createUser,
+  findUserByName,
+  findUserByToken,
+  getUser,
+  hashApiToken,
+  listApiTokens,
+  listUsers,
+  revokeApiToken,
+} from './repositories/users.js';
+/** A user, a stored token record, and a freshly created token. */
+export type { ApiToken, CreatedApiToken, User } from './repositories/users.js';

@@ -1,0 +1,97 @@
+import type { Queryable } from '../bulk.js';
+import type { Row } from '../schema.js';
+
+/** A test collection. */
+export interface Collection {
+  id: number;
+  name: string;
+  description: string | null;
+  createdAt: Date;
+}
+
+/** A collection with how many documents and topics it holds. */
+export interface CollectionSummary extends Collection {
+  documentCount: number;
+  topicCount: number;
+}
+
+/** Fields of a new collection. */
+export interface NewCollection {
+  name: string;
+  description?: string | null;
+}
+
+export function toCollection(row: Row<'collections'>): Collection {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    createdAt: row.created_at,
+  };
+}
+
+/** Creates a collection; fails with a unique violation (23505) if the name is taken. */
+export async function createCollection(db: Queryable, input: NewCollection): Promise<Collection> {
+  const row = await db
+    .insertInto('collections')
+    .values({ name: input.name, description: input.description ?? null })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toCollection(row);
+}
+
+/** All collections by name, with their document and topic counts. */
+export async function listCollections(db: Queryable): Promise<CollectionSummary[]> {
+  const rows = await db
+    .selectFrom('collections as c')
+    .selectAll('c')
+    .select((eb) => [
+      eb
+        .selectFrom('documents as d')
+        .whereRef('d.collection_id', '=', 'c.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('document_count'),
+      eb
+        .selectFrom('topics as t')
+        .whereRef('t.collection_id', '=', 'c.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('topic_count'),
+    ])
+    .orderBy('c.name')
+    .orderBy('c.id')
+    .execute();
+  return rows.map((row) => ({
+    ...toCollection(row),
+    documentCount: Number(row.document_count ?? 0),
+    topicCount: Number(row.topic_count ?? 0),
+  }));
+}
+
+/** The collection with this id, if any. */
+export async function getCollection(db: Queryable, id: number): Promise<Collection | undefined> {
+  const row = await db
+    .selectFrom('collections')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toCollection(row);
+}
+
+/** The collection with this name, if any. */
+export async function getCollectionByName(
+  db: Queryable,
+  name: string,
+): Promise<Collection | undefined> {
+  const row = await db
+    .selectFrom('collections')
+    .selectAll()
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return row && toCollection(row);
+}
+
+/** Deletes a collection with its documents, topics, runs and label sets; false if absent. */
+export async function deleteCollection(db: Queryable, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('collections').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,346 @@
+import { sql } from 'kysely';
+import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import type { JsonObject, LabelSetKind, Row } from '../schema.js';
+
+/** A label set: one source of relevance labels on one grade scale. */
+export interface LabelSet {
+  id: number;
+  collectionId: number;
+  name: string;
+  kind: LabelSetKind;
+  scaleMin: number;
+  scaleMax: number;
+  /** Judge id, model, prompt hash, campaign settings, source file … */
+  config: JsonObject;
+  createdAt: Date;
+}
+
+/** A label set with how many labels and labelled topics it has. */
+export interface LabelSetSummary extends LabelSet {
+  labelCount: number;
+  topicCount: number;
+}
+
+/** Fields of a new label set. */
+export interface NewLabelSet {
+  collectionId: number;
+  name: string;
+  kind: LabelSetKind;
+  scaleMin: number;
+  scaleMax: number;
+  config?: JsonObject;
+}
+
+/** A label to store. */
+export interface LabelInput {
+  topicId: string;
+  docId: string;
+  grade: number;
+  /** Who produced it: `user:<id>` for people, the model name for LLM judges. */
+  producedBy?: string | null;
+  rationale?: string | null;
+}
+
+/** A stored label: the current grade of a (topic, document) in a label set. */
+export interface Label {
+  labelSetId: number;
+  topicId: string;
+  docId: string;
+  grade: number;
+  producedBy: string | null;
+  rationale: string | null;
+  createdAt: Date;
+}
+
+/** One entry of the append-only history of a human label (grade null = cleared). */
+export interface LabelRevision {
+  id: number;
+  labelSetId: number;
+  topicId: string;
+  docId: string;
+  grade: number | null;
+  userId: number;
+  rationale: string | null;
+  createdAt: Date;
+}
+
+/** A human label change to record. */
+export interface NewLabelRevision {
+  labelSetId: number;
+  topicId: string;
+  docId: string;
+  /** The new grade, or null to clear the label. */
+  grade: number | null;
+  userId: number;
+  rationale?: string | null;
+}
+
+/** Topic → docno → grade: the qrels of a label set. */
+export type LabelGrades = Map<string, Map<string, number>>;
+
+export function toLabelSet(row: Row<'label_sets'>): LabelSet {
+  return {
+    id: row.id,
+    collectionId: row.collection_id,
+    name: row.name,
+    kind: row.kind,
+    scaleMin: row.scale_min,
+    scaleMax: row.scale_max,
+    config: row.config,
+    createdAt: row.created_at,
+  };
+}
+
+export function toLabel(row: Row<'labels'>): Label {
+  return {
+    labelSetId: row.label_set_id,
+    topicId: row.topic_id,
+    docId: row.doc_id,
+    grade: row.grade,
+    producedBy: row.produced_by,
+    rationale: row.rationale,
+    createdAt: row.created_at,
+  };
+}
+
+export function toLabelRevision(row: Row<'label_revisions'>): LabelRevision {
+  return {
+    id: row.id,
+    labelSetId: row.label_set_id,
+    topicId: row.topic_id,
+    docId: row.doc_id,
+    grade: row.grade,
+    userId: row.user_id,
+    rationale: row.rationale,
+    createdAt: row.created_at,
+  };
+}
+
+/** The `produced_by` value of labels written by a person. */
+export function userProducer(userId: number): string {
+  return `user:${userId}`;
+}
+
+/** Creates a label set; the name is unique within its collection. */
+export async function createLabelSet(db: Queryable, input: NewLabelSet): Promise<LabelSet> {
+  const row = await db
+    .insertInto('label_sets')
+    .values({
+      collection_id: input.collectionId,
+      name: input.name,
+      kind: input.kind,
+      scale_min: input.scaleMin,
+      scale_max: input.scaleMax,
+      config: input.config ?? {},
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toLabelSet(row);
+}
+
+/** A collection's label sets by name, with label and topic counts. */
+export async function listLabelSets(
+  db: Queryable,
+  collectionId: number,
+): Promise<LabelSetSummary[]> {
+  const rows = await db
+    .selectFrom('label_sets as s')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('labels as l')
+          .innerJoin('label_sets as owner', 'owner.id', 'l.label_set_id')
+          .where('owner.collection_id', '=', collectionId)
+          .groupBy('l.label_set_id')
+          .select((inner) => [
+            'l.label_set_id',
+            inner.fn.countAll<number>().as('label_count'),
+            sql<number>`count(distinct l.topic_id)`.as('topic_count'),
+          ])
+          .as('counts'),
+      (join) => join.onRef('counts.label_set_id', '=', 's.id'),
+    )
+    .selectAll('s')
+    .select(['counts.label_count', 'counts.topic_count'])
+    .where('s.collection_id', '=', collectionId)
+    .orderBy('s.name')
+    .orderBy('s.id')
+    .execute();
+  return rows.map((row) => ({
+    ...toLabelSet(row),
+    labelCount: Number(row.label_count ?? 0),
+    topicCount: Number(row.topic_count ?? 0),
+  }));
+}
+
+/** The label set with this id, if any. */
+export async function getLabelSet(db: Queryable, id: number): Promise<LabelSet | undefined> {
+  const row = await db.selectFrom('label_sets').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toLabelSet(row);
+}
+
+/** The label set of a collection with this name, if any. */
+export async function findLabelSetByName(
+  db: Queryable,
+  collectionId: number,
+  name: string,
+): Promise<LabelSet | undefined> {
+  const row = await db
+    .selectFrom('label_sets')
+    .selectAll()
+    .where('collection_id', '=', collectionId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return row && toLabelSet(row);
+}
+
+/** Deletes a label set with its labels and revisions; false if absent. */
+export async function deleteLabelSet(db: Queryable, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('label_sets').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/**
+ * Bulk-inserts labels in one transaction (or in `db` if it is one). A grade outside the
+ * set's scale or, unless `replace` is set, an already labelled (topic, docno) fails the
+ * whole call. With `replace`, existing labels take the new grade, producer and rationale.
+ */
+export async function insertLabels(
+  db: Queryable,
+  labelSetId: number,
+  labels: readonly LabelInput[],
+  options: { replace?: boolean; batchSize?: number } = {},
+): Promise<number> {
+  const { replace = false, ...batching } = options;
+  return withTransaction(db, (trx) =>
+    bulkInsert(trx, {
+      table: 'labels',
+      constant: { label_set_id: labelSetId },
+      columns: [
+        { name: 'topic_id', type: 'text', value: (l: LabelInput) => l.topicId },
+        { name: 'doc_id', type: 'text', value: (l) => l.docId },
+        { name: 'grade', type: 'int4', value: (l) => l.grade },
+        { name: 'produced_by', type: 'text', value: (l) => l.producedBy ?? null },
+        { name: 'rationale', type: 'text', value: (l) => l.rationale ?? null },
+      ],
+      rows: labels,
+      ...(replace
+        ? {
+            suffix:
+              'on conflict (label_set_id, topic_id, doc_id) do update set grade = excluded.grade, ' +
+              'produced_by = excluded.produced_by, rationale = excluded.rationale, ' +
+              'created_at = excluded.created_at',
+          }
+        : {}),
+      ...batching,
+    }),
+  );
+}
+
+/** A label set's labels, topics and docnos in byte order; optionally one topic only. */
+export async function listLabels(
+  db: Queryable,
+  labelSetId: number,
+  options: { topicId?: string } = {},
+): Promise<Label[]> {
+  let query = db
+    .selectFrom('labels')
+    .selectAll()
+    .where('label_set_id', '=', labelSetId)
+    .orderBy(sql`topic_id collate "C"`)
+    .orderBy(sql`doc_id collate "C"`);
+  if (options.topicId !== undefined) query = query.where('topic_id', '=', options.topicId);
+  return (await query.execute()).map(toLabel);
+}
+
+/** A label set as qrels: topic → docno → grade; optionally only some topics. */
+export async function getLabelGrades(
+  db: Queryable,
+  labelSetId: number,
+  options: { topicIds?: readonly string[] } = {},
+): Promise<LabelGrades> {
+  let query = db
+    .selectFrom('labels')
+    .select(['topic_id', 'doc_id', 'grade'])
+    .where('label_set_id', '=', labelSetId);
+  if (options.topicIds) {
+    query = query.where(sql<boolean>`topic_id = any(${[...options.topicIds]}::text[])`);
+  }
+  const grades: LabelGrades = new Map();
+  for (const row of await query.execute()) {
+    let docs = grades.get(row.topic_id);
+    if (!docs) grades.set(row.topic_id, (docs = new Map()));
+    docs.set(row.doc_id, row.grade);
+  }
+  return grades;
+}
+
+/**
+ * Records a human label change: appends a revision and makes `labels` show it (upsert,
+ * or delete when the grade is null), in one transaction. Changes to the same item are
+ * serialised, so `labels` always matches the item's latest revision. Undo is recording
+ * the earlier grade again.
+ */
+export async function recordLabelRevision(
+  db: Queryable,
+  input: NewLabelRevision,
+): Promise<LabelRevision> {
+  return withTransaction(db, async (trx) => {
+    const itemKey = `assay.label:${JSON.stringify([input.labelSetId, input.topicId, input.docId])}`;
+    await sql`select pg_advisory_xact_lock(hashtextextended(${itemKey}, 0))`.execute(trx);
+    const row = await trx
+      .insertInto('label_revisions')
+      .values({
+        label_set_id: input.labelSetId,
+        topic_id: input.topicId,
+        doc_id: input.docId,
+        grade: input.grade,
+        user_id: input.userId,
+        rationale: input.rationale ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (input.grade === null) {
+      await trx
+        .deleteFrom('labels')
+        .where('label_set_id', '=', input.labelSetId)
+        .where('topic_id', '=', input.topicId)
+        .where('doc_id', '=', input.docId)
+        .execute();
+    } else {
+      const label = {
+        grade: input.grade,
+        produced_by: userProducer(input.userId),
+        rationale: input.rationale ?? null,
+        created_at: row.created_at,
+      };
+      await trx
+        .insertInto('labels')
+        .values({
+          label_set_id: input.labelSetId,
+          topic_id: input.topicId,
+          doc_id: input.docId,
+          ...label,
+        })
+        .onConflict((oc) => oc.columns(['label_set_id', 'topic_id', 'doc_id']).doUpdateSet(label))
+        .execute();
+    }
+    return toLabelRevision(row);
+  });
+}
+
+/** The revisions of a label set, oldest first; optionally of one topic or one item. */
+export async function listLabelRevisions(
+  db: Queryable,
+  labelSetId: number,
+  options: { topicId?: string; docId?: string } = {},
+): Promise<LabelRevision[]> {
+  let query = db
+    .selectFrom('label_revisions')
+    .selectAll()
+    .where('label_set_id', '=', labelSetId)
+    .orderBy('id');
+  if (options.topicId !== undefined) query = query.where('topic_id', '=', options.topicId);
+  if (options.docId !== undefined) query = query.where('doc_id', '=', options.docId);
+  return (await query.execute()).map(toLabelRevision);
+}

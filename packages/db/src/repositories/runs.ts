@@ -1,0 +1,199 @@
+import { sql } from 'kysely';
+import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import type { Row } from '../schema.js';
+
+/** One line of a run: a document retrieved for a topic at a rank with a score. */
+export interface RunEntry {
+  topicId: string;
+  docId: string;
+  rank: number;
+  score: number;
+}
+
+/** A stored run (without its entries). */
+export interface Run {
+  id: number;
+  collectionId: number;
+  name: string;
+  tag: string | null;
+  description: string | null;
+  createdAt: Date;
+}
+
+/** A run with how many entries and topics it has. */
+export interface RunSummary extends Run {
+  entryCount: number;
+  topicCount: number;
+}
+
+/** A run with its entries grouped by topic, each topic's entries in rank order. */
+export interface RunWithEntries extends Run {
+  entriesByTopic: Map<string, RunEntry[]>;
+}
+
+/** Fields of a new run, with all its entries. */
+export interface NewRun {
+  collectionId: number;
+  name: string;
+  tag?: string | null;
+  description?: string | null;
+  entries: readonly RunEntry[];
+}
+
+export function toRun(row: Row<'runs'>): Run {
+  return {
+    id: row.id,
+    collectionId: row.collection_id,
+    name: row.name,
+    tag: row.tag,
+    description: row.description,
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * Creates a run and bulk-inserts its entries in one transaction (or in `db` if it is
+ * one): a duplicate (topic, docno) or a taken name leaves nothing behind.
+ */
+export async function createRun(
+  db: Queryable,
+  input: NewRun,
+  options: { batchSize?: number } = {},
+): Promise<RunSummary> {
+  return withTransaction(db, async (trx) => {
+    const row = await trx
+      .insertInto('runs')
+      .values({
+        collection_id: input.collectionId,
+        name: input.name,
+        tag: input.tag ?? null,
+        description: input.description ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const entryCount = await insertRunEntries(trx, row.id, input.entries, options);
+    const topicCount = new Set(input.entries.map((entry) => entry.topicId)).size;
+    return { ...toRun(row), entryCount, topicCount };
+  });
+}
+
+/** Adds entries to an existing run in batched multi-row inserts; returns how many. */
+export async function insertRunEntries(
+  db: Queryable,
+  runId: number,
+  entries: readonly RunEntry[],
+  options: { batchSize?: number } = {},
+): Promise<number> {
+  return withTransaction(db, (trx) =>
+    bulkInsert(trx, {
+      table: 'run_entries',
+      constant: { run_id: runId },
+      columns: [
+        { name: 'topic_id', type: 'text', value: (e: RunEntry) => e.topicId },
+        { name: 'doc_id', type: 'text', value: (e) => e.docId },
+        { name: 'rank', type: 'int4', value: (e) => e.rank },
+        { name: 'score', type: 'float8', value: (e) => e.score },
+      ],
+      rows: entries,
+      ...options,
+    }),
+  );
+}
+
+/** A collection's runs by name, with entry and topic counts. */
+export async function listRuns(db: Queryable, collectionId: number): Promise<RunSummary[]> {
+  const rows = await db
+    .selectFrom('runs as r')
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('run_entries as e')
+          .innerJoin('runs as owner', 'owner.id', 'e.run_id')
+          .where('owner.collection_id', '=', collectionId)
+          .groupBy('e.run_id')
+          .select((inner) => [
+            'e.run_id',
+            inner.fn.countAll<number>().as('entry_count'),
+            sql<number>`count(distinct e.topic_id)`.as('topic_count'),
+          ])
+          .as('counts'),
+      (join) => join.onRef('counts.run_id', '=', 'r.id'),
+    )
+    .selectAll('r')
+    .select(['counts.entry_count', 'counts.topic_count'])
+    .where('r.collection_id', '=', collectionId)
+    .orderBy('r.name')
+    .orderBy('r.id')
+    .execute();
+  return rows.map((row) => ({
+    ...toRun(row),
+    entryCount: Number(row.entry_count ?? 0),
+    topicCount: Number(row.topic_count ?? 0),
+  }));
+}
+
+/** The run with this id (without entries), if any. */
+export async function getRun(db: Queryable, runId: number): Promise<Run | undefined> {
+  const row = await db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  return row && toRun(row);
+}
+
+/** The run of a collection with this name, if any. */
+export async function findRunByName(
+  db: Queryable,
+  collectionId: number,
+  name: string,
+): Promise<Run | undefined> {
+  const row = await db
+    .selectFrom('runs')
+    .selectAll()
+    .where('collection_id', '=', collectionId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return row && toRun(row);
+}
+
+/**
+ * A run's entries grouped by topic (topics in qid byte order), each topic's entries in
+ * rank order, ties by score descending then docno. Optionally only some topics.
+ */
+export async function getRunEntries(
+  db: Queryable,
+  runId: number,
+  options: { topicIds?: readonly string[] } = {},
+): Promise<Map<string, RunEntry[]>> {
+  let query = db
+    .selectFrom('run_entries')
+    .select(['topic_id', 'doc_id', 'rank', 'score'])
+    .where('run_id', '=', runId)
+    .orderBy(sql`topic_id collate "C"`)
+    .orderBy('rank')
+    .orderBy('score', 'desc')
+    .orderBy(sql`doc_id collate "C"`);
+  if (options.topicIds) {
+    query = query.where(sql<boolean>`topic_id = any(${[...options.topicIds]}::text[])`);
+  }
+  const byTopic = new Map<string, RunEntry[]>();
+  for (const row of await query.execute()) {
+    let entries = byTopic.get(row.topic_id);
+    if (!entries) byTopic.set(row.topic_id, (entries = []));
+    entries.push({ topicId: row.topic_id, docId: row.doc_id, rank: row.rank, score: row.score });
+  }
+  return byTopic;
+}
+
+/** A run with all its entries grouped by topic, if the run exists. */
+export async function getRunWithEntries(
+  db: Queryable,
+  runId: number,
+): Promise<RunWithEntries | undefined> {
+  const run = await getRun(db, runId);
+  if (!run) return undefined;
+  return { ...run, entriesByTopic: await getRunEntries(db, runId) };
+}
+
+/** Deletes a run and its entries; false if absent. */
+export async function deleteRun(db: Queryable, runId: number): Promise<boolean> {
+  const result = await db.deleteFrom('runs').where('id', '=', runId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,84 @@
+import { sql } from 'kysely';
+import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import type { Row, TopicContext } from '../schema.js';
+
+/** A topic to store. */
+export interface TopicInput {
+  topicId: string;
+  query: string;
+  description?: string | null;
+  narrative?: string | null;
+  /** Conversational topics: earlier turns and user background statements. */
+  context?: TopicContext | null;
+}
+
+/** A stored topic. */
+export interface Topic {
+  collectionId: number;
+  topicId: string;
+  query: string;
+  description: string | null;
+  narrative: string | null;
+  context: TopicContext | null;
+}
+
+export function toTopic(row: Row<'topics'>): Topic {
+  return {
+    collectionId: row.collection_id,
+    topicId: row.topic_id,
+    query: row.query,
+    description: row.description,
+    narrative: row.narrative,
+    context: row.context,
+  };
+}
+
+/** Stores topics in batched multi-row inserts in one transaction; returns how many. */
+export async function insertTopics(
+  db: Queryable,
+  collectionId: number,
+  topics: readonly TopicInput[],
+  options: { batchSize?: number } = {},
+): Promise<number> {
+  return withTransaction(db, (trx) =>
+    bulkInsert(trx, {
+      table: 'topics',
+      constant: { collection_id: collectionId },
+      columns: [
+        { name: 'topic_id', type: 'text', value: (t: TopicInput) => t.topicId },
+        { name: 'query', type: 'text', value: (t) => t.query },
+        { name: 'description', type: 'text', value: (t) => t.description ?? null },
+        { name: 'narrative', type: 'text', value: (t) => t.narrative ?? null },
+        { name: 'context', type: 'jsonb', value: (t) => t.context ?? null },
+      ],
+      rows: topics,
+      ...options,
+    }),
+  );
+}
+
+/** A collection's topics in qid byte order (as trec_eval orders them). */
+export async function listTopics(db: Queryable, collectionId: number): Promise<Topic[]> {
+  const rows = await db
+    .selectFrom('topics')
+    .selectAll()
+    .where('collection_id', '=', collectionId)
+    .orderBy(sql`topic_id collate "C"`)
+    .execute();
+  return rows.map(toTopic);
+}
+
+/** One topic by qid, if stored. */
+export async function getTopic(
+  db: Queryable,
+  collectionId: number,
+  topicId: string,
+): Promise<Topic | undefined> {
+  const row = await db
+    .selectFrom('topics')
+    .selectAll()
+    .where('collection_id', '=', collectionId)
+    .where('topic_id', '=', topicId)
+    .executeTakeFirst();
+  return row && toTopic(row);
+}

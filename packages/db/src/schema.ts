@@ -1,0 +1,171 @@
+import type { ColumnType, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Any value that survives a round trip through JSON (what a jsonb column holds). */
+export type JsonValue =
+  string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object (the shape of metadata and config columns). */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A timestamptz column: read as Date, written as Date or ISO string. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+/** A nullable timestamptz column. */
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+
+/** A timestamptz column with a `now()` default. */
+export type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+
+/** A jsonb column with a `'{}'` default. */
+export type JsonObjectWithDefault = ColumnType<JsonObject, JsonObject | undefined, JsonObject>;
+
+/** A turn of the conversation that precedes a conversational topic's query. */
+export type ConversationTurn = {
+  role: 'user' | 'assistant';
+  text: string;
+};
+
+/** Context of a conversational topic: earlier turns and what the user said about themselves. */
+export interface TopicContext {
+  previousTurns?: ConversationTurn[];
+  userBackground?: string[];
+  [key: string]: JsonValue | undefined;
+}
+
+/** Where a label set's labels come from. */
+export type LabelSetKind = 'human_qrels' | 'llm_judge' | 'campaign' | 'import';
+
+/** What a user may do: admins manage the platform, annotators label. */
+export type UserRole = 'admin' | 'annotator';
+
+/** Table `collections`: a test collection (documents + topics) that runs and labels refer to. */
+export interface CollectionsTable {
+  id: GeneratedAlways<number>;
+  name: string;
+  description: string | null;
+  created_at: CreatedAt;
+}
+
+/** Table `documents`: passages/documents of a collection, keyed by TREC docno. */
+export interface DocumentsTable {
+  collection_id: number;
+  doc_id: string;
+  title: string | null;
+  text: string;
+  metadata: JsonObjectWithDefault;
+}
+
+/** Table `topics`: queries of a collection, keyed by TREC qid. */
+export interface TopicsTable {
+  collection_id: number;
+  topic_id: string;
+  query: string;
+  description: string | null;
+  narrative: string | null;
+  context: ColumnType<TopicContext | null, TopicContext | null | undefined, TopicContext | null>;
+}
+
+/** Table `runs`: a ranked result list per topic, as in a TREC run file. */
+export interface RunsTable {
+  id: GeneratedAlways<number>;
+  collection_id: number;
+  name: string;
+  tag: string | null;
+  description: string | null;
+  created_at: CreatedAt;
+}
+
+/** Table `run_entries`: one line of a TREC run (qid, docno, rank, score). */
+export interface RunEntriesTable {
+  run_id: number;
+  topic_id: string;
+  doc_id: string;
+  rank: number;
+  score: number;
+}
+
+/** Table `label_sets`: one source of relevance labels (qrels, a judge config, a campaign). */
+export interface LabelSetsTable {
+  id: GeneratedAlways<number>;
+  collection_id: number;
+  name: string;
+  kind: LabelSetKind;
+  scale_min: number;
+  scale_max: number;
+  config: JsonObjectWithDefault;
+  created_at: CreatedAt;
+}
+
+/** Table `labels`: the current grade of a (topic, document) in a label set. */
+export interface LabelsTable {
+  label_set_id: number;
+  topic_id: string;
+  doc_id: string;
+  grade: number;
+  produced_by: string | null;
+  rationale: string | null;
+  created_at: CreatedAt;
+}
+
+/** Table `label_revisions`: append-only history of human labels (grade null = cleared). */
+export interface LabelRevisionsTable {
+  id: GeneratedAlways<number>;
+  label_set_id: number;
+  topic_id: string;
+  doc_id: string;
+  grade: number | null;
+  user_id: number;
+  rationale: string | null;
+  created_at: CreatedAt;
+}
+
+/** Table `users`: people who administer or annotate. */
+export interface UsersTable {
+  id: GeneratedAlways<number>;
+  name: string;
+  role: UserRole;
+  created_at: CreatedAt;
+}
+
+/** Table `api_tokens`: bearer tokens, stored only as SHA-256 hex digests. */
+export interface ApiTokensTable {
+  id: GeneratedAlways<number>;
+  user_id: number;
+  token_hash: string;
+  label: string | null;
+  created_at: CreatedAt;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+/** Table `schema_migrations`: migration files applied to this database. */
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: CreatedAt;
+}
+
+/** The assay database, as Kysely sees it. */
+export interface Database {
+  collections: CollectionsTable;
+  documents: DocumentsTable;
+  topics: TopicsTable;
+  runs: RunsTable;
+  run_entries: RunEntriesTable;
+  label_sets: LabelSetsTable;
+  labels: LabelsTable;
+  label_revisions: LabelRevisionsTable;
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  schema_migrations: SchemaMigrationsTable;
+}
+
+/** A row of `table` as read. */
+export type Row<T extends keyof Database> = Selectable<Database[T]>;
+/** A row of `table` as inserted. */
+export type NewRow<T extends keyof Database> = Insertable<Database[T]>;
+/** A change to a row of `table`. */
+export type RowUpdate<T extends keyof Database> = Updateable<Database[T]>;

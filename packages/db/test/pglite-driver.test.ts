@@ -1,0 +1,82 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { PGliteDialect } from '../src/index.js';
+import { describeDriverContract, type ScratchDatabase } from './driver-contract.js';
+import { OPEN_TIMEOUT_MS } from './helpers.js';
+
+describeDriverContract('PGliteDialect', async () => {
+  const db = new Kysely<ScratchDatabase>({
+    dialect: new PGliteDialect({ pglite: new PGlite('memory://') }),
+  });
+  return { db, close: () => db.destroy() };
+});
+
+describe('PGliteDialect: single connection', () => {
+  it(
+    'runs one transaction at a time, never interleaving other queries',
+    async () => {
+      const pglite = new PGlite('memory://');
+      const db = new Kysely<ScratchDatabase>({ dialect: new PGliteDialect({ pglite }) });
+      try {
+        const events: string[] = [];
+        const transaction = (name: string) =>
+          db.transaction().execute(async (trx) => {
+            events.push(`${name} begin`);
+            await sql`select pg_sleep(0.01)`.execute(trx);
+            await sql`select 1`.execute(trx);
+            events.push(`${name} end`);
+          });
+        const query = (name: string) => sql`select 1`.execute(db).then(() => events.push(name));
+        await Promise.all([transaction('a'), query('q1'), transaction('b'), query('q2')]);
+        expect(events).toHaveLength(6);
+        for (const name of ['a', 'b']) {
+          const begin = events.indexOf(`${name} begin`);
+          expect(events[begin + 1]).toBe(`${name} end`);
+        }
+      } finally {
+        await db.destroy();
+      }
+    },
+    OPEN_TIMEOUT_MS,
+  );
+
+  it(
+    'waits for the running transaction before closing PGlite on destroy',
+    async () => {
+      const pglite = new PGlite('memory://');
+      const db = new Kysely<ScratchDatabase>({ dialect: new PGliteDialect({ pglite }) });
+      await sql`create table items (id int primary key, label text not null, payload jsonb)`.execute(
+        db,
+      );
+      const running = db.transaction().execute(async (trx) => {
+        await sql`select pg_sleep(0.05)`.execute(trx);
+        await trx.insertInto('items').values({ id: 1, label: 'x', payload: null }).execute();
+        return 'committed';
+      });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await db.destroy();
+      expect(await running).toBe('committed');
+      expect(pglite.closed).toBe(true);
+      await expect(sql`select 1`.execute(db)).rejects.toThrow();
+    },
+    OPEN_TIMEOUT_MS,
+  );
+
+  it(
+    'leaves the PGlite instance open when closeOnDestroy is false, and takes a factory',
+    async () => {
+      const pglite = new PGlite('memory://');
+      const db = new Kysely<ScratchDatabase>({
+        dialect: new PGliteDialect({ pglite: async () => pglite, closeOnDestroy: false }),
+      });
+      const result = await sql<{ answer: number }>`select 42 as answer`.execute(db);
+      expect(result.rows).toEqual([{ answer: 42 }]);
+      await db.destroy();
+      expect(pglite.closed).toBe(false);
+      expect((await pglite.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      await pglite.close();
+    },
+    OPEN_TIMEOUT_MS,
+  );
+});
