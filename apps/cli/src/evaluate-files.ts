@@ -53,7 +53,9 @@ export function evaluateRunFile(
   measures: ReturnType<typeof resolveMeasures>,
   options: EvaluationOptions,
 ): RunEvaluation {
-  return evaluateRun(qrels, parseRun(readText(path), path), measures, options);
+  // Only the judged topics are evaluated, so only their entries are kept.
+  const run = parseRun(readText(path), path, { topics: new Set(qrels.topics) });
+  return evaluateRun(qrels, run, measures, options);
 }
 
 /**
@@ -99,7 +101,12 @@ function runWorker(
   replies: EvalWorkerReply[],
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(url, { workerData: request });
+    // A larger young generation: parsing allocates many short-lived strings and entries,
+    // and fewer scavenges make a run file noticeably faster to read.
+    const worker = new Worker(url, {
+      workerData: request,
+      resourceLimits: { maxYoungGenerationSizeMb: 96 },
+    });
     let received = 0;
     worker.on('message', (reply: EvalWorkerReply) => {
       replies.push(reply);

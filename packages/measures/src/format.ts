@@ -10,6 +10,12 @@
 export function formatFixed(value: number, digits: number): string {
   if (Number.isNaN(value)) return '-nan';
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  // toFixed already rounds the exact binary value to nearest; it differs from glibc only on
+  // an exact tie, whose next digit is a 5 followed by zeros. Anything else takes the fast path.
+  if (digits <= 20 && !Object.is(value, -0)) {
+    const next = value.toFixed(digits + 1);
+    if (next.charCodeAt(next.length - 1) !== 53 /* 5 */) return value.toFixed(digits);
+  }
   const negative = value < 0 || Object.is(value, -0);
   // toFixed with many digits is exact for doubles in the range we print; we round the
   // decimal string ourselves so ties are settled the way glibc settles them.

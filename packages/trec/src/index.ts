@@ -14,6 +14,8 @@ export { parseRunStream } from './run.js';
 export { formatRun } from './run.js';
 /** Options of formatRun: the tag to write and whether to re-rank. */
 export type { FormatRunOptions } from './run.js';
+/** Options of parseRun: keep only some topics' entries (every line is still checked). */
+export type { ParseRunOptions } from './run.js';
 /** Sorts entries as trec_eval does: score descending, then docno descending (byte order). */
 export { rankEntries } from './run.js';
 /** Compares two strings in UTF-8 byte order, as C `strcmp` does. */

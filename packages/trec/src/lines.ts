@@ -2,9 +2,22 @@
 // LineSplitter feeds it numbered lines whether the text arrives whole or in chunks, so both
 // entry points give identical results and identical errors.
 
-/** Receives one line as `text.slice(start, end)` (without its `\n`) and its 1-based number. */
+/**
+ * Receives one line as `text.slice(start, end)` (without its `\n`) and its 1-based number.
+ * `separator` is the char code of the only field separator `text` contains (space or tab),
+ * or 0 when it mixes separators or holds \r, \v or \f; scanFields uses it for a fast path.
+ */
 export interface LineHandler {
-  line(text: string, start: number, end: number, lineNo: number): void;
+  line(text: string, start: number, end: number, lineNo: number, separator: number): void;
+}
+
+/** The single field-separator character of `text` (32 or 9), or 0 when there is no single one. */
+export function singleSeparator(text: string): number {
+  if (text.includes('\r') || text.includes('\v') || text.includes('\f')) return 0;
+  const space = text.includes(' ');
+  const tab = text.includes('\t');
+  if (space && tab) return 0;
+  return tab ? 9 : 32;
 }
 
 /** Splits text on `\n` into numbered lines, across chunk boundaries; strips a leading BOM. */
@@ -37,10 +50,11 @@ export class LineSplitter {
       this.pending = [];
     }
     const handler = this.handler;
+    const separator = singleSeparator(text);
     let start = 0;
     let nl = text.indexOf('\n');
     while (nl !== -1) {
-      handler.line(text, start, nl, ++this.lineNo);
+      handler.line(text, start, nl, ++this.lineNo, separator);
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
@@ -52,7 +66,7 @@ export class LineSplitter {
     if (this.pending.length > 0) {
       const last = this.pending.join('');
       this.pending = [];
-      this.handler.line(last, 0, last.length, ++this.lineNo);
+      this.handler.line(last, 0, last.length, ++this.lineNo, singleSeparator(last));
     }
   }
 }
@@ -120,7 +134,12 @@ export function scanFields(
   end: number,
   bounds: Int32Array,
   max: number,
+  separator = 0,
 ): number {
+  if (separator !== 0) {
+    const count = scanSeparated(text, start, end, bounds, max, separator);
+    if (count >= 0) return count;
+  }
   let i = start;
   while (i < end && isBlank(text.charCodeAt(i))) i++;
   if (i === end || text.charCodeAt(i) === 35 /* # */) return 0;
@@ -136,6 +155,40 @@ export function scanFields(
     while (i < end && isBlank(text.charCodeAt(i))) i++;
   }
   return count;
+}
+
+/**
+ * Fast path of scanFields for text whose only separator is `separator`: finds field ends
+ * with indexOf (native, much faster than a character loop). Returns -1 when the line needs
+ * the general scan (leading or doubled separators, a comment, a blank line).
+ */
+function scanSeparated(
+  text: string,
+  start: number,
+  end: number,
+  bounds: Int32Array,
+  max: number,
+  separator: number,
+): number {
+  if (start === end) return -1;
+  const first = text.charCodeAt(start);
+  if (first === separator || first === 35 /* # */) return -1;
+  const sep = separator === 9 ? '\t' : ' ';
+  let count = 0;
+  let i = start;
+  for (;;) {
+    let j = text.indexOf(sep, i);
+    if (j === -1 || j > end) j = end;
+    if (j === i) return -1; // an empty field: doubled or trailing separators
+    if (count < max) {
+      bounds[2 * count] = i;
+      bounds[2 * count + 1] = j;
+    }
+    count++;
+    if (j === end) return count;
+    i = j + 1;
+    if (i === end) return -1;
+  }
 }
 
 /**

@@ -22,9 +22,9 @@ class QrelsBuilder implements LineHandler {
     this.file = file;
   }
 
-  line(text: string, start: number, end: number, lineNo: number): void {
+  line(text: string, start: number, end: number, lineNo: number, separator: number): void {
     const b = this.bounds;
-    const count = scanFields(text, start, end, b, 4);
+    const count = scanFields(text, start, end, b, 4, separator);
     if (count === 0) return;
     if (count !== 4) {
       throw new TrecFormatError(

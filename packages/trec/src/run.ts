@@ -15,20 +15,26 @@ class RunBuilder implements LineHandler {
   private readonly file: string;
   private readonly bounds = new Int32Array(12);
   private readonly topics = new Map<string, RunEntry[]>();
-  /** docno → line number per topic, for duplicate detection. */
-  private readonly seen = new Map<string, Map<string, number>>();
-  private name: string | undefined;
+  /** Per topic: docnos seen (for duplicate detection) and the line of each entry. */
+  private readonly seen = new Map<string, { docnos: Set<string>; lines: number[] }>();
+  private tagText: string | undefined;
+  private tagStart = 0;
+  private tagEnd = 0;
   private lastQid = '';
   private lastEntries: RunEntry[] | undefined;
-  private lastSeen: Map<string, number> | undefined;
+  private lastSeen: { docnos: Set<string>; lines: number[] } | undefined;
+  /** Whether the current topic is kept (see ParseRunOptions.topics). */
+  private lastKept = true;
+  private readonly keep: ReadonlySet<string> | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, options: ParseRunOptions = {}) {
     this.file = file;
+    this.keep = options.topics;
   }
 
-  line(text: string, start: number, end: number, lineNo: number): void {
+  line(text: string, start: number, end: number, lineNo: number, separator: number): void {
     const b = this.bounds;
-    const count = scanFields(text, start, end, b, 6);
+    const count = scanFields(text, start, end, b, 6, separator);
     if (count === 0) return;
     // trec_eval ignores anything after the tag (some tracks append comments there), so
     // extra columns are accepted; fewer than six is an error.
@@ -65,47 +71,69 @@ class RunBuilder implements LineHandler {
       entries === undefined ||
       seen === undefined ||
       qidLength !== this.lastQid.length ||
-      !text.startsWith(this.lastQid, qidStart)
+      !sameChars(text, qidStart, this.lastQid)
     ) {
       const qid = text.slice(qidStart, qidStart + qidLength);
+      this.lastQid = qid;
+      this.lastKept = this.keep === undefined || this.keep.has(qid);
       entries = this.topics.get(qid);
       seen = this.seen.get(qid);
       if (entries === undefined || seen === undefined) {
         entries = [];
-        seen = new Map();
-        this.topics.set(qid, entries);
-        this.seen.set(qid, seen);
+        seen = { docnos: new Set(), lines: [] };
+        if (this.lastKept) {
+          this.topics.set(qid, entries);
+          this.seen.set(qid, seen);
+        }
       }
-      this.lastQid = qid;
       this.lastEntries = entries;
       this.lastSeen = seen;
     }
+    // trec_eval reports the tag of the last line as the run id: remember where it is and
+    // slice it once at the end.
+    this.tagText = text;
+    this.tagStart = b[10]!;
+    this.tagEnd = b[11]!;
+    if (!this.lastKept) return;
 
     const docno = text.slice(b[4], b[5]);
-    const earlier = seen.get(docno);
-    if (earlier !== undefined) {
+    // One hash operation per line: add, then see whether the set grew.
+    const before = seen.docnos.size;
+    seen.docnos.add(docno);
+    if (seen.docnos.size === before) {
+      const earlier = seen.lines[entries.findIndex((e) => e.docno === docno)];
       throw new TrecFormatError(
         this.file,
         lineNo,
         `duplicate docno ${quote(docno)} for topic ${quote(this.lastQid)} (first at line ${earlier})`,
       );
     }
-    seen.set(docno, lineNo);
-    // trec_eval reports the tag of the last line as the run id; keep the same.
-    if (
-      this.name === undefined ||
-      !text.startsWith(this.name, b[10]!) ||
-      b[11]! - b[10]! !== this.name.length
-    ) {
-      this.name = text.slice(b[10], b[11]);
-    }
+    seen.lines.push(lineNo);
     entries.push({ docno, rank, score });
   }
 
   finish(): Run {
-    if (this.name === undefined) throw new TrecFormatError(this.file, 0, 'no run lines');
-    return { name: this.name, topics: this.topics };
+    if (this.tagText === undefined) throw new TrecFormatError(this.file, 0, 'no run lines');
+    return { name: this.tagText.slice(this.tagStart, this.tagEnd), topics: this.topics };
   }
+}
+
+/** True when `text` holds `other` at `start` (compared char by char; both are short ids). */
+function sameChars(text: string, start: number, other: string): boolean {
+  for (let k = 0; k < other.length; k++) {
+    if (text.charCodeAt(start + k) !== other.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/** Options of parseRun. */
+export interface ParseRunOptions {
+  /**
+   * Keep entries of these topics only. Every line is still checked (fields, rank, score);
+   * duplicate docnos are looked for in the kept topics, as trec_eval does for the topics it
+   * evaluates. Evaluation passes the qrels topics here: most run lines are then never stored.
+   */
+  topics?: ReadonlySet<string>;
 }
 
 /**
@@ -113,8 +141,8 @@ class RunBuilder implements LineHandler {
  * run of spaces or tabs; CRLF, blank lines and `#` comment lines are accepted. Throws
  * TrecFormatError (`file:line: reason`) on the first malformed line.
  */
-export function parseRun(text: string, file = '<run>'): Run {
-  const builder = new RunBuilder(file);
+export function parseRun(text: string, file = '<run>', options: ParseRunOptions = {}): Run {
+  const builder = new RunBuilder(file, options);
   splitLines(text, builder);
   return builder.finish();
 }

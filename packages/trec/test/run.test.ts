@@ -239,3 +239,24 @@ describe('formatRun', () => {
     expect(() => formatRun(one('a', Infinity))).toThrow(RangeError);
   });
 });
+
+describe('parseRun with a topic filter', () => {
+  const text = '1 Q0 a 1 2 t\n2 Q0 b 1 2 t\n2 Q0 b 2 1 t\n1 Q0 c 2 1 t2\n';
+
+  it('keeps only the listed topics but still checks every line and reports the last tag', () => {
+    const run = parseRun(text, 'r', { topics: new Set(['1']) });
+    expect([...run.topics.keys()]).toEqual(['1']);
+    expect(run.topics.get('1')!.map((e) => e.docno)).toEqual(['a', 'c']);
+    expect(run.name).toBe('t2');
+    expect(() => parseRun('1 Q0 a 1 2 t\n2 Q0 b x 1 t\n', 'r', { topics: new Set(['1']) })).toThrow(
+      'r:2: rank "x" is not an integer',
+    );
+  });
+
+  it('looks for duplicate docnos in kept topics only, as trec_eval does', () => {
+    expect(() => parseRun(text, 'r')).toThrow(
+      'r:3: duplicate docno "b" for topic "2" (first at line 2)',
+    );
+    expect(() => parseRun(text, 'r', { topics: new Set(['2']) })).toThrow('r:3: duplicate docno');
+  });
+});
