@@ -9,6 +9,9 @@ await build({
   outdir: new URL('./dist', import.meta.url).pathname,
   outExtension: { '.js': '.mjs' },
   bundle: true,
+  // Commands are imported on first use; splitting keeps each in its own chunk.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node20',

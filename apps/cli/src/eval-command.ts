@@ -86,22 +86,24 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
   // Everything is parsed and evaluated before anything is printed, so a bad line in the
   // last run never leaves a partial table behind.
   const qrels = parseQrels(readText(qrelsPath), qrelsPath);
-  const results: RunEvaluation[] = await evaluateRunFiles(
+  const textOptions = {
+    perQuery: options.has('q'),
+    summary: !options.has('n'),
+    zscores: options.has('Z'),
+  };
+  const evaluated = await evaluateRunFiles(
     qrels,
     runPaths,
     measureSpecs,
     evaluation,
     io.parallelism,
+    format === 'text' ? textOptions : undefined,
   );
 
   if (format === 'text') {
-    const text = {
-      perQuery: options.has('q'),
-      summary: !options.has('n'),
-      zscores: options.has('Z'),
-    };
-    io.stdout(results.map((r) => formatTrecText(r, text)).join(''));
+    io.stdout(evaluated.map((r) => r.text ?? formatTrecText(r.result, textOptions)).join(''));
   } else {
+    const results: RunEvaluation[] = evaluated.map((r) => r.result);
     const rows = results.flatMap((r) =>
       evaluationRows(r, { perQuery: options.has('q'), summary: !options.has('n') }),
     );

@@ -3,6 +3,8 @@ import { Worker } from 'node:worker_threads';
 import {
   MissingTopicError,
   evaluateRun,
+  formatTrecText,
+  type TrecTextOptions,
   prepareQrels,
   resolveMeasures,
   type EvaluationOptions,
@@ -24,11 +26,20 @@ export interface EvalWorkerRequest {
   measureSpecs: string[];
   options: EvaluationOptions;
   jobs: Array<{ index: number; path: string }>;
+  /** Also render trec_eval text with these options (done in the worker, in parallel). */
+  text?: TrecTextOptions;
+}
+
+/** One evaluated run, with its trec_eval text when that was asked for. */
+export interface EvaluatedRun {
+  result: RunEvaluation;
+  text?: string;
 }
 
 /** What a worker sends back for each run. */
 export type EvalWorkerReply =
-  { index: number; result: RunEvaluation } | { index: number; error: SerializedError };
+  | { index: number; result: RunEvaluation; text?: string }
+  | { index: number; error: SerializedError };
 
 type SerializedError =
   | { kind: 'format'; file: string; line: number; reason: string }
@@ -70,12 +81,16 @@ export async function evaluateRunFiles(
   measureSpecs: string[],
   options: EvaluationOptions,
   parallelism?: Parallelism,
-): Promise<RunEvaluation[]> {
+  text?: TrecTextOptions,
+): Promise<EvaluatedRun[]> {
   const measures = resolveMeasures(measureSpecs);
   const threads = Math.min(parallelism?.threads ?? 1, runPaths.length);
   if (!parallelism || threads < 2) {
     const prepared = prepareQrels(qrels);
-    return runPaths.map((path) => evaluateRunFile(prepared, path, measures, options));
+    return runPaths.map((path) => {
+      const result = evaluateRunFile(prepared, path, measures, options);
+      return text ? { result, text: formatTrecText(result, text) } : { result };
+    });
   }
   const replies: EvalWorkerReply[] = [];
   await Promise.all(
@@ -83,14 +98,20 @@ export async function evaluateRunFiles(
       const jobs = runPaths.flatMap((path, index) =>
         index % threads === w ? [{ index, path }] : [],
       );
-      return runWorker(parallelism.workerUrl, { qrels, measureSpecs, options, jobs }, replies);
+      const request: EvalWorkerRequest = { qrels, measureSpecs, options, jobs };
+      if (text) request.text = text;
+      return runWorker(parallelism.workerUrl, request, replies);
     }),
   );
   replies.sort((a, b) => a.index - b.index);
-  const results: RunEvaluation[] = [];
+  const results: EvaluatedRun[] = [];
   for (const reply of replies) {
     if ('error' in reply) throw deserializeError(reply.error);
-    results.push(reply.result);
+    results.push(
+      reply.text === undefined
+        ? { result: reply.result }
+        : { result: reply.result, text: reply.text },
+    );
   }
   return results;
 }

@@ -1,7 +1,5 @@
 import { MeasureSpecError, MissingTopicError } from '@assay/measures';
 import { TrecFormatError } from '@assay/trec';
-import { agreeCommand, AGREE_USAGE } from './agree-command.js';
-import { evalCommand, EVAL_USAGE } from './eval-command.js';
 import { UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
@@ -15,9 +13,19 @@ Run 'assay <command> --help' for a command's options.`;
 
 type Command = (argv: readonly string[], io: CommandIo) => number | Promise<number>;
 
-const COMMANDS: Record<string, { run: Command; usage: string }> = {
-  eval: { run: evalCommand, usage: EVAL_USAGE },
-  agree: { run: agreeCommand, usage: AGREE_USAGE },
+/**
+ * Commands are loaded on first use, so `assay eval` does not pay for loading the
+ * database, server or statistics code.
+ */
+const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> = {
+  eval: async () => {
+    const m = await import('./eval-command.js');
+    return { run: m.evalCommand, usage: m.EVAL_USAGE };
+  },
+  agree: async () => {
+    const m = await import('./agree-command.js');
+    return { run: m.agreeCommand, usage: m.AGREE_USAGE };
+  },
 };
 
 /** Runs the assay CLI and returns the exit code (never calls process.exit). */
@@ -27,11 +35,12 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
     io.stdout(`${USAGE}\n`);
     return name === undefined ? 1 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     io.stderr(`assay: unknown command '${name}'\n${USAGE}\n`);
     return 1;
   }
+  const command = await load();
   try {
     return await command.run(rest, io);
   } catch (error) {
