@@ -1,0 +1,118 @@
+// A TEST DOUBLE of an OpenAI-compatible chat-completions endpoint, for assay's tests only.
+// It answers from a script and can inject faults (429 with Retry-After, 500, slow answers,
+// malformed bodies, dropped connections). It is not a judge and never ships.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the double does for one request. */
+export type Behaviour =
+  | {
+      reply: string;
+      promptTokens?: number;
+      completionTokens?: number;
+      logprobs?: unknown;
+      delayMs?: number;
+    }
+  | { status: number; message?: string; retryAfter?: string; retryAfterMs?: string }
+  | { delayMs: number; then: Behaviour }
+  | { malformedBody: true }
+  | { drop: true };
+
+/** A request the double received. */
+export interface ReceivedRequest {
+  body: Record<string, unknown>;
+  authorization: string | undefined;
+}
+
+/** The running double: its base URL, what it received, and a way to stop it. */
+export interface TestServer {
+  baseURL: string;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+/** Starts the double on 127.0.0.1; `script(body, n)` picks the behaviour of request n (1-based). */
+export async function startOpenAITestServer(
+  script: (body: Record<string, unknown>, n: number) => Behaviour,
+): Promise<TestServer> {
+  const requests: ReceivedRequest[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    requests.push({ body, authorization: req.headers.authorization });
+    let behaviour = script(body, requests.length);
+    while ('then' in behaviour) {
+      await sleep(behaviour.delayMs);
+      behaviour = behaviour.then;
+    }
+    if (res.destroyed) return;
+    if ('drop' in behaviour) {
+      req.socket.destroy();
+      return;
+    }
+    if ('malformedBody' in behaviour) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id": "chatcmpl-x", "choices": [ {"message": ');
+      return;
+    }
+    if ('status' in behaviour) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (behaviour.retryAfter !== undefined) headers['retry-after'] = behaviour.retryAfter;
+      if (behaviour.retryAfterMs !== undefined) headers['retry-after-ms'] = behaviour.retryAfterMs;
+      res.writeHead(behaviour.status, headers);
+      res.end(
+        JSON.stringify({
+          error: { message: behaviour.message ?? `status ${behaviour.status}`, type: 'test' },
+        }),
+      );
+      return;
+    }
+    if (behaviour.delayMs) await sleep(behaviour.delayMs);
+    if (res.destroyed) return;
+    const choice: Record<string, unknown> = {
+      index: 0,
+      message: { role: 'assistant', content: behaviour.reply },
+      finish_reason: 'stop',
+    };
+    if (behaviour.logprobs) choice.logprobs = { content: behaviour.logprobs };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: `chatcmpl-${requests.length}`,
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [choice],
+        usage: {
+          prompt_tokens: behaviour.promptTokens ?? 100,
+          completion_tokens: behaviour.completionTokens ?? 10,
+          total_tokens: (behaviour.promptTokens ?? 100) + (behaviour.completionTokens ?? 10),
+        },
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (data += chunk));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
