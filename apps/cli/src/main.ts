@@ -8,6 +8,7 @@ const USAGE = `Usage: assay <command> [options]
 Commands:
   eval      evaluate TREC runs against qrels, trec_eval-compatible (assay eval --help)
   agree     agreement between two label sets: kappa, alpha, confusion matrix
+  pool      build a depth-k judgment pool from runs, in judging-priority order
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -25,6 +26,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   agree: async () => {
     const m = await import('./agree-command.js');
     return { run: m.agreeCommand, usage: m.AGREE_USAGE };
+  },
+  pool: async () => {
+    const m = await import('./pool-command.js');
+    return { run: m.poolCommand, usage: m.POOL_USAGE };
   },
 };
 
