@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import {
@@ -47,10 +48,14 @@ type SerializedError =
   | { kind: 'cli'; message: string; exitCode: number }
   | { kind: 'other'; message: string };
 
-/** Reads a text file, turning I/O failures into a CLI error naming the file. */
+/**
+ * Reads a UTF-8 text file, turning I/O failures into a CLI error naming the file. Pure-ASCII
+ * files (most TREC files) skip UTF-8 decoding, which is several times slower for large runs.
+ */
 export function readText(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    const bytes = readFileSync(path);
+    return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
     throw new CliError(`${path}: cannot read file (${code})`, 2);
