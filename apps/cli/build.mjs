@@ -1,5 +1,9 @@
 // Bundles the CLI into one ESM file so `assay` starts fast and needs no TypeScript at run time.
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunk names carry content hashes: start from an empty folder so old chunks do not pile up.
+rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true });
 
 await build({
   entryPoints: {

@@ -158,10 +158,10 @@ export function handleWorkerRequest(
   const measures = resolveMeasures(request.measureSpecs);
   for (const job of request.jobs) {
     try {
-      reply({
-        index: job.index,
-        result: evaluateRunFile(prepared, job.path, measures, request.options),
-      });
+      const result = evaluateRunFile(prepared, job.path, measures, request.options);
+      if (request.text)
+        reply({ index: job.index, result, text: formatTrecText(result, request.text) });
+      else reply({ index: job.index, result });
     } catch (error) {
       reply({ index: job.index, error: serializeError(error) });
     }
