@@ -8,6 +8,7 @@ const USAGE = `Usage: assay <command> [options]
 Commands:
   eval      evaluate TREC runs against qrels, trec_eval-compatible (assay eval --help)
   agree     agreement between two label sets: kappa, alpha, confusion matrix
+  compare   significance-tested leaderboard; two qrels: leaderboard agreement
   pool      build a depth-k judgment pool from runs, in judging-priority order
 
 Run 'assay <command> --help' for a command's options.`;
@@ -26,6 +27,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   agree: async () => {
     const m = await import('./agree-command.js');
     return { run: m.agreeCommand, usage: m.AGREE_USAGE };
+  },
+  compare: async () => {
+    const m = await import('./compare-command.js');
+    return { run: m.compareCommand, usage: m.COMPARE_USAGE };
   },
   pool: async () => {
     const m = await import('./pool-command.js');
