@@ -43,3 +43,5 @@ export { readRunFile } from './files.js';
 export { readQrelsFile } from './files.js';
 /** Reads a topic file from disk. */
 export { readTopicsFile } from './files.js';
+/** Parses a document collection (JSONL, TSV or the Cranfield layout) with file:line errors. */
+export { parseCollection, type CollectionDocument, type CollectionFormat } from './collection.js';

@@ -90,9 +90,10 @@ export async function listUsers(db: Queryable): Promise<User[]> {
  */
 export async function createApiToken(
   db: Queryable,
-  input: { userId: number; label?: string | null },
+  input: { userId: number; label?: string | null; token?: string },
 ): Promise<CreatedApiToken> {
-  const token = API_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  // A token chosen by the operator (e.g. ASSAY_ADMIN_TOKEN) is stored the same way: hashed.
+  const token = input.token ?? API_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const row = await db
     .insertInto('api_tokens')
     .values({ user_id: input.userId, token_hash: hashApiToken(token), label: input.label ?? null })
