@@ -4,22 +4,23 @@ import type { PValueAdjustment } from '@assay/stats';
 import { parseQrels } from '@assay/trec';
 import {
   compareRuns,
+  CompareError,
   correlateLeaderboards,
   type CompareSettings,
-  type Comparison,
   type RankCorrelation,
   type TestName,
 } from './compare.js';
+import { comparisonHtml } from './compare-html.js';
 import {
   comparisonCsv,
-  comparisonHtml,
   comparisonJson,
   comparisonLatex,
   comparisonTable,
+  type CompareReport,
 } from './compare-report.js';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
-import type { CommandIo } from './io.js';
+import { CliError, type CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
   { short: 'm', long: 'measure', key: 'm', takesValue: true },
@@ -38,21 +39,36 @@ const OPTIONS: OptionSpec[] = [
 export const COMPARE_USAGE = `Usage: assay compare QRELS RUN... -m MEASURE... [options]
        assay compare --qrels HUMAN --qrels LLM RUN... -m MEASURE... [options]
 
-A leaderboard (mean per measure over topics, Judged@10, 95% bootstrap intervals) and
+A leaderboard (mean of each measure over topics, Judged@10, 95% bootstrap intervals) and
 paired significance tests between every two runs (or each run and --baseline) on per-topic
-values, with corrected p-values. Every qrels topic counts, as with trec_eval -c: a topic a
-run did not retrieve for scores 0. With two --qrels, both leaderboards and their rank
-correlation (Kendall tau-b, tau-AP with the first qrels as truth, Spearman, RBO).
+values: raw and corrected p-values, and per run the runs it is significantly better than
+and different from. Topics as assay eval -c: every qrels topic counts, and a topic a run
+has no results for scores 0. The first -m measure orders the leaderboard (best first).
 
-  -m MEASURE          measures as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable
-  --test T            t (paired t-test, default), wilcoxon or randomization
-  --permutations N    randomization test permutations (default 10000)
-  --seed S            seed of the randomization test and bootstrap (default 42)
-  --correction C      holm (default), bonferroni, bh or none; applied per measure
-  --alpha A           significance level (default 0.05)
-  --baseline RUN      test each run against RUN only
-  --format F          table (default), json, csv, latex or html
-  --out FILE          write there instead of stdout`;
+With two --qrels (e.g. human and LLM labels): both leaderboards, both rankings side by
+side, and per measure their rank correlation from full-precision means: Kendall tau-b,
+tau-AP (first qrels as ground truth), Spearman, and RBO (p = 0.9) of the two orderings.
+
+  -m MEASURE        as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
+                    measures that are not per-topic means (num_ret, gm_map ...) are skipped
+  --test T          t (paired t-test, default), wilcoxon (signed-rank) or randomization
+                    (paired sign-flip test); all two-sided, as scipy.stats
+  --permutations N  sign flips of the randomization test (default 10000)
+  --seed S          seed of the randomization test and the bootstrap (default 42)
+  --correction C    holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
+                    per measure: the correction runs over that measure's comparisons
+  --alpha A         significant when the corrected p < A (default 0.05)
+  --baseline RUN    test each run against RUN (a run tag or one of the RUN paths) only
+  --format F        table (default), json, csv, latex or html (one self-contained file)
+  --out FILE        write there instead of stdout
+
+CSV holds sections separated by a blank line, each with its own header: one row per
+(run, measure), then one row per test, then (two qrels) one row per measure of rank
+correlations; with two qrels the first two sections start with a qrels column.`;
+
+const TESTS = ['t', 'wilcoxon', 'randomization'];
+const CORRECTIONS = ['holm', 'bonferroni', 'bh', 'none'];
+const FORMATS = ['table', 'json', 'csv', 'latex', 'html'];
 
 /** `assay compare`: a significance-tested leaderboard, or two leaderboards side by side. */
 export async function compareCommand(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -62,126 +78,179 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
     return 0;
   }
   const last = (key: string) => options.get(key)?.at(-1);
-  const qrelsPaths = options.get('qrels') ?? [];
+  const qrelsPaths = [...(options.get('qrels') ?? [])];
   let runPaths = positionals;
   if (qrelsPaths.length === 0) {
-    if (positionals.length < 2) throw new UsageError('expected QRELS and at least two RUNs');
+    if (positionals.length === 0) throw new UsageError('expected QRELS and at least two RUNs');
     qrelsPaths.push(positionals[0]!);
     runPaths = positionals.slice(1);
   }
-  if (qrelsPaths.length > 2) throw new UsageError('give at most two --qrels');
-  if (runPaths.length < 2) throw new UsageError('comparing needs at least two runs');
+  if (qrelsPaths.length > 2) throw new UsageError('give one or two --qrels files');
+  if (runPaths.length < 2) {
+    throw new UsageError(
+      `pairwise tests need at least two runs; got ${runPaths.length === 0 ? 'none' : `only ${runPaths[0]}`}`,
+    );
+  }
   const measureSpecs = options.get('m') ?? [];
   if (measureSpecs.length === 0) throw new UsageError('give at least one -m MEASURE');
-  const measures = resolveMeasures(measureSpecs)
-    .filter((m) => m.definition.output !== 'string' && m.definition.aggregate === 'mean')
-    .flatMap((m) => m.names);
-  if (measures.length === 0)
-    throw new UsageError('none of the measures is a per-topic mean that can be tested');
 
-  const test = (last('test') ?? 't') as TestName;
-  if (!['t', 'wilcoxon', 'randomization'].includes(test))
+  const test = last('test') ?? 't';
+  if (!TESTS.includes(test))
     throw new UsageError(`--test must be t, wilcoxon or randomization, not '${test}'`);
-  const correction = (last('correction') ?? 'holm') as PValueAdjustment;
-  if (!['holm', 'bonferroni', 'bh', 'none'].includes(correction)) {
+  const correction = last('correction') ?? 'holm';
+  if (!CORRECTIONS.includes(correction)) {
     throw new UsageError(`--correction must be holm, bonferroni, bh or none, not '${correction}'`);
   }
-  const alpha = Number(last('alpha') ?? 0.05);
-  if (!(alpha > 0 && alpha < 1)) throw new UsageError('--alpha must be between 0 and 1');
-  const permutations = Number(last('permutations') ?? 10000);
-  if (!Number.isInteger(permutations) || permutations < 1)
+  const alpha = numberOption(last('alpha'), 0.05, '--alpha');
+  if (!(alpha > 0 && alpha < 1)) throw new UsageError('--alpha must lie between 0 and 1');
+  const permutations = numberOption(last('permutations'), 10000, '--permutations');
+  if (!Number.isSafeInteger(permutations) || permutations < 1)
     throw new UsageError('--permutations must be a positive integer');
-  const seed = Number(last('seed') ?? 42);
-  if (!Number.isInteger(seed)) throw new UsageError('--seed must be an integer');
+  const seed = numberOption(last('seed'), 42, '--seed');
+  if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be an integer');
   const format = last('format') ?? 'table';
-  if (!['table', 'json', 'csv', 'latex', 'html'].includes(format)) {
+  if (!FORMATS.includes(format)) {
     throw new UsageError(`--format must be table, json, csv, latex or html, not '${format}'`);
   }
-  const baseline = last('baseline');
-  const settings: CompareSettings = {
-    test,
-    correction,
-    alpha,
-    permutations,
-    seed,
-    ...(baseline === undefined ? {} : { baseline }),
-  };
+  const measures = testableMeasures(measureSpecs, io);
+  const baselineArg = last('baseline');
 
-  const specs = [...measureSpecs, 'Judged@10'];
-  const comparisons: Comparison[] = [];
-  for (const path of qrelsPaths) {
-    const qrels = parseQrels(readText(path), path);
+  const leaderboards: CompareReport['leaderboards'] = [];
+  for (const qrelsPath of qrelsPaths) {
+    const qrels = parseQrels(readText(qrelsPath), qrelsPath);
     const evaluated = await evaluateRunFiles(
       qrels,
       runPaths,
-      specs,
+      [...measureSpecs, 'Judged@10'],
       { completeTopics: true },
       io.parallelism,
     );
-    comparisons.push(
-      compareRuns(
-        evaluated.map((e) => e.result),
-        measures,
-        settings,
-      ),
+    const results = evaluated.map((r) => r.result);
+    checkDistinctTags(
+      results.map((r) => r.runid),
+      runPaths,
+    );
+    const baseline =
+      baselineArg === undefined
+        ? undefined
+        : resolveBaseline(
+            baselineArg,
+            results.map((r) => r.runid),
+            runPaths,
+          );
+    const settings: CompareSettings = {
+      test: test as TestName,
+      correction: correction as PValueAdjustment,
+      alpha,
+      permutations,
+      seed,
+      ...(baseline === undefined ? {} : { baseline }),
+    };
+    try {
+      leaderboards.push({ qrels: qrelsPath, comparison: compareRuns(results, measures, settings) });
+    } catch (error) {
+      if (error instanceof CompareError) throw new CliError(`${qrelsPath}: ${error.message}`, 1);
+      throw error;
+    }
+  }
+  const report: CompareReport = { leaderboards };
+  if (leaderboards.length === 2) {
+    const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
+    report.rankCorrelation = Object.fromEntries(
+      measures.map((m): [string, RankCorrelation] => [
+        m,
+        correlateLeaderboards(a.comparison, b.comparison, m),
+      ]),
     );
   }
-  const byMeasure: Record<string, RankCorrelation> | undefined =
-    comparisons.length === 2
-      ? Object.fromEntries(
-          measures.map((m) => [m, correlateLeaderboards(comparisons[0]!, comparisons[1]!, m)]),
-        )
-      : undefined;
 
-  const output = render(format, comparisons, qrelsPaths, byMeasure);
+  const output = render(format, report);
   const out = last('out');
   if (out === undefined) io.stdout(output);
-  else writeFileSync(out, output);
+  else {
+    try {
+      writeFileSync(out, output);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      throw new CliError(`${out}: cannot write file (${code})`, 2);
+    }
+  }
   return 0;
 }
 
-function render(
-  format: string,
-  comparisons: Comparison[],
-  qrelsPaths: string[],
-  byMeasure?: Record<string, RankCorrelation>,
-): string {
-  const [first, second] = comparisons as [Comparison, Comparison | undefined];
+function numberOption(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new UsageError(`${name} must be a number, not '${text}'`);
+  return value;
+}
+
+/**
+ * The output columns to test, in -m order (the first orders the leaderboard). Measures
+ * that are not a mean of per-topic values (counts, sums, geometric means, relstring) cannot
+ * be tested topic by topic; they are skipped with a note.
+ */
+function testableMeasures(specs: readonly string[], io: CommandIo): string[] {
+  // Computed together, trec_eval style: the first parameters given for a measure win.
+  const computed = resolveMeasures(specs);
+  const testable = new Set<string>();
+  const skipped: string[] = [];
+  for (const m of computed) {
+    const ok = m.definition.output !== 'string' && m.definition.aggregate === 'mean';
+    for (const name of m.names) {
+      if (ok) testable.add(name);
+      else skipped.push(name);
+    }
+  }
+  const ordered: string[] = [];
+  for (const spec of specs) {
+    for (const m of resolveMeasures([spec])) {
+      for (const name of m.names) {
+        if (testable.has(name) && !ordered.includes(name)) ordered.push(name);
+      }
+    }
+  }
+  for (const name of testable) if (!ordered.includes(name)) ordered.push(name);
+  if (skipped.length > 0) {
+    io.stderr(`assay compare: skipping ${skipped.join(', ')} (not a mean of per-topic values)\n`);
+  }
+  if (ordered.length === 0)
+    throw new UsageError('none of the measures is a mean of per-topic values that can be tested');
+  return ordered;
+}
+
+function checkDistinctTags(tags: string[], paths: readonly string[]): void {
+  for (let i = 0; i < tags.length; i++) {
+    const j = tags.indexOf(tags[i]!);
+    if (j !== i) {
+      throw new CliError(
+        `${paths[j]} and ${paths[i]} both carry the run tag '${tags[i]}'; runs are told apart by tag`,
+        2,
+      );
+    }
+  }
+}
+
+/** --baseline names a run by its tag or by the path it was given as. */
+function resolveBaseline(arg: string, tags: string[], paths: readonly string[]): string {
+  if (tags.includes(arg)) return arg;
+  const i = paths.indexOf(arg);
+  if (i >= 0) return tags[i]!;
+  throw new UsageError(`--baseline ${arg} is none of the runs (tags: ${tags.join(', ')})`);
+}
+
+function render(format: string, report: CompareReport): string {
   switch (format) {
     case 'json':
-      if (!second) return `${JSON.stringify(comparisonJson(first), null, 2)}\n`;
-      return `${JSON.stringify(
-        {
-          topicHandling: first.topicHandling,
-          leaderboards: comparisons.map((c, i) => ({
-            qrels: qrelsPaths[i],
-            ...(comparisonJson(c) as object),
-          })),
-          rankCorrelation: byMeasure,
-        },
-        null,
-        2,
-      )}\n`;
+      return comparisonJson(report);
     case 'csv':
-      return comparisons
-        .map((c, i) => (second ? `# qrels: ${qrelsPaths[i]}\n` : '') + comparisonCsv(c))
-        .join('\n');
+      return comparisonCsv(report);
     case 'latex':
-      return comparisons
-        .map((c, i) => (second ? `% qrels: ${qrelsPaths[i]}\n` : '') + comparisonLatex(c))
-        .join('\n');
+      return comparisonLatex(report);
     case 'html':
-      return comparisonHtml(first, second && byMeasure ? { other: second, byMeasure } : undefined);
-    default: {
-      const tables = comparisons
-        .map((c, i) => comparisonTable(c, second ? `qrels ${qrelsPaths[i]}` : 'leaderboard'))
-        .join('\n');
-      if (!byMeasure) return tables;
-      const corr = Object.entries(byMeasure).map(
-        ([m, r]) =>
-          `${m}: Kendall tau-b ${r.kendallTauB.toFixed(4)}, tau-AP ${r.tauAP.toFixed(4)}, Spearman ${r.spearman.toFixed(4)}, RBO ${r.rbo.toFixed(4)}`,
-      );
-      return `${tables}\nrank correlation of the two leaderboards (first qrels as truth for tau-AP):\n${corr.join('\n')}\n`;
-    }
+      return comparisonHtml(report);
+    default:
+      return comparisonTable(report);
   }
 }

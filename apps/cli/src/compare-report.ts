@@ -1,133 +1,411 @@
-// Renders comparisons as text tables, JSON, CSV, LaTeX and one self-contained HTML file.
-import type { Comparison, RankCorrelation } from './compare.js';
+// Renders `assay compare` results as an aligned text table, JSON, CSV and LaTeX; the HTML
+// report is in compare-html.ts. Every format states the topic handling and the test.
+import { BOOTSTRAP_SAMPLES, RBO_P, type Comparison, type RankCorrelation } from './compare.js';
 
-const letter = (i: number) => (i < 26 ? String.fromCharCode(97 + i) : `r${i + 1}`);
-const f4 = (x: number) => (Number.isFinite(x) ? x.toFixed(4) : 'n/a');
-
-function letters(c: Comparison): Map<string, string> {
-  return new Map(c.runs.map((r, i) => [r.run, letter(i)]));
+/** What `assay compare` renders: one leaderboard per qrels file, and with two, their agreement. */
+export interface CompareReport {
+  /** One or two leaderboards, in --qrels order (the first is ground truth for tau-AP). */
+  leaderboards: Array<{ qrels: string; comparison: Comparison }>;
+  /** Per measure, with two leaderboards. */
+  rankCorrelation?: Record<string, RankCorrelation>;
 }
 
-function settingsLine(c: Comparison): string {
-  const test = {
-    t: 'paired t-test',
-    wilcoxon: 'Wilcoxon signed-rank test',
-    randomization: 'randomization test',
-  }[c.test];
-  return `${test}, ${c.correction === 'none' ? 'no' : c.correction} correction, alpha ${c.alpha}; ${c.topics} topics: ${c.topicHandling}`;
+/** Four decimals, as trec_eval prints; n/a for NaN. */
+export function f4(x: number): string {
+  return Number.isFinite(x) ? x.toFixed(4) : Number.isNaN(x) ? 'n/a' : String(x);
 }
 
-/** The comparison as JSON (per-topic values left out). */
-export function comparisonJson(c: Comparison): unknown {
+/** A p-value for reading: four decimals, or three significant digits below 0.001. */
+export function formatP(p: number): string {
+  if (Number.isNaN(p)) return 'n/a';
+  return p !== 0 && p < 0.001 ? p.toExponential(2) : p.toFixed(4);
+}
+
+/** Short tags for the runs in leaderboard order: a–z, then A–Z, then numbers. */
+export function runTags(c: Comparison): Map<string, string> {
+  const tag = (i: number) =>
+    i < 26
+      ? String.fromCharCode(97 + i)
+      : i < 52
+        ? String.fromCharCode(65 + i - 26)
+        : String(i + 1);
+  return new Map(c.runs.map((r, i) => [r.run, tag(i)]));
+}
+
+/** The tags of the runs `row` is significantly better than on `measure`, in leaderboard order. */
+export function marks(c: Comparison, tags: Map<string, string>, run: string, measure: string) {
+  const row = c.runs.find((r) => r.run === run)!;
+  const better = new Set(row.betterThan[measure]);
+  const list = c.runs.filter((r) => better.has(r.run)).map((r) => tags.get(r.run)!);
+  // Single letters read as a word (published-table style); longer tags need separators.
+  return list.some((t) => t.length > 1) ? list.join(',') : list.join('');
+}
+
+const TEST_NAMES = {
+  t: 'paired t-test',
+  wilcoxon: 'Wilcoxon signed-rank test',
+  randomization: 'paired randomization test',
+};
+
+const CORRECTION_NAMES = {
+  holm: 'Holm',
+  bonferroni: 'Bonferroni',
+  bh: 'Benjamini-Hochberg',
+  none: 'no',
+};
+
+/** Number of comparisons per measure (the size of each correction family). */
+function familySize(c: Comparison): number {
+  return c.pairs.filter((p) => p.measure === c.measures[0]).length;
+}
+
+/** One line naming the test, its settings and the correction family. */
+export function testLine(c: Comparison): string {
+  const extra = c.test === 'randomization' ? ` (${c.permutations} sign flips, seed ${c.seed})` : '';
+  const scope =
+    c.baseline === undefined ? 'every pair of runs' : `each run against the baseline ${c.baseline}`;
+  return (
+    `${TEST_NAMES[c.test]}${extra}, two-sided, on per-topic values, ${scope}; ` +
+    `${CORRECTION_NAMES[c.correction]} correction per measure over its ${familySize(c)} ` +
+    `comparisons; significant: corrected p < ${c.alpha}`
+  );
+}
+
+/** The explanation of the significance marks. */
+export function legendLine(c: Comparison): string {
+  return c.baseline === undefined
+    ? 'A mark after a mean lists the runs (by tag) it is significantly better than on that measure.'
+    : `A mark after a mean: significantly better than that run (only tests against the baseline ${c.baseline} were run).`;
+}
+
+/** How the intervals of the means were computed. */
+export function ciLine(c: Comparison): string {
+  return `95% intervals: percentile bootstrap of the mean over topics, ${BOOTSTRAP_SAMPLES} resamples, seed ${c.seed}`;
+}
+
+// ---------------------------------------------------------------------------------- JSON
+
+function leaderboardJson(c: Comparison) {
   return {
-    topicHandling: c.topicHandling,
     topics: c.topics,
-    test: c.test,
-    correction: c.correction,
-    alpha: c.alpha,
-    measures: c.measures,
-    runs: c.runs,
+    runs: c.runs.map((r) => ({
+      run: r.run,
+      means: r.means,
+      ci: r.ci,
+      judgedAt10: r.judgedAt10,
+      differsFrom: r.differsFrom,
+      betterThan: r.betterThan,
+    })),
     pairs: c.pairs,
   };
 }
 
-/** Aligned text table; each mean carries the letters of the runs it is significantly better than. */
-export function comparisonTable(c: Comparison, title = 'leaderboard'): string {
-  const tags = letters(c);
+function settingsJson(c: Comparison) {
+  return {
+    topicHandling: c.topicHandling,
+    test: c.test,
+    correction: c.correction,
+    correctionFamily: 'per measure: all comparisons on that measure',
+    alpha: c.alpha,
+    ...(c.permutations === undefined ? {} : { permutations: c.permutations }),
+    seed: c.seed,
+    ...(c.baseline === undefined ? {} : { baseline: c.baseline }),
+    bootstrap: { samples: BOOTSTRAP_SAMPLES, level: 0.95, seed: c.seed },
+    measures: c.measures,
+  };
+}
+
+/**
+ * JSON at full precision (JavaScript's shortest round-trip form). One leaderboard: the
+ * settings, `runs` and `pairs` at top level; two: `leaderboards` (one per qrels, in order)
+ * and `rankCorrelation`. Infinite statistics (every topic differs by the same amount) are
+ * written as null, as JSON has no Infinity.
+ */
+export function comparisonJson(report: CompareReport): string {
+  const [first] = report.leaderboards;
+  const c = first!.comparison;
+  const value =
+    report.leaderboards.length === 1
+      ? { ...settingsJson(c), qrels: first!.qrels, ...leaderboardJson(c) }
+      : {
+          ...settingsJson(c),
+          leaderboards: report.leaderboards.map((l) => ({
+            qrels: l.qrels,
+            ...leaderboardJson(l.comparison),
+          })),
+          rankCorrelationMethod: `from full-precision means: Kendall tau-b, tau-AP with the first qrels as ground truth, Spearman's rho, RBO (p = ${RBO_P}) of the two orderings`,
+          rankCorrelation: report.rankCorrelation,
+        };
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------------- text
+
+function alignRows(header: string[], rows: string[][], right: Set<number>): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function leaderboardText(c: Comparison, qrels: string): string[] {
+  const tags = runTags(c);
   const header = ['', 'run', ...c.measures, 'Judged@10'];
   const rows = c.runs.map((r) => [
     tags.get(r.run)!,
     r.run,
     ...c.measures.map((m) => {
-      const marks = r.betterThan[m]!.map((x) => tags.get(x))
-        .sort()
-        .join('');
-      return marks ? `${f4(r.means[m]!)} ${marks}` : f4(r.means[m]!);
+      const mk = marks(c, tags, r.run, m);
+      return mk ? `${f4(r.means[m]!)} ${mk}` : f4(r.means[m]!);
     }),
     f4(r.judgedAt10),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => cell.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return [
-    `${title}: ${settingsLine(c)}`,
-    line(header),
-    ...rows.map(line),
-    'A letter after a mean: significantly better than the run with that letter on that measure.',
+  const lines = [
+    `qrels: ${qrels} (${c.topics} topics; ${c.runs.length} runs)`,
+    `topics: ${c.topicHandling}`,
+    `test: ${testLine(c)}`,
+    ciLine(c),
     '',
-  ].join('\n');
-}
-
-/** CSV: one row per (run, measure), a blank line, then one row per pairwise test. */
-export function comparisonCsv(c: Comparison): string {
-  const cell = (v: unknown) => {
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  const lines = ['run,measure,mean,ci_lower,ci_upper,judged_at_10,better_than,topic_handling'];
-  for (const r of c.runs) {
+    ...alignRows(header, rows, new Set()),
+    '',
+    legendLine(c),
+  ];
+  if (c.baseline !== undefined) {
+    lines.push('');
     for (const m of c.measures) {
+      lines.push(`${m} against the baseline ${c.baseline}:`);
+      const pairRows = c.pairs
+        .filter((p) => p.measure === m)
+        .map((p) => [
+          p.a,
+          (p.meanDiff >= 0 ? '+' : '') + f4(p.meanDiff),
+          formatP(p.p),
+          formatP(p.pAdjusted),
+          p.significant ? '*' : '',
+        ]);
       lines.push(
-        [
-          r.run,
-          m,
-          r.means[m],
-          r.ci[m]![0],
-          r.ci[m]![1],
-          r.judgedAt10,
-          r.betterThan[m]!.join(' '),
-          c.topicHandling,
-        ]
-          .map(cell)
-          .join(','),
+        ...alignRows(['run', 'diff', 'p', 'p corrected', ''], pairRows, new Set([1, 2, 3])).map(
+          (l) => `  ${l}`,
+        ),
       );
     }
   }
-  lines.push('', 'a,b,measure,mean_diff,statistic,p,p_adjusted,significant,test,correction');
-  for (const p of c.pairs) {
+  return lines;
+}
+
+/** Both orderings of the runs on one measure, best first (equal means ordered by run tag). */
+export function orderings(report: CompareReport, measure: string): Comparison['runs'][] {
+  return report.leaderboards.map((l) =>
+    [...l.comparison.runs].sort(
+      (p, q) => q.means[measure]! - p.means[measure]! || (p.run < q.run ? -1 : 1),
+    ),
+  );
+}
+
+function rankingsText(report: CompareReport, measure: string): string[] {
+  const [left, right] = orderings(report, measure) as [Comparison['runs'], Comparison['runs']];
+  const rankLeft = new Map(left.map((r, i) => [r.run, i + 1]));
+  const rows = left.map((r, i) => {
+    const other = right[i]!;
+    const moved = rankLeft.get(other.run)! - (i + 1);
+    return [
+      String(i + 1),
+      r.run,
+      f4(r.means[measure]!),
+      other.run,
+      f4(other.means[measure]!),
+      moved === 0 ? '=' : moved > 0 ? `+${moved}` : String(moved),
+    ];
+  });
+  const [qa, qb] = report.leaderboards.map((l) => l.qrels);
+  return [
+    `${measure} rankings: first = ${qa}, second = ${qb} (moved: places gained against the first)`,
+    ...alignRows(
+      ['rank', 'run (first)', 'mean', 'run (second)', 'mean', 'moved'],
+      rows,
+      new Set([0, 2, 4, 5]),
+    ).map((l) => `  ${l}`),
+  ];
+}
+
+function correlationText(report: CompareReport): string[] {
+  const lines = [
+    `rank correlation of the two leaderboards (full-precision means; tau-AP with the first qrels as ground truth; RBO p = ${RBO_P}):`,
+  ];
+  for (const [m, r] of Object.entries(report.rankCorrelation ?? {})) {
     lines.push(
-      [
-        p.a,
-        p.b,
-        p.measure,
-        p.meanDiff,
-        p.statistic,
-        p.p,
-        p.pAdjusted,
-        p.significant,
-        c.test,
-        c.correction,
-      ]
-        .map(cell)
-        .join(','),
+      `  ${m}: Kendall tau-b ${f4(r.kendallTauB)}   tau-AP ${f4(r.tauAP)}   Spearman ${f4(r.spearman)}   RBO ${f4(r.rbo)}`,
     );
+  }
+  return lines;
+}
+
+/** Aligned text: each leaderboard with significance marks, and with two qrels their agreement. */
+export function comparisonTable(report: CompareReport): string {
+  const parts: string[] = [];
+  report.leaderboards.forEach((l, i) => {
+    if (report.leaderboards.length > 1) parts.push(`== leaderboard ${i + 1} ==`);
+    parts.push(...leaderboardText(l.comparison, l.qrels), '');
+  });
+  if (report.leaderboards.length === 2) {
+    for (const m of report.leaderboards[0]!.comparison.measures) {
+      parts.push(...rankingsText(report, m), '');
+    }
+    parts.push(...correlationText(report), '');
+  }
+  return `${parts.join('\n').trimEnd()}\n`;
+}
+
+// ---------------------------------------------------------------------------------- CSV
+
+function csvCell(v: unknown): string {
+  const s =
+    typeof v === 'number' && !Number.isFinite(v) ? (Number.isNaN(v) ? '' : String(v)) : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function csvLine(cells: unknown[]): string {
+  return cells.map(csvCell).join(',');
+}
+
+/**
+ * CSV in sections separated by one blank line, each with its own header row:
+ * 1. one row per (run, measure): mean, interval, Judged@10, marks, topic handling;
+ * 2. one row per pairwise test;
+ * 3. with two qrels, one row per measure: the rank correlations.
+ * With two qrels, sections 1 and 2 start with a `qrels` column.
+ */
+export function comparisonCsv(report: CompareReport): string {
+  const two = report.leaderboards.length === 2;
+  const q = (qrels: string) => (two ? [qrels] : []);
+  const lines = [
+    csvLine([
+      ...q('qrels'),
+      'run',
+      'measure',
+      'mean',
+      'ci_lower',
+      'ci_upper',
+      'judged_at_10',
+      'rank',
+      'better_than',
+      'differs_from',
+      'topics',
+      'topic_handling',
+    ]),
+  ];
+  for (const { qrels, comparison: c } of report.leaderboards) {
+    for (const m of c.measures) {
+      const ranked = [...c.runs].sort(
+        (x, y) => y.means[m]! - x.means[m]! || (x.run < y.run ? -1 : 1),
+      );
+      for (const r of c.runs) {
+        lines.push(
+          csvLine([
+            ...q(qrels),
+            r.run,
+            m,
+            r.means[m],
+            r.ci[m]![0],
+            r.ci[m]![1],
+            r.judgedAt10,
+            ranked.indexOf(r) + 1,
+            r.betterThan[m]!.join(' '),
+            r.differsFrom[m]!.join(' '),
+            c.topics,
+            c.topicHandling,
+          ]),
+        );
+      }
+    }
+  }
+  lines.push('');
+  lines.push(
+    csvLine([
+      ...q('qrels'),
+      'a',
+      'b',
+      'measure',
+      'mean_diff',
+      'statistic',
+      'p',
+      'p_adjusted',
+      'significant',
+      'test',
+      'correction',
+      'alpha',
+    ]),
+  );
+  for (const { qrels, comparison: c } of report.leaderboards) {
+    for (const p of c.pairs) {
+      lines.push(
+        csvLine([
+          ...q(qrels),
+          p.a,
+          p.b,
+          p.measure,
+          p.meanDiff,
+          p.statistic,
+          p.p,
+          p.pAdjusted,
+          p.significant,
+          c.test,
+          c.correction,
+          c.alpha,
+        ]),
+      );
+    }
+  }
+  if (two) {
+    lines.push('', csvLine(['measure', 'kendall_tau_b', 'tau_ap', 'spearman', 'rbo']));
+    for (const [m, r] of Object.entries(report.rankCorrelation ?? {})) {
+      lines.push(csvLine([m, r.kendallTauB, r.tauAP, r.spearman, r.rbo]));
+    }
   }
   return `${lines.join('\n')}\n`;
 }
 
-function latexEscape(s: string): string {
-  return s.replace(/[\\{}$&#^_%~]/g, (ch) =>
-    ch === '\\'
-      ? '\\textbackslash{}'
-      : ch === '~'
-        ? '\\textasciitilde{}'
-        : ch === '^'
-          ? '\\textasciicircum{}'
-          : `\\${ch}`,
-  );
+// ---------------------------------------------------------------------------------- LaTeX
+
+/** Escapes text for LaTeX (run tags and measure names come from users' files). */
+export function latexEscape(s: string): string {
+  return s.replace(/[\\{}$&#^_%~<>|]/g, (ch) => {
+    switch (ch) {
+      case '\\':
+        return '\\textbackslash{}';
+      case '~':
+        return '\\textasciitilde{}';
+      case '^':
+        return '\\textasciicircum{}';
+      case '<':
+        return '\\textless{}';
+      case '>':
+        return '\\textgreater{}';
+      case '|':
+        return '\\textbar{}';
+      default:
+        return `\\${ch}`;
+    }
+  });
 }
 
-/** A booktabs table: best mean per column in bold, significance as superscript letters. */
-export function comparisonLatex(c: Comparison): string {
-  const tags = letters(c);
+function leaderboardLatex(c: Comparison, qrels: string): string[] {
+  const tags = runTags(c);
   const best = Object.fromEntries(
     c.measures.map((m) => [m, Math.max(...c.runs.map((r) => r.means[m]!))]),
   );
+  const comment = (s: string) => `% ${s.replace(/\n/g, ' ')}`;
   const lines = [
-    `% ${settingsLine(c)}`,
+    comment(`assay compare, qrels ${qrels}: ${c.topics} topics; ${c.topicHandling}`),
+    comment(`${testLine(c)}`),
+    comment(ciLine(c)),
+    comment(
+      'Bold: best mean per column (ties all bold). Superscript letters: significantly better than the run with that tag.',
+    ),
+    '% needs \\usepackage{booktabs}',
     `\\begin{tabular}{ll${'r'.repeat(c.measures.length + 1)}}`,
     '\\toprule',
     ` & Run & ${c.measures.map(latexEscape).join(' & ')} & Judged@10 \\\\`,
@@ -136,132 +414,36 @@ export function comparisonLatex(c: Comparison): string {
   for (const r of c.runs) {
     const cells = c.measures.map((m) => {
       const value = r.means[m] === best[m] ? `\\textbf{${f4(r.means[m]!)}}` : f4(r.means[m]!);
-      const marks = r.betterThan[m]!.map((x) => tags.get(x))
-        .sort()
-        .join('');
-      return marks ? `${value}\\textsuperscript{${marks}}` : value;
+      const mk = marks(c, tags, r.run, m);
+      return mk ? `${value}\\textsuperscript{${mk}}` : value;
     });
     lines.push(
       `(${tags.get(r.run)}) & ${latexEscape(r.run)} & ${cells.join(' & ')} & ${f4(r.judgedAt10)} \\\\`,
     );
   }
-  lines.push('\\bottomrule', '\\end{tabular}', '');
-  return lines.join('\n');
+  lines.push('\\bottomrule', '\\end{tabular}');
+  return lines;
 }
 
-/** Escapes text for HTML: run names and topic ids come from users' files. */
-export function escapeHtml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!,
-  );
-}
-
-function ciPlot(c: Comparison, measure: string): string {
-  const width = 640;
-  const rowH = 22;
-  const left = 180;
-  const height = c.runs.length * rowH + 40;
-  const lo = Math.min(...c.runs.map((r) => r.ci[measure]![0]));
-  const hi = Math.max(...c.runs.map((r) => r.ci[measure]![1]));
-  const span = hi - lo || 1;
-  const x = (v: number) => left + ((v - lo) / span) * (width - left - 20);
-  const parts = c.runs.map((r, i) => {
-    const y = 20 + i * rowH;
-    const [a, b] = r.ci[measure]!;
-    return (
-      `<text x="${left - 8}" y="${y + 4}" text-anchor="end">${escapeHtml(r.run)}</text>` +
-      `<line x1="${x(a).toFixed(1)}" x2="${x(b).toFixed(1)}" y1="${y}" y2="${y}" stroke="#4a6fa5" stroke-width="2"/>` +
-      `<circle cx="${x(r.means[measure]!).toFixed(1)}" cy="${y}" r="4" fill="#1f3b63"><title>${escapeHtml(r.run)}: ${f4(r.means[measure]!)} [${f4(a)}, ${f4(b)}]</title></circle>`
+/** booktabs tables: best mean per column bold, significance as superscript run tags. */
+export function comparisonLatex(report: CompareReport): string {
+  const parts: string[] = [];
+  for (const l of report.leaderboards) parts.push(...leaderboardLatex(l.comparison, l.qrels), '');
+  if (report.rankCorrelation) {
+    parts.push(
+      `% Rank correlation of the two leaderboards from full-precision means; tau-AP with the first qrels (${report.leaderboards[0]!.qrels}) as ground truth; RBO p = ${RBO_P}.`,
+      '\\begin{tabular}{lrrrr}',
+      '\\toprule',
+      'Measure & Kendall $\\tau_b$ & $\\tau_{AP}$ & Spearman $\\rho$ & RBO \\\\',
+      '\\midrule',
+      ...Object.entries(report.rankCorrelation).map(
+        ([m, r]) =>
+          `${latexEscape(m)} & ${f4(r.kendallTauB)} & ${f4(r.tauAP)} & ${f4(r.spearman)} & ${f4(r.rbo)} \\\\`,
+      ),
+      '\\bottomrule',
+      '\\end{tabular}',
+      '',
     );
-  });
-  const axis = `<text x="${left}" y="${height - 6}">${f4(lo)}</text><text x="${width - 20}" y="${height - 6}" text-anchor="end">${f4(hi)}</text>`;
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(measure)} means with 95% confidence intervals">${parts.join('')}${axis}</svg>`;
-}
-
-function diffPlot(c: Comparison, measure: string, a: string, b: string): string {
-  const xs = c.perTopic[measure]![a]!;
-  const ys = c.perTopic[measure]![b]!;
-  const diffs = c.topicIds.map((q, i) => ({ q, d: xs[i]! - ys[i]! })).sort((p, q) => q.d - p.d);
-  const width = 640;
-  const height = 200;
-  const max = Math.max(1e-9, ...diffs.map((d) => Math.abs(d.d)));
-  const barW = (width - 20) / Math.max(1, diffs.length);
-  const mid = height / 2;
-  const bars = diffs.map((d, i) => {
-    const h = (Math.abs(d.d) / max) * (mid - 10);
-    const y = d.d >= 0 ? mid - h : mid;
-    return `<rect x="${(10 + i * barW).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(1, barW - 1).toFixed(1)}" height="${h.toFixed(1)}" fill="${d.d >= 0 ? '#3c8d5a' : '#b5483b'}"><title>topic ${escapeHtml(d.q)}: ${f4(d.d)}</title></rect>`;
-  });
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="per-topic differences">${bars.join('')}<line x1="10" x2="${width - 10}" y1="${mid}" y2="${mid}" stroke="#555"/></svg>`;
-}
-
-/** One self-contained HTML page: table, confidence-interval plot, per-topic differences, p-values. */
-export function comparisonHtml(
-  c: Comparison,
-  correlations?: { other: Comparison; byMeasure: Record<string, RankCorrelation> },
-): string {
-  const tags = letters(c);
-  const m0 = c.measures[0]!;
-  const header = `<tr><th></th><th>run</th>${c.measures.map((m) => `<th>${escapeHtml(m)}</th>`).join('')}<th>Judged@10</th></tr>`;
-  const body = c.runs
-    .map((r) => {
-      const cells = c.measures
-        .map((m) => {
-          const marks = r.betterThan[m]!.map((x) => tags.get(x))
-            .sort()
-            .join('');
-          return `<td>${f4(r.means[m]!)}${marks ? `<sup>${marks}</sup>` : ''}</td>`;
-        })
-        .join('');
-      return `<tr><td>${tags.get(r.run)}</td><td>${escapeHtml(r.run)}</td>${cells}<td>${f4(r.judgedAt10)}</td></tr>`;
-    })
-    .join('');
-  const pMatrix = (() => {
-    const runs = c.runs.map((r) => r.run);
-    const find = (a: string, b: string) =>
-      c.pairs.find(
-        (p) => p.measure === m0 && ((p.a === a && p.b === b) || (p.a === b && p.b === a)),
-      );
-    const rows = runs
-      .map((a) => {
-        const cells = runs
-          .map((b) => {
-            const p = a === b ? undefined : find(a, b);
-            if (!p) return '<td></td>';
-            const shade = p.significant ? '#cfe8d5' : '#f3f3f3';
-            return `<td style="background:${shade}">${p.pAdjusted.toPrecision(3)}</td>`;
-          })
-          .join('');
-        return `<tr><th>${escapeHtml(a)}</th>${cells}</tr>`;
-      })
-      .join('');
-    return `<table><tr><th></th>${runs.map((r) => `<th>${escapeHtml(r)}</th>`).join('')}</tr>${rows}</table>`;
-  })();
-  const [top, second] = [c.runs[0]!.run, c.runs[1]?.run];
-  const correlationSection = correlations
-    ? `<h2>Leaderboard agreement</h2><table><tr><th>measure</th><th>Kendall tau-b</th><th>tau-AP</th><th>Spearman</th><th>RBO</th></tr>${Object.entries(
-        correlations.byMeasure,
-      )
-        .map(
-          ([m, r]) =>
-            `<tr><td>${escapeHtml(m)}</td><td>${f4(r.kendallTauB)}</td><td>${f4(r.tauAP)}</td><td>${f4(r.spearman)}</td><td>${f4(r.rbo)}</td></tr>`,
-        )
-        .join('')}</table>`
-    : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>assay comparison</title>
-<style>body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}td:nth-child(2),th:nth-child(2){text-align:left}sup{color:#1f3b63}svg text{font:12px system-ui,sans-serif}</style>
-</head><body>
-<h1>Leaderboard</h1>
-<p>${escapeHtml(settingsLine(c))}. A letter after a mean: significantly better than the run with that letter.</p>
-<table>${header}${body}</table>
-<h2>${escapeHtml(m0)}: means with 95% confidence intervals</h2>
-${ciPlot(c, m0)}
-${second ? `<h2>Per-topic ${escapeHtml(m0)} differences: ${escapeHtml(top)} − ${escapeHtml(second)}</h2>${diffPlot(c, m0, top, second)}` : ''}
-<h2>Corrected p-values (${escapeHtml(m0)})</h2>
-${pMatrix}
-${correlationSection}
-</body></html>
-`;
+  }
+  return parts.join('\n');
 }

@@ -15,7 +15,10 @@ export interface DepthPoolOptions {
   perTopicCap?: number;
   /** Label sets whose labelled (topic, docno) pairs are left out of the pool. */
   exclude?: Qrels[];
-  /** Whether a negative grade in `exclude` counts as labelled (default true, see README). */
+  /**
+   * Whether a negative grade in `exclude` counts as labelled (default false: a negative grade
+   * means pooled but not judged, as trec_eval reads it, so the pair stays in the pool).
+   */
   negativeGradesJudged?: boolean;
   /** Judging order within a topic (default 'best-rank'). */
   order?: PoolOrder;
@@ -50,8 +53,8 @@ function rrf(ranks: readonly number[], k: number): number {
 
 /**
  * Builds a depth-k pool: the union of every run's top `depth` documents per topic (trec_eval
- * ranking: score descending, ties by docno descending), minus pairs already labelled in
- * `exclude`, ordered per topic by `order`, capped by `perTopicCap`.
+ * ranking: score descending, ties by docno descending), minus pairs already labelled (grade ≥ 0,
+ * or any grade with `negativeGradesJudged`) in `exclude`, ordered per topic by `order`, capped by `perTopicCap`.
  *
  * Orders within a topic:
  * - 'best-rank': smallest rank any run gave, then more runs first, then docno ascending;

@@ -80,10 +80,12 @@ export interface JudgedAtK {
 }
 
 /**
- * Judged@k as assay defines it everywhere: 1 − trec_eval's unj_k. Per topic, the documents of
- * the top k (trec_eval ranking) without a grade ≥ 0 in `labels` are unjudged; the share is
- * taken over k, and ranks past the end of a short ranking count as judged (trec_eval fills
- * them with non-relevant, not unjudged, documents). Averaged over the run's topics.
+ * Judged@k as assay defines it everywhere: 1 − trec_eval's unj_k. Per topic of the run with n
+ * retrieved documents: 1 − (unjudged documents among the top min(k, n)) / k, where a document
+ * is unjudged unless `labels` gives it a grade ≥ 0 (a negative grade means pooled but not
+ * judged, as in trec_eval). The denominator is always k: ranks past the end of a short ranking
+ * count as judged (trec_eval fills them with non-relevant, not unjudged, documents). A topic
+ * with no labels at all scores 1 − min(k, n) / k. Averaged over the run's topics.
  * `negativeGradesJudged: true` counts negative grades as labels.
  */
 export function judgedAtK(

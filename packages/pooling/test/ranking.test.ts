@@ -1,3 +1,4 @@
+import { compareBytewise, rankEntries as trecRankEntries } from '@assay/trec';
 import { describe, expect, it } from 'vitest';
 import { compareDocno, rankEntries } from '../src/index.js';
 import { runA, runB, runC } from './fixtures.js';
@@ -14,8 +15,10 @@ describe('trec_eval ranking', () => {
     expect(docnos(runB, '2')).toEqual(['e3', 'e2']);
   });
 
-  it('compares scores as doubles, as trec_eval 10.0 stores them', () => {
-    // 1.00000002 > 1.00000001 as doubles (they would tie as 32-bit floats): a ranks above b.
+  it('compares scores as doubles, as trec_eval 10.0 stores them: no float32 tie', () => {
+    // 1.00000001 and 1.00000002 differ by 1e-8, below float32 precision near 1 (spacing 2^-23
+    // ≈ 1.19e-7), so as floats they would tie and docno descending would put b above a.
+    // As doubles they differ, and the higher score (a) ranks first.
     const run = parseRun(`
 1 Q0 b 1 1.00000001 F
 1 Q0 a 2 1.00000002 F
@@ -24,7 +27,16 @@ describe('trec_eval ranking', () => {
     expect(docnos(run, '1')).toEqual(['c', 'a', 'b']);
   });
 
+  it('ranks exactly as @assay/trec does', () => {
+    for (const run of [runA, runB, runC]) {
+      for (const entries of run.topics.values()) {
+        expect(rankEntries(entries)).toEqual(trecRankEntries(entries));
+      }
+    }
+  });
+
   it('orders docnos as strcmp orders their UTF-8 bytes', () => {
+    expect(compareDocno).toBe(compareBytewise);
     expect(compareDocno('d9', 'd10')).toBeGreaterThan(0);
     expect(compareDocno('d1', 'd10')).toBeLessThan(0);
     expect(compareDocno('abc', 'abc')).toBe(0);

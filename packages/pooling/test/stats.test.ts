@@ -65,7 +65,8 @@ describe('judgedAtK', () => {
     // C: topic 1 d9 (grade -1: not judged) d3 → 1 − 1/2; topic 2 e4 alone, unlabelled → 1 − 1/2.
     expect(judgedAtK(runC, labels, 2).mean).toBe(0.5);
     expect(judgedAtK(runA, labels, 2, { topics: ['2'] }).mean).toBe(0.5);
-    // No labels at all: topic 1 has 4 of 5 unjudged, topic 2 has 2 of 5 → (0.2 + 0.6) / 2.
+    // No labels at all: topic 1 retrieves 4, all unjudged → 1 − 4/5 = 0.2; topic 2 retrieves 2,
+    // both unjudged → 1 − 2/5 = 0.6; mean (0.2 + 0.6) / 2 = 0.4.
     expect(judgedAtK(runA, new Map(), 5).mean).toBeCloseTo(0.4, 15);
     expect(judgedAtK(runA, labels, 5, { topics: [] }).mean).toBeNaN();
   });
@@ -75,6 +76,19 @@ describe('judgedAtK', () => {
     const lenient = judgedAtK(runC, labels, 2, { negativeGradesJudged: true });
     expect(lenient.perTopic.get('1')).toBe(1);
     expect(lenient.mean).toBe(0.75);
+  });
+
+  it('counts every top-k document of a topic without labels as unjudged, over k', () => {
+    // Labels only for topic 1. B topic 2 ranks e3 e2 (tie at 0.9, docno descending).
+    const topic1Only = parseQrels('1 0 d5 0');
+    // k = 1: e3 unjudged → 1 − 1/1 = 0.
+    expect(judgedAtK(runB, topic1Only, 1).perTopic.get('2')).toBe(0);
+    // k = 4: e3 e2 unjudged, ranks 3-4 count as judged → 1 − 2/4 = 0.5.
+    expect(judgedAtK(runB, topic1Only, 4).perTopic.get('2')).toBe(0.5);
+    // Topic 1 at k = 4 ranks d5 d1 d2 d6: only d5 judged → 1 − 3/4 = 0.25; mean (0.25 + 0.5) / 2.
+    const atFour = judgedAtK(runB, topic1Only, 4);
+    expect(atFour.perTopic.get('1')).toBe(0.25);
+    expect(atFour.mean).toBe(0.375);
   });
 
   it('rejects a k below 1', () => {
