@@ -12,6 +12,8 @@ const workspaces = ['packages', 'apps'].flatMap((group) =>
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {
+    // The CLI bundle is built once here; tests that start `assay` run it.
+    globalSetup: ['./test/global-setup.ts'],
     projects: workspaces.map(({ name, dir }) => ({
       extends: true,
       test: {

@@ -1,11 +1,20 @@
 import {
+  checkRelevanceFormat,
+  defaultMeasuresFor,
   formatTrecText,
   resolveMeasures,
+  type RelevanceFormat,
   type RunEvaluation,
   type ZScoreTable,
 } from '@assay/measures';
-import { parseQrels, TrecFormatError } from '@assay/trec';
-import { evaluateRunFiles, readText } from './evaluate-files.js';
+import {
+  parsePrefs,
+  parseQrels,
+  parseQrelsJg,
+  parseQrelsPrefs,
+  TrecFormatError,
+} from '@assay/trec';
+import { evaluateRunFiles, readText, type RelevanceInput } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
@@ -32,7 +41,12 @@ arguments, one block per run in argument order.
 
   -m MEASURE     measure, nickname or ir_measures name; repeatable
                  (official [default], all_trec, set, P.5,10, ndcg_cut.10, nDCG@10,
-                 P(rel=2)@10, AP, RR, R@100, Judged@10, Success@5, Bpref, infAP, Rprec)
+                 P(rel=2)@10, AP, RR, R@100, Judged@10, Success@5, Bpref, infAP, Rprec;
+                 with -R prefs or qrels_prefs: prefs [default], all_prefs;
+                 with -R qrels_jg: qrels_jg [default], map_avgjg, P_avgjg.10)
+  -R FORMAT      how QRELS is read: qrels (default); qrels_jg (the iter column names
+                 a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
+                 (qrels read as preferences, the iter column as judgment group)
   -q             also print the value for each topic
   -c             average over every qrels topic; topics a run lacks score 0
                  (without -c such a topic is an error, as in trec_eval 10.0)
@@ -56,12 +70,14 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
   if (!['text', 'json', 'csv'].includes(format))
     throw new UsageError(`--format must be text, json or csv, not '${format}'`);
   const relFormat = last(options.get('R')) ?? 'qrels';
-  if (relFormat !== 'qrels') {
+  if (!REL_FORMATS.includes(relFormat)) {
     throw new CliError(
-      `relevance format '${relFormat}' is not supported; assay reads TREC qrels (-R qrels)`,
+      `relevance format '${relFormat}' is not supported; use -R ${REL_FORMATS.join(', ')}`,
       1,
     );
   }
+  const measureFormat: RelevanceFormat =
+    relFormat === 'qrels_jg' ? 'qrels_jg' : relFormat === 'qrels' ? 'qrels' : 'prefs';
   const resultsFormat = last(options.get('T')) ?? 'trec_results';
   if (resultsFormat !== 'trec_results') {
     throw new CliError(
@@ -72,8 +88,10 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
   if (positionals.length < 2) throw new UsageError('expected QRELS and at least one RUN');
   const [qrelsPath, ...runPaths] = positionals as [string, ...string[]];
 
-  const measureSpecs = options.get('m') ?? [];
-  resolveMeasures(measureSpecs); // reject unknown measures before reading any file
+  const measureSpecs = options.get('m') ?? [...defaultMeasuresFor(measureFormat)];
+  // Reject unknown measures, and measures the relevance format cannot give, before
+  // reading any file.
+  checkRelevanceFormat(resolveMeasures(measureSpecs), measureFormat);
   const evaluation = {
     relevanceLevel: integerOption(options, 'l', 1),
     maxDocs: integerOption(options, 'M', Number.MAX_SAFE_INTEGER),
@@ -85,7 +103,7 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
 
   // Everything is parsed and evaluated before anything is printed, so a bad line in the
   // last run never leaves a partial table behind.
-  const qrels = parseQrels(readText(qrelsPath), qrelsPath);
+  const qrels = readRelevance(relFormat, qrelsPath);
   const textOptions = {
     perQuery: options.has('q'),
     summary: !options.has('n'),
@@ -148,6 +166,23 @@ function toCsv(rows: EvaluationRow[]): string {
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return `run,measure,qid,value\n${rows.map((r) => [r.run, r.measure, r.qid, r.value].map(cell).join(',')).join('\n')}\n`;
+}
+
+/** trec_eval's relevance formats (-R). */
+const REL_FORMATS = ['qrels', 'qrels_jg', 'prefs', 'qrels_prefs'];
+
+function readRelevance(format: string, path: string): RelevanceInput {
+  const text = readText(path);
+  switch (format) {
+    case 'qrels_jg':
+      return { format: 'qrels_jg', qrels: parseQrelsJg(text, path) };
+    case 'prefs':
+      return { format: 'prefs', prefs: parsePrefs(text, path) };
+    case 'qrels_prefs':
+      return { format: 'prefs', prefs: parseQrelsPrefs(text, path) };
+    default:
+      return parseQrels(text, path);
+  }
 }
 
 function last(values: string[] | undefined): string | undefined {

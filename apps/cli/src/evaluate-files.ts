@@ -3,17 +3,35 @@ import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import {
   MissingTopicError,
+  PreferenceConflictError,
   evaluateRun,
   formatTrecText,
   type TrecTextOptions,
+  prepareJudgmentGroups,
+  preparePreferences,
   prepareQrels,
   resolveMeasures,
   type EvaluationOptions,
-  type PreparedQrels,
+  type PreparedRelevance,
   type RunEvaluation,
 } from '@assay/measures';
-import { parseRun, TrecFormatError, type Qrels } from '@assay/trec';
+import { parseRun, TrecFormatError, type Prefs, type Qrels, type QrelsJg } from '@assay/trec';
 import { CliError } from './io.js';
+
+/**
+ * Parsed relevance information: TREC qrels, or (trec_eval's `-R qrels_jg`, `-R prefs`,
+ * `-R qrels_prefs`) judgment-group qrels or preferences. Plain data, so it can be handed
+ * to worker threads as it is.
+ */
+export type RelevanceInput =
+  Qrels | { format: 'qrels_jg'; qrels: QrelsJg } | { format: 'prefs'; prefs: Prefs };
+
+/** Prepares parsed relevance information for evaluation. */
+export function prepareRelevance(input: RelevanceInput): PreparedRelevance {
+  if (input instanceof Map) return prepareQrels(input);
+  if (input.format === 'qrels_jg') return prepareJudgmentGroups(input.qrels);
+  return preparePreferences(input.prefs);
+}
 
 /** Where the worker script is and how many threads may run it. */
 export interface Parallelism {
@@ -23,7 +41,7 @@ export interface Parallelism {
 
 /** What a worker thread is asked to do: evaluate some of the runs against the qrels. */
 export interface EvalWorkerRequest {
-  qrels: Qrels;
+  qrels: RelevanceInput;
   measureSpecs: string[];
   options: EvaluationOptions;
   jobs: Array<{ index: number; path: string }>;
@@ -64,14 +82,21 @@ export function readText(path: string): string {
 
 /** Parses and evaluates one run file. */
 export function evaluateRunFile(
-  qrels: PreparedQrels,
+  qrels: PreparedRelevance,
   path: string,
   measures: ReturnType<typeof resolveMeasures>,
   options: EvaluationOptions,
 ): RunEvaluation {
   // Only the judged topics are evaluated, so only their entries are kept.
   const run = parseRun(readText(path), path, { topics: new Set(qrels.topics) });
-  return evaluateRun(qrels, run, measures, options);
+  try {
+    return evaluateRun(qrels, run, measures, options);
+  } catch (error) {
+    // Contradictory preferences are bad input, found only once a run is ranked.
+    if (error instanceof PreferenceConflictError)
+      throw new CliError(`inconsistent preferences: ${error.message}`, 2);
+    throw error;
+  }
 }
 
 /**
@@ -81,7 +106,7 @@ export function evaluateRunFile(
  * decides the error, so output never depends on thread timing.
  */
 export async function evaluateRunFiles(
-  qrels: Qrels,
+  qrels: RelevanceInput,
   runPaths: readonly string[],
   measureSpecs: string[],
   options: EvaluationOptions,
@@ -91,7 +116,7 @@ export async function evaluateRunFiles(
   const measures = resolveMeasures(measureSpecs);
   const threads = Math.min(parallelism?.threads ?? 1, runPaths.length);
   if (!parallelism || threads < 2) {
-    const prepared = prepareQrels(qrels);
+    const prepared = prepareRelevance(qrels);
     return runPaths.map((path) => {
       const result = evaluateRunFile(prepared, path, measures, options);
       return text ? { result, text: formatTrecText(result, text) } : { result };
@@ -154,7 +179,7 @@ export function handleWorkerRequest(
   request: EvalWorkerRequest,
   reply: (r: EvalWorkerReply) => void,
 ): void {
-  const prepared = prepareQrels(request.qrels);
+  const prepared = prepareRelevance(request.qrels);
   const measures = resolveMeasures(request.measureSpecs);
   for (const job of request.jobs) {
     try {

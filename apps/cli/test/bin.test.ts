@@ -1,16 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixtures = `${root}test/fixtures/trec_eval/`;
 
 describe('the assay executable', () => {
-  beforeAll(() => {
-    execFileSync(process.execPath, ['apps/cli/build.mjs'], { cwd: root });
-  });
-
   it('runs `assay eval` from the built bundle with trec_eval output', () => {
     const result = spawnSync(
       process.execPath,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +61,18 @@ const CASES: Array<{ expected: string; args: string[] }> = [
     expected: 'out.test.aqZ',
     args: ['-q', '-m', 'all_trec', '-Z', f('zscores_file'), f('qrels.test'), f('results.test')],
   },
+  {
+    expected: 'out.test.qrels_jg',
+    args: ['-m', 'qrels_jg', '-q', '-R', 'qrels_jg', f('qrels.123'), f('results.test')],
+  },
+  {
+    expected: 'out.test.prefs',
+    args: ['-m', 'all_prefs', '-q', '-R', 'prefs', f('prefs.test'), f('prefs.results.test')],
+  },
+  {
+    expected: 'out.test.qrels_prefs',
+    args: ['-m', 'all_prefs', '-q', '-R', 'qrels_prefs', f('qrels.test'), f('results.test')],
+  },
 ];
 
 describe('assay eval reproduces trec_eval 10.0 regression outputs', () => {
@@ -78,6 +91,40 @@ describe('assay eval reproduces trec_eval 10.0 regression outputs', () => {
       for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
         expect(actual[i], `line ${i + 1}`).toBe(expected[i]);
       }
+    });
+  }
+});
+
+describe('assay eval carries every relevance format to its worker threads', () => {
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const cases: Array<{ expected: string; args: string[]; runs: string[] }> = [
+    {
+      expected: 'out.test.qrels_jg',
+      args: ['-m', 'qrels_jg', '-q', '-R', 'qrels_jg', f('qrels.123')],
+      runs: [f('results.test'), f('results.test')],
+    },
+    {
+      expected: 'out.test.prefs',
+      args: ['-m', 'all_prefs', '-q', '-R', 'prefs', f('prefs.test')],
+      runs: [f('prefs.results.test'), f('prefs.results.test')],
+    },
+    {
+      expected: 'out.test.qrels_prefs',
+      args: ['-m', 'all_prefs', '-q', '-R', 'qrels_prefs', f('qrels.test')],
+      runs: [f('results.test'), f('results.test')],
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.expected} twice, from the built bundle`, () => {
+      const result = spawnSync(
+        process.execPath,
+        ['apps/cli/bin/assay.js', 'eval', ...c.args, ...c.runs],
+        { cwd: root, encoding: 'utf8' },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      const expected = readFileSync(f(c.expected), 'utf8');
+      expect(result.stdout).toBe(expected + expected);
     });
   }
 });

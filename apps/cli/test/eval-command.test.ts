@@ -76,6 +76,70 @@ describe('assay eval', () => {
     expect((await cli('eval', qrels)).code).toBe(1);
   });
 
+  it('reads preferences with -R prefs and qrels as preferences with -R qrels_prefs', async () => {
+    // Topic 1: a > b; the run ranks a first, so the one preference is fulfilled.
+    const prefs = file('prefs', '1 u1 s1 a 2\n1 u1 s1 b 1\n');
+    const byPrefs = await cli('eval', '-R', 'prefs', prefs, runA);
+    expect(byPrefs.code).toBe(0);
+    // Without -m, the prefs nickname (trec_eval's official preference measures).
+    expect(byPrefs.stdout.split('\n').map((l) => l.split('\t')[0]!.trim())).toEqual([
+      'runid',
+      'num_q',
+      'prefs_num_prefs_poss',
+      'prefs_num_prefs_ful',
+      'prefs_num_prefs_ful_ret',
+      'prefs_simp',
+      'prefs_pair',
+      'prefs_avgjg',
+      '',
+    ]);
+    expect(byPrefs.stdout).toContain('prefs_simp            \tall\t1.0000');
+    // As preferences, the qrels say a > b (topic 1) and nothing for topic 2 (one document).
+    const byQrels = await cli('eval', '-R', 'qrels_prefs', '-m', 'prefs_simp', '-q', qrels, runB);
+    expect(byQrels.stdout).toBe(
+      [
+        'prefs_simp            \t1\t0.0000', // beta ranks b above a
+        'prefs_simp            \t2\t0.0000',
+        'prefs_simp            \tall\t0.0000',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('reads judgment groups with -R qrels_jg', async () => {
+    // Two assessors for topic 1: one finds a relevant, the other b.
+    const jg = file('qrels-jg', '1 x a 1\n1 x b 0\n1 y a 0\n1 y b 1\n');
+    const { code, stdout } = await cli('eval', '-R', 'qrels_jg', '-m', 'map_avgjg', jg, runA);
+    expect(code).toBe(0);
+    expect(stdout).toBe('map_avgjg             \tall\t0.7500\n'); // (1 + 1/2) / 2
+  });
+
+  it('rejects measures the relevance format cannot give and unknown formats', async () => {
+    const prefs = file('prefs2', '1 u1 s1 a 2\n1 u1 s1 b 1\n');
+    const wrong = await cli('eval', '-R', 'prefs', '-m', 'map', prefs, runA);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/measure 'map': needs TREC qrels/);
+    const jgOnQrels = await cli('eval', '-m', 'P_avgjg.5', qrels, runA);
+    expect(jgOnQrels.code).toBe(1);
+    expect(jgOnQrels.stderr).toMatch(/needs qrels with judgment groups \(-R qrels_jg\)/);
+    const unknown = await cli('eval', '-R', 'trec_prefs', qrels, runA);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/relevance format 'trec_prefs' is not supported/);
+  });
+
+  it('names file and line of a malformed preference file, and reports conflicts', async () => {
+    const bad = file('bad-prefs', '1 u1 s1 a 2\n1 u1 s1 b high\n');
+    const malformed = await cli('eval', '-R', 'prefs', bad, runA);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain(`${bad}:2: relevance "high" is not a number`);
+    // Sub-groups s1 and s2 say a > b and b > a within one judgment group.
+    const cyclic = file('cyclic-prefs', '1 u s1 a 2\n1 u s1 b 1\n1 u s2 b 2\n1 u s2 a 1\n');
+    const conflict = await cli('eval', '-R', 'prefs', cyclic, runA);
+    expect(conflict.code).toBe(2);
+    expect(conflict.stdout).toBe('');
+    expect(conflict.stderr).toMatch(/inconsistent preferences: topic 1: .*preferred to each other/);
+  });
+
   it('accepts grouped and attached short options like trec_eval', async () => {
     const grouped = await cli('eval', '-qc', '-mP.1', qrels, runB);
     const spread = await cli('eval', '-q', '-c', '-m', 'P.1', qrels, runB);

@@ -2,12 +2,15 @@
  * Evaluates runs against qrels with trec_eval 10.0's topic handling: topics come from the
  * qrels in byte order; run topics without judgments are ignored; `-c` scores a qrels topic
  * the run lacks as a one-document non-relevant ranking (so nearly every measure is 0),
- * and without `-c` such a topic is an error, as in trec_eval 10.0.
+ * and without `-c` such a topic is an error, as in trec_eval 10.0. The relevance
+ * information may also be judgment-group qrels or preferences (trec_eval's `-R`).
  */
 import type { Qrels, Run, RunEntry } from '@assay/trec';
+import type { PreparedJudgmentGroups } from './judgment-groups.js';
+import { formPreferenceCounts, type PreferenceCounts, type PreparedPreferences } from './prefs.js';
 import { type MeasureDefinition } from './registry.js';
 import { rankTopic, summarizeJudgments, type RankedTopic, type TopicJudgments } from './ranking.js';
-import type { ResolvedMeasure } from './resolve.js';
+import { checkRelevanceFormat, type ResolvedMeasure } from './resolve.js';
 
 /** Options with trec_eval's flags in brackets. */
 export interface EvaluationOptions {
@@ -33,9 +36,22 @@ export const MISSING_ZSCORE = -1000000;
 
 /** Qrels prepared once and shared by every run evaluated against them. */
 export interface PreparedQrels {
+  /** Absent or 'qrels' (set by prepareQrels); tells PreparedRelevance kinds apart. */
+  format?: 'qrels';
   /** Topic ids in byte order, as trec_eval visits them. */
   topics: string[];
   judgments: Map<string, TopicJudgments>;
+}
+
+/**
+ * Relevance information of any kind evaluateRun accepts: qrels (prepareQrels),
+ * judgment-group qrels (prepareJudgmentGroups) or preferences (preparePreferences).
+ */
+export type PreparedRelevance = PreparedQrels | PreparedJudgmentGroups | PreparedPreferences;
+
+/** The kind of relevance information (`qrels`, `qrels_jg` or `prefs`). */
+export function relevanceFormatOf(relevance: PreparedRelevance): 'qrels' | 'qrels_jg' | 'prefs' {
+  return relevance.format ?? 'qrels';
 }
 
 /** One output column: a measure value name and how to show it. */
@@ -80,19 +96,38 @@ export function prepareQrels(qrels: Qrels): PreparedQrels {
   const topics = [...qrels.keys()].sort(compareIds);
   const judgments = new Map<string, TopicJudgments>();
   for (const qid of topics) judgments.set(qid, summarizeJudgments(qrels.get(qid)!));
-  return { topics, judgments };
+  return { format: 'qrels', topics, judgments };
 }
 
 const MISSING_TOPIC_RANKING: RunEntry[] = [{ docno: 'ceci_nest_pas_un_docno', rank: 1, score: 1 }];
 const MIN_GEO_MEAN = 0.00001;
 
-/** Evaluates one run; throws MissingTopicError per trec_eval 10.0 when `-c` is off. */
+/** What runid and num_q are computed from when there is no qrels ranking (they read none). */
+const NO_RANKING: RankedTopic = {
+  rels: new Int32Array(0),
+  docnos: [],
+  numRet: 0,
+  numRel: 0,
+  numRelRet: 0,
+  numNonpool: 0,
+  numUnjudgedInPool: 0,
+  levelCounts: [],
+  numLevels: 0,
+  relevanceLevel: 1,
+};
+
+/**
+ * Evaluates one run; throws MissingTopicError per trec_eval 10.0 when `-c` is off, and
+ * MeasureSpecError when a measure needs another kind of relevance information.
+ */
 export function evaluateRun(
-  qrels: PreparedQrels,
+  qrels: PreparedRelevance,
   run: Run,
   measures: readonly ResolvedMeasure[],
   options: EvaluationOptions = {},
 ): RunEvaluation {
+  const format = relevanceFormatOf(qrels);
+  checkRelevanceFormat(measures, format);
   const level = options.relevanceLevel ?? 1;
   const ranking = {
     judgedOnly: options.judgedOnly ?? false,
@@ -114,19 +149,46 @@ export function evaluateRun(
       if (!options.completeTopics) throw new MissingTopicError(qid, run.name);
       entries = MISSING_TOPIC_RANKING;
     }
-    const judgments = qrels.judgments.get(qid)!;
     const byLevel = new Map<number, RankedTopic>();
     const ranked = (lvl: number): RankedTopic => {
+      if (qrels.format === 'qrels_jg' || qrels.format === 'prefs') return NO_RANKING;
       let t = byLevel.get(lvl);
       if (!t) {
-        t = rankTopic(entries!, judgments, { ...ranking, relevanceLevel: lvl });
+        t = rankTopic(entries!, qrels.judgments.get(qid)!, { ...ranking, relevanceLevel: lvl });
         byLevel.set(lvl, t);
       }
       return t;
     };
+    const groupsByLevel = new Map<number, RankedTopic[]>();
+    const rankedGroups = (lvl: number): RankedTopic[] => {
+      if (qrels.format !== 'qrels_jg') return [];
+      let groups = groupsByLevel.get(lvl);
+      if (!groups) {
+        const options = { ...ranking, relevanceLevel: lvl };
+        groups = qrels.groups.get(qid)!.map((j) => rankTopic(entries!, j, options));
+        groupsByLevel.set(lvl, groups);
+      }
+      return groups;
+    };
+    let preferences: PreferenceCounts | undefined;
+    const preferenceCounts = (): PreferenceCounts => {
+      if (qrels.format !== 'prefs') throw new Error('no preference judgments');
+      preferences ??= formPreferenceCounts(
+        qid,
+        entries!,
+        qrels.judgments.get(qid)!,
+        ranking.maxDocs,
+      );
+      return preferences;
+    };
     const values: Array<number | string> = [];
     for (const rm of measures) {
-      const out = rm.definition.compute(ranked(rm.relevanceLevel ?? level), rm.params, ctx);
+      const d = rm.definition;
+      const lvl = rm.relevanceLevel ?? level;
+      let out: number[] | string;
+      if (d.relevance === 'qrels_jg') out = d.computeGroups!(rankedGroups(lvl), rm.params, ctx);
+      else if (d.relevance === 'prefs') out = d.computePrefs!(preferenceCounts(), rm.params, ctx);
+      else out = d.compute(ranked(lvl), rm.params, ctx);
       if (typeof out === 'string') values.push(out);
       else for (const v of out) values.push(v);
     }

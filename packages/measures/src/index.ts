@@ -20,14 +20,18 @@ export {
   type ComputeContext,
   type MeasureDefinition,
   type MeasureParams,
+  type MeasureRelevance,
   type ParamStyle,
 } from './registry.js';
 export {
   DEFAULT_MEASURES,
   MeasureSpecError,
+  checkRelevanceFormat,
+  defaultMeasuresFor,
   isIrMeasuresName,
   parseParams,
   resolveMeasures,
+  type RelevanceFormat,
   type ResolvedMeasure,
 } from './resolve.js';
 export {
@@ -36,10 +40,38 @@ export {
   compareIds,
   evaluateRun,
   prepareQrels,
+  relevanceFormatOf,
   type EvaluationColumn,
   type EvaluationOptions,
   type PreparedQrels,
+  type PreparedRelevance,
   type RunEvaluation,
   type ZScoreTable,
 } from './evaluate.js';
+export {
+  averageOverGroups,
+  averagePrecisionOverGroups,
+  precisionAtOverGroups,
+  prepareJudgmentGroups,
+  rPrecisionMultiplesOverGroups,
+  type PreparedJudgmentGroups,
+} from './judgment-groups.js';
+export {
+  PreferenceConflictError,
+  formPreferenceCounts,
+  numPrefsFulfilled,
+  numPrefsFulfilledRetrieved,
+  numPrefsPossible,
+  prefsAverageOverGroups,
+  prefsAverageRNonrel,
+  prefsPair,
+  prefsSimple,
+  preparePreferences,
+  type EquivalenceClass,
+  type PreferenceCounts,
+  type PreferenceGroup,
+  type PreferenceMatrix,
+  type PreferenceScope,
+  type PreparedPreferences,
+} from './prefs.js';
 export { formatTrecText, formatTrecValue, type TrecTextOptions } from './trec-output.js';

@@ -3,6 +3,9 @@
  * is printed and averaged. The math lives in trec-measures.ts.
  */
 import type { GainOverrides } from './gains.js';
+import * as jg from './judgment-groups.js';
+import * as prefs from './prefs.js';
+import type { PreferenceCounts } from './prefs.js';
 import type { RankedTopic } from './ranking.js';
 import * as m from './trec-measures.js';
 
@@ -34,6 +37,13 @@ export interface ComputeContext {
   numDocsInCollection: number;
 }
 
+/**
+ * The relevance information a measure reads (trec_eval's `-R`): TREC qrels, qrels with
+ * judgment groups (`qrels_jg`), or preferences (`prefs`, also read from qrels with
+ * `-R qrels_prefs`). `any` is for runid and num_q, which read none.
+ */
+export type MeasureRelevance = 'qrels' | 'qrels_jg' | 'prefs' | 'any';
+
 /** A measure definition: what it is called, its parameters, how it is shown. */
 export interface MeasureDefinition {
   /** trec_eval name (`P`, `ndcg_cut`, …). */
@@ -48,8 +58,17 @@ export interface MeasureDefinition {
   aggregate: Aggregate;
   /** Whether trec_eval prints the value for each topic with -q. */
   perQuery: boolean;
-  /** Per-topic values (one per output name), or a string for relstring. */
+  /** The relevance information it reads; 'qrels' when absent. */
+  relevance?: MeasureRelevance;
+  /**
+   * Per-topic values (one per output name), or a string for relstring. For 'qrels' and
+   * 'any' measures; the others compute with computeGroups or computePrefs.
+   */
   compute(t: RankedTopic, p: MeasureParams, ctx: ComputeContext): number[] | string;
+  /** Per-topic values from one ranking per judgment group ('qrels_jg' measures). */
+  computeGroups?(groups: readonly RankedTopic[], p: MeasureParams, ctx: ComputeContext): number[];
+  /** Per-topic values from the topic's preference counts ('prefs' measures). */
+  computePrefs?(counts: PreferenceCounts, p: MeasureParams, ctx: ComputeContext): number[];
 }
 
 const P_CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000];
@@ -57,8 +76,14 @@ const RECALL_LEVELS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
 /** Every trec_eval 10.0 measure assay implements, in trec_eval's output order. */
 export const TREC_MEASURES: readonly MeasureDefinition[] = [
-  def('runid', 'Run id given by the run file', 'none', 'string', 'runid', false, () => ''),
-  def('num_q', 'Number of topics evaluated', 'none', 'long', 'count', false, () => [0]),
+  {
+    ...def('runid', 'Run id given by the run file', 'none', 'string', 'runid', false, () => ''),
+    relevance: 'any',
+  },
+  {
+    ...def('num_q', 'Number of topics evaluated', 'none', 'long', 'count', false, () => [0]),
+    relevance: 'any',
+  },
   def('num_ret', 'Number of documents retrieved', 'none', 'long', 'sum', true, (t) => [t.numRet]),
   def('num_rel', 'Number of relevant documents in the qrels', 'none', 'long', 'sum', true, (t) => [
     t.numRel,
@@ -283,6 +308,125 @@ export const TREC_MEASURES: readonly MeasureDefinition[] = [
     true,
     (t) => [m.nonRelevantJudgedRetrieved(t)],
   ),
+  prefsDef(
+    'prefs_num_prefs_poss',
+    'Number of preferences, fulfilled or not, retrieved or not',
+    'long',
+    'sum',
+    (c) => prefs.numPrefsPossible(c),
+  ),
+  prefsDef(
+    'prefs_num_prefs_ful',
+    'Number of preferences fulfilled (one document retrieved counts)',
+    'long',
+    'sum',
+    (c) => prefs.numPrefsFulfilled(c),
+  ),
+  prefsDef(
+    'prefs_num_prefs_ful_ret',
+    'Number of preferences fulfilled among retrieved documents',
+    'long',
+    'sum',
+    (c) => prefs.numPrefsFulfilledRetrieved(c),
+  ),
+  prefsDef(
+    'prefs_simp',
+    'Preferences fulfilled / possible (neither retrieved counts as a failure)',
+    'float',
+    'mean',
+    (c) => prefs.prefsSimple(c, 'all'),
+  ),
+  prefsDef(
+    'prefs_pair',
+    'Mean over document pairs of the share of their preferences fulfilled',
+    'float',
+    'mean',
+    (c) => prefs.prefsPair(c, 'all'),
+  ),
+  prefsDef(
+    'prefs_avgjg',
+    'Preferences fulfilled / possible per judgment group, averaged over groups',
+    'float',
+    'mean',
+    (c) => prefs.prefsAverageOverGroups(c, 'all'),
+  ),
+  prefsDef(
+    'prefs_avgjg_Rnonrel',
+    'prefs_avgjg with the non-relevant documents of each group cut or padded to R',
+    'float',
+    'mean',
+    (c) => prefs.prefsAverageRNonrel(c, false),
+  ),
+  prefsDef(
+    'prefs_simp_ret',
+    'prefs_simp over preferences between retrieved documents only',
+    'float',
+    'mean',
+    (c) => prefs.prefsSimple(c, 'ret'),
+  ),
+  prefsDef(
+    'prefs_pair_ret',
+    'prefs_pair over pairs of retrieved documents only',
+    'float',
+    'mean',
+    (c) => prefs.prefsPair(c, 'ret'),
+  ),
+  prefsDef(
+    'prefs_avgjg_ret',
+    'prefs_avgjg over preferences between retrieved documents only',
+    'float',
+    'mean',
+    (c) => prefs.prefsAverageOverGroups(c, 'ret'),
+  ),
+  prefsDef(
+    'prefs_avgjg_Rnonrel_ret',
+    'prefs_avgjg_Rnonrel over retrieved documents only',
+    'float',
+    'mean',
+    (c) => prefs.prefsAverageRNonrel(c, true),
+  ),
+  prefsDef(
+    'prefs_simp_imp',
+    'prefs_simp ignoring preferences with neither document retrieved',
+    'float',
+    'mean',
+    (c) => prefs.prefsSimple(c, 'imp'),
+  ),
+  prefsDef(
+    'prefs_pair_imp',
+    'prefs_pair ignoring pairs with neither document retrieved',
+    'float',
+    'mean',
+    (c) => prefs.prefsPair(c, 'imp'),
+  ),
+  prefsDef(
+    'prefs_avgjg_imp',
+    'prefs_avgjg ignoring preferences with neither document retrieved',
+    'float',
+    'mean',
+    (c) => prefs.prefsAverageOverGroups(c, 'imp'),
+  ),
+  groupsDef('map_avgjg', 'Average precision averaged over judgment groups', 'none', (g) => [
+    jg.averagePrecisionOverGroups(g),
+  ]),
+  {
+    ...groupsDef(
+      'P_avgjg',
+      'Precision at cutoffs averaged over judgment groups',
+      'cutoffs',
+      (g, p) => jg.precisionAtOverGroups(g, p.numbers),
+    ),
+    defaults: P_CUTOFFS,
+  },
+  {
+    ...groupsDef(
+      'Rprec_mult_avgjg',
+      'Precision at multiples of R averaged over judgment groups',
+      'realCutoffs',
+      (g, p) => jg.rPrecisionMultiplesOverGroups(g, p.numbers),
+    ),
+    defaults: [0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0],
+  },
   def(
     'rbp',
     'Rank-biased precision (p = 0.9 unless p=… given)',
@@ -327,7 +471,45 @@ function def(
   return { name, doc, params, output, aggregate, perQuery, compute };
 }
 
-/** trec_eval's measure nicknames (`-m all_trec`, `-m official`, `-m set`). */
+/** A measure of preference judgments (`-R prefs` or `-R qrels_prefs`). */
+function prefsDef(
+  name: string,
+  doc: string,
+  output: 'float' | 'long',
+  aggregate: Aggregate,
+  compute: (c: PreferenceCounts) => number,
+): MeasureDefinition {
+  return {
+    ...def(name, doc, 'none', output, aggregate, true, wrongInput(name, '-R prefs')),
+    relevance: 'prefs',
+    computePrefs: (c) => [compute(c)],
+  };
+}
+
+/** A measure averaged over judgment groups (`-R qrels_jg`). */
+function groupsDef(
+  name: string,
+  doc: string,
+  params: ParamStyle,
+  compute: NonNullable<MeasureDefinition['computeGroups']>,
+): MeasureDefinition {
+  return {
+    ...def(name, doc, params, 'float', 'mean', true, wrongInput(name, '-R qrels_jg')),
+    relevance: 'qrels_jg',
+    computeGroups: compute,
+  };
+}
+
+function wrongInput(name: string, format: string): MeasureDefinition['compute'] {
+  return () => {
+    throw new Error(`measure '${name}' needs ${format} relevance information`);
+  };
+}
+
+/**
+ * trec_eval's measure nicknames (`-m all_trec`, `-m official`, `-m set`; `-m all_prefs`
+ * and `-m prefs` for preferences, `-m qrels_jg` for judgment groups).
+ */
 export const TREC_NICKNAMES: Readonly<Record<string, readonly string[]>> = {
   official: [
     'runid',
@@ -395,6 +577,35 @@ export const TREC_NICKNAMES: Readonly<Record<string, readonly string[]>> = {
     'set_map',
     'set_F',
   ],
+  all_prefs: [
+    'runid',
+    'num_q',
+    'prefs_num_prefs_poss',
+    'prefs_num_prefs_ful',
+    'prefs_num_prefs_ful_ret',
+    'prefs_simp',
+    'prefs_pair',
+    'prefs_avgjg',
+    'prefs_avgjg_Rnonrel',
+    'prefs_simp_ret',
+    'prefs_pair_ret',
+    'prefs_avgjg_ret',
+    'prefs_avgjg_Rnonrel_ret',
+    'prefs_simp_imp',
+    'prefs_pair_imp',
+    'prefs_avgjg_imp',
+  ],
+  prefs: [
+    'runid',
+    'num_q',
+    'prefs_num_prefs_poss',
+    'prefs_num_prefs_ful',
+    'prefs_num_prefs_ful_ret',
+    'prefs_simp',
+    'prefs_pair',
+    'prefs_avgjg',
+  ],
+  qrels_jg: ['runid', 'num_q', 'map_avgjg', 'P_avgjg', 'Rprec_mult_avgjg'],
 };
 
 /** Looks up a trec_eval measure definition by name. */

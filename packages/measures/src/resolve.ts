@@ -37,6 +37,45 @@ export class MeasureSpecError extends Error {
 /** The measures trec_eval prints when no `-m` is given. */
 export const DEFAULT_MEASURES = ['official'] as const;
 
+/** Kinds of relevance information: TREC qrels, judgment-group qrels, preferences. */
+export type RelevanceFormat = 'qrels' | 'qrels_jg' | 'prefs';
+
+/**
+ * The measures to print when no `-m` is given, per kind of relevance information:
+ * trec_eval's `official` for qrels; for the others (where trec_eval's default would fail)
+ * the nickname of that kind's measures, `prefs` or `qrels_jg`.
+ */
+export function defaultMeasuresFor(format: RelevanceFormat): readonly string[] {
+  if (format === 'prefs') return ['prefs'];
+  if (format === 'qrels_jg') return ['qrels_jg'];
+  return DEFAULT_MEASURES;
+}
+
+const FORMAT_OPTION: Record<RelevanceFormat, string> = {
+  qrels: 'TREC qrels (-R qrels)',
+  qrels_jg: 'qrels with judgment groups (-R qrels_jg)',
+  prefs: 'preferences (-R prefs or -R qrels_prefs)',
+};
+
+/**
+ * Throws MeasureSpecError for the first measure that cannot be computed from `format`
+ * relevance information (as trec_eval fails on `-R prefs -m map`). runid and num_q go with
+ * every format.
+ */
+export function checkRelevanceFormat(
+  measures: readonly ResolvedMeasure[],
+  format: RelevanceFormat,
+): void {
+  for (const rm of measures) {
+    const needs = rm.definition.relevance ?? 'qrels';
+    if (needs === 'any' || needs === format) continue;
+    throw new MeasureSpecError(
+      rm.names[0] ?? rm.definition.name,
+      `needs ${FORMAT_OPTION[needs]}, but the relevance file is read as ${FORMAT_OPTION[format]}`,
+    );
+  }
+}
+
 /**
  * Resolves `-m` arguments the way trec_eval 10.0 does: nicknames expand, the first
  * parameter list given for a measure wins, and output follows trec_eval's measure order.

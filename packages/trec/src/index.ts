@@ -27,6 +27,12 @@ export { parseQrels } from './qrels.js';
 export { parseQrelsStream } from './qrels.js';
 /** Writes qrels as `qid 0 docno rel` lines. */
 export { formatQrels } from './qrels.js';
+/** Parses qrels whose second column names a judgment group (trec_eval's `-R qrels_jg`). */
+export { parseQrelsJg, type QrelsJg } from './qrels-jg.js';
+/** Parses preference judgments (`qid jg jsg docno rel`, trec_eval's `-R prefs`). */
+export { parsePrefs, type PrefJudgment, type Prefs } from './prefs.js';
+/** Parses qrels as preference judgments (trec_eval's `-R qrels_prefs`). */
+export { parseQrelsPrefs } from './prefs.js';
 
 /** Parses topics from TSV, JSONL or TREC SGML/XML, detecting the format when omitted. */
 export { parseTopics } from './topics.js';
