@@ -10,6 +10,10 @@ Commands:
   agree     agreement between two label sets: kappa, alpha, confusion matrix
   compare   significance-tested leaderboard; two qrels: leaderboard agreement
   pool      build a depth-k judgment pool from runs, in judging-priority order
+  serve     serve the API (npm start), over PostgreSQL or embedded PGlite
+  import    import a collection, topics, qrels or runs into the database
+  datasets  list or load the shipped datasets (cranfield)
+  db        database maintenance (assay db migrate)
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -31,6 +35,22 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   compare: async () => {
     const m = await import('./compare-command.js');
     return { run: m.compareCommand, usage: m.COMPARE_USAGE };
+  },
+  serve: async () => {
+    const m = await import('./serve-command.js');
+    return { run: m.serveCommand, usage: m.SERVE_USAGE };
+  },
+  import: async () => {
+    const m = await import('./import-command.js');
+    return { run: m.importCommand, usage: m.IMPORT_USAGE };
+  },
+  datasets: async () => {
+    const m = await import('./datasets-command.js');
+    return { run: m.datasetsCommand, usage: m.DATASETS_USAGE };
+  },
+  db: async () => {
+    const m = await import('./db-command.js');
+    return { run: m.dbCommand, usage: m.DB_USAGE };
   },
   pool: async () => {
     const m = await import('./pool-command.js');

@@ -7,27 +7,41 @@ import {
   type Queryable,
   type User,
 } from '@assay/db';
-import { PlatformError } from './errors.js';
+import { PlatformError, writing } from './errors.js';
+
+/** What ensureAdmin did: created the admin (`token` set, to show once) or nothing. */
+export interface EnsureAdminResult {
+  created: boolean;
+  /** The admin's API token, present only when `created`. */
+  token?: string;
+}
 
 /**
- * Creates the first admin (user `admin`) with an API token when no admin exists yet. The
- * token is returned once, for the caller to show; only its hash is stored.
+ * Creates the first admin (user `admin`, role admin) with an API token when no admin
+ * exists yet: the given token (ASSAY_ADMIN_TOKEN) or a freshly generated one. The token
+ * is returned once, for the caller to show; only its SHA-256 hash is stored. With an
+ * admin already present it does nothing and returns `{ created: false }`.
  */
 export async function ensureAdmin(
   db: Queryable,
   options: { token?: string } = {},
-): Promise<{ created: boolean; token?: string }> {
-  const users = await listUsers(db);
-  if (users.some((u) => u.role === 'admin')) return { created: false };
-  return withTransaction(db, async (trx) => {
-    const user = await createUser(trx, { name: 'admin', role: 'admin' });
-    const created = await createApiToken(trx, {
-      userId: user.id,
-      label: 'bootstrap',
-      ...(options.token ? { token: options.token } : {}),
-    });
-    return { created: true, token: created.token };
-  });
+): Promise<EnsureAdminResult> {
+  if ((await listUsers(db)).some((u) => u.role === 'admin')) return { created: false };
+  return writing(
+    () =>
+      withTransaction(db, async (trx): Promise<EnsureAdminResult> => {
+        // Another process may have bootstrapped meanwhile.
+        if ((await listUsers(trx)).some((u) => u.role === 'admin')) return { created: false };
+        const user = await createUser(trx, { name: 'admin', role: 'admin' });
+        const created = await createApiToken(trx, {
+          userId: user.id,
+          label: 'bootstrap',
+          ...(options.token ? { token: options.token } : {}),
+        });
+        return { created: true, token: created.token };
+      }),
+    'cannot create the admin user: the name "admin" or the token is already taken',
+  );
 }
 
 /** The user a bearer token belongs to; unauthorized for a missing, unknown or revoked token. */

@@ -1,22 +1,32 @@
-import { createDb, type AssayDb } from '@assay/db';
+import { join } from 'node:path';
+import { createDb, migrate, type AssayDb, type MigrateResult } from '@assay/db';
 import { z } from 'zod';
 
 /** assay's configuration, read once from the environment. */
 export interface AssayConfig {
-  /** PostgreSQL URL; absent means embedded PGlite under `dataDir`. */
+  /** DATABASE_URL: a PostgreSQL URL; absent means embedded PGlite under `dataDir`. */
   databaseUrl?: string;
+  /** ASSAY_DATA_DIR (default `./.assay`); PGlite keeps its data in `<dataDir>/pglite`. */
   dataDir: string;
+  /** PORT the API listens on (default 8080). */
   port: number;
-  /** Token for the bootstrap admin (otherwise one is generated and printed once). */
+  /** ASSAY_ADMIN_TOKEN: token for the bootstrap admin (otherwise one is generated and shown once). */
   adminToken?: string;
+  /** OPENAI_API_KEY for LLM judges. */
   openaiApiKey?: string;
+  /** OPENAI_BASE_URL: any OpenAI-compatible endpoint (vLLM, Ollama, Azure …). */
   openaiBaseUrl?: string;
+  /** ASSAY_JUDGE_MODEL: the default judge model. */
   judgeModel?: string;
 }
 
-/** A configuration value that cannot be used; names the variable, never echoes secrets. */
+/** A configuration value that cannot be used; names the variable, never echoes its value. */
 export class ConfigError extends Error {
-  constructor(message: string) {
+  constructor(
+    /** The environment variable at fault. */
+    readonly variable: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'ConfigError';
   }
@@ -54,7 +64,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${String(issue.path[0])} ${issue.message}`);
+    const variable = String(issue.path[0]);
+    throw new ConfigError(variable, `${variable} ${issue.message}`);
   }
   const e = parsed.data;
   const config: AssayConfig = {
@@ -69,9 +80,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return config;
 }
 
-/** Opens (and migrates) the configured database: Postgres when configured, else PGlite. */
-export function openDatabase(config: AssayConfig): Promise<AssayDb> {
+/** Where the embedded PGlite database of a configuration lives. */
+export function pgliteDataDir(config: AssayConfig): string {
+  return join(config.dataDir, 'pglite');
+}
+
+/**
+ * Opens the configured database: PostgreSQL when DATABASE_URL is set, else embedded
+ * PGlite in `<dataDir>/pglite`. Pending migrations are applied unless `migrate` is false.
+ */
+export function openDatabase(
+  config: AssayConfig,
+  options: { migrate?: boolean } = {},
+): Promise<AssayDb> {
+  const migrateNow = options.migrate ?? true;
   return config.databaseUrl
-    ? createDb({ databaseUrl: config.databaseUrl })
-    : createDb({ dataDir: `${config.dataDir}/pglite` });
+    ? createDb({ databaseUrl: config.databaseUrl, migrate: migrateNow })
+    : createDb({ dataDir: pgliteDataDir(config), migrate: migrateNow });
+}
+
+/** Applies pending migrations to the configured database and says which ran. */
+export async function migrateDatabase(
+  config: AssayConfig,
+): Promise<MigrateResult & { kind: AssayDb['kind'] }> {
+  const database = await openDatabase(config, { migrate: false });
+  try {
+    return { ...(await migrate(database.db)), kind: database.kind };
+  } finally {
+    await database.close();
+  }
 }

@@ -7,7 +7,13 @@ import {
   getRunEntries,
   type Queryable,
 } from '@assay/db';
-import { evaluateRun, MeasureSpecError, prepareQrels, resolveMeasures } from '@assay/measures';
+import {
+  evaluateRun,
+  MeasureSpecError,
+  MissingTopicError,
+  prepareQrels,
+  resolveMeasures,
+} from '@assay/measures';
 import type { Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
@@ -15,26 +21,39 @@ import { resolveCollection, type CollectionRef } from './resolve.js';
 /** What to evaluate: stored runs against a stored label set. */
 export interface EvaluateRunsInput {
   collection: CollectionRef;
+  /** The label set (qrels) by name or id. */
   labelSet: string | number;
+  /** Runs of the collection by name or id. */
   runs: Array<string | number>;
+  /** trec_eval or ir_measures names (`map`, `ndcg_cut.10`, `nDCG@10`); empty = trec_eval's official set. */
   measures: string[];
-  /** Every judged topic counts, missing ones score 0 (trec_eval -c); default true. */
+  /** Every judged topic counts, a topic a run lacks scores 0 (trec_eval -c); default true. */
   completeTopics?: boolean;
+  /** Lowest grade that counts as relevant (trec_eval -l, default 1). */
   relevanceLevel?: number;
+  /** Evaluate at most this many documents per topic (trec_eval -M). */
   maxDocs?: number;
+  /** Keep only judged documents in each ranking (trec_eval -J). */
   judgedOnly?: boolean;
+}
+
+/** One run's values: per judged topic, and the mean over topics as trec_eval reports it. */
+export interface RunMeasures {
+  run: string;
+  /** qid → measure → value (topics in trec_eval's order). */
+  perQuery: Record<string, Record<string, number>>;
+  /** measure → the summary value (`all` line of trec_eval). */
+  mean: Record<string, number>;
 }
 
 /** Per-topic and mean values of each run. */
 export interface EvaluateRunsResult {
   labelSet: string;
+  /** Measure names as trec_eval prints them (`map`, `P_10`, `ndcg_cut_10` …), in order. */
   measures: string[];
+  /** How topics missing from a run were treated (trec_eval -c or not). */
   topicHandling: string;
-  runs: Array<{
-    run: string;
-    perQuery: Record<string, Record<string, number>>;
-    mean: Record<string, number>;
-  }>;
+  runs: RunMeasures[];
 }
 
 /** Evaluates stored runs against a stored label set with assay's trec_eval-exact measures. */
@@ -52,6 +71,15 @@ export async function evaluateRuns(
       'not_found',
       `no label set ${JSON.stringify(input.labelSet)} in collection "${collection.name}"`,
     );
+  if (input.runs.length === 0) throw new PlatformError('invalid_input', 'no runs to evaluate');
+  for (const [key, value] of [
+    ['relevanceLevel', input.relevanceLevel],
+    ['maxDocs', input.maxDocs],
+  ] as const)
+    if (value !== undefined && !Number.isInteger(value))
+      throw new PlatformError('invalid_input', `${key} must be an integer`);
+  if (input.maxDocs !== undefined && input.maxDocs < 1)
+    throw new PlatformError('invalid_input', 'maxDocs must be at least 1');
   let measures;
   try {
     measures = resolveMeasures(input.measures);
@@ -63,7 +91,8 @@ export async function evaluateRuns(
   if (qrels.topics.length === 0)
     throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
   const completeTopics = input.completeTopics ?? true;
-  const runs = [];
+  const runs: RunMeasures[] = [];
+  let names: string[] = [];
   for (const ref of input.runs) {
     const stored =
       typeof ref === 'number' ? await getRun(db, ref) : await findRunByName(db, collection.id, ref);
@@ -72,7 +101,8 @@ export async function evaluateRuns(
         'not_found',
         `no run ${JSON.stringify(ref)} in collection "${collection.name}"`,
       );
-    const byTopic = await getRunEntries(db, stored.id);
+    // Only judged topics are evaluated (as trec_eval does), so only their entries are read.
+    const byTopic = await getRunEntries(db, stored.id, { topicIds: qrels.topics });
     const run: TrecRun = { name: stored.name, topics: new Map() };
     for (const [topic, entries] of byTopic)
       run.topics.set(
@@ -88,11 +118,14 @@ export async function evaluateRuns(
         ...(input.judgedOnly === undefined ? {} : { judgedOnly: input.judgedOnly }),
       });
     } catch (error) {
-      throw new PlatformError('invalid_input', (error as Error).message);
+      if (error instanceof MissingTopicError)
+        throw new PlatformError('invalid_input', error.message, { run: stored.name });
+      throw error;
     }
     const numeric = result.columns
       .map((c, i) => ({ c, i }))
       .filter(({ c }) => c.output !== 'string' && c.aggregate !== 'runid');
+    names = numeric.map(({ c }) => c.name);
     const perQuery: Record<string, Record<string, number>> = {};
     for (const t of result.topics) {
       perQuery[t.qid] = Object.fromEntries(
@@ -106,7 +139,7 @@ export async function evaluateRuns(
   }
   return {
     labelSet: set.name,
-    measures: measures.flatMap((m) => m.names),
+    measures: names,
     topicHandling: completeTopics
       ? 'every topic of the label set counts; a topic a run did not retrieve for scores 0 (trec_eval -c)'
       : 'every topic of the label set must be in each run (trec_eval without -c)',

@@ -10,8 +10,11 @@ import {
   insertDocuments,
   insertLabels,
   insertTopics,
+  listTopics,
   withTransaction,
+  type ConversationTurn,
   type JsonObject,
+  type JsonValue,
   type Queryable,
   type TopicContext,
   type TopicInput,
@@ -24,96 +27,222 @@ import {
   type CollectionFormat,
   type Topic,
 } from '@assay/trec';
-import { PlatformError, parsing } from './errors.js';
+import { PlatformError, parsing, writing } from './errors.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** A new collection from a document file. */
 export interface ImportCollectionInput {
+  /** Unique collection name. */
   name: string;
   description?: string;
+  /** `jsonl` (`{"id","title"?,"text"}`), `tsv` (`id<TAB>[title<TAB>]text`) or `cranfield` (`cran.all.1400`). */
   format: CollectionFormat;
+  /** The file's content. */
   text: string;
   /** Name used in error messages (`file:line: reason`). */
   file: string;
 }
 
+/** What importCollection created. */
+export interface ImportCollectionResult {
+  collectionId: number;
+  name: string;
+  /** Documents stored. */
+  documents: number;
+}
+
 /**
- * Creates a collection and its documents. The whole file is parsed before anything is
- * written, then everything is written in one transaction: a bad line leaves nothing.
+ * Creates a collection with its documents. The whole file is parsed first (bad JSON, a
+ * missing id or text, a duplicate id → invalid_input `file:line: reason`), then everything
+ * is written in one transaction; conflict when the name is taken. A failure leaves nothing.
  */
-export async function importCollection(db: Queryable, input: ImportCollectionInput) {
+export async function importCollection(
+  db: Queryable,
+  input: ImportCollectionInput,
+): Promise<ImportCollectionResult> {
+  const name = requireName(input.name, 'collection name');
   const docs = parsing(() => parseCollection(input.text, input.file, input.format));
-  if (await getCollectionByName(db, input.name))
-    throw new PlatformError('conflict', `collection "${input.name}" already exists`);
-  return withTransaction(db, async (trx) => {
-    const collection = await createCollection(trx, {
-      name: input.name,
-      description: input.description ?? null,
-    });
-    const documents = await insertDocuments(
-      trx,
-      collection.id,
-      docs.map((d) => ({
-        docId: d.id,
-        title: d.title ?? null,
-        text: d.text,
-        metadata: d.metadata as JsonObject,
-      })),
-    );
-    return { collectionId: collection.id, name: collection.name, documents };
-  });
+  const taken = `collection "${name}" already exists`;
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        if (await getCollectionByName(trx, name)) throw new PlatformError('conflict', taken);
+        const collection = await createCollection(trx, {
+          name,
+          description: input.description ?? null,
+        });
+        const documents = await insertDocuments(
+          trx,
+          collection.id,
+          docs.map((d) => ({
+            docId: d.id,
+            title: d.title ?? null,
+            text: d.text,
+            metadata: d.metadata as JsonObject,
+          })),
+        );
+        return { collectionId: collection.id, name: collection.name, documents };
+      }),
+    taken,
+    input.file,
+  );
 }
 
 /** Topics for a collection from a TSV, JSONL or TREC topic file. */
 export interface ImportTopicsInput {
   collection: CollectionRef;
   text: string;
+  /** Name used in error messages (`file:line: reason`). */
   file: string;
+  /** Detected from the text when absent (`{` → jsonl, `<top>` → trec, else tsv). */
   format?: 'tsv' | 'jsonl' | 'trec';
 }
 
-/** Adds topics (conversational context from JSONL keys context/previous_turns/user_background). */
-export async function importTopics(db: Queryable, input: ImportTopicsInput) {
-  const topics = parsing(() => parseTopics(input.text, input.file, input.format));
-  const collection = await resolveCollection(db, input.collection);
-  const rows = topics.map(toTopicInput);
-  const topicsWritten = await withTransaction(db, (trx) => insertTopics(trx, collection.id, rows));
-  return { collectionId: collection.id, topics: topicsWritten };
+/** What importTopics stored. */
+export interface ImportTopicsResult {
+  collectionId: number;
+  /** Topics stored. */
+  topics: number;
 }
 
-function toTopicInput(t: Topic): TopicInput {
+/**
+ * Adds topics to a collection in one transaction. JSONL topics may carry conversational
+ * context: `context` (an object), `previous_turns` (strings or `{role, text}` objects) and
+ * `user_background` (strings) become the topic's context. conflict when a topic id is
+ * already in the collection; a failure leaves nothing.
+ */
+export async function importTopics(
+  db: Queryable,
+  input: ImportTopicsInput,
+): Promise<ImportTopicsResult> {
+  const topics = parsing(() => parseTopics(input.text, input.file, input.format));
+  const rows = topics.map((t) => toTopicInput(t, input.file));
+  const collection = await resolveCollection(db, input.collection);
+  const taken = `topics of ${input.file} are already in collection "${collection.name}"`;
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        const existing = new Set((await listTopics(trx, collection.id)).map((t) => t.topicId));
+        const clash = rows.filter((r) => existing.has(r.topicId)).map((r) => r.topicId);
+        if (clash.length > 0)
+          throw new PlatformError(
+            'conflict',
+            `${clash.length} topic id(s) of ${input.file} already exist in collection "${collection.name}" (${clash
+              .slice(0, 5)
+              .map((id) => JSON.stringify(id))
+              .join(', ')}${clash.length > 5 ? ', …' : ''})`,
+            { topicIds: clash },
+          );
+        const written = await insertTopics(trx, collection.id, rows);
+        return { collectionId: collection.id, topics: written };
+      }),
+    taken,
+    input.file,
+  );
+}
+
+const CONTEXT_KEYS = {
+  context: ['context'],
+  previousTurns: ['previous_turns', 'previousTurns'],
+  userBackground: ['user_background', 'userBackground'],
+} as const;
+
+/** A parsed topic as a row, with its conversational context gathered from JSONL keys. */
+function toTopicInput(t: Topic, file: string): TopicInput {
   const fields = t.fields ?? {};
+  const bad = (key: string, expected: string): never => {
+    throw new PlatformError(
+      'invalid_input',
+      `${file}: topic ${JSON.stringify(t.id)}: "${key}" must be ${expected}`,
+      { file, topicId: t.id },
+    );
+  };
+  const pick = (keys: readonly string[]) => {
+    const key = keys.find((k) => fields[k] !== undefined);
+    return key === undefined ? undefined : { key, value: fields[key] };
+  };
   const context: TopicContext = {};
-  const raw = fields.context;
-  if (raw && typeof raw === 'object' && !Array.isArray(raw)) Object.assign(context, raw);
-  const turns = fields.previous_turns ?? fields.previousTurns;
-  if (Array.isArray(turns)) context.previousTurns = turns as TopicContext['previousTurns'];
-  const background = fields.user_background ?? fields.userBackground ?? fields.ptkb;
-  if (Array.isArray(background)) context.userBackground = background.map(String);
-  else if (typeof background === 'string') context.userBackground = [background];
+  const raw = pick(CONTEXT_KEYS.context);
+  if (raw) {
+    if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value))
+      bad(raw.key, 'an object');
+    Object.assign(context, raw.value as Record<string, JsonValue>);
+  }
+  const turns = pick(CONTEXT_KEYS.previousTurns);
+  if (turns) {
+    if (!Array.isArray(turns.value))
+      bad(turns.key, 'an array of strings or {"role", "text"} objects');
+    context.previousTurns = (turns.value as unknown[]).map((turn): ConversationTurn => {
+      if (typeof turn === 'string') return { role: 'user', text: turn };
+      const o = turn as Record<string, unknown> | null;
+      const text = o?.text ?? o?.content;
+      if (
+        typeof o === 'object' &&
+        o !== null &&
+        (o.role === 'user' || o.role === 'assistant') &&
+        typeof text === 'string'
+      )
+        return { role: o.role, text };
+      return bad(turns.key, 'an array of strings or {"role": "user"|"assistant", "text"} objects');
+    });
+  }
+  const background = pick(CONTEXT_KEYS.userBackground);
+  if (background) {
+    if (typeof background.value === 'string') context.userBackground = [background.value];
+    else if (
+      Array.isArray(background.value) &&
+      background.value.every((s) => typeof s === 'string')
+    )
+      context.userBackground = background.value as string[];
+    else bad(background.key, 'a string or an array of strings');
+  }
   return {
     topicId: t.id,
     query: t.text,
     description: t.description ?? null,
     narrative: t.narrative ?? null,
-    context: Object.keys(context).length ? context : null,
+    context: Object.keys(context).length > 0 ? context : null,
   };
 }
 
-/** Human judgments (TREC qrels) as a label set. */
+/** Human judgments (TREC qrels `qid iter docno grade`) to store as a label set. */
 export interface ImportQrelsInput {
   collection: CollectionRef;
+  /** Name of the label set (unique within the collection). */
   labelSet: string;
   text: string;
+  /** Name used in error messages (`file:line: reason`). */
   file: string;
+  /** Replace an existing label set of this name (deleted and rewritten in one transaction). */
   replace?: boolean;
+  /** Grade scale; default: the lowest and highest grade seen, widened to include 0. */
   scale?: { min: number; max: number };
 }
 
-/** Stores qrels as a `human_qrels` label set; `replace` swaps an existing set atomically. */
-export async function importQrels(db: Queryable, input: ImportQrelsInput) {
+/** What importQrels stored. */
+export interface ImportQrelsResult {
+  labelSetId: number;
+  name: string;
+  /** Labels stored. */
+  labels: number;
+  /** Topics with at least one label. */
+  topics: number;
+  scale: { min: number; max: number };
+  /** Whether an existing label set of this name was replaced. */
+  replaced: boolean;
+}
+
+/**
+ * Stores qrels as a `human_qrels` label set in one transaction. conflict when the name is
+ * taken and `replace` is not set (or when the existing set is not imported qrels);
+ * with `replace` the old set is deleted and the new one written in the same transaction.
+ */
+export async function importQrels(
+  db: Queryable,
+  input: ImportQrelsInput,
+): Promise<ImportQrelsResult> {
+  const name = requireName(input.labelSet, 'label set name');
   const qrels = parsing(() => parseQrels(input.text, input.file));
-  const collection = await resolveCollection(db, input.collection);
   const labels: Array<{ topicId: string; docId: string; grade: number }> = [];
   let min = 0;
   let max = 0;
@@ -124,77 +253,125 @@ export async function importQrels(db: Queryable, input: ImportQrelsInput) {
       if (grade > max) max = grade;
     }
   }
+  if (labels.length === 0)
+    throw new PlatformError('invalid_input', `${input.file}: no judgments`, { file: input.file });
   const scale = input.scale ?? { min, max: Math.max(max, min + 1) };
-  if (min < scale.min || max > scale.max) {
+  if (!Number.isInteger(scale.min) || !Number.isInteger(scale.max) || scale.min > scale.max)
+    throw new PlatformError(
+      'invalid_input',
+      `scale ${scale.min}..${scale.max} must be two integers, min <= max`,
+    );
+  if (min < scale.min || max > scale.max)
     throw new PlatformError(
       'invalid_input',
       `${input.file}: grades ${min}..${max} fall outside the scale ${scale.min}..${scale.max}`,
+      { file: input.file },
     );
-  }
-  return withTransaction(db, async (trx) => {
-    const existing = await findLabelSetByName(trx, collection.id, input.labelSet);
-    if (existing) {
-      if (!input.replace) {
-        throw new PlatformError(
-          'conflict',
-          `label set "${input.labelSet}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
-        );
-      }
-      await deleteLabelSet(trx, existing.id);
-    }
-    const set = await createLabelSet(trx, {
-      collectionId: collection.id,
-      name: input.labelSet,
-      kind: 'human_qrels',
-      scaleMin: scale.min,
-      scaleMax: scale.max,
-      config: { source: input.file },
-    });
-    const count = await insertLabels(trx, set.id, labels);
-    return { labelSetId: set.id, name: set.name, labels: count, topics: qrels.size };
-  });
+  const collection = await resolveCollection(db, input.collection);
+  const taken = `label set "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`;
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        const existing = await findLabelSetByName(trx, collection.id, name);
+        if (existing) {
+          if (!input.replace) throw new PlatformError('conflict', taken);
+          if (existing.kind !== 'human_qrels')
+            throw new PlatformError(
+              'conflict',
+              `label set "${name}" in collection "${collection.name}" holds ${existing.kind} labels, not imported qrels; choose another name`,
+            );
+          await deleteLabelSet(trx, existing.id);
+        }
+        const set = await createLabelSet(trx, {
+          collectionId: collection.id,
+          name,
+          kind: 'human_qrels',
+          scaleMin: scale.min,
+          scaleMax: scale.max,
+          config: { source: input.file },
+        });
+        const count = await insertLabels(trx, set.id, labels);
+        return {
+          labelSetId: set.id,
+          name: set.name,
+          labels: count,
+          topics: qrels.size,
+          scale: { min: scale.min, max: scale.max },
+          replaced: existing !== undefined,
+        };
+      }),
+    taken,
+    input.file,
+  );
 }
 
-/** A run file for a collection. */
+/** A TREC run file (`qid Q0 docno rank score tag`) for a collection. */
 export interface ImportRunInput {
   collection: CollectionRef;
-  /** Run name (default: the run's tag). */
+  /** Run name (default: the run's tag, from the last line as trec_eval reports it). */
   name?: string;
   text: string;
+  /** Name used in error messages (`file:line: reason`). */
   file: string;
+  /** Replace an existing run of this name (deleted and rewritten in one transaction). */
   replace?: boolean;
 }
 
-/** Stores a TREC run in one transaction; an existing name needs `replace`. */
-export async function importRun(db: Queryable, input: ImportRunInput) {
+/** What importRun stored. */
+export interface ImportRunResult {
+  runId: number;
+  name: string;
+  /** Run lines (entries) stored. */
+  entries: number;
+  /** Topics with at least one entry. */
+  topics: number;
+  /** Whether an existing run of this name was replaced. */
+  replaced: boolean;
+}
+
+/**
+ * Stores a TREC run in one transaction. The whole file is parsed first (a bad line →
+ * invalid_input `file:line: reason`, nothing written); conflict when the name is taken
+ * and `replace` is not set.
+ */
+export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
   const run = parsing(() => parseRun(input.text, input.file));
+  const name = requireName(input.name ?? run.name, 'run name');
+  const entries: Array<{ topicId: string; docId: string; rank: number; score: number }> = [];
+  for (const [topicId, list] of run.topics)
+    for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
   const collection = await resolveCollection(db, input.collection);
-  const name = input.name ?? run.name;
-  const entries = [...run.topics].flatMap(([topicId, list]) =>
-    list.map((e) => ({ topicId, docId: e.docno, rank: e.rank, score: e.score })),
+  const taken = `run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`;
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        const existing = await findRunByName(trx, collection.id, name);
+        if (existing) {
+          if (!input.replace) throw new PlatformError('conflict', taken);
+          await deleteRun(trx, existing.id);
+        }
+        const created = await createRun(trx, {
+          collectionId: collection.id,
+          name,
+          tag: run.name,
+          entries,
+        });
+        return {
+          runId: created.id,
+          name: created.name,
+          entries: created.entryCount,
+          topics: created.topicCount,
+          replaced: existing !== undefined,
+        };
+      }),
+    taken,
+    input.file,
   );
-  return withTransaction(db, async (trx) => {
-    const existing = await findRunByName(trx, collection.id, name);
-    if (existing) {
-      if (!input.replace) {
-        throw new PlatformError(
-          'conflict',
-          `run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
-        );
-      }
-      await deleteRun(trx, existing.id);
-    }
-    const created = await createRun(trx, {
-      collectionId: collection.id,
-      name,
-      tag: run.name,
-      entries,
-    });
-    return {
-      runId: created.id,
-      name: created.name,
-      entries: created.entryCount,
-      topics: created.topicCount,
-    };
-  });
+}
+
+/** A trimmed, non-empty name; invalid_input otherwise. */
+function requireName(value: string, what: string): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name === '') throw new PlatformError('invalid_input', `the ${what} must not be empty`);
+  return name;
 }

@@ -1,0 +1,53 @@
+import { listDatasets, loadDataset } from '@assay/platform';
+import { UsageError } from './getopt.js';
+import {
+  EXIT,
+  describeDatabase,
+  secondsSince,
+  withDatabase,
+  type PlatformCommandIo,
+} from './platform-session.js';
+
+export const DATASETS_USAGE = `Usage: assay datasets list
+       assay datasets load NAME
+
+Datasets shipped with assay in datasets/ (see datasets/<name>/README.md for provenance,
+licence and how assay maps ids and grades).
+
+  list        the shipped datasets: name, then description
+  load NAME   load one into the configured database (PostgreSQL when DATABASE_URL is
+              set, else embedded PGlite under ASSAY_DATA_DIR) as collection NAME with its
+              topics and judgments, in one transaction
+
+Exit status: 0 done; 1 usage, configuration or database error; 3 unknown dataset;
+4 already loaded.`;
+
+/** `assay datasets list|load NAME`. */
+export async function datasetsCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+): Promise<number> {
+  const [what, ...rest] = argv;
+  if (what === undefined || what === '-h' || what === '--help' || rest.includes('--help')) {
+    io.stdout(`${DATASETS_USAGE}\n`);
+    return what === undefined ? EXIT.usage : 0;
+  }
+  if (what === 'list') {
+    if (rest.length > 0) throw new UsageError("'datasets list' takes no arguments");
+    for (const d of listDatasets()) io.stdout(`${d.name}\t${d.description}\n`);
+    return 0;
+  }
+  if (what === 'load') {
+    if (rest.length !== 1) throw new UsageError("'datasets load' takes one dataset NAME");
+    const name = rest[0]!;
+    return withDatabase(io, async (db, config) => {
+      const started = performance.now();
+      const r = await loadDataset(db, name);
+      io.stdout(
+        `loaded dataset "${name}" into ${describeDatabase(config)} in ${secondsSince(started).toFixed(1)} s: collection "${r.name}" (id ${r.collectionId}) with ${r.documents} documents and ${r.topics} topics, label set "${r.labelSet}" with ${r.labels} judgments\n`,
+      );
+      return 0;
+    });
+  }
+  throw new UsageError(`unknown datasets command '${what}' (list or load)`);
+}

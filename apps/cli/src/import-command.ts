@@ -1,0 +1,247 @@
+import { basename } from 'node:path';
+import { findRunByName } from '@assay/db';
+import {
+  importCollection,
+  importQrels,
+  importRun,
+  importTopics,
+  resolveCollection,
+} from '@assay/platform';
+import { parseRun } from '@assay/trec';
+import { readText } from './evaluate-files.js';
+import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { CliError } from './io.js';
+import {
+  EXIT,
+  secondsSince,
+  throughput,
+  withDatabase,
+  type PlatformCommandIo,
+} from './platform-session.js';
+
+export const IMPORT_USAGE = `Usage: assay import collection --name NAME [--format jsonl|tsv|cranfield]
+                                [--description TEXT] FILE
+       assay import topics --collection C [--format tsv|jsonl|trec] FILE
+       assay import qrels --collection C --label-set NAME [--scale MIN..MAX] [--replace] FILE
+       assay import run --collection C [--name NAME] [--replace] FILE...
+
+Imports into the configured database: PostgreSQL when DATABASE_URL is set, else embedded
+PGlite under ASSAY_DATA_DIR (default ./.assay). The collection C (--collection or -c) is
+named by its name or its id.
+
+  collection  documents: JSONL {"id","title"?,"text"} (id may be docid, doc_id or _id;
+              other keys are kept as metadata), TSV id<TAB>text or id<TAB>title<TAB>text,
+              or the Cranfield cran.all.1400 layout. --format defaults from the file name
+              (.jsonl, .tsv, cran.all*).
+  topics      TSV id<TAB>query, JSONL (context, previous_turns and user_background keys
+              become the topic's conversational context) or TREC <top> topics; the
+              format is detected when --format is absent.
+  qrels       TREC qrels (qid iter docno grade) as a human label set; the scale defaults
+              to the grades seen (at least 0..max).
+  run         TREC runs (qid Q0 docno rank score tag), named after their tag unless
+              --name is given (one file only). Every file is checked before any is
+              written; then each is written in its own transaction, with a line per file.
+
+Each file is parsed completely before anything is written and is written in one
+transaction: a bad line fails with file:line: reason and nothing of that file is kept.
+An existing run or label set of the same name needs --replace.
+
+Exit status: 0 imported; 1 usage, configuration or database error; 2 malformed or
+unreadable input; 3 unknown collection; 4 the name already exists.`;
+
+const OPTIONS: OptionSpec[] = [
+  { long: 'name', key: 'name', takesValue: true },
+  { long: 'format', key: 'format', takesValue: true },
+  { long: 'description', key: 'description', takesValue: true },
+  { long: 'collection', short: 'c', key: 'collection', takesValue: true },
+  { long: 'label-set', key: 'labelSet', takesValue: true },
+  { long: 'scale', key: 'scale', takesValue: true },
+  { long: 'replace', key: 'replace', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
+
+/** What each kind of import accepts besides --help. */
+const ALLOWED: Record<string, string[]> = {
+  collection: ['name', 'format', 'description'],
+  topics: ['collection', 'format'],
+  qrels: ['collection', 'labelSet', 'scale', 'replace'],
+  run: ['collection', 'name', 'replace'],
+};
+
+/** `assay import collection|topics|qrels|run`: files into the configured database. */
+export async function importCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+): Promise<number> {
+  const [what, ...rest] = argv;
+  if (what === undefined || what === '-h' || what === '--help') {
+    io.stdout(`${IMPORT_USAGE}\n`);
+    return what === undefined ? EXIT.usage : 0;
+  }
+  const allowed = ALLOWED[what];
+  if (!allowed) throw new UsageError(`unknown import '${what}' (collection, topics, qrels or run)`);
+  const { options, positionals } = getopt(rest, OPTIONS);
+  if (options.has('h')) {
+    io.stdout(`${IMPORT_USAGE}\n`);
+    return 0;
+  }
+  for (const key of options.keys()) {
+    if (key !== 'h' && !allowed.includes(key)) {
+      const flag = OPTIONS.find((o) => o.key === key)!.long;
+      throw new UsageError(`--${flag} does not apply to 'import ${what}'`);
+    }
+  }
+  const option = (key: string) => options.get(key)?.at(-1);
+  const required = (key: string) => {
+    const value = option(key);
+    if (value === undefined || value.trim() === '') {
+      const flag = OPTIONS.find((o) => o.key === key)!.long;
+      throw new UsageError(`'import ${what}' needs --${flag}`);
+    }
+    return value;
+  };
+  if (positionals.length === 0) throw new UsageError(`'import ${what}' needs a FILE`);
+  if (what !== 'run' && positionals.length > 1)
+    throw new UsageError(`'import ${what}' takes one FILE, not ${positionals.length}`);
+  const file = positionals[0]!;
+
+  switch (what) {
+    case 'collection': {
+      const name = required('name');
+      const format = collectionFormat(option('format'), file);
+      const description = option('description');
+      const text = readText(file);
+      return withDatabase(io, async (db) => {
+        const started = performance.now();
+        const r = await importCollection(db, {
+          name,
+          format,
+          text,
+          file,
+          ...(description === undefined ? {} : { description }),
+        });
+        io.stdout(
+          `imported collection "${r.name}" (id ${r.collectionId}) from ${file}: ${throughput(r.documents, 'documents', secondsSince(started))}\n`,
+        );
+        return 0;
+      });
+    }
+    case 'topics': {
+      const collection = required('collection');
+      const format = option('format');
+      if (format !== undefined && !['tsv', 'jsonl', 'trec'].includes(format))
+        throw new UsageError(`--format must be tsv, jsonl or trec, not '${format}'`);
+      const text = readText(file);
+      return withDatabase(io, async (db) => {
+        const r = await importTopics(db, {
+          collection,
+          text,
+          file,
+          ...(format === undefined ? {} : { format: format as 'tsv' | 'jsonl' | 'trec' }),
+        });
+        io.stdout(`imported ${r.topics} topics into collection "${collection}" from ${file}\n`);
+        return 0;
+      });
+    }
+    case 'qrels': {
+      const collection = required('collection');
+      const labelSet = required('labelSet');
+      const scale = parseScale(option('scale'));
+      const text = readText(file);
+      return withDatabase(io, async (db) => {
+        const r = await importQrels(db, {
+          collection,
+          labelSet,
+          text,
+          file,
+          replace: options.has('replace'),
+          ...(scale ? { scale } : {}),
+        });
+        io.stdout(
+          `${r.replaced ? 'replaced' : 'imported'} label set "${r.name}" (id ${r.labelSetId}, grades ${r.scale.min}..${r.scale.max}) from ${file}: ${r.labels} labels over ${r.topics} topics\n`,
+        );
+        return 0;
+      });
+    }
+    default:
+      return importRuns(io, {
+        collection: required('collection'),
+        name: option('name'),
+        replace: options.has('replace'),
+        files: positionals,
+      });
+  }
+}
+
+/** Imports run files, each in its own transaction, after checking all of them. */
+async function importRuns(
+  io: PlatformCommandIo,
+  input: { collection: string; name: string | undefined; replace: boolean; files: string[] },
+): Promise<number> {
+  if (input.name !== undefined && input.files.length > 1)
+    throw new UsageError('--name applies to a single run file; runs are named after their tag');
+  // Check every file before writing any, so a bad line in the last file does not leave
+  // the others imported. Parsing is cheap next to writing; the texts are not kept.
+  const names = new Map<string, string>();
+  for (const file of input.files) {
+    const name = input.name ?? parseRun(readText(file), file).name;
+    const other = names.get(name);
+    if (other !== undefined)
+      throw new CliError(`${file}: run "${name}" is also the run in ${other}`, EXIT.conflict);
+    names.set(name, file);
+  }
+  return withDatabase(io, async (db) => {
+    const collection = await resolveCollection(db, input.collection);
+    if (!input.replace) {
+      for (const [name, file] of names) {
+        if (await findRunByName(db, collection.id, name))
+          throw new CliError(
+            `${file}: run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
+            EXIT.conflict,
+          );
+      }
+    }
+    const total = { lines: 0, started: performance.now() };
+    for (const file of input.files) {
+      const started = performance.now();
+      const r = await importRun(db, {
+        collection: collection.id,
+        text: readText(file),
+        file,
+        replace: input.replace,
+        ...(input.name === undefined ? {} : { name: input.name }),
+      });
+      total.lines += r.entries;
+      io.stdout(
+        `${r.replaced ? 'replaced' : 'imported'} run "${r.name}" (id ${r.runId}, ${r.topics} topics) from ${basename(file)}: ${throughput(r.entries, 'lines', secondsSince(started))}\n`,
+      );
+    }
+    if (input.files.length > 1)
+      io.stdout(
+        `${input.files.length} runs into collection "${collection.name}": ${throughput(total.lines, 'lines', secondsSince(total.started))}\n`,
+      );
+    return 0;
+  });
+}
+
+/** --format, or the format the file name suggests. */
+function collectionFormat(format: string | undefined, file: string): 'jsonl' | 'tsv' | 'cranfield' {
+  if (format !== undefined) {
+    if (format === 'jsonl' || format === 'tsv' || format === 'cranfield') return format;
+    throw new UsageError(`--format must be jsonl, tsv or cranfield, not '${format}'`);
+  }
+  const name = basename(file).toLowerCase();
+  if (/\.jsonl?$/.test(name)) return 'jsonl';
+  if (/\.tsv$/.test(name)) return 'tsv';
+  if (name.startsWith('cran.all')) return 'cranfield';
+  throw new UsageError(`cannot tell the format of ${file}; give --format jsonl, tsv or cranfield`);
+}
+
+/** `--scale MIN..MAX` (e.g. 0..3, -1..4). */
+function parseScale(value: string | undefined): { min: number; max: number } | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(-?\d+)\.\.(-?\d+)$/.exec(value.trim());
+  if (!m || Number(m[1]) > Number(m[2]))
+    throw new UsageError(`--scale must be MIN..MAX with MIN <= MAX (e.g. 0..3), not '${value}'`);
+  return { min: Number(m[1]), max: Number(m[2]) };
+}

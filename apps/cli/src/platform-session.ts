@@ -1,0 +1,89 @@
+import type { AssayDb } from '@assay/db';
+import {
+  ConfigError,
+  loadConfig,
+  openDatabase,
+  PlatformError,
+  type AssayConfig,
+} from '@assay/platform';
+import { CliError, type CommandIo } from './io.js';
+
+/** CommandIo plus the environment to read the configuration from (tests pass their own). */
+export interface PlatformCommandIo extends CommandIo {
+  env?: Record<string, string | undefined>;
+}
+
+/** Exit statuses of the database commands, as their usage texts document them. */
+export const EXIT = { usage: 1, invalidInput: 2, notFound: 3, conflict: 4 } as const;
+
+const EXIT_BY_CODE: Record<PlatformError['code'], number> = {
+  invalid_input: EXIT.invalidInput,
+  not_found: EXIT.notFound,
+  conflict: EXIT.conflict,
+  unauthorized: EXIT.usage,
+  forbidden: EXIT.usage,
+};
+
+/** Turns platform and configuration errors into one-line CLI errors with their exit status. */
+export async function asCliErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof PlatformError) throw new CliError(error.message, EXIT_BY_CODE[error.code]);
+    if (error instanceof ConfigError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+}
+
+/** The configuration from the command's environment. */
+export function commandConfig(io: PlatformCommandIo): Promise<AssayConfig> {
+  return asCliErrors(async () => loadConfig(io.env ?? process.env));
+}
+
+/** Where the configured database is, for messages (never the URL: it may hold a password). */
+export function describeDatabase(config: AssayConfig): string {
+  if (!config.databaseUrl) return `embedded PGlite in ${config.dataDir}/pglite`;
+  try {
+    const url = new URL(config.databaseUrl);
+    return `PostgreSQL at ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+  } catch {
+    return 'PostgreSQL';
+  }
+}
+
+/**
+ * Opens the configured database (migrating it), runs `work`, and closes it whatever
+ * happens; platform errors become CLI errors.
+ */
+export async function withDatabase<T>(
+  io: PlatformCommandIo,
+  work: (db: AssayDb['db'], config: AssayConfig) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
+  const config = await commandConfig(io);
+  let database: AssayDb;
+  try {
+    database = await openDatabase(config, options);
+  } catch (error) {
+    throw new CliError(
+      `cannot open the database (${describeDatabase(config)}): ${(error as Error).message}`,
+      EXIT.usage,
+    );
+  }
+  try {
+    return await asCliErrors(() => work(database.db, config));
+  } finally {
+    await database.close();
+  }
+}
+
+/** `1234 lines in 0.52 s (2373 lines/s)`; `units` is the plural (`lines`, `documents`). */
+export function throughput(count: number, units: string, seconds: number): string {
+  const counted = count === 1 ? units.replace(/s$/, '') : units;
+  return `${count} ${counted} in ${seconds.toFixed(2)} s (${Math.round(count / Math.max(seconds, 1e-3))} ${units}/s)`;
+}
+
+/** Seconds since a `performance.now()` reading. */
+export function secondsSince(start: number): number {
+  return (performance.now() - start) / 1000;
+}

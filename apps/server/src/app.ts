@@ -1,0 +1,100 @@
+import type { AssayDb } from '@assay/db';
+import type { AssayConfig } from '@assay/platform';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { authentication } from './auth.js';
+import { ApiError, handleError } from './errors.js';
+import type { AppEnv } from './router.js';
+import { collections } from './routes/collections.js';
+import { documents } from './routes/documents.js';
+import { evaluations } from './routes/evaluations.js';
+import { health } from './routes/health.js';
+import { labelSets } from './routes/label-sets.js';
+import { runs } from './routes/runs.js';
+import { topics } from './routes/topics.js';
+
+/** What the API needs. */
+export interface AppDeps {
+  /** The open database (from openDatabase / createDb). */
+  db: AssayDb['db'];
+  /** The server's configuration, for routes that need settings (none do yet). */
+  config?: AssayConfig;
+  /** Where internal errors go (default: stderr). Never given request headers. */
+  log?: (line: string) => void;
+  /** Largest request body in bytes (default 256 MiB). */
+  maxBodyBytes?: number;
+}
+
+/** Default upload limit: room for a large run file (a few million lines). */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;
+
+/** Builds the assay API under /api. It never listens: serve app.fetch, or call app.request(). */
+export function createApp(deps: AppDeps) {
+  const log = deps.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const app = new OpenAPIHono<AppEnv>();
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An assay API token (the first admin token is printed when the server starts).',
+  });
+  // Order matters: who you are is settled before any body is read.
+  app.use('/api/*', async (c, next) => {
+    c.set('db', deps.db);
+    await next();
+  });
+  app.use('/api/*', authentication);
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new ApiError(
+          'payload_too_large',
+          `the request body is larger than the server accepts (${formatBytes(maxBodyBytes)})`,
+        );
+      },
+    }),
+  );
+  const routes = app
+    .route('/api/health', health)
+    .route('/api/collections', collections)
+    .route('/api/collections/:collection/documents', documents)
+    .route('/api/collections/:collection/topics', topics)
+    .route('/api/collections/:collection/runs', runs)
+    .route('/api/collections/:collection/label-sets', labelSets)
+    .route('/api/evaluations', evaluations)
+    .doc31('/api/openapi.json', {
+      openapi: '3.1.0',
+      info: {
+        title: 'assay API',
+        version: '0.1.0',
+        description:
+          'Test collections, runs and label sets, and trec_eval-exact evaluation. Every ' +
+          'route but /api/health and this document needs `Authorization: Bearer <token>`; ' +
+          'routes that create, import or delete need an admin token. Errors are ' +
+          '`{ "error": { "code", "message" } }` with a stable code.',
+      },
+      tags: [
+        { name: 'collections' },
+        { name: 'documents' },
+        { name: 'topics' },
+        { name: 'runs' },
+        { name: 'label sets' },
+        { name: 'evaluations' },
+        { name: 'system' },
+      ],
+    });
+  app.notFound((c) => {
+    throw new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`);
+  });
+  app.onError((error, c) => handleError(error, c, log));
+  return routes;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${bytes} bytes`;
+}
+
+/** The API's type, for hono's typed client (`hc<AssayApp>`). */
+export type AssayApp = ReturnType<typeof createApp>;

@@ -1,0 +1,23 @@
+import type { AssayDb, User } from '@assay/db';
+import { OpenAPIHono } from '@hono/zod-openapi';
+
+/** What every handler can read from the context. */
+export interface AppEnv {
+  Variables: {
+    db: AssayDb['db'];
+    /** The authenticated user; set on every route that is not public. */
+    user: User;
+  };
+}
+
+/**
+ * A router for one resource. Validation failures are thrown (not answered here) so the
+ * app's one onError shapes them like every other error.
+ */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw result.error;
+    },
+  });
+}

@@ -1,0 +1,105 @@
+import { evaluateRuns } from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { createRouter } from '../router.js';
+import { anyUser, NameOrId, readErrors } from '../schemas.js';
+
+const EvaluationRequest = z
+  .object({
+    collection: NameOrId.openapi({ example: 'cranfield' }),
+    labelSet: NameOrId.openapi({ example: 'cranfield-qrels' }),
+    runs: z
+      .array(NameOrId)
+      .min(1)
+      .max(1000)
+      .openapi({ example: ['bm25'] }),
+    measures: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(200)
+      .openapi({
+        description: 'trec_eval or ir_measures names',
+        example: ['map', 'ndcg_cut.10', 'P@5'],
+      }),
+    completeTopics: z.boolean().optional().openapi({
+      description:
+        'every topic of the label set counts and a topic missing from a run scores 0 (trec_eval -c); default true',
+    }),
+    relevanceLevel: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'lowest grade that counts as relevant (trec_eval -l)' }),
+    maxDocs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .openapi({ description: 'evaluate only the top N of each ranking (trec_eval -M)' }),
+    judgedOnly: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'drop unjudged documents from rankings first (trec_eval -J)' }),
+  })
+  .openapi('EvaluationRequest');
+
+const EvaluationResult = z
+  .object({
+    labelSet: z.string(),
+    measures: z.array(z.string()),
+    topicHandling: z.string(),
+    runs: z.array(
+      z.object({
+        run: z.string(),
+        perQuery: z
+          .record(z.string(), z.record(z.string(), z.number()))
+          .openapi({ description: 'topic → measure → value' }),
+        mean: z.record(z.string(), z.number()).openapi({ description: 'measure → mean value' }),
+      }),
+    ),
+  })
+  .openapi('EvaluationResult');
+
+/** `/api/evaluations`: trec_eval-exact evaluation of stored runs against a label set. */
+export const evaluations = createRouter().openapi(
+  createRoute({
+    method: 'post',
+    path: '/',
+    tags: ['evaluations'],
+    summary: 'Evaluate stored runs against a label set (per topic and mean)',
+    description: 'Reads only, so any valid token may call it.',
+    ...anyUser,
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: EvaluationRequest } },
+      },
+    },
+    responses: {
+      200: {
+        description: 'per-topic and mean values of each run',
+        content: { 'application/json': { schema: EvaluationResult } },
+      },
+      ...readErrors,
+      422: {
+        description: 'an unknown measure, an empty label set, or a run missing topics',
+        content: {
+          'application/json': { schema: readErrors[400].content['application/json'].schema },
+        },
+      },
+    },
+  }),
+  async (c) => {
+    const body = c.req.valid('json');
+    const input: Parameters<typeof evaluateRuns>[1] = {
+      collection: body.collection,
+      labelSet: body.labelSet,
+      runs: body.runs,
+      measures: body.measures,
+    };
+    if (body.completeTopics !== undefined) input.completeTopics = body.completeTopics;
+    if (body.relevanceLevel !== undefined) input.relevanceLevel = body.relevanceLevel;
+    if (body.maxDocs !== undefined) input.maxDocs = body.maxDocs;
+    if (body.judgedOnly !== undefined) input.judgedOnly = body.judgedOnly;
+    return c.json(await evaluateRuns(c.var.db, input), 200);
+  },
+);

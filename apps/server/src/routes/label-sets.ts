@@ -1,0 +1,208 @@
+import { deleteLabelSet, listLabels, listLabelSets, type LabelSetSummary } from '@assay/db';
+import { importQrels } from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError } from '../errors.js';
+import { collectionFromPath, resolveLabelSet } from '../resolve.js';
+import { createRouter } from '../router.js';
+import {
+  adminOnly,
+  anyUser,
+  CollectionParam,
+  LabelSchema,
+  LabelSetSchema,
+  QueryFlag,
+  readErrors,
+  uploadBody,
+  writeErrors,
+} from '../schemas.js';
+import { readUpload } from '../upload.js';
+
+const LabelSetParams = CollectionParam.extend({
+  labelSet: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'labelSet', in: 'path' }, description: 'label set id or name' }),
+});
+
+const Grade = z.coerce.number().int().min(-1000).max(1000);
+
+const ImportOptions = z.object({
+  name: z.string().trim().min(1).max(200).openapi({ description: 'the label set’s name' }),
+  replace: QueryFlag.openapi({
+    type: 'boolean',
+    description: 'replace a label set of the same name (otherwise 409)',
+  }),
+  scaleMin: Grade.optional().openapi({ description: 'lowest grade of the scale' }),
+  scaleMax: Grade.optional().openapi({ description: 'highest grade of the scale' }),
+});
+
+function present(s: LabelSetSummary) {
+  return {
+    id: s.id,
+    collectionId: s.collectionId,
+    name: s.name,
+    kind: s.kind,
+    scaleMin: s.scaleMin,
+    scaleMax: s.scaleMax,
+    config: s.config as Record<string, unknown>,
+    labelCount: s.labelCount,
+    topicCount: s.topicCount,
+    createdAt: s.createdAt.toISOString(),
+  };
+}
+
+/**
+ * `/api/collections/{collection}/label-sets`: sources of relevance labels (imported qrels
+ * now; LLM judges and annotation campaigns later).
+ */
+export const labelSets = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['label sets'],
+      summary: 'The label sets of a collection, with label and topic counts',
+      ...anyUser,
+      request: { params: CollectionParam },
+      responses: {
+        200: {
+          description: 'the label sets, by name',
+          content: { 'application/json': { schema: z.array(LabelSetSchema) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      return c.json((await listLabelSets(c.var.db, collection.id)).map(present), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['label sets'],
+      summary: 'Import TREC qrels as a human label set (all or nothing)',
+      ...adminOnly,
+      request: {
+        params: CollectionParam,
+        query: ImportOptions.partial(),
+        body: uploadBody({
+          name: { description: 'the label set’s name (required)' },
+          replace: { description: '"true" to replace a label set of the same name' },
+          scaleMin: { description: 'lowest grade (default: from the file, at most 0)' },
+          scaleMax: { description: 'highest grade (default: from the file)' },
+        }),
+      },
+      responses: {
+        201: {
+          description: 'the stored label set',
+          content: { 'application/json': { schema: LabelSetSchema } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      const upload = await readUpload(c, ImportOptions, 'qrels');
+      const { name, replace, scaleMin, scaleMax } = upload.options;
+      if ((scaleMin === undefined) !== (scaleMax === undefined))
+        throw new ApiError('invalid_input', 'give both scaleMin and scaleMax, or neither');
+      const result = await importQrels(c.var.db, {
+        collection: collection.id,
+        labelSet: name,
+        text: upload.text,
+        file: upload.file,
+        replace,
+        ...(scaleMin === undefined || scaleMax === undefined
+          ? {}
+          : { scale: { min: scaleMin, max: scaleMax } }),
+      });
+      const stored = await resolveLabelSet(c.var.db, collection, String(result.labelSetId));
+      return c.json(present(stored), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{labelSet}',
+      tags: ['label sets'],
+      summary: 'One label set (id or name) with its counts',
+      ...anyUser,
+      request: { params: LabelSetParams },
+      responses: {
+        200: {
+          description: 'the label set',
+          content: { 'application/json': { schema: LabelSetSchema } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const collection = await collectionFromPath(c.var.db, params.collection);
+      return c.json(present(await resolveLabelSet(c.var.db, collection, params.labelSet)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{labelSet}/labels',
+      tags: ['label sets'],
+      summary: 'The labels of a set, by topic and docno (byte order)',
+      ...anyUser,
+      request: {
+        params: LabelSetParams,
+        query: z.object({
+          topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'the labels',
+          content: { 'application/json': { schema: z.array(LabelSchema) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const { topic } = c.req.valid('query');
+      const collection = await collectionFromPath(c.var.db, params.collection);
+      const set = await resolveLabelSet(c.var.db, collection, params.labelSet);
+      const labels = await listLabels(
+        c.var.db,
+        set.id,
+        topic === undefined ? {} : { topicId: topic },
+      );
+      return c.json(
+        labels.map((l) => ({
+          topicId: l.topicId,
+          docId: l.docId,
+          grade: l.grade,
+          producedBy: l.producedBy,
+          rationale: l.rationale,
+          createdAt: l.createdAt.toISOString(),
+        })),
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{labelSet}',
+      tags: ['label sets'],
+      summary: 'Delete a label set and its labels',
+      ...adminOnly,
+      request: { params: LabelSetParams },
+      responses: { 204: { description: 'deleted' }, ...writeErrors },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const collection = await collectionFromPath(c.var.db, params.collection);
+      const set = await resolveLabelSet(c.var.db, collection, params.labelSet);
+      await deleteLabelSet(c.var.db, set.id);
+      return c.body(null, 204);
+    },
+  );

@@ -1,0 +1,182 @@
+import { deleteRun, getRunEntries, listRuns, type RunSummary } from '@assay/db';
+import { importRun } from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { collectionFromPath, resolveRun } from '../resolve.js';
+import { createRouter } from '../router.js';
+import {
+  adminOnly,
+  anyUser,
+  CollectionParam,
+  QueryFlag,
+  readErrors,
+  RunEntrySchema,
+  RunSchema,
+  uploadBody,
+  writeErrors,
+} from '../schemas.js';
+import { readUpload } from '../upload.js';
+
+const RunParams = CollectionParam.extend({
+  run: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'run', in: 'path' }, description: 'run id or name' }),
+});
+
+const ImportOptions = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'run name (default: the run tag of the file)' }),
+  replace: QueryFlag.openapi({
+    type: 'boolean',
+    description: 'replace a run of the same name (otherwise 409)',
+  }),
+});
+
+function present(r: RunSummary) {
+  return {
+    id: r.id,
+    collectionId: r.collectionId,
+    name: r.name,
+    tag: r.tag,
+    description: r.description,
+    entryCount: r.entryCount,
+    topicCount: r.topicCount,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+/** `/api/collections/{collection}/runs`: stored TREC runs of a collection. */
+export const runs = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['runs'],
+      summary: 'The runs of a collection, with entry and topic counts',
+      ...anyUser,
+      request: { params: CollectionParam },
+      responses: {
+        200: {
+          description: 'the runs, by name',
+          content: { 'application/json': { schema: z.array(RunSchema) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      return c.json((await listRuns(c.var.db, collection.id)).map(present), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['runs'],
+      summary: 'Import a TREC run file (all or nothing)',
+      ...adminOnly,
+      request: {
+        params: CollectionParam,
+        query: ImportOptions,
+        body: uploadBody({
+          name: { description: 'run name (default: the run tag)' },
+          replace: { description: '"true" to replace a run of the same name' },
+        }),
+      },
+      responses: {
+        201: {
+          description: 'the stored run',
+          content: { 'application/json': { schema: RunSchema } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      const upload = await readUpload(c, ImportOptions, 'run');
+      const result = await importRun(c.var.db, {
+        collection: collection.id,
+        text: upload.text,
+        file: upload.file,
+        replace: upload.options.replace,
+        ...(upload.options.name === undefined ? {} : { name: upload.options.name }),
+      });
+      return c.json(present(await resolveRun(c.var.db, collection, String(result.runId))), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{run}',
+      tags: ['runs'],
+      summary: 'One run (id or name) with its entry and topic counts',
+      ...anyUser,
+      request: { params: RunParams },
+      responses: {
+        200: { description: 'the run', content: { 'application/json': { schema: RunSchema } } },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const collection = await collectionFromPath(c.var.db, params.collection);
+      return c.json(present(await resolveRun(c.var.db, collection, params.run)), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{run}/entries',
+      tags: ['runs'],
+      summary: 'A run’s ranked lists: by topic, in rank order',
+      ...anyUser,
+      request: {
+        params: RunParams,
+        query: z.object({
+          topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'the entries, topics in qid byte order',
+          content: { 'application/json': { schema: z.array(RunEntrySchema) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const { topic } = c.req.valid('query');
+      const collection = await collectionFromPath(c.var.db, params.collection);
+      const run = await resolveRun(c.var.db, collection, params.run);
+      const byTopic = await getRunEntries(
+        c.var.db,
+        run.id,
+        topic === undefined ? {} : { topicIds: [topic] },
+      );
+      return c.json([...byTopic.values()].flat(), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{run}',
+      tags: ['runs'],
+      summary: 'Delete a run and its entries',
+      ...adminOnly,
+      request: { params: RunParams },
+      responses: { 204: { description: 'deleted' }, ...writeErrors },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const collection = await collectionFromPath(c.var.db, params.collection);
+      const run = await resolveRun(c.var.db, collection, params.run);
+      await deleteRun(c.var.db, run.id);
+      return c.body(null, 204);
+    },
+  );

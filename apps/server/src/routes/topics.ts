@@ -1,0 +1,123 @@
+import { getTopic, listTopics, type Topic } from '@assay/db';
+import { importTopics } from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError } from '../errors.js';
+import { collectionFromPath } from '../resolve.js';
+import { createRouter } from '../router.js';
+import {
+  adminOnly,
+  anyUser,
+  CollectionParam,
+  readErrors,
+  TopicSchema,
+  uploadBody,
+  writeErrors,
+} from '../schemas.js';
+import { readUpload } from '../upload.js';
+
+const ImportOptions = z.object({
+  format: z
+    .enum(['tsv', 'jsonl', 'trec'])
+    .optional()
+    .openapi({ description: 'tsv, jsonl or trec (default: detected from the content)' }),
+});
+
+function present(t: Topic) {
+  return {
+    topicId: t.topicId,
+    query: t.query,
+    description: t.description,
+    narrative: t.narrative,
+    context: t.context as Record<string, unknown> | null,
+  };
+}
+
+/** `/api/collections/{collection}/topics`: a collection's topics (queries). */
+export const topics = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['topics'],
+      summary: 'The topics of a collection, in qid byte order',
+      ...anyUser,
+      request: { params: CollectionParam },
+      responses: {
+        200: {
+          description: 'the topics',
+          content: { 'application/json': { schema: z.array(TopicSchema) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      return c.json((await listTopics(c.var.db, collection.id)).map(present), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['topics'],
+      summary: 'Add topics from a TSV, JSONL or TREC topic file',
+      ...adminOnly,
+      request: {
+        params: CollectionParam,
+        query: ImportOptions,
+        body: uploadBody({ format: { description: 'tsv, jsonl or trec' } }),
+      },
+      responses: {
+        201: {
+          description: 'how many topics were added',
+          content: {
+            'application/json': { schema: z.object({ topics: z.number().int() }) },
+          },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      const upload = await readUpload(c, ImportOptions, 'topics');
+      const result = await importTopics(c.var.db, {
+        collection: collection.id,
+        text: upload.text,
+        file: upload.file,
+        ...(upload.options.format === undefined ? {} : { format: upload.options.format }),
+      });
+      return c.json({ topics: result.topics }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{topicId}',
+      tags: ['topics'],
+      summary: 'One topic by qid',
+      ...anyUser,
+      request: {
+        params: CollectionParam.extend({
+          topicId: z
+            .string()
+            .min(1)
+            .openapi({ param: { name: 'topicId', in: 'path' } }),
+        }),
+      },
+      responses: {
+        200: { description: 'the topic', content: { 'application/json': { schema: TopicSchema } } },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const collection = await collectionFromPath(c.var.db, params.collection);
+      const topic = await getTopic(c.var.db, collection.id, params.topicId);
+      if (!topic)
+        throw new ApiError(
+          'not_found',
+          `no topic ${JSON.stringify(params.topicId)} in collection "${collection.name}"`,
+        );
+      return c.json(present(topic), 200);
+    },
+  );

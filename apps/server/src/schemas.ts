@@ -1,0 +1,181 @@
+import { z, type RouteConfig } from '@hono/zod-openapi';
+import { requireAdmin } from './auth.js';
+
+/** `{ error: { code, message } }`, the body of every error response. */
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'not_found' }),
+      message: z.string().openapi({ example: 'no collection "robust04"' }),
+    }),
+  })
+  .openapi('Error');
+
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorSchema } },
+});
+
+/** Error responses of routes any authenticated user may call. */
+export const readErrors = {
+  400: error('invalid request (query or path parameters)'),
+  401: error('missing, unknown or revoked API token'),
+  404: error('not found'),
+};
+
+/** Error responses of admin-only routes that change data. */
+export const writeErrors = {
+  ...readErrors,
+  403: error('the token is not an admin’s'),
+  409: error('conflicts with existing data (e.g. a run of that name; use replace=true)'),
+  413: error('the upload is larger than the server accepts'),
+  422: error('the uploaded content is invalid; the message says `file:line: reason`'),
+};
+
+/** Any valid API token (readers, annotators and admins). */
+export const anyUser = { security: [{ bearerAuth: [] }] };
+
+/** Admin tokens only: everything that creates, imports or deletes. */
+export const adminOnly = {
+  security: [{ bearerAuth: [] }],
+  middleware: [requireAdmin],
+  description: 'Admin only.',
+};
+
+/** A collection in a path: its numeric id or its name. */
+export const CollectionParam = z.object({
+  collection: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'collection', in: 'path' }, example: 'cranfield' }),
+});
+
+/** `name` or numeric id of a collection, run or label set, in a JSON body. */
+export const NameOrId = z.union([z.string().min(1), z.number().int().positive()]);
+
+/** A boolean query parameter: `true`/`1` or `false`/`0`. */
+export const QueryFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .optional()
+  .transform((v) => v === 'true' || v === '1');
+
+const Json = z.record(z.string(), z.unknown());
+const Timestamp = z.string().openapi({ format: 'date-time' });
+
+export const CollectionSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    documentCount: z.number().int(),
+    topicCount: z.number().int(),
+    createdAt: Timestamp,
+  })
+  .openapi('Collection');
+
+export const DocumentSchema = z
+  .object({
+    docId: z.string(),
+    title: z.string().nullable(),
+    text: z.string(),
+    metadata: Json,
+  })
+  .openapi('Document');
+
+export const TopicSchema = z
+  .object({
+    topicId: z.string(),
+    query: z.string(),
+    description: z.string().nullable(),
+    narrative: z.string().nullable(),
+    context: Json.nullable(),
+  })
+  .openapi('Topic');
+
+export const RunSchema = z
+  .object({
+    id: z.number().int(),
+    collectionId: z.number().int(),
+    name: z.string(),
+    tag: z.string().nullable(),
+    description: z.string().nullable(),
+    entryCount: z.number().int(),
+    topicCount: z.number().int(),
+    createdAt: Timestamp,
+  })
+  .openapi('Run');
+
+export const RunEntrySchema = z
+  .object({ topicId: z.string(), docId: z.string(), rank: z.number().int(), score: z.number() })
+  .openapi('RunEntry');
+
+export const LabelSetSchema = z
+  .object({
+    id: z.number().int(),
+    collectionId: z.number().int(),
+    name: z.string(),
+    kind: z.string().openapi({ example: 'human_qrels' }),
+    scaleMin: z.number().int(),
+    scaleMax: z.number().int(),
+    config: Json,
+    labelCount: z.number().int(),
+    topicCount: z.number().int(),
+    createdAt: Timestamp,
+  })
+  .openapi('LabelSet');
+
+export const LabelSchema = z
+  .object({
+    topicId: z.string(),
+    docId: z.string(),
+    grade: z.number().int(),
+    producedBy: z.string().nullable(),
+    rationale: z.string().nullable(),
+    createdAt: Timestamp,
+  })
+  .openapi('Label');
+
+type RequestBody = NonNullable<NonNullable<RouteConfig['request']>['body']>;
+
+/** An option of an upload, documented as a string field. */
+interface UploadOption {
+  description: string;
+}
+
+/** Request body of the upload routes, as documented (the handler reads it itself). */
+export function uploadBody(options: Record<string, UploadOption>): RequestBody {
+  const properties = Object.fromEntries(
+    Object.entries(options).map(([name, o]) => [
+      name,
+      { type: 'string' as const, description: o.description },
+    ]),
+  );
+  return {
+    required: true,
+    description:
+      'The file as the raw body (text/plain), as the `file` field of multipart/form-data, or ' +
+      'as the `text` field of a JSON object. Options go in the query string, or as form or ' +
+      'JSON fields.',
+    content: {
+      'text/plain': { schema: { type: 'string' } },
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: ['file'],
+          properties: { file: { type: 'string', format: 'binary' }, ...properties },
+        },
+      },
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['text'],
+          properties: {
+            text: { type: 'string', description: 'the file’s content' },
+            filename: { type: 'string', description: 'name used in `file:line` errors' },
+            ...properties,
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { createApiToken, createUser, type AssayDb } from '@assay/db';
+import { ensureAdmin } from '@assay/platform';
+import { createApp, type AppDeps } from '../src/index.js';
+
+/** An app over a test database, with an admin and an annotator token. */
+export interface TestApi {
+  app: ReturnType<typeof createApp>;
+  admin: string;
+  annotator: string;
+  /** Internal errors the app logged. */
+  logged: string[];
+  /** A request with an optional bearer token; a string body is sent as text/plain. */
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: string | FormData; json?: unknown; type?: string },
+  ): Promise<Response>;
+}
+
+export const ADMIN_TOKEN = 'assay_test-admin-token-0123456789';
+
+/** Builds the app over `db` and creates the two users. */
+export async function setUpApi(
+  db: AssayDb['db'],
+  deps: Partial<Omit<AppDeps, 'db'>> = {},
+): Promise<TestApi> {
+  const logged: string[] = [];
+  const app = createApp({ db, log: (line) => logged.push(line), ...deps });
+  await ensureAdmin(db, { token: ADMIN_TOKEN });
+  const user = await createUser(db, { name: 'ann', role: 'annotator' });
+  const annotator = (await createApiToken(db, { userId: user.id, label: 'test' })).token;
+  return {
+    app,
+    admin: ADMIN_TOKEN,
+    annotator,
+    logged,
+    async call(method, path, options = {}) {
+      const headers: Record<string, string> = {};
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+      let body: string | FormData | undefined = options.body;
+      if (options.json !== undefined) {
+        body = JSON.stringify(options.json);
+        headers['content-type'] = 'application/json';
+      } else if (typeof body === 'string') {
+        headers['content-type'] = options.type ?? 'text/plain';
+      }
+      return app.request(path, { method, headers, ...(body === undefined ? {} : { body }) });
+    },
+  };
+}
+
+const errors = new WeakMap<Response, Promise<{ error: { code: string; message: string } }>>();
+
+/** The `{ error: { code, message } }` body of a response, with its status (readable twice). */
+export async function errorOf(response: Response) {
+  let body = errors.get(response);
+  if (!body) {
+    body = response.json() as Promise<{ error: { code: string; message: string } }>;
+    errors.set(response, body);
+  }
+  return { status: response.status, ...(await body).error };
+}

@@ -1,0 +1,310 @@
+// Process-level tests: `assay serve` as users start it (npm start runs the same command).
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDb } from '@assay/db';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const ADMIN = 'assay_process-test-admin-token';
+
+beforeAll(() => {
+  // test/global-setup.ts builds the bundle before every test run; build here only when it
+  // is missing (rebuilding while other test files run `assay` would pull files from under them).
+  if (!existsSync(join(root, 'apps/cli/dist/assay.mjs')))
+    execFileSync(process.execPath, ['apps/cli/build.mjs'], { cwd: root });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface Assay {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  output(): string;
+  /** Sends a signal and resolves with the exit code (or the signal's name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+const started = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+  started.clear();
+});
+
+/** Starts `node apps/cli/bin/assay.js serve …` and waits until /api/health answers. */
+async function startAssay(env: Record<string, string>, args: string[] = []): Promise<Assay> {
+  const port = Number(env.PORT ?? args[args.indexOf('--port') + 1]);
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  if (!('DATABASE_URL' in env)) delete childEnv.DATABASE_URL;
+  if (!('ASSAY_ADMIN_TOKEN' in env)) delete childEnv.ASSAY_ADMIN_TOKEN;
+  const child = spawn(process.execPath, ['apps/cli/bin/assay.js', 'serve', ...args], {
+    cwd: root,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  const url = `http://127.0.0.1:${port}/api`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`assay serve exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`assay serve did not answer in time:\n${output}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    port,
+    url,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function get(assay: Assay, path: string, token: string) {
+  const response = await fetch(`${assay.url}${path}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return { status: response.status, body: (await response.json()) as unknown };
+}
+
+/** POSTs a body with node:http, reporting when the body has been handed to the socket. */
+function upload(url: string, body: string, onSent: () => void) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ADMIN}`,
+          'content-type': 'text/plain',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.on('finish', onSent);
+    req.end(body);
+  });
+}
+
+/** A 300,000-line run over Cranfield's 225 topics (about 10 MB). */
+function bigRun(): string {
+  const lines: string[] = [];
+  for (let i = 0; i < 300_000; i++) {
+    const topic = 1 + (i % 225);
+    const rank = 1 + Math.floor(i / 225);
+    lines.push(`${topic} Q0 ${1 + ((i * 7) % 1400)}-${rank} ${rank} ${(1 / rank).toFixed(6)} big`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+describe('assay serve', () => {
+  it('rejects a bad --port before opening anything', () => {
+    const result = spawnSync(process.execPath, ['apps/cli/bin/assay.js', 'serve', '--port', 'x'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('assay serve: --port must be a port number (1-65535)\n');
+  });
+
+  it('migrates an empty data dir, loads Cranfield, prints the admin token once, and stops cleanly', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'assay-serve-'));
+    try {
+      const port = await freePort();
+      const first = await startAssay({ ASSAY_DATA_DIR: dataDir, PORT: String(port) });
+      const token = /Authorization: Bearer (assay_[A-Za-z0-9_-]+)/.exec(first.output())?.[1];
+      expect(token, first.output()).toBeDefined();
+      expect(first.output()).toContain(`assay is serving http://localhost:${port}/api`);
+      expect(first.output()).toMatch(
+        /loaded the Cranfield demo collection: 1400 documents, 225 topics/,
+      );
+      expect(await get(first, '/collections', token!)).toEqual({
+        status: 200,
+        body: [
+          expect.objectContaining({ name: 'cranfield', documentCount: 1400, topicCount: 225 }),
+        ],
+      });
+      expect((await get(first, '/collections', 'assay_wrong')).status).toBe(401);
+      expect(await first.stop('SIGTERM')).toBe(0);
+      expect(first.output()).toMatch(/stopped/);
+
+      // Same data dir, port from --port: no second demo, no second token, the first still works.
+      const port2 = await freePort();
+      const second = await startAssay({ ASSAY_DATA_DIR: dataDir }, ['--port', String(port2)]);
+      expect(second.output()).not.toContain(token!);
+      expect(second.output()).not.toMatch(/Cranfield|created the admin/);
+      expect((await get(second, '/collections', token!)).status).toBe(200);
+      expect(await second.stop('SIGINT')).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+});
+
+/**
+ * Kills the server with SIGKILL in the middle of importing a large run, restarts it on
+ * the same database, and checks that nothing of the run was kept. `writing()` tells from
+ * outside the server when the import's transaction is writing rows; the kill follows.
+ */
+async function killDuringImport(
+  env: Record<string, string>,
+  writing: () => Promise<boolean>,
+  countRows: () => Promise<{ runs: number; entries: number }>,
+) {
+  const port = String(await freePort());
+  let assay = await startAssay({ ...env, PORT: port, ASSAY_ADMIN_TOKEN: ADMIN });
+  const victim = assay;
+  let answered = false;
+  let sent = false;
+  const outcome = upload(`${assay.url}/collections/cranfield/runs?name=victim`, bigRun(), () => {
+    sent = true;
+  }).then(
+    (response) => {
+      answered = true;
+      return `answered ${response.status} before the kill`;
+    },
+    () => 'no answer',
+  );
+  const deadline = Date.now() + 120_000;
+  let caughtWriting = false;
+  while (!answered && Date.now() < deadline) {
+    if (sent && (await writing())) {
+      caughtWriting = true;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  victim.child.kill('SIGKILL');
+  expect(await outcome).toBe('no answer');
+  expect(caughtWriting).toBe(true);
+  expect(await victim.stop()).toBe('SIGKILL');
+
+  assay = await startAssay({ ...env, PORT: port, ASSAY_ADMIN_TOKEN: ADMIN });
+  expect(await get(assay, '/collections/cranfield/runs', ADMIN)).toEqual({ status: 200, body: [] });
+  expect((await get(assay, '/collections/cranfield/runs/victim', ADMIN)).status).toBe(404);
+  expect(await assay.stop()).toBe(0);
+  expect(await countRows()).toEqual({ runs: 0, entries: 0 });
+}
+
+/** Bytes in the files under `dir`. */
+function sizeOf(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    try {
+      total += entry.isDirectory() ? sizeOf(path) : statSync(path).size;
+    } catch {
+      // a temporary file went away between listing and stat
+    }
+  }
+  return total;
+}
+
+async function countRuns(open: () => ReturnType<typeof createDb>) {
+  const database = await open();
+  try {
+    const n = async (table: 'runs' | 'run_entries') =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(
+            database.db,
+          )
+        ).rows[0]!.n,
+      );
+    return { runs: await n('runs'), entries: await n('run_entries') };
+  } finally {
+    await database.close();
+  }
+}
+
+describe('assay serve killed during an import', () => {
+  it('keeps no trace of the run on embedded PGlite', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'assay-kill-'));
+    const tables = join(dataDir, 'pglite', 'base');
+    let before: number | undefined;
+    try {
+      await killDuringImport(
+        { ASSAY_DATA_DIR: dataDir },
+        // The run's rows are being written once the table files have grown by a few MB.
+        async () => sizeOf(tables) - (before ??= sizeOf(tables)) > 4 * 1024 * 1024,
+        () => countRuns(() => createDb({ dataDir: join(dataDir, 'pglite') })),
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
+  describe.runIf(testDatabaseUrl())('on PostgreSQL', () => {
+    let schema: Awaited<ReturnType<typeof createIsolatedSchema>> | undefined;
+    afterAll(async () => {
+      await schema?.drop();
+    });
+
+    it('keeps no trace of the run on PostgreSQL', async () => {
+      schema = await createIsolatedSchema(testDatabaseUrl()!);
+      // The server's connections carry a name of their own, to be found in pg_stat_activity.
+      const name = `assay-kill-test-${process.pid}`;
+      const url = new URL(schema.url);
+      url.searchParams.set('application_name', name);
+      const dataDir = mkdtempSync(join(tmpdir(), 'assay-kill-pg-'));
+      const monitor = await createDb({
+        databaseUrl: testDatabaseUrl()!,
+        migrate: false,
+        maxConnections: 1,
+      });
+      try {
+        await killDuringImport(
+          { DATABASE_URL: url.toString(), ASSAY_DATA_DIR: dataDir },
+          // A transaction of the server has written and is inserting run entries.
+          async () => {
+            const result = await sql<{ n: string | number }>`
+              select count(*) as n from pg_stat_activity
+              where application_name = ${name} and backend_xid is not null
+                and query ilike '%run_entries%'`.execute(monitor.db);
+            return Number(result.rows[0]!.n) > 0;
+          },
+          () => countRuns(() => createDb({ databaseUrl: schema!.url, maxConnections: 1 })),
+        );
+      } finally {
+        await monitor.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }, 300_000);
+  });
+});

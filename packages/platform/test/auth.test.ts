@@ -1,0 +1,25 @@
+import { expect, it } from 'vitest';
+import { forEachDatabase } from '../../db/test/helpers.js';
+import { authenticate, ensureAdmin } from '../src/index.js';
+
+forEachDatabase('ensureAdmin and authenticate', (t) => {
+  it('creates one admin with the given token, once', async () => {
+    const first = await ensureAdmin(t.db, { token: 'a-chosen-admin-token-123' });
+    expect(first).toEqual({ created: true, token: 'a-chosen-admin-token-123' });
+    expect(await ensureAdmin(t.db)).toEqual({ created: false });
+    expect(await authenticate(t.db, 'a-chosen-admin-token-123')).toMatchObject({
+      name: 'admin',
+      role: 'admin',
+    });
+  });
+
+  it('generates a token when none is given, and refuses unknown tokens', async () => {
+    const created = await ensureAdmin(t.db);
+    expect(created.created).toBe(true);
+    expect(created.token).toMatch(/^assay_[A-Za-z0-9_-]{40,}$/);
+    expect((await authenticate(t.db, created.token)).role).toBe('admin');
+    await expect(authenticate(t.db, 'wrong')).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(authenticate(t.db, undefined)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(authenticate(t.db, '')).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+});

@@ -1,0 +1,36 @@
+import type { Database, Queryable } from '@assay/db';
+
+/** Rows in a table, for before/after comparisons around a failed import. */
+export async function countRows(db: Queryable, table: keyof Database): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Row counts of every table an import writes, keyed by table. */
+export async function snapshotCounts(db: Queryable): Promise<Record<string, number>> {
+  const tables = [
+    'collections',
+    'documents',
+    'topics',
+    'runs',
+    'run_entries',
+    'label_sets',
+    'labels',
+  ] as const;
+  const counts: Record<string, number> = {};
+  for (const table of tables) counts[table] = await countRows(db, table);
+  return counts;
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error('expected the call to fail');
+}

@@ -1,0 +1,407 @@
+import {
+  getDocument,
+  getLabelGrades,
+  getRunEntries,
+  getTopic,
+  createLabelSet,
+  findLabelSetByName,
+  listCollections,
+  listRuns,
+} from '@assay/db';
+import { expect, it } from 'vitest';
+import { forEachDatabase } from '../../db/test/helpers.js';
+import {
+  importCollection,
+  importQrels,
+  importRun,
+  importTopics,
+  PlatformError,
+  resolveCollection,
+} from '../src/index.js';
+import { countRows, rejection, snapshotCounts } from './helpers.js';
+
+const TINY = { name: 'c', format: 'tsv', file: 'docs.tsv', text: 'd1\ttext one\n' } as const;
+
+/** A run of `lines` lines, 1,000 per topic, with the given line replaced. */
+function bigRun(lines: number, tag: string, replace?: { line: number; text: string }): string {
+  const out: string[] = [];
+  for (let i = 1; i <= lines; i++)
+    out.push(
+      `${1 + Math.floor((i - 1) / 1000)} Q0 doc${i} ${((i - 1) % 1000) + 1} ${1 / i} ${tag}`,
+    );
+  if (replace) out[replace.line - 1] = replace.text;
+  return `${out.join('\n')}\n`;
+}
+
+forEachDatabase('importCollection', (t) => {
+  it('reads JSONL with id aliases, titles and metadata', async () => {
+    const result = await importCollection(t.db, {
+      name: 'demo',
+      description: 'a demo',
+      format: 'jsonl',
+      file: 'docs.jsonl',
+      text: [
+        '{"id":"d1","title":"T","text":"one","lang":"en"}',
+        '{"docid":"d2","text":"two"}',
+        '',
+        '{"doc_id":"d3","text":"three","url":"http://x"}',
+        '{"_id":"d4","text":"four"}',
+      ].join('\n'),
+    });
+    expect(result).toEqual({ collectionId: expect.any(Number), name: 'demo', documents: 4 });
+    expect(await getDocument(t.db, result.collectionId, 'd1')).toMatchObject({
+      title: 'T',
+      text: 'one',
+      metadata: { lang: 'en' },
+    });
+    expect(await getDocument(t.db, result.collectionId, 'd3')).toMatchObject({
+      title: null,
+      metadata: { url: 'http://x' },
+    });
+    expect(await getDocument(t.db, result.collectionId, 'd4')).toMatchObject({ text: 'four' });
+    expect(await listCollections(t.db)).toEqual([
+      expect.objectContaining({ name: 'demo', description: 'a demo', documentCount: 4 }),
+    ]);
+  });
+
+  it('reads TSV with and without titles, and the Cranfield layout', async () => {
+    const tsv = await importCollection(t.db, {
+      name: 'tsv',
+      format: 'tsv',
+      file: 'docs.tsv',
+      text: 'a\tjust text\nb\ta title\tand text\n',
+    });
+    expect(tsv.documents).toBe(2);
+    expect(await getDocument(t.db, tsv.collectionId, 'b')).toMatchObject({
+      title: 'a title',
+      text: 'and text',
+    });
+    const cran = await importCollection(t.db, {
+      name: 'cran',
+      format: 'cranfield',
+      file: 'cran.all',
+      text: '.I 1\n.T\nwing in a\nslipstream .\n.A\nbrenckman,m.\n.B\nj. ae. 1958.\n.W\nan experimental\nstudy .\n.I 2\n.T\nsecond\n.W\nmore text\n',
+    });
+    expect(cran.documents).toBe(2);
+    expect(await getDocument(t.db, cran.collectionId, '1')).toMatchObject({
+      title: 'wing in a slipstream .',
+      text: 'an experimental study .',
+      metadata: { authors: 'brenckman,m.', bibliography: 'j. ae. 1958.' },
+    });
+  });
+
+  it('refuses a taken name', async () => {
+    await importCollection(t.db, TINY);
+    const error = await rejection(importCollection(t.db, { ...TINY, text: 'd9\tother\n' }));
+    expect(error).toMatchObject({ code: 'conflict', message: 'collection "c" already exists' });
+    expect(await countRows(t.db, 'documents')).toBe(1);
+  });
+
+  it('names the bad line and keeps nothing', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['jsonl', '{"id":"a","text":"t"}\n{"id":"b","text":', 'docs:2: invalid JSON'],
+      ['jsonl', '{"id":"a","text":"t"}\n{"text":"u"}\n', 'docs:2: no document id'],
+      ['jsonl', '{"id":"a","text":"t"}\n\n{"id":"b"}\n', 'docs:3: no document text'],
+      [
+        'jsonl',
+        '{"id":"a","text":"t"}\n{"id":"a","text":"u"}\n',
+        'docs:2: duplicate document id "a" (first at line 1)',
+      ],
+      ['tsv', 'a\tx\nb\n', 'docs:2: expected id<TAB>text or id<TAB>title<TAB>text, found 1 fields'],
+      ['cranfield', '.I 1\n.W\nx\n.I 1\n.W\ny\n', 'docs:4: duplicate document id "1"'],
+    ];
+    for (const [format, text, message] of cases) {
+      const error = await rejection(
+        importCollection(t.db, {
+          name: 'x',
+          format: format as 'jsonl',
+          file: 'docs',
+          text,
+        }),
+      );
+      expect(error).toBeInstanceOf(PlatformError);
+      expect(error.code).toBe('invalid_input');
+      expect(error.message.startsWith(message)).toBe(true);
+    }
+    expect(await snapshotCounts(t.db)).toMatchObject({ collections: 0, documents: 0 });
+  });
+
+  it('rejects an empty name before reading the file', async () => {
+    await expect(importCollection(t.db, { ...TINY, name: '  ' })).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+  });
+});
+
+forEachDatabase('importTopics', (t) => {
+  it('adds TSV, JSONL (with conversational context) and TREC topics; collection by name or id', async () => {
+    const { collectionId } = await importCollection(t.db, TINY);
+    expect(
+      await importTopics(t.db, { collection: 'c', file: 't.tsv', text: '1\tfirst\n2\tsecond\n' }),
+    ).toEqual({ collectionId, topics: 2 });
+    const jsonl = [
+      JSON.stringify({
+        id: '3',
+        text: 'and in winter?',
+        previous_turns: ['where to go in norway', { role: 'assistant', text: 'Bergen.' }],
+        user_background: 'I hate the cold',
+        context: { session: 's1' },
+      }),
+      JSON.stringify({ id: '4', query: 'plain', description: 'D', narrative: 'N' }),
+    ].join('\n');
+    await importTopics(t.db, { collection: collectionId, file: 't.jsonl', text: jsonl });
+    expect(await getTopic(t.db, collectionId, '3')).toMatchObject({
+      query: 'and in winter?',
+      context: {
+        session: 's1',
+        previousTurns: [
+          { role: 'user', text: 'where to go in norway' },
+          { role: 'assistant', text: 'Bergen.' },
+        ],
+        userBackground: ['I hate the cold'],
+      },
+    });
+    expect(await getTopic(t.db, collectionId, '4')).toMatchObject({
+      query: 'plain',
+      description: 'D',
+      narrative: 'N',
+      context: null,
+    });
+    await importTopics(t.db, {
+      collection: String(collectionId), // digits that name no collection: the id
+      file: 'topics.301',
+      format: 'trec',
+      text: '<top>\n<num> Number: 301\n<title> international crime\n<desc> Description:\nfind it\n<narr> Narrative:\nrelevant\n</top>\n',
+    });
+    expect(await getTopic(t.db, collectionId, '301')).toMatchObject({
+      query: 'international crime',
+      description: 'find it',
+    });
+  });
+
+  it('keeps nothing from a file with a bad line, a known topic id or bad context', async () => {
+    await importCollection(t.db, TINY);
+    await importTopics(t.db, { collection: 'c', file: 't', text: '1\tfirst\n' });
+    const bad = await rejection(
+      importTopics(t.db, { collection: 'c', file: 't.tsv', text: '2\tsecond\n3\n' }),
+    );
+    expect(bad).toMatchObject({ code: 'invalid_input' });
+    expect(bad.message).toMatch(/^t\.tsv:2: /);
+    const clash = await rejection(
+      importTopics(t.db, { collection: 'c', file: 't2', text: '2\tsecond\n1\tagain\n' }),
+    );
+    expect(clash).toMatchObject({ code: 'conflict' });
+    expect(clash.message).toContain('"1"');
+    const context = await rejection(
+      importTopics(t.db, {
+        collection: 'c',
+        file: 't.jsonl',
+        text: '{"id":"5","text":"q","previous_turns":[{"role":"bot","text":"x"}]}\n',
+      }),
+    );
+    expect(context).toMatchObject({ code: 'invalid_input' });
+    expect(context.message).toMatch(/^t\.jsonl: topic "5": "previous_turns" must be/);
+    expect(await countRows(t.db, 'topics')).toBe(1);
+    await expect(
+      importTopics(t.db, { collection: 'nope', file: 't', text: '9\tq\n' }),
+    ).rejects.toMatchObject({ code: 'not_found', message: 'no collection "nope"' });
+  });
+});
+
+forEachDatabase('importQrels', (t) => {
+  it('stores a human_qrels label set with the seen scale, or a given one', async () => {
+    const { collectionId } = await importCollection(t.db, TINY);
+    const result = await importQrels(t.db, {
+      collection: 'c',
+      labelSet: 'nist',
+      file: 'qrels',
+      text: '1 0 d1 2\n1 0 d2 0\n2 0 d2 1\n',
+    });
+    expect(result).toEqual({
+      labelSetId: expect.any(Number),
+      name: 'nist',
+      labels: 3,
+      topics: 2,
+      scale: { min: 0, max: 2 },
+      replaced: false,
+    });
+    const set = await findLabelSetByName(t.db, collectionId, 'nist');
+    expect(set).toMatchObject({ kind: 'human_qrels', scaleMin: 0, scaleMax: 2 });
+    expect((await getLabelGrades(t.db, set!.id)).get('1')).toEqual(
+      new Map([
+        ['d1', 2],
+        ['d2', 0],
+      ]),
+    );
+    const wide = await importQrels(t.db, {
+      collection: 'c',
+      labelSet: 'wide',
+      file: 'q',
+      text: '1 0 d1 -1\n1 0 d2 1\n',
+      scale: { min: -1, max: 3 },
+    });
+    expect(wide.scale).toEqual({ min: -1, max: 3 });
+    await expect(
+      importQrels(t.db, {
+        collection: 'c',
+        labelSet: 'narrow',
+        file: 'q',
+        text: '1 0 d1 4\n',
+        scale: { min: 0, max: 3 },
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'q: grades 0..4 fall outside the scale 0..3',
+    });
+  });
+
+  it('asks for replace, then swaps the label set in one transaction', async () => {
+    const { collectionId } = await importCollection(t.db, TINY);
+    await importQrels(t.db, { collection: 'c', labelSet: 'h', file: 'q', text: '1 0 d1 1\n' });
+    const conflict = await rejection(
+      importQrels(t.db, { collection: 'c', labelSet: 'h', file: 'q2', text: '1 0 d1 3\n' }),
+    );
+    expect(conflict).toMatchObject({
+      code: 'conflict',
+      message: 'label set "h" already exists in collection "c"; use --replace to overwrite it',
+    });
+    const replaced = await importQrels(t.db, {
+      collection: 'c',
+      labelSet: 'h',
+      file: 'q2',
+      text: '1 0 d1 3\n2 0 d5 0\n',
+      replace: true,
+    });
+    expect(replaced).toMatchObject({ labels: 2, replaced: true });
+    const set = await findLabelSetByName(t.db, collectionId, 'h');
+    expect((await getLabelGrades(t.db, set!.id)).get('1')?.get('d1')).toBe(3);
+    expect(await countRows(t.db, 'label_sets')).toBe(1);
+    expect(await countRows(t.db, 'labels')).toBe(2);
+    // A label set that is not imported qrels is never replaced by an import.
+    await createLabelSet(t.db, {
+      collectionId,
+      name: 'gpt',
+      kind: 'llm_judge',
+      scaleMin: 0,
+      scaleMax: 3,
+    });
+    await expect(
+      importQrels(t.db, {
+        collection: 'c',
+        labelSet: 'gpt',
+        file: 'q',
+        text: '1 0 d1 1\n',
+        replace: true,
+      }),
+    ).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/llm_judge/) });
+  });
+
+  it('keeps nothing from a file with a bad line', async () => {
+    await importCollection(t.db, TINY);
+    const before = await snapshotCounts(t.db);
+    const error = await rejection(
+      importQrels(t.db, { collection: 'c', labelSet: 'h', file: 'q', text: '1 0 d1 1\n1 0 d2\n' }),
+    );
+    expect(error).toMatchObject({ code: 'invalid_input' });
+    expect(error.message).toMatch(/^q:2: /);
+    expect(await snapshotCounts(t.db)).toEqual(before);
+  });
+});
+
+forEachDatabase('importRun', (t) => {
+  it('stores a run named after its tag, or as asked', async () => {
+    const { collectionId } = await importCollection(t.db, TINY);
+    const run = await importRun(t.db, {
+      collection: 'c',
+      file: 'bm25.run',
+      text: '1 Q0 d2 1 2.5 bm25\n1 Q0 d1 2 1.25 bm25\n2 Q0 d1 1 0.5 bm25\n',
+    });
+    expect(run).toEqual({
+      runId: expect.any(Number),
+      name: 'bm25',
+      entries: 3,
+      topics: 2,
+      replaced: false,
+    });
+    expect((await getRunEntries(t.db, run.runId)).get('1')).toEqual([
+      { topicId: '1', docId: 'd2', rank: 1, score: 2.5 },
+      { topicId: '1', docId: 'd1', rank: 2, score: 1.25 },
+    ]);
+    const named = await importRun(t.db, {
+      collection: collectionId,
+      name: 'my-bm25',
+      file: 'bm25.run',
+      text: '1 Q0 d2 1 2.5 bm25\n',
+    });
+    expect(named.name).toBe('my-bm25');
+    expect((await listRuns(t.db, collectionId)).map((r) => [r.name, r.tag])).toEqual([
+      ['bm25', 'bm25'],
+      ['my-bm25', 'bm25'],
+    ]);
+  });
+
+  it('refuses a bad line 30,000 lines in and leaves the run tables unchanged', async () => {
+    await importCollection(t.db, TINY);
+    await importRun(t.db, { collection: 'c', file: 'small', text: '1 Q0 d1 1 1 small\n' });
+    const before = [await countRows(t.db, 'runs'), await countRows(t.db, 'run_entries')];
+    expect(before).toEqual([1, 1]);
+    const text = bigRun(30_000, 'big', { line: 30_000, text: '30 Q0 doc30000 1000 high big' });
+    const error = await rejection(importRun(t.db, { collection: 'c', file: 'big.run', text }));
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toBe('big.run:30000: score "high" is not a finite number');
+    expect((error as PlatformError).details).toEqual({ file: 'big.run', line: 30_000 });
+    expect([await countRows(t.db, 'runs'), await countRows(t.db, 'run_entries')]).toEqual(before);
+  });
+
+  it('rolls back a run the database refuses after 20,000 rows were written', async () => {
+    await importCollection(t.db, TINY);
+    await importRun(t.db, { collection: 'c', file: 'old', text: '1 Q0 d1 1 1 big\n' });
+    const before = await snapshotCounts(t.db);
+    // NUL cannot be stored in a PostgreSQL text value: the third 10,000-row batch fails.
+    const text = bigRun(25_000, 'big', { line: 25_000, text: '25 Q0 doc\u0000 1000 0.1 big' });
+    const error = await rejection(
+      importRun(t.db, { collection: 'c', file: 'nul.run', text, replace: true }),
+    );
+    expect(error).toMatchObject({ code: 'invalid_input' });
+    // The parser accepted the line; the database refused it (no line number to give).
+    expect(error.message).toBe('nul.run: invalid byte sequence for encoding "UTF8": 0x00');
+    expect(await snapshotCounts(t.db)).toEqual(before);
+    const [old] = await listRuns(t.db, (await resolveCollection(t.db, 'c')).id);
+    expect(old).toMatchObject({ name: 'big', entryCount: 1 });
+  });
+
+  it('asks for replace before overwriting a run, then replaces it whole', async () => {
+    await importCollection(t.db, TINY);
+    await importRun(t.db, { collection: 'c', file: 'r', text: '1 Q0 d1 1 2 sys\n' });
+    const conflict = await rejection(
+      importRun(t.db, { collection: 'c', file: 'r2', text: '1 Q0 d1 1 2 sys\n' }),
+    );
+    expect(conflict).toMatchObject({
+      code: 'conflict',
+      message: 'run "sys" already exists in collection "c"; use --replace to overwrite it',
+    });
+    const replaced = await importRun(t.db, {
+      collection: 'c',
+      file: 'r',
+      replace: true,
+      text: '1 Q0 d1 1 2 sys\n1 Q0 d2 2 1 sys\n3 Q0 d2 1 1 sys\n',
+    });
+    expect(replaced).toMatchObject({ entries: 3, topics: 2, replaced: true });
+    expect(await countRows(t.db, 'runs')).toBe(1);
+    expect(await countRows(t.db, 'run_entries')).toBe(3);
+  });
+
+  it('reports an unknown collection as not_found after parsing', async () => {
+    await expect(
+      importRun(t.db, { collection: 'nope', file: 'r', text: '1 Q0 d1 1 2 s\n' }),
+    ).rejects.toMatchObject({ code: 'not_found', message: 'no collection "nope"' });
+    await expect(
+      importRun(t.db, { collection: 42, file: 'r', text: '1 Q0 d1 1 2 s\n' }),
+    ).rejects.toMatchObject({ code: 'not_found', message: 'no collection 42' });
+    // A malformed file is reported first, whatever the collection.
+    await expect(
+      importRun(t.db, { collection: 'nope', file: 'r', text: '1 Q0 d1\n' }),
+    ).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+});
