@@ -10,6 +10,7 @@ Commands:
   agree     agreement between two label sets: kappa, alpha, confusion matrix
   compare   significance-tested leaderboard; two qrels: leaderboard agreement
   pool      build a depth-k judgment pool from runs, in judging-priority order
+  consensus one label set from several (majority, mean or median grade)
   serve     serve the API (npm start), over PostgreSQL or embedded PGlite
   import    import a collection, topics, qrels or runs into the database
   datasets  list or load the shipped datasets (cranfield)
@@ -55,6 +56,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   pool: async () => {
     const m = await import('./pool-command.js');
     return { run: m.poolCommand, usage: m.POOL_USAGE };
+  },
+  consensus: async () => {
+    const m = await import('./consensus-command.js');
+    return { run: m.consensusCommand, usage: m.CONSENSUS_USAGE };
   },
 };
 

@@ -49,3 +49,11 @@ export {
   tauAPSymmetric,
   rankBiasedOverlap,
 } from './rank-correlation.js';
+export {
+  consensusLabels,
+  type ConsensusMethod,
+  type ConsensusOptions,
+  type ConsensusResult,
+  type ConsensusTie,
+  type GradeMap,
+} from './consensus.js';

@@ -1,0 +1,55 @@
+import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
+import { formatQrels, parseQrels } from '@assay/trec';
+import { readText } from './evaluate-files.js';
+import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import type { CommandIo } from './io.js';
+
+const OPTIONS: OptionSpec[] = [
+  { long: 'method', key: 'method', takesValue: true },
+  { long: 'min-votes', key: 'minVotes', takesValue: true },
+  { long: 'tie', key: 'tie', takesValue: true },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
+
+export const CONSENSUS_USAGE = `Usage: assay consensus [--method majority|mean|median] [--min-votes N] [--tie low|high] QRELS...
+
+Combines several label sets on the same pool (LLM judges, models, people) into one:
+for every (topic, docno) any of them grades, the majority grade (default), the mean
+rounded to the nearest grade, or the median. Negative grades (pooled, not judged) are
+not votes. Prints TREC qrels (topic 0 docno grade) on stdout and a summary on stderr.
+
+  --method M     majority (default), mean or median
+  --min-votes N  only items graded by at least N of the files (default 1)
+  --tie T        low (default) or high: where a majority tie, an even median or a mean
+                 exactly halfway between two grades goes`;
+
+/** `assay consensus`: one label set from several. */
+export function consensusCommand(argv: readonly string[], io: CommandIo): number {
+  const { options, positionals } = getopt(argv, OPTIONS);
+  if (options.has('h')) {
+    io.stdout(`${CONSENSUS_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length < 2) throw new UsageError('expected at least two qrels files');
+  const method = (options.get('method')?.at(-1) ?? 'majority') as ConsensusMethod;
+  if (!['majority', 'mean', 'median'].includes(method))
+    throw new UsageError(`--method must be majority, mean or median, not '${method}'`);
+  const tie = (options.get('tie')?.at(-1) ?? 'low') as ConsensusTie;
+  if (tie !== 'low' && tie !== 'high')
+    throw new UsageError(`--tie must be low or high, not '${tie}'`);
+  const minVotesText = options.get('minVotes')?.at(-1) ?? '1';
+  const minVotes = Number(minVotesText);
+  if (!/^\d+$/.test(minVotesText) || minVotes < 1 || minVotes > positionals.length)
+    throw new UsageError(
+      `--min-votes must be an integer from 1 to the number of files (${positionals.length}), not '${minVotesText}'`,
+    );
+  const sets = positionals.map((path) => parseQrels(readText(path), path));
+  const result = consensusLabels(sets, { method, minVotes, tie });
+  io.stdout(formatQrels(result.labels));
+  io.stderr(
+    `consensus (${method}, ties ${tie}) of ${sets.length} label sets: ${result.items} items, ` +
+      `${result.disputed} with disagreeing votes, ${result.tieBroken} settled by the tie rule, ` +
+      `${result.tooFewVotes} left out with fewer than ${minVotes} vote(s)\n`,
+  );
+  return 0;
+}
