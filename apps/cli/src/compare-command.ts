@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { resolveMeasures } from '@assay/measures';
 import type { PValueAdjustment } from '@assay/stats';
 import { parseQrels } from '@assay/trec';
 import {
@@ -10,14 +9,15 @@ import {
   type RankCorrelation,
   type TestName,
 } from './compare.js';
-import { comparisonHtml } from './compare-html.js';
 import {
   comparisonCsv,
+  comparisonHtml,
   comparisonJson,
   comparisonLatex,
   comparisonTable,
+  testableMeasures as testableMeasureColumns,
   type CompareReport,
-} from './compare-report.js';
+} from '@assay/platform/analysis';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
@@ -192,32 +192,13 @@ function numberOption(text: string | undefined, fallback: number, name: string):
  * be tested topic by topic; they are skipped with a note.
  */
 function testableMeasures(specs: readonly string[], io: CommandIo): string[] {
-  // Computed together, trec_eval style: the first parameters given for a measure win.
-  const computed = resolveMeasures(specs);
-  const testable = new Set<string>();
-  const skipped: string[] = [];
-  for (const m of computed) {
-    const ok = m.definition.output !== 'string' && m.definition.aggregate === 'mean';
-    for (const name of m.names) {
-      if (ok) testable.add(name);
-      else skipped.push(name);
-    }
-  }
-  const ordered: string[] = [];
-  for (const spec of specs) {
-    for (const m of resolveMeasures([spec])) {
-      for (const name of m.names) {
-        if (testable.has(name) && !ordered.includes(name)) ordered.push(name);
-      }
-    }
-  }
-  for (const name of testable) if (!ordered.includes(name)) ordered.push(name);
+  const { measures, skipped } = testableMeasureColumns(specs);
   if (skipped.length > 0) {
     io.stderr(`assay compare: skipping ${skipped.join(', ')} (not a mean of per-topic values)\n`);
   }
-  if (ordered.length === 0)
+  if (measures.length === 0)
     throw new UsageError('none of the measures is a mean of per-topic values that can be tested');
-  return ordered;
+  return measures;
 }
 
 function checkDistinctTags(tags: string[], paths: readonly string[]): void {

@@ -5,10 +5,15 @@ import type { AppEnv } from './router.js';
 
 /**
  * Routes anyone may call without a token, as `METHOD path` (paths as the router sees them).
- * This is the one place that opens an endpoint to the public: read-only endpoints of
- * published leaderboards get added here (with a pattern, e.g. /^GET \/api\/leaderboards\//).
+ * This is the one place that opens an endpoint to the public: besides health and the
+ * OpenAPI document, only reading a published leaderboard (one path segment under
+ * /api/public/leaderboards/, GET or HEAD).
  */
-const PUBLIC_ROUTES: ReadonlyArray<string | RegExp> = ['GET /api/health', 'GET /api/openapi.json'];
+const PUBLIC_ROUTES: ReadonlyArray<string | RegExp> = [
+  'GET /api/health',
+  'GET /api/openapi.json',
+  /^GET \/api\/public\/leaderboards\/[^/]+$/,
+];
 
 /** Whether a request may go through without a token. */
 export function isPublic(method: string, path: string): boolean {

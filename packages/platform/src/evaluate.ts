@@ -5,7 +5,10 @@ import {
   getLabelSet,
   getRun,
   getRunEntries,
+  type Collection,
+  type LabelSet,
   type Queryable,
+  type Run,
 } from '@assay/db';
 import {
   evaluateRun,
@@ -56,21 +59,66 @@ export interface EvaluateRunsResult {
   runs: RunMeasures[];
 }
 
+/** A label set of the collection by name or id; not_found otherwise. */
+export async function resolveLabelSet(
+  db: Queryable,
+  collection: Collection,
+  ref: string | number,
+): Promise<LabelSet> {
+  const set =
+    typeof ref === 'number'
+      ? await getLabelSet(db, ref)
+      : await findLabelSetByName(db, collection.id, ref);
+  if (!set || set.collectionId !== collection.id)
+    throw new PlatformError(
+      'not_found',
+      `no label set ${JSON.stringify(ref)} in collection "${collection.name}"`,
+    );
+  return set;
+}
+
+/** A run of the collection by name or id; not_found otherwise. */
+export async function resolveRun(
+  db: Queryable,
+  collection: Collection,
+  ref: string | number,
+): Promise<Run> {
+  const stored =
+    typeof ref === 'number' ? await getRun(db, ref) : await findRunByName(db, collection.id, ref);
+  if (!stored || stored.collectionId !== collection.id)
+    throw new PlatformError(
+      'not_found',
+      `no run ${JSON.stringify(ref)} in collection "${collection.name}"`,
+    );
+  return stored;
+}
+
+/**
+ * A stored run as a TREC run named after the stored run, with the entries of `topics`
+ * only: just the judged topics are evaluated (as trec_eval does), so only they are read.
+ */
+export async function readTrecRun(
+  db: Queryable,
+  stored: Run,
+  topics: readonly string[],
+): Promise<TrecRun> {
+  const byTopic = await getRunEntries(db, stored.id, { topicIds: topics });
+  const run: TrecRun = { name: stored.name, topics: new Map() };
+  for (const [topic, entries] of byTopic)
+    run.topics.set(
+      topic,
+      entries.map((e) => ({ docno: e.docId, rank: e.rank, score: e.score })),
+    );
+  return run;
+}
+
 /** Evaluates stored runs against a stored label set with assay's trec_eval-exact measures. */
 export async function evaluateRuns(
   db: Queryable,
   input: EvaluateRunsInput,
 ): Promise<EvaluateRunsResult> {
   const collection = await resolveCollection(db, input.collection);
-  const set =
-    typeof input.labelSet === 'number'
-      ? await getLabelSet(db, input.labelSet)
-      : await findLabelSetByName(db, collection.id, input.labelSet);
-  if (!set || set.collectionId !== collection.id)
-    throw new PlatformError(
-      'not_found',
-      `no label set ${JSON.stringify(input.labelSet)} in collection "${collection.name}"`,
-    );
+  const set = await resolveLabelSet(db, collection, input.labelSet);
   if (input.runs.length === 0) throw new PlatformError('invalid_input', 'no runs to evaluate');
   for (const [key, value] of [
     ['relevanceLevel', input.relevanceLevel],
@@ -94,21 +142,8 @@ export async function evaluateRuns(
   const runs: RunMeasures[] = [];
   let names: string[] = [];
   for (const ref of input.runs) {
-    const stored =
-      typeof ref === 'number' ? await getRun(db, ref) : await findRunByName(db, collection.id, ref);
-    if (!stored || stored.collectionId !== collection.id)
-      throw new PlatformError(
-        'not_found',
-        `no run ${JSON.stringify(ref)} in collection "${collection.name}"`,
-      );
-    // Only judged topics are evaluated (as trec_eval does), so only their entries are read.
-    const byTopic = await getRunEntries(db, stored.id, { topicIds: qrels.topics });
-    const run: TrecRun = { name: stored.name, topics: new Map() };
-    for (const [topic, entries] of byTopic)
-      run.topics.set(
-        topic,
-        entries.map((e) => ({ docno: e.docId, rank: e.rank, score: e.score })),
-      );
+    const stored = await resolveRun(db, collection, ref);
+    const run = await readTrecRun(db, stored, qrels.topics);
     let result;
     try {
       result = evaluateRun(qrels, run, measures, {

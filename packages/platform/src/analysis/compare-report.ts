@@ -1,5 +1,6 @@
-// Renders `assay compare` results as an aligned text table, JSON, CSV and LaTeX; the HTML
-// report is in compare-html.ts. Every format states the topic handling and the test.
+// Renders comparisons (`assay compare`, stored comparison reports) as an aligned text
+// table, JSON, CSV and LaTeX; the HTML report is in compare-html.ts. Every format states
+// the topic handling and the test.
 import { BOOTSTRAP_SAMPLES, RBO_P, type Comparison, type RankCorrelation } from './compare.js';
 
 /** What `assay compare` renders: one leaderboard per qrels file, and with two, their agreement. */

@@ -1,0 +1,150 @@
+import {
+  comparisonJson,
+  getPublishedLeaderboard,
+  renderLeaderboard,
+  unpublishLeaderboard,
+  type LeaderboardFormat,
+} from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError } from '../errors.js';
+import { SlugSchema } from '../report-schemas.js';
+import { createRouter } from '../router.js';
+import { adminOnly, ErrorSchema, writeErrors } from '../schemas.js';
+
+/** File extensions a download may be asked for with, and the format each names. */
+const EXTENSIONS: Record<string, LeaderboardFormat> = {
+  csv: 'csv',
+  tex: 'latex',
+  json: 'json',
+  html: 'html',
+};
+
+const PublicParam = z.object({
+  slug: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9-]{0,62}(\.(csv|tex|json|html))?$/,
+      'must be a leaderboard slug, optionally with .csv, .tex, .json or .html',
+    )
+    .openapi({
+      param: { name: 'slug', in: 'path' },
+      description: 'the slug; with .csv, .tex, .json or .html appended, a download of that format',
+      example: 'cranfield-bm25-2026',
+    }),
+});
+
+const FormatQuery = z.object({
+  format: z
+    .enum(['csv', 'latex', 'json', 'html'])
+    .optional()
+    .openapi({ description: 'a download of this format (as the extension would)' }),
+});
+
+const PublicLeaderboardSchema = z
+  .object({
+    slug: z.string(),
+    title: z.string(),
+    publishedAt: z.string().openapi({ format: 'date-time' }),
+    provenance: z.record(z.string(), z.unknown()).openapi({
+      description: 'label sets, runs, measures, test, correction, alpha, seed, assay version',
+    }),
+    leaderboard: z.record(z.string(), z.unknown()).openapi({
+      description: 'what `assay compare --format json` writes for the same data',
+    }),
+    downloads: z.record(z.string(), z.string()),
+  })
+  .openapi('PublicLeaderboard');
+
+/** `/api/leaderboards`: managing published leaderboards (admins). */
+export const leaderboards = createRouter().openapi(
+  createRoute({
+    method: 'delete',
+    path: '/{slug}',
+    tags: ['leaderboards'],
+    summary: 'Unpublish a leaderboard (the report stays)',
+    ...adminOnly,
+    request: {
+      params: z.object({
+        slug: SlugSchema.openapi({ param: { name: 'slug', in: 'path' } }),
+      }),
+    },
+    responses: { 204: { description: 'unpublished' }, ...writeErrors },
+  }),
+  async (c) => {
+    await unpublishLeaderboard(c.var.db, c.req.valid('param').slug);
+    return c.body(null, 204);
+  },
+);
+
+/**
+ * `/api/public/leaderboards`: published leaderboards, read-only and open to anyone (the only
+ * routes besides health and the OpenAPI document that need no token; see auth.ts).
+ */
+export const publicLeaderboards = createRouter().openapi(
+  createRoute({
+    method: 'get',
+    path: '/{slug}',
+    tags: ['leaderboards'],
+    summary: 'A published leaderboard, as JSON or as a CSV, LaTeX, JSON or HTML download',
+    description:
+      'No token needed. `/{slug}` answers a JSON object (title, provenance, leaderboard); ' +
+      '`/{slug}.csv`, `.tex`, `.json`, `.html` (or `?format=csv|latex|json|html`) answer the ' +
+      'file `assay compare --format …` writes, as an attachment.',
+    security: [],
+    request: { params: PublicParam, query: FormatQuery },
+    responses: {
+      200: {
+        description: 'the leaderboard',
+        content: {
+          'application/json': { schema: PublicLeaderboardSchema },
+          'text/csv': { schema: z.string() },
+          'application/x-tex': { schema: z.string() },
+          'text/html': { schema: z.string() },
+        },
+      },
+      400: {
+        description: 'not a slug',
+        content: { 'application/json': { schema: ErrorSchema } },
+      },
+      404: {
+        description: 'nothing is published under this slug',
+        content: { 'application/json': { schema: ErrorSchema } },
+      },
+    },
+  }),
+  async (c) => {
+    const [slug, extension] = c.req.valid('param').slug.split('.') as [string, string?];
+    const fromQuery = c.req.valid('query').format;
+    const fromExtension = extension === undefined ? undefined : EXTENSIONS[extension];
+    if (fromQuery !== undefined && fromExtension !== undefined && fromQuery !== fromExtension)
+      throw new ApiError(
+        'invalid_input',
+        `the extension .${extension} and format=${fromQuery} disagree`,
+      );
+    const format = fromExtension ?? fromQuery;
+    const published = await getPublishedLeaderboard(c.var.db, slug);
+    const { report } = published;
+    if (format === undefined) {
+      // Who published or created it stays private; everything it was computed from is shown.
+      const { createdBy: _createdBy, ...provenance } = report.provenance;
+      return c.json(
+        {
+          slug,
+          title: report.title,
+          publishedAt: published.publishedAt.toISOString(),
+          provenance: provenance as Record<string, unknown>,
+          leaderboard: JSON.parse(comparisonJson(report.result)) as Record<string, unknown>,
+          downloads: Object.fromEntries(
+            Object.keys(EXTENSIONS).map((ext) => [ext, `/api/public/leaderboards/${slug}.${ext}`]),
+          ),
+        },
+        200,
+      );
+    }
+    const rendered = renderLeaderboard(report.result, format);
+    return c.body(rendered.body, 200, {
+      'content-type': rendered.contentType,
+      'content-disposition': `attachment; filename="${slug}.${rendered.extension}"`,
+    });
+  },
+);

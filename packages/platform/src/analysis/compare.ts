@@ -1,0 +1,354 @@
+// The analysis behind `assay compare` and stored comparison reports: leaderboards from
+// per-topic values, pairwise significance tests with per-measure corrections, and rank
+// correlation between two leaderboards of the same runs (e.g. under human and LLM qrels).
+import type { RunEvaluation } from '@assay/measures';
+import {
+  adjustPValues,
+  createRng,
+  kendallTauB,
+  pairedTTest,
+  randomizationTest,
+  rankBiasedOverlap,
+  spearmanRho,
+  tauAP,
+  wilcoxonSignedRank,
+  type PValueAdjustment,
+} from '@assay/stats';
+
+/** Which paired test compares two runs' per-topic values. */
+export type TestName = 't' | 'wilcoxon' | 'randomization';
+
+/** Settings of a comparison. */
+export interface CompareSettings {
+  test: TestName;
+  correction: PValueAdjustment;
+  alpha: number;
+  /** Sign-flip assignments of the randomization test. */
+  permutations: number;
+  /** Seed of the randomization test and of the bootstrap intervals. */
+  seed: number;
+  /** Compare every run with this run tag only, instead of every pair. */
+  baseline?: string;
+}
+
+/** Resamples behind each bootstrap interval of a mean. */
+export const BOOTSTRAP_SAMPLES = 10000;
+
+/** One run's row of the leaderboard. */
+export interface LeaderboardRow {
+  run: string;
+  /** Mean over topics, per measure, at full precision. */
+  means: Record<string, number>;
+  /** Per measure: 95% percentile bootstrap interval of the mean (seeded). */
+  ci: Record<string, [number, number]>;
+  judgedAt10: number;
+  /** Per measure: the runs this run differs from significantly (after correction). */
+  differsFrom: Record<string, string[]>;
+  /** Per measure: the runs this run is significantly better than (higher mean). */
+  betterThan: Record<string, string[]>;
+}
+
+/** One paired test between runs a and b on one measure. */
+export interface PairTest {
+  a: string;
+  b: string;
+  measure: string;
+  /** Mean over topics of a − b. */
+  meanDiff: number;
+  /** t for the t-test, min(W+, W−) for Wilcoxon, the observed mean difference for randomization. */
+  statistic: number;
+  p: number;
+  /** p after the correction, applied over this measure's comparisons. */
+  pAdjusted: number;
+  significant: boolean;
+}
+
+/** A leaderboard with its tests. */
+export interface Comparison {
+  topicHandling: string;
+  /** Number of topics every mean and test is taken over. */
+  topics: number;
+  test: TestName;
+  correction: PValueAdjustment;
+  alpha: number;
+  seed: number;
+  /** Only with the randomization test. */
+  permutations?: number;
+  baseline?: string;
+  /** Measures in -m order; the first sorts the leaderboard. */
+  measures: string[];
+  /** Best first by the first measure (ties by run tag). */
+  runs: LeaderboardRow[];
+  pairs: PairTest[];
+  /** Per-topic values by measure and run, in `topicIds` order (for plots; not in JSON). */
+  perTopic: Record<string, Record<string, number[]>>;
+  topicIds: string[];
+}
+
+/** Topic handling every comparison uses; every output format states it. */
+export const TOPIC_HANDLING =
+  'every qrels topic counts, as with assay eval -c (trec_eval -c): a topic a run has no results for scores 0';
+
+/** What went wrong with the inputs of a comparison (the command reports it, exit code 1). */
+export class CompareError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CompareError';
+  }
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+/**
+ * Builds the leaderboard (sorted by the first measure, best first) and the pairwise tests.
+ * `measures` are output column names of the evaluations; `Judged@10` must be among the
+ * columns. Every evaluation must cover the same topics (with -c: the qrels topics).
+ */
+export function compareRuns(
+  evaluations: RunEvaluation[],
+  measures: string[],
+  settings: CompareSettings,
+): Comparison {
+  if (evaluations.length < 2) throw new CompareError('comparing needs at least two runs');
+  const names = evaluations.map((e) => e.runid);
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate !== undefined)
+    throw new CompareError(`two runs carry the tag '${duplicate}'; tags must differ`);
+  const topicIds = evaluations[0]!.topics.map((t) => t.qid);
+  if (topicIds.length < 2) {
+    throw new CompareError(
+      `paired tests need at least two topics; the qrels have ${topicIds.length}`,
+    );
+  }
+  const perTopic: Record<string, Record<string, number[]>> = {};
+  for (const measure of [...measures, 'Judged@10']) {
+    perTopic[measure] = {};
+    for (const e of evaluations) {
+      const col = e.columns.findIndex((c) => c.name === measure);
+      if (col < 0) throw new Error(`measure ${measure} was not computed for ${e.runid}`);
+      // Values are keyed by topic id, so runs line up topic by topic whatever their order.
+      const byTopic = new Map(e.topics.map((t) => [t.qid, t.values[col] as number]));
+      perTopic[measure]![e.runid] = topicIds.map((qid) => {
+        const v = byTopic.get(qid);
+        if (v === undefined) throw new Error(`run ${e.runid} has no value for topic ${qid}`);
+        return v;
+      });
+    }
+  }
+  const rows: LeaderboardRow[] = evaluations.map((e) => ({
+    run: e.runid,
+    means: {},
+    ci: {},
+    judgedAt10: mean(perTopic['Judged@10']![e.runid]!),
+    differsFrom: {},
+    betterThan: {},
+  }));
+  for (const m of measures) {
+    const intervals = bootstrapMeanIntervals(
+      rows.map((r) => perTopic[m]![r.run]!),
+      settings.seed,
+      BOOTSTRAP_SAMPLES,
+    );
+    rows.forEach((row, k) => {
+      row.means[m] = mean(perTopic[m]![row.run]!);
+      row.ci[m] = intervals[k]!;
+      row.differsFrom[m] = [];
+      row.betterThan[m] = [];
+    });
+  }
+  const first = measures[0]!;
+  rows.sort((x, y) => y.means[first]! - x.means[first]! || compareTags(x.run, y.run));
+  const { baseline } = settings;
+  if (baseline !== undefined && !rows.some((r) => r.run === baseline)) {
+    throw new CompareError(
+      `--baseline ${baseline} is none of the runs (${rows.map((r) => r.run).join(', ')})`,
+    );
+  }
+  // Pairs in leaderboard order: a above b; with a baseline, every other run against it.
+  const pairsOfRuns: Array<[string, string]> = [];
+  if (baseline !== undefined) {
+    for (const r of rows) if (r.run !== baseline) pairsOfRuns.push([r.run, baseline]);
+  } else {
+    for (let i = 0; i < rows.length; i++)
+      for (let j = i + 1; j < rows.length; j++) pairsOfRuns.push([rows[i]!.run, rows[j]!.run]);
+  }
+  const rowOf = new Map(rows.map((r) => [r.run, r]));
+  const pairs: PairTest[] = [];
+  for (const measure of measures) {
+    const tested = pairsOfRuns.map(([a, b]) => {
+      const x = perTopic[measure]![a]!;
+      const y = perTopic[measure]![b]!;
+      const { statistic, p } = runTest(x, y, settings);
+      return { a, b, measure, meanDiff: mean(x.map((v, i) => v - y[i]!)), statistic, p };
+    });
+    // One family per measure: the correction runs over this measure's comparisons only.
+    const adjusted = adjustPValues(
+      tested.map((t) => t.p),
+      settings.correction,
+    );
+    tested.forEach((t, i) => {
+      const pAdjusted = adjusted[i]!;
+      const significant = pAdjusted < settings.alpha;
+      pairs.push({ ...t, pAdjusted, significant });
+      if (!significant) return;
+      const ra = rowOf.get(t.a)!;
+      const rb = rowOf.get(t.b)!;
+      ra.differsFrom[measure]!.push(t.b);
+      rb.differsFrom[measure]!.push(t.a);
+      if (t.meanDiff > 0) ra.betterThan[measure]!.push(t.b);
+      else if (t.meanDiff < 0) rb.betterThan[measure]!.push(t.a);
+    });
+  }
+  return {
+    topicHandling: TOPIC_HANDLING,
+    topics: topicIds.length,
+    test: settings.test,
+    correction: settings.correction,
+    alpha: settings.alpha,
+    seed: settings.seed,
+    ...(settings.test === 'randomization' ? { permutations: settings.permutations } : {}),
+    ...(baseline === undefined ? {} : { baseline }),
+    measures,
+    runs: rows,
+    pairs,
+    perTopic,
+    topicIds,
+  };
+}
+
+/**
+ * 95% percentile-bootstrap intervals of the means of several samples of equal length, each
+ * exactly what `bootstrapCI(sample, { seed, samples: resamples })` of @assay/stats returns.
+ * With one seed every sample is resampled at the same indices (the same topics), so the
+ * indices are drawn once per resample and shared: one pass instead of one per run.
+ */
+export function bootstrapMeanIntervals(
+  samples: readonly (readonly number[])[],
+  seed: number,
+  resamples: number,
+): Array<[number, number]> {
+  const n = samples[0]?.length ?? 0;
+  if (n === 0 || samples.some((s) => s.length !== n))
+    throw new RangeError('bootstrapMeanIntervals: samples must be non-empty and of equal length');
+  const rng = createRng(seed);
+  const means = samples.map(() => new Float64Array(resamples));
+  const indices = new Uint32Array(n);
+  for (let b = 0; b < resamples; b++) {
+    for (let i = 0; i < n; i++) indices[i] = rng.nextInt(n);
+    samples.forEach((values, k) => {
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum += values[indices[i]!]!;
+      means[k]![b] = sum / n;
+    });
+  }
+  const alpha = 1 - 0.95;
+  return means.map((m) => {
+    m.sort();
+    return [quantileSorted(m, alpha / 2), quantileSorted(m, 1 - alpha / 2)];
+  });
+}
+
+/** Quantile of sorted values, interpolating linearly between order statistics (numpy's default). */
+function quantileSorted(sorted: Float64Array, q: number): number {
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
+
+/** Byte order of run tags, the tie-break wherever runs are ordered. */
+function compareTags(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Runs the chosen test. Two runs with identical per-topic values give no evidence of a
+ * difference: p = 1 and statistic 0 (scipy returns NaN there for the t-test and for
+ * Wilcoxon's normal approximation); that p still counts as a hypothesis in the correction.
+ */
+function runTest(
+  x: number[],
+  y: number[],
+  settings: CompareSettings,
+): { statistic: number; p: number } {
+  switch (settings.test) {
+    case 't': {
+      const r = pairedTTest(x, y);
+      if (Number.isNaN(r.p)) return { statistic: 0, p: 1 };
+      return { statistic: r.statistic, p: r.p };
+    }
+    case 'wilcoxon': {
+      const r = wilcoxonSignedRank(x, y);
+      if (Number.isNaN(r.p)) return { statistic: r.statistic, p: 1 };
+      return { statistic: r.statistic, p: r.p };
+    }
+    case 'randomization': {
+      const r = randomizationTest(x, y, {
+        permutations: settings.permutations,
+        seed: settings.seed,
+      });
+      return { statistic: r.meanDiff, p: r.p };
+    }
+  }
+}
+
+/**
+ * The pair the per-topic difference plot shows: the best run against the baseline when
+ * there is one, else the two best runs (on the first measure).
+ */
+export function highlightedPair(c: Comparison): [string, string] | undefined {
+  if (c.baseline !== undefined) {
+    const best = c.runs.find((r) => r.run !== c.baseline);
+    return best ? [best.run, c.baseline] : undefined;
+  }
+  return c.runs.length >= 2 ? [c.runs[0]!.run, c.runs[1]!.run] : undefined;
+}
+
+/** Rank correlation of two leaderboards of the same runs on one measure. */
+export interface RankCorrelation {
+  kendallTauB: number;
+  /** tau-AP with the first leaderboard as ground truth (Yilmaz, Aslam & Robertson 2008). */
+  tauAP: number;
+  spearman: number;
+  /** Rank-biased overlap (RBO_ext, Webber et al. 2010, p = 0.9) of the two orderings. */
+  rbo: number;
+}
+
+/** Persistence of the rank-biased overlap between two leaderboards. */
+export const RBO_P = 0.9;
+
+/**
+ * Correlates two leaderboards given as run → full-precision mean (higher is better):
+ * Kendall tau-b, tau-AP with `truth` as ground truth, Spearman's rho, and RBO (p = 0.9) of
+ * the two orderings (best first, equal means ordered by run tag). Both must hold the same runs.
+ */
+export function correlateMeans(
+  truth: ReadonlyMap<string, number>,
+  other: ReadonlyMap<string, number>,
+): RankCorrelation {
+  const runs = [...truth.keys()].sort(compareTags);
+  const missing = runs.find((r) => !other.has(r));
+  if (missing !== undefined || other.size !== truth.size) {
+    throw new Error(`the two leaderboards hold different runs${missing ? ` (${missing})` : ''}`);
+  }
+  const x = runs.map((r) => truth.get(r)!);
+  const y = runs.map((r) => other.get(r)!);
+  const order = (means: ReadonlyMap<string, number>) =>
+    [...runs].sort((p, q) => means.get(q)! - means.get(p)! || compareTags(p, q));
+  return {
+    kendallTauB: kendallTauB(x, y),
+    tauAP: tauAP(x, y),
+    spearman: spearmanRho(x, y),
+    rbo: rankBiasedOverlap(order(truth), order(other), RBO_P),
+  };
+}
+
+/** Correlates two comparisons' leaderboards on one measure (the first is ground truth). */
+export function correlateLeaderboards(
+  a: Comparison,
+  b: Comparison,
+  measure: string,
+): RankCorrelation {
+  const means = (c: Comparison) => new Map(c.runs.map((r) => [r.run, r.means[measure]!]));
+  return correlateMeans(means(a), means(b));
+}

@@ -1,0 +1,52 @@
+// @assay/platform/analysis: the pure analyses behind `assay compare` and `assay agree` and
+// their renderings, shared by the CLI (file mode) and the stored reports of the platform.
+// No database, no I/O: importing this never opens anything.
+
+/** Leaderboards with pairwise tests, corrections, bootstrap intervals and rank correlation. */
+export {
+  BOOTSTRAP_SAMPLES,
+  bootstrapMeanIntervals,
+  compareRuns,
+  CompareError,
+  correlateLeaderboards,
+  correlateMeans,
+  highlightedPair,
+  RBO_P,
+  TOPIC_HANDLING,
+  type CompareSettings,
+  type Comparison,
+  type LeaderboardRow,
+  type PairTest,
+  type RankCorrelation,
+  type TestName,
+} from './compare.js';
+/** Comparisons rendered as a text table, JSON, CSV and LaTeX. */
+export {
+  ciLine,
+  comparisonCsv,
+  comparisonJson,
+  comparisonLatex,
+  comparisonTable,
+  f4,
+  formatP,
+  latexEscape,
+  legendLine,
+  marks,
+  orderings,
+  runTags,
+  testLine,
+  type CompareReport,
+} from './compare-report.js';
+/** A comparison as one self-contained HTML page. */
+export { comparisonHtml, escapeHtml } from './compare-html.js';
+/** Which measures a comparison can test topic by topic. */
+export { testableMeasures, type TestableMeasures } from './measures.js';
+/** Agreement between two label sets and its text rendering. */
+export {
+  agreement,
+  agreementText,
+  observedScale,
+  type AgreementReport,
+  type GradeScale,
+  type Grades,
+} from './agreement.js';

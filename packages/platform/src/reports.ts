@@ -1,0 +1,688 @@
+import {
+  createPublication,
+  createReport,
+  deletePublication,
+  deleteReport as deleteStoredReport,
+  getLabelGrades,
+  getPublication,
+  getReport as getStoredReport,
+  listReports as listStoredReports,
+  SLUG_PATTERN,
+  type JsonObject,
+  type JsonValue,
+  type LabelSet,
+  type Queryable,
+  type Report,
+  type ReportKind,
+  type ReportSummary,
+  type Run,
+} from '@assay/db';
+import {
+  evaluateRun,
+  MeasureSpecError,
+  prepareQrels,
+  resolveMeasures,
+  type RunEvaluation,
+} from '@assay/measures';
+import type { PValueAdjustment } from '@assay/stats';
+import rootPackage from '../../../package.json' with { type: 'json' };
+import {
+  agreement,
+  BOOTSTRAP_SAMPLES,
+  compareRuns,
+  CompareError,
+  comparisonCsv,
+  comparisonHtml,
+  comparisonJson,
+  comparisonLatex,
+  correlateLeaderboards,
+  observedScale,
+  testableMeasures,
+  type AgreementReport,
+  type CompareReport,
+  type CompareSettings,
+  type Comparison,
+  type GradeScale,
+  type RankCorrelation,
+  type TestName,
+} from './analysis/index.js';
+import { PlatformError, writing } from './errors.js';
+import {
+  evaluateRuns,
+  readTrecRun,
+  resolveLabelSet,
+  resolveRun,
+  type EvaluateRunsInput,
+  type EvaluateRunsResult,
+} from './evaluate.js';
+import { resolveCollection, type CollectionRef } from './resolve.js';
+
+/** The assay version every report records (the root package.json's). */
+export const ASSAY_VERSION: string = rootPackage.version;
+
+/** Who creates a report or publishes a leaderboard (recorded by id and name). */
+export interface Actor {
+  id: number;
+  name: string;
+}
+
+/** A stored thing named in a provenance: its id and its name at the time. */
+export interface NamedRef {
+  id: number;
+  name: string;
+}
+
+/** What a report was computed from and how; stored with it and never changed. */
+export interface ReportProvenance {
+  assayVersion: string;
+  createdBy: NamedRef | null;
+  collection: NamedRef;
+  /** In the order given (a comparison's first label set is ground truth for tau-AP). */
+  labelSets: NamedRef[];
+  runs: NamedRef[];
+  /** Measures as asked for (evaluation, comparison). */
+  measures?: string[];
+  /** Measure columns tested, in order (comparison). */
+  testedMeasures?: string[];
+  test?: TestName;
+  correction?: PValueAdjustment;
+  alpha?: number;
+  seed?: number;
+  permutations?: number;
+  baseline?: string;
+  bootstrapSamples?: number;
+  topicHandling?: string;
+  completeTopics?: boolean;
+  relevanceLevel?: number;
+  maxDocs?: number;
+  judgedOnly?: boolean;
+  scale?: GradeScale;
+  clip?: boolean;
+}
+
+/** A stored report: its snapshot result typed by kind. */
+export type StoredReport = Omit<Report, 'kind' | 'result' | 'provenance'> & {
+  provenance: ReportProvenance;
+} & (
+    | { kind: 'evaluation'; result: EvaluateRunsResult }
+    | { kind: 'comparison'; result: CompareReport }
+    | { kind: 'agreement'; result: AgreementReport }
+  );
+
+/** A stored report without its result, as lists show it. */
+export type StoredReportSummary = Omit<ReportSummary, 'provenance'> & {
+  provenance: ReportProvenance;
+};
+
+/** What a comparison report compares: stored runs under one or two stored label sets. */
+export interface ComparisonReportInput {
+  collection: CollectionRef;
+  /** One label set, or two whose leaderboards are rank-correlated (the first is ground truth). */
+  labelSets: Array<string | number>;
+  /** At least two runs of the collection, by name or id. */
+  runs: Array<string | number>;
+  /** Measures as `assay compare -m` takes them; the first orders the leaderboard. */
+  measures: string[];
+  /** Default t (paired t-test); wilcoxon or randomization. */
+  test?: TestName;
+  /** Default holm; one family per measure. */
+  correction?: PValueAdjustment;
+  /** Significant when the corrected p < alpha (default 0.05). */
+  alpha?: number;
+  /** Test each run against this run (name or id) only. */
+  baseline?: string | number;
+  /** Sign flips of the randomization test (default 10000). */
+  permutations?: number;
+  /** Seed of the randomization test and the bootstrap (default 42). */
+  seed?: number;
+  title?: string;
+  createdBy?: Actor;
+}
+
+/** What an agreement report compares: two stored label sets of one collection. */
+export interface AgreementReportInput {
+  collection: CollectionRef;
+  labelSetA: string | number;
+  labelSetB: string | number;
+  /** The grade scale (default: the grades seen in either label set, as `assay agree`). */
+  scale?: GradeScale;
+  /** Clamp grades outside the scale into it instead of failing. */
+  clip?: boolean;
+  title?: string;
+  createdBy?: Actor;
+}
+
+/** An evaluation of stored runs to store as a report. */
+export interface EvaluationReportInput extends EvaluateRunsInput {
+  title?: string;
+  createdBy?: Actor;
+}
+
+/** A published leaderboard: its slug, when it was published, and the comparison report. */
+export interface PublishedLeaderboard {
+  slug: string;
+  publishedAt: Date;
+  report: StoredReport & { kind: 'comparison' };
+}
+
+/** Download formats of a published leaderboard. */
+export type LeaderboardFormat = 'csv' | 'latex' | 'json' | 'html';
+
+/** A rendered download: its text, media type and file extension. */
+export interface RenderedLeaderboard {
+  body: string;
+  contentType: string;
+  extension: string;
+}
+
+const TESTS: readonly TestName[] = ['t', 'wilcoxon', 'randomization'];
+const CORRECTIONS: readonly PValueAdjustment[] = ['holm', 'bonferroni', 'bh', 'none'];
+
+// ------------------------------------------------------------------------------- create
+
+/**
+ * Computes a comparison of stored runs under one or two stored label sets, exactly as
+ * `assay compare` does on the same files (every label set topic counts; Judged@10; seeded
+ * bootstrap intervals; pairwise tests with per-measure corrections; with two label sets,
+ * rank correlations), and stores it as an immutable report.
+ */
+export async function createComparisonReport(
+  db: Queryable,
+  input: ComparisonReportInput,
+): Promise<StoredReport> {
+  const collection = await resolveCollection(db, input.collection);
+  if (input.labelSets.length < 1 || input.labelSets.length > 2)
+    throw new PlatformError('invalid_input', 'give one or two label sets');
+  if (input.runs.length < 2)
+    throw new PlatformError('invalid_input', 'pairwise tests need at least two runs');
+  const settings = comparisonSettings(input);
+  let tested: string[];
+  let resolved: ReturnType<typeof resolveMeasures>;
+  try {
+    const split = testableMeasures(input.measures);
+    tested = split.measures;
+    resolved = resolveMeasures([...input.measures, 'Judged@10']);
+  } catch (error) {
+    if (error instanceof MeasureSpecError) throw new PlatformError('invalid_input', error.message);
+    throw error;
+  }
+  if (input.measures.length === 0 || tested.length === 0)
+    throw new PlatformError(
+      'invalid_input',
+      'none of the measures is a mean of per-topic values that can be tested',
+    );
+  const sets: LabelSet[] = [];
+  for (const ref of input.labelSets) sets.push(await resolveLabelSet(db, collection, ref));
+  if (sets.length === 2 && sets[0]!.id === sets[1]!.id)
+    throw new PlatformError('invalid_input', 'the two label sets are the same');
+  const runs: Run[] = [];
+  for (const ref of input.runs) {
+    const run = await resolveRun(db, collection, ref);
+    if (runs.some((r) => r.id === run.id))
+      throw new PlatformError('invalid_input', `run "${run.name}" is listed twice`);
+    runs.push(run);
+  }
+  let baseline: string | undefined;
+  if (input.baseline !== undefined) {
+    const run = await resolveRun(db, collection, input.baseline);
+    if (!runs.some((r) => r.id === run.id))
+      throw new PlatformError('invalid_input', `the baseline "${run.name}" is none of the runs`);
+    baseline = run.name;
+  }
+  const leaderboards: CompareReport['leaderboards'] = [];
+  for (const set of sets) {
+    const qrels = prepareQrels(await getLabelGrades(db, set.id));
+    if (qrels.topics.length === 0)
+      throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+    const evaluations: RunEvaluation[] = [];
+    for (const run of runs) {
+      const trecRun = await readTrecRun(db, run, qrels.topics);
+      evaluations.push(evaluateRun(qrels, trecRun, resolved, { completeTopics: true }));
+    }
+    try {
+      const comparison = compareRuns(evaluations, tested, {
+        ...settings,
+        ...(baseline === undefined ? {} : { baseline }),
+      });
+      leaderboards.push({ qrels: set.name, comparison });
+    } catch (error) {
+      if (error instanceof CompareError)
+        throw new PlatformError('invalid_input', `${set.name}: ${error.message}`);
+      throw error;
+    }
+  }
+  const result: CompareReport = { leaderboards };
+  if (leaderboards.length === 2) {
+    const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
+    result.rankCorrelation = Object.fromEntries(
+      tested.map((m): [string, RankCorrelation] => [
+        m,
+        correlateLeaderboards(a.comparison, b.comparison, m),
+      ]),
+    );
+  }
+  const provenance: ReportProvenance = {
+    assayVersion: ASSAY_VERSION,
+    createdBy: actorRef(input.createdBy),
+    collection: { id: collection.id, name: collection.name },
+    labelSets: sets.map((s) => ({ id: s.id, name: s.name })),
+    runs: runs.map((r) => ({ id: r.id, name: r.name })),
+    measures: input.measures,
+    testedMeasures: tested,
+    test: settings.test,
+    correction: settings.correction,
+    alpha: settings.alpha,
+    seed: settings.seed,
+    permutations: settings.permutations,
+    ...(baseline === undefined ? {} : { baseline }),
+    bootstrapSamples: BOOTSTRAP_SAMPLES,
+    topicHandling: leaderboards[0]!.comparison.topicHandling,
+  };
+  const title =
+    input.title ??
+    `${runs.map((r) => r.name).join(', ')} on ${sets.map((s) => s.name).join(' and ')}`;
+  return store(db, collection.id, 'comparison', title, provenance, result, input.createdBy);
+}
+
+/** Computes the agreement of two stored label sets, as `assay agree`, and stores it. */
+export async function createAgreementReport(
+  db: Queryable,
+  input: AgreementReportInput,
+): Promise<StoredReport> {
+  const collection = await resolveCollection(db, input.collection);
+  const setA = await resolveLabelSet(db, collection, input.labelSetA);
+  const setB = await resolveLabelSet(db, collection, input.labelSetB);
+  const a = await getLabelGrades(db, setA.id);
+  const b = await getLabelGrades(db, setB.id);
+  for (const [set, grades] of [
+    [setA, a],
+    [setB, b],
+  ] as const)
+    if (grades.size === 0)
+      throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+  if (input.scale !== undefined) {
+    const { min, max } = input.scale;
+    if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min >= max)
+      throw new PlatformError(
+        'invalid_input',
+        'the scale needs integer grades, the lowest below the highest',
+      );
+  }
+  const scale = input.scale ?? observedScale(a, b);
+  const clip = input.clip ?? false;
+  const clipped = {
+    a: fitToScale(a, scale, clip, setA.name),
+    b: fitToScale(b, scale, clip, setB.name),
+  };
+  const result = agreement(a, b, scale, clipped);
+  const provenance: ReportProvenance = {
+    assayVersion: ASSAY_VERSION,
+    createdBy: actorRef(input.createdBy),
+    collection: { id: collection.id, name: collection.name },
+    labelSets: [setA, setB].map((s) => ({ id: s.id, name: s.name })),
+    runs: [],
+    scale,
+    clip,
+  };
+  const title = input.title ?? `${setA.name} vs ${setB.name}`;
+  return store(db, collection.id, 'agreement', title, provenance, result, input.createdBy);
+}
+
+/** Evaluates stored runs (as {@link evaluateRuns}) and stores the result as a report. */
+export async function createEvaluationReport(
+  db: Queryable,
+  input: EvaluationReportInput,
+): Promise<StoredReport> {
+  const collection = await resolveCollection(db, input.collection);
+  const set = await resolveLabelSet(db, collection, input.labelSet);
+  const runs: Run[] = [];
+  for (const ref of input.runs) runs.push(await resolveRun(db, collection, ref));
+  const result = await evaluateRuns(db, {
+    ...input,
+    collection: collection.id,
+    labelSet: set.id,
+    runs: runs.map((r) => r.id),
+  });
+  const provenance: ReportProvenance = {
+    assayVersion: ASSAY_VERSION,
+    createdBy: actorRef(input.createdBy),
+    collection: { id: collection.id, name: collection.name },
+    labelSets: [{ id: set.id, name: set.name }],
+    runs: runs.map((r) => ({ id: r.id, name: r.name })),
+    measures: input.measures,
+    topicHandling: result.topicHandling,
+    completeTopics: input.completeTopics ?? true,
+    ...(input.relevanceLevel === undefined ? {} : { relevanceLevel: input.relevanceLevel }),
+    ...(input.maxDocs === undefined ? {} : { maxDocs: input.maxDocs }),
+    ...(input.judgedOnly === undefined ? {} : { judgedOnly: input.judgedOnly }),
+  };
+  const title = input.title ?? `${runs.map((r) => r.name).join(', ')} on ${set.name}`;
+  return store(db, collection.id, 'evaluation', title, provenance, result, input.createdBy);
+}
+
+function comparisonSettings(
+  input: ComparisonReportInput,
+): Required<Omit<CompareSettings, 'baseline'>> {
+  const test = input.test ?? 't';
+  if (!TESTS.includes(test))
+    throw new PlatformError('invalid_input', 'test must be t, wilcoxon or randomization');
+  const correction = input.correction ?? 'holm';
+  if (!CORRECTIONS.includes(correction))
+    throw new PlatformError('invalid_input', 'correction must be holm, bonferroni, bh or none');
+  const alpha = input.alpha ?? 0.05;
+  if (!(alpha > 0 && alpha < 1))
+    throw new PlatformError('invalid_input', 'alpha must lie between 0 and 1');
+  const permutations = input.permutations ?? 10000;
+  if (!Number.isSafeInteger(permutations) || permutations < 1)
+    throw new PlatformError('invalid_input', 'permutations must be a positive integer');
+  const seed = input.seed ?? 42;
+  if (!Number.isSafeInteger(seed))
+    throw new PlatformError('invalid_input', 'seed must be an integer');
+  return { test, correction, alpha, permutations, seed };
+}
+
+/** Grades outside the scale fail, or with `clip` are clamped into it (in place) and counted. */
+function fitToScale(
+  grades: Map<string, Map<string, number>>,
+  scale: GradeScale,
+  clip: boolean,
+  name: string,
+): number {
+  let clipped = 0;
+  for (const [qid, docs] of grades) {
+    for (const [docno, grade] of docs) {
+      if (grade >= scale.min && grade <= scale.max) continue;
+      if (!clip)
+        throw new PlatformError(
+          'invalid_input',
+          `label set "${name}": grade ${grade} of topic ${qid} document ${docno} is outside the scale ${scale.min}-${scale.max} (clip to clamp it)`,
+        );
+      docs.set(docno, Math.min(scale.max, Math.max(scale.min, grade)));
+      clipped++;
+    }
+  }
+  return clipped;
+}
+
+function actorRef(actor: Actor | undefined): NamedRef | null {
+  return actor ? { id: actor.id, name: actor.name } : null;
+}
+
+async function store(
+  db: Queryable,
+  collectionId: number,
+  kind: ReportKind,
+  title: string,
+  provenance: ReportProvenance,
+  result: EvaluateRunsResult | CompareReport | AgreementReport,
+  createdBy: Actor | undefined,
+): Promise<StoredReport> {
+  const trimmed = title.trim();
+  if (trimmed === '') throw new PlatformError('invalid_input', 'the title must not be blank');
+  const report = await writing(
+    () =>
+      createReport(db, {
+        collectionId,
+        kind,
+        title: trimmed,
+        provenance: toJson(provenance) as JsonObject,
+        result: toJson(result),
+        createdBy: createdBy?.id ?? null,
+      }),
+    'the report conflicts with existing data',
+  );
+  return decodeReport(report);
+}
+
+// -------------------------------------------------------------------------------- read
+
+/** A stored report with its result; not_found when there is none. */
+export async function getReport(db: Queryable, id: number): Promise<StoredReport> {
+  const report = Number.isSafeInteger(id) ? await getStoredReport(db, id) : undefined;
+  if (!report) throw new PlatformError('not_found', `no report ${id}`);
+  return decodeReport(report);
+}
+
+/** Stored reports without results, newest first, optionally of one collection or kind. */
+export async function listReports(
+  db: Queryable,
+  options: { collection?: CollectionRef; kind?: ReportKind } = {},
+): Promise<StoredReportSummary[]> {
+  const collection =
+    options.collection === undefined ? undefined : await resolveCollection(db, options.collection);
+  const reports = await listStoredReports(db, {
+    ...(collection ? { collectionId: collection.id } : {}),
+    ...(options.kind ? { kind: options.kind } : {}),
+  });
+  return reports.map((r) => ({ ...r, provenance: r.provenance as unknown as ReportProvenance }));
+}
+
+/** Deletes a report; not_found when there is none, conflict while it is published. */
+export async function deleteReport(db: Queryable, id: number): Promise<void> {
+  const report = await getReport(db, id);
+  if (report.slugs.length > 0)
+    throw new PlatformError(
+      'conflict',
+      `report ${id} is published as ${report.slugs.join(', ')}; unpublish it first`,
+    );
+  await deleteStoredReport(db, id);
+}
+
+// ------------------------------------------------------------------------------ publish
+
+/**
+ * Publishes a comparison report as a public, read-only leaderboard under `slug`
+ * (`^[a-z0-9][a-z0-9-]{0,62}$`). A taken slug is a conflict; the report is not copied, and
+ * being a snapshot it never changes.
+ */
+export async function publishLeaderboard(
+  db: Queryable,
+  input: { report: number; slug: string; publishedBy?: Actor },
+): Promise<PublishedLeaderboard> {
+  if (!SLUG_PATTERN.test(input.slug))
+    throw new PlatformError(
+      'invalid_input',
+      `slug ${JSON.stringify(input.slug)} must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit`,
+    );
+  const report = await getReport(db, input.report);
+  if (report.kind !== 'comparison')
+    throw new PlatformError(
+      'invalid_input',
+      `report ${report.id} is an ${report.kind} report; only comparisons are leaderboards`,
+    );
+  const publication = await writing(
+    () =>
+      createPublication(db, {
+        slug: input.slug,
+        reportId: report.id,
+        publishedBy: input.publishedBy?.id ?? null,
+      }),
+    `the slug "${input.slug}" is taken`,
+  );
+  return {
+    slug: publication.slug,
+    publishedAt: publication.publishedAt,
+    report: { ...report, slugs: [...report.slugs, input.slug].sort() },
+  };
+}
+
+/** Unpublishes a leaderboard (the report stays); not_found when nothing has that slug. */
+export async function unpublishLeaderboard(db: Queryable, slug: string): Promise<void> {
+  if (!(await deletePublication(db, slug)))
+    throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
+}
+
+/** The leaderboard published under `slug`; not_found when there is none. */
+export async function getPublishedLeaderboard(
+  db: Queryable,
+  slug: string,
+): Promise<PublishedLeaderboard> {
+  const publication = SLUG_PATTERN.test(slug) ? await getPublication(db, slug) : undefined;
+  if (!publication) throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
+  const report = await getReport(db, publication.reportId);
+  if (report.kind !== 'comparison')
+    throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
+  return { slug, publishedAt: publication.publishedAt, report };
+}
+
+/**
+ * A comparison rendered for download, exactly as `assay compare --format` renders it:
+ * csv, latex (booktabs), json (full precision) or html (one self-contained page).
+ */
+export function renderLeaderboard(
+  result: CompareReport,
+  format: LeaderboardFormat,
+): RenderedLeaderboard {
+  switch (format) {
+    case 'csv':
+      return {
+        body: comparisonCsv(result),
+        contentType: 'text/csv; charset=utf-8',
+        extension: 'csv',
+      };
+    case 'latex':
+      return {
+        body: comparisonLatex(result),
+        contentType: 'application/x-tex; charset=utf-8',
+        extension: 'tex',
+      };
+    case 'json':
+      return {
+        body: comparisonJson(result),
+        contentType: 'application/json; charset=utf-8',
+        extension: 'json',
+      };
+    case 'html':
+      return {
+        body: comparisonHtml(result),
+        contentType: 'text/html; charset=utf-8',
+        extension: 'html',
+      };
+  }
+}
+
+// ---------------------------------------------------------------------------- encoding
+
+/** The tag a non-finite number is stored under (jsonb has no NaN or Infinity). */
+const FLOAT_TAG = '$float';
+
+/**
+ * A value as JSON for jsonb: NaN and ±Infinity (a kappa over no pairs, a t statistic when
+ * every topic differs by the same amount) become `{ "$float": "NaN" }` and so on, so that a
+ * snapshot reads back exactly as computed; undefined properties are dropped.
+ */
+export function toJson(value: unknown): JsonValue {
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? value : { [FLOAT_TAG]: String(value) };
+  if (Array.isArray(value)) return value.map((v) => toJson(v));
+  if (value !== null && typeof value === 'object') {
+    const out: JsonObject = {};
+    for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = toJson(v);
+    return out;
+  }
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  throw new TypeError(`cannot store a ${typeof value} in a report`);
+}
+
+/** The inverse of {@link toJson}: tagged non-finite numbers become numbers again. */
+export function fromJson(value: JsonValue): unknown {
+  if (Array.isArray(value)) return value.map((v) => fromJson(v));
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === FLOAT_TAG && typeof value[FLOAT_TAG] === 'string')
+      return Number(value[FLOAT_TAG]);
+    return Object.fromEntries(keys.map((k) => [k, fromJson(value[k]!)]));
+  }
+  return value;
+}
+
+function decodeReport(report: Report): StoredReport {
+  const result = fromJson(report.result);
+  return {
+    ...report,
+    provenance: report.provenance as unknown as ReportProvenance,
+    result: report.kind === 'comparison' ? canonicalComparison(result as CompareReport) : result,
+  } as StoredReport;
+}
+
+/** An object with the keys of `keys` (those present) in that order. */
+function ordered<T extends object>(value: T, keys: readonly (keyof T)[]): T {
+  const out = {} as T;
+  for (const key of keys) if (value[key] !== undefined) out[key] = value[key];
+  return out;
+}
+
+/** A record keyed by `keys` in that order, each value mapped by `map`. */
+function keyedBy<V, W = V>(
+  value: Record<string, V>,
+  keys: readonly string[],
+  map: (v: V) => W = (v) => v as unknown as W,
+): Record<string, W> {
+  const out: Record<string, W> = {};
+  for (const key of keys) if (key in value) out[key] = map(value[key]!);
+  return out;
+}
+
+/**
+ * A comparison read back from jsonb, with its keys in the order `compareRuns` made them.
+ * jsonb keeps objects with sorted keys, and the JSON download must come out byte for byte
+ * as `assay compare --format json` writes it (measures in -m order, fields as documented).
+ */
+function canonicalComparison(report: CompareReport): CompareReport {
+  const leaderboards = report.leaderboards.map(({ qrels, comparison: c }) => {
+    const runNames = Object.keys(c.perTopic[c.measures[0]!] ?? {});
+    const comparison: Comparison = ordered(
+      {
+        ...c,
+        runs: c.runs.map((r) => ({
+          run: r.run,
+          means: keyedBy(r.means, c.measures),
+          ci: keyedBy(r.ci, c.measures),
+          judgedAt10: r.judgedAt10,
+          differsFrom: keyedBy(r.differsFrom, c.measures),
+          betterThan: keyedBy(r.betterThan, c.measures),
+        })),
+        pairs: c.pairs.map((p) =>
+          ordered(p, [
+            'a',
+            'b',
+            'measure',
+            'meanDiff',
+            'statistic',
+            'p',
+            'pAdjusted',
+            'significant',
+          ]),
+        ),
+        perTopic: keyedBy(c.perTopic, [...c.measures, 'Judged@10'], (byRun) =>
+          keyedBy(byRun, runNames),
+        ),
+      },
+      [
+        'topicHandling',
+        'topics',
+        'test',
+        'correction',
+        'alpha',
+        'seed',
+        'permutations',
+        'baseline',
+        'measures',
+        'runs',
+        'pairs',
+        'perTopic',
+        'topicIds',
+      ],
+    );
+    return { qrels, comparison };
+  });
+  const measures = leaderboards[0]?.comparison.measures ?? [];
+  return report.rankCorrelation === undefined
+    ? { leaderboards }
+    : {
+        leaderboards,
+        rankCorrelation: keyedBy(report.rankCorrelation, measures, (r) =>
+          ordered(r, ['kendallTauB', 'tauAP', 'spearman', 'rbo']),
+        ),
+      };
+}
