@@ -15,6 +15,8 @@ Commands:
   import    import a collection, topics, qrels or runs into the database
   datasets  list or load the shipped datasets (cranfield)
   db        database maintenance (assay db migrate)
+  judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
+  worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -56,6 +58,14 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   pool: async () => {
     const m = await import('./pool-command.js');
     return { run: m.poolCommand, usage: m.POOL_USAGE };
+  },
+  judge: async () => {
+    const m = await import('./judge-command.js');
+    return { run: m.judgeCommand, usage: m.JUDGE_USAGE };
+  },
+  worker: async () => {
+    const m = await import('./worker-command.js');
+    return { run: m.workerCommand, usage: m.WORKER_USAGE };
   },
   consensus: async () => {
     const m = await import('./consensus-command.js');

@@ -10,6 +10,8 @@ import { documents } from './routes/documents.js';
 import { evaluations } from './routes/evaluations.js';
 import { health } from './routes/health.js';
 import { labelSets } from './routes/label-sets.js';
+import { leaderboards, publicLeaderboards } from './routes/leaderboards.js';
+import { reports } from './routes/reports.js';
 import { runs } from './routes/runs.js';
 import { topics } from './routes/topics.js';
 
@@ -64,6 +66,9 @@ export function createApp(deps: AppDeps) {
     .route('/api/collections/:collection/runs', runs)
     .route('/api/collections/:collection/label-sets', labelSets)
     .route('/api/evaluations', evaluations)
+    .route('/api/reports', reports)
+    .route('/api/leaderboards', leaderboards)
+    .route('/api/public/leaderboards', publicLeaderboards)
     .doc31('/api/openapi.json', {
       openapi: '3.1.0',
       info: {
@@ -82,6 +87,8 @@ export function createApp(deps: AppDeps) {
         { name: 'runs' },
         { name: 'label sets' },
         { name: 'evaluations' },
+        { name: 'reports' },
+        { name: 'leaderboards' },
         { name: 'system' },
       ],
     });

@@ -113,10 +113,20 @@ forEachDatabase('assay API', (t) => {
           'DELETE /api/collections/{collection}/runs/{run}',
           'GET /api/collections/{collection}/label-sets',
           'POST /api/collections/{collection}/label-sets',
+          'POST /api/collections/{collection}/label-sets/consensus',
           'GET /api/collections/{collection}/label-sets/{labelSet}',
           'GET /api/collections/{collection}/label-sets/{labelSet}/labels',
           'DELETE /api/collections/{collection}/label-sets/{labelSet}',
           'POST /api/evaluations',
+          'GET /api/reports',
+          'POST /api/reports/comparisons',
+          'POST /api/reports/agreements',
+          'POST /api/reports/evaluations',
+          'GET /api/reports/{id}',
+          'DELETE /api/reports/{id}',
+          'POST /api/reports/{id}/publish',
+          'DELETE /api/leaderboards/{slug}',
+          'GET /api/public/leaderboards/{slug}',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ scheme: 'bearer' });
@@ -161,6 +171,22 @@ forEachDatabase('assay API', (t) => {
 
     it('needs a token on every documented route but the public ones, and an admin to change data', async () => {
       await seed();
+      await api.call('POST', '/api/collections/demo/runs', { token: api.admin, body: RUN_B });
+      const report = (await (
+        await api.call('POST', '/api/reports/comparisons', {
+          token: api.admin,
+          json: {
+            collection: 'demo',
+            labelSets: ['human'],
+            runs: ['sysA', 'sysB'],
+            measures: ['map'],
+          },
+        })
+      ).json()) as { id: number };
+      await api.call('POST', `/api/reports/${report.id}/publish`, {
+        token: api.admin,
+        json: { slug: 'demo' },
+      });
       const before = await counts(t.db);
       const doc = (await (await api.call('GET', '/api/openapi.json')).json()) as {
         paths: Record<string, Record<string, { security?: unknown[] }>>;
@@ -171,7 +197,9 @@ forEachDatabase('assay API', (t) => {
           .replace('{run}', 'sysA')
           .replace('{labelSet}', 'human')
           .replace('{docId}', 'd1')
-          .replace('{topicId}', '1');
+          .replace('{topicId}', '1')
+          .replace('{id}', String(report.id))
+          .replace('{slug}', 'demo');
       let checked = 0;
       for (const [path, operations] of Object.entries(doc.paths)) {
         for (const [method, operation] of Object.entries(operations)) {
@@ -211,7 +239,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(20);
+      expect(checked).toBe(29);
       expect(await counts(t.db)).toEqual(before);
     });
   });

@@ -12,12 +12,19 @@ export type {
   JsonObject,
   JsonObjectWithDefault,
   JsonValue,
+  JudgeJobsTable,
+  JudgeTaskStatus,
+  JudgeTasksTable,
   LabelRevisionsTable,
   LabelSetKind,
   LabelSetsTable,
   LabelsTable,
+  LlmCallsTable,
   NewRow,
   NullableTimestamp,
+  PublicationsTable,
+  ReportKind,
+  ReportsTable,
   Row,
   RowUpdate,
   RunEntriesTable,
@@ -128,6 +135,28 @@ export type {
   NewLabelSet,
 } from './repositories/labels.js';
 
+/** Reports (immutable snapshots) and their publications under slugs. */
+export {
+  createPublication,
+  createReport,
+  deletePublication,
+  deleteReport,
+  getPublication,
+  getReport,
+  listPublications,
+  listReports,
+  SLUG_PATTERN,
+} from './repositories/reports.js';
+/** A report, its summary, a publication, and the fields of new ones. */
+export type {
+  ListReportsOptions,
+  NewPublication,
+  NewReport,
+  Publication,
+  Report,
+  ReportSummary,
+} from './repositories/reports.js';
+
 /** Users and API tokens (only SHA-256 hashes stored): create, find, list, revoke. */
 export {
   API_TOKEN_PREFIX,
@@ -143,3 +172,42 @@ export {
 } from './repositories/users.js';
 /** A user, a stored token record, and a freshly created token. */
 export type { ApiToken, CreatedApiToken, User } from './repositories/users.js';
+
+/** Judging: recorded LLM calls (the cache), judge jobs, and tasks claimed under a lease. */
+export {
+  claimJudgeTasks,
+  completeJudgeTask,
+  completeJudgeTasks,
+  countJudgeTasks,
+  createJudgeJob,
+  failJudgeTask,
+  findAnsweredLlmCall,
+  findAnsweredLlmCalls,
+  findJudgeJobByLabelSet,
+  getJudgeJob,
+  insertJudgeTasks,
+  insertLlmCall,
+  insertLlmCalls,
+  listJudgeJobs,
+  listJudgeLeaseOwners,
+  listJudgeTasks,
+  listLlmCalls,
+  releaseJudgeTasks,
+  renewJudgeTaskLeases,
+  retryFailedJudgeTasks,
+  setJudgeJobStatus,
+} from './repositories/judging.js';
+/** Judge job, task, claim, label, failure and LLM call shapes. */
+export type {
+  ClaimedJudgeTask,
+  JudgeJob,
+  JudgeTask,
+  JudgeTaskCounts,
+  JudgeTaskFailure,
+  JudgeTaskInput,
+  JudgeTaskKey,
+  JudgeTaskLabel,
+  LlmCall,
+  LlmCallInput,
+  NewJudgeJob,
+} from './repositories/judging.js';

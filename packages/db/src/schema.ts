@@ -37,7 +37,7 @@ export interface TopicContext {
 }
 
 /** Where a label set's labels come from. */
-export type LabelSetKind = 'human_qrels' | 'llm_judge' | 'campaign' | 'import';
+export type LabelSetKind = 'human_qrels' | 'llm_judge' | 'campaign' | 'import' | 'consensus';
 
 /** What a user may do: admins manage the platform, annotators label. */
 export type UserRole = 'admin' | 'annotator';
@@ -148,6 +148,81 @@ export interface SchemaMigrationsTable {
   applied_at: CreatedAt;
 }
 
+/** Status of a judge task: waiting, claimed under a lease, or finished. */
+export type JudgeTaskStatus = 'pending' | 'running' | 'labelled' | 'failed';
+
+/** Table `llm_calls`: every call sent to a model endpoint; the request hash is the cache key. */
+export interface LlmCallsTable {
+  id: GeneratedAlways<number>;
+  hash: string;
+  model: string;
+  request: JsonObject;
+  response: string | null;
+  logprobs: ColumnType<JsonValue | null, JsonValue | null | undefined, JsonValue | null>;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number | null;
+  latency_ms: number;
+  error: string | null;
+  created_at: CreatedAt;
+}
+
+/** Table `judge_jobs`: a judge configuration writing one LLM label set. */
+export interface JudgeJobsTable {
+  id: GeneratedAlways<number>;
+  label_set_id: number;
+  judge_id: string;
+  template: JsonObject;
+  template_hash: string;
+  settings: JsonObjectWithDefault;
+  status: ColumnType<'active' | 'paused', 'active' | 'paused' | undefined, 'active' | 'paused'>;
+  created_at: CreatedAt;
+}
+
+/** Table `judge_tasks`: one pool item of a job, claimed by workers under a lease. */
+export interface JudgeTasksTable {
+  job_id: number;
+  topic_id: string;
+  doc_id: string;
+  position: number;
+  values: JsonObject;
+  status: ColumnType<JudgeTaskStatus, JudgeTaskStatus | undefined, JudgeTaskStatus>;
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  grade: number | null;
+  rationale: string | null;
+  distribution: ColumnType<JsonObject | null, JsonObject | null | undefined, JsonObject | null>;
+  raw: string | null;
+  error: string | null;
+  call_hash: string | null;
+  cost_usd: ColumnType<number, number | undefined, number>;
+  updated_at: CreatedAt;
+}
+
+/** What a stored report holds: an evaluation, a comparison (leaderboard) or an agreement report. */
+export type ReportKind = 'evaluation' | 'comparison' | 'agreement';
+
+/** Table `reports`: an immutable snapshot of a computed report with its provenance. */
+export interface ReportsTable {
+  id: GeneratedAlways<number>;
+  collection_id: number;
+  kind: ReportKind;
+  title: string;
+  provenance: JsonObject;
+  result: JsonValue;
+  created_by: number | null;
+  created_at: CreatedAt;
+}
+
+/** Table `publications`: a report published as a public leaderboard under a slug. */
+export interface PublicationsTable {
+  slug: string;
+  report_id: number;
+  published_at: CreatedAt;
+  published_by: number | null;
+}
+
 /** The assay database, as Kysely sees it. */
 export interface Database {
   collections: CollectionsTable;
@@ -160,7 +235,12 @@ export interface Database {
   label_revisions: LabelRevisionsTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
+  reports: ReportsTable;
+  publications: PublicationsTable;
   schema_migrations: SchemaMigrationsTable;
+  llm_calls: LlmCallsTable;
+  judge_jobs: JudgeJobsTable;
+  judge_tasks: JudgeTasksTable;
 }
 
 /** A row of `table` as read. */

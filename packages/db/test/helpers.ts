@@ -19,6 +19,11 @@ const DATA_TABLES = [
   'label_revisions',
   'users',
   'api_tokens',
+  'llm_calls',
+  'judge_jobs',
+  'judge_tasks',
+  'reports',
+  'publications',
 ];
 
 /** What a `forEachDatabase` block gets: the database of the current engine. */

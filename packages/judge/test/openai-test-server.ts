@@ -28,6 +28,11 @@ export interface ReceivedRequest {
 export interface TestServer {
   baseURL: string;
   requests: ReceivedRequest[];
+  /**
+   * Requests whose answer (a 200 with a reply) was written out completely: the calls a
+   * client was charged for. A request dropped, failed or cut off by a dying client is not here.
+   */
+  delivered: ReceivedRequest[];
   close(): Promise<void>;
 }
 
@@ -36,9 +41,11 @@ export async function startOpenAITestServer(
   script: (body: Record<string, unknown>, n: number) => Behaviour,
 ): Promise<TestServer> {
   const requests: ReceivedRequest[] = [];
+  const delivered: ReceivedRequest[] = [];
   const server: Server = createServer(async (req, res) => {
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
-    requests.push({ body, authorization: req.headers.authorization });
+    const received = { body, authorization: req.headers.authorization };
+    requests.push(received);
     let behaviour = script(body, requests.length);
     while ('then' in behaviour) {
       await sleep(behaviour.delayMs);
@@ -74,6 +81,7 @@ export async function startOpenAITestServer(
       finish_reason: 'stop',
     };
     if (behaviour.logprobs) choice.logprobs = { content: behaviour.logprobs };
+    res.on('finish', () => delivered.push(received));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -95,6 +103,7 @@ export async function startOpenAITestServer(
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    delivered,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

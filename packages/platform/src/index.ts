@@ -49,3 +49,66 @@ export {
   type EvaluateRunsResult,
   type RunMeasures,
 } from './evaluate.js';
+/** Looking up a stored label set or run by name or id; a stored run as a TREC run. */
+export { readTrecRun, resolveLabelSet, resolveRun } from './evaluate.js';
+/** Reports: evaluations, comparisons and agreement reports stored as immutable snapshots. */
+export {
+  ASSAY_VERSION,
+  createAgreementReport,
+  createComparisonReport,
+  createEvaluationReport,
+  deleteReport,
+  fromJson,
+  getPublishedLeaderboard,
+  getReport,
+  listReports,
+  publishLeaderboard,
+  renderLeaderboard,
+  toJson,
+  unpublishLeaderboard,
+  type Actor,
+  type AgreementReportInput,
+  type ComparisonReportInput,
+  type EvaluationReportInput,
+  type LeaderboardFormat,
+  type NamedRef,
+  type PublishedLeaderboard,
+  type RenderedLeaderboard,
+  type ReportProvenance,
+  type StoredReport,
+  type StoredReportSummary,
+} from './reports.js';
+/** The pure analyses behind `assay compare` and `assay agree`, and their renderings. */
+export * from './analysis/index.js';
+/** The consensus (majority, mean or median) of several stored label sets, stored as a new one. */
+export {
+  createConsensusLabelSet,
+  type CreateConsensusInput,
+  type CreateConsensusResult,
+} from './consensus.js';
+/** Judging: the database call store, judge jobs and tasks, the worker, estimates, export. */
+export {
+  checkRelevanceTemplate,
+  DbCallStore,
+  defaultJudgesDir,
+  ensureJudgeJob,
+  estimateJudgeRun,
+  exportLabelsAsQrels,
+  judgeJobProgress,
+  judgeValues,
+  listJudgeFailures,
+  newWorkerId,
+  releaseDeadLocalLeases,
+  runJudgeWorker,
+  templateHash,
+  type EnsureJudgeJobInput,
+  type EnsureJudgeJobResult,
+  type JudgeDocument,
+  type JudgeEstimate,
+  type JudgeItemInput,
+  type JudgeTopic,
+  type JudgeWorkerDeps,
+  type JudgeWorkerOptions,
+  type JudgeWorkerProgress,
+  type JudgeWorkerResult,
+} from './judging.js';

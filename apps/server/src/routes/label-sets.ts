@@ -1,5 +1,5 @@
 import { deleteLabelSet, listLabels, listLabelSets, type LabelSetSummary } from '@assay/db';
-import { importQrels } from '@assay/platform';
+import { createConsensusLabelSet, importQrels } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { collectionFromPath, resolveLabelSet } from '../resolve.js';
@@ -8,6 +8,7 @@ import {
   adminOnly,
   anyUser,
   CollectionParam,
+  NameOrId,
   LabelSchema,
   LabelSetSchema,
   QueryFlag,
@@ -35,6 +36,30 @@ const ImportOptions = z.object({
   scaleMin: Grade.optional().openapi({ description: 'lowest grade of the scale' }),
   scaleMax: Grade.optional().openapi({ description: 'highest grade of the scale' }),
 });
+
+const ConsensusRequest = z
+  .object({
+    name: z.string().trim().min(1).max(200).openapi({ description: 'the new label set’s name' }),
+    labelSets: z
+      .array(NameOrId)
+      .min(2)
+      .max(100)
+      .openapi({
+        description: 'the label sets to combine',
+        example: ['gpt-4o', 'llama-70b', 'qwen'],
+      }),
+    method: z.enum(['majority', 'mean', 'median']).openapi({
+      description: 'most frequent grade, mean rounded to the nearest grade, or median',
+    }),
+    minVotes: z.number().int().min(1).optional().openapi({
+      description: 'only items graded by at least this many of the sets (default 1)',
+    }),
+    tie: z.enum(['low', 'high']).optional().openapi({
+      description:
+        'where a majority tie, an even median or a mean halfway between grades goes (default low)',
+    }),
+  })
+  .openapi('ConsensusRequest');
 
 function present(s: LabelSetSummary) {
   return {
@@ -117,6 +142,40 @@ export const labelSets = createRouter()
         ...(scaleMin === undefined || scaleMax === undefined
           ? {}
           : { scale: { min: scaleMin, max: scaleMax } }),
+      });
+      const stored = await resolveLabelSet(c.var.db, collection, String(result.labelSetId));
+      return c.json(present(stored), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/consensus',
+      tags: ['label sets'],
+      summary: 'Store the consensus (majority, mean or median) of several label sets',
+      ...adminOnly,
+      request: {
+        params: CollectionParam,
+        body: { content: { 'application/json': { schema: ConsensusRequest } }, required: true },
+      },
+      responses: {
+        201: {
+          description: 'the stored consensus label set',
+          content: { 'application/json': { schema: LabelSetSchema } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      const body = c.req.valid('json');
+      const result = await createConsensusLabelSet(c.var.db, {
+        collection: collection.id,
+        name: body.name,
+        labelSets: body.labelSets,
+        method: body.method,
+        ...(body.minVotes === undefined ? {} : { minVotes: body.minVotes }),
+        ...(body.tie === undefined ? {} : { tie: body.tie }),
       });
       const stored = await resolveLabelSet(c.var.db, collection, String(result.labelSetId));
       return c.json(present(stored), 201);

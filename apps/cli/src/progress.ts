@@ -1,0 +1,102 @@
+/** Counters a progress line shows. */
+export interface ProgressState {
+  /** Items finished so far (all runs), out of `total`. */
+  done: number;
+  /** Items finished by this run (for the rate and ETA). */
+  doneThisRun: number;
+  failed: number;
+  tokens: number;
+  costUsd: number;
+}
+
+/** Options of {@link ProgressReporter}. */
+export interface ProgressOptions {
+  label: string;
+  /** Items in all; undefined for an open-ended worker. */
+  total?: number;
+  write: (text: string) => void;
+  /** Redraw one line in place (a terminal) or print plain lines now and then (a log). */
+  tty: boolean;
+  /** Seconds between plain lines when not a terminal (default 5). */
+  logEverySeconds?: number;
+  now?: () => number;
+}
+
+/**
+ * A progress display on stderr: on a terminal, one bar redrawn in place (done/total,
+ * items/s, ETA, tokens, cost); otherwise a plain line every few seconds and at the end,
+ * so logs stay readable.
+ */
+export class ProgressReporter {
+  private readonly started: number;
+  private lastDraw = -Infinity;
+  private state: ProgressState = { done: 0, doneThisRun: 0, failed: 0, tokens: 0, costUsd: 0 };
+  private drawn = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ProgressOptions) {
+    this.now = options.now ?? (() => performance.now());
+    this.started = this.now();
+  }
+
+  /** Takes new counters and redraws when due. */
+  update(state: ProgressState): void {
+    this.state = state;
+    const now = this.now();
+    const every = this.options.tty ? 100 : (this.options.logEverySeconds ?? 5) * 1000;
+    if (now - this.lastDraw < every) return;
+    this.lastDraw = now;
+    this.draw();
+  }
+
+  /** Draws the final state and ends the line. */
+  finish(): void {
+    this.draw();
+    if (this.options.tty && this.drawn) this.options.write('\n');
+  }
+
+  /** The progress line for the current counters. */
+  line(): string {
+    const { done, doneThisRun, failed, tokens, costUsd } = this.state;
+    const total = this.options.total;
+    const seconds = Math.max(1e-3, (this.now() - this.started) / 1000);
+    const rate = doneThisRun / seconds;
+    const parts = [this.options.label];
+    if (total !== undefined) {
+      const fraction = total === 0 ? 1 : Math.min(1, done / total);
+      if (this.options.tty) {
+        const width = 24;
+        const filled = Math.round(fraction * width);
+        parts.push(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`);
+      }
+      parts.push(`${done}/${total}`, `${Math.floor(fraction * 100)}%`);
+    } else parts.push(`${done} done`);
+    if (failed > 0) parts.push(`${failed} failed`);
+    parts.push(`${rate.toFixed(1)} items/s`);
+    if (total !== undefined && done < total)
+      parts.push(`ETA ${rate > 0 ? duration((total - done) / rate) : '?'}`);
+    parts.push(`tokens ${compact(tokens)}`, `$${costUsd.toFixed(4)}`);
+    return parts.join('  ');
+  }
+
+  private draw(): void {
+    this.drawn = true;
+    this.options.write(this.options.tty ? `\r\x1b[K${this.line()}` : `${this.line()}\n`);
+  }
+}
+
+/** `0:41`, `12:03`, `2:05:00`. */
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}
+
+/** `950`, `12.3k`, `4.56M`. */
+export function compact(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
+  return `${(n / 1_000_000).toFixed(2)}M`;
+}

@@ -1,0 +1,111 @@
+import { getJudgeJob, listJudgeJobs } from '@assay/db';
+import { newWorkerId, releaseDeadLocalLeases, runJudgeWorker } from '@assay/platform';
+import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { CliError } from './io.js';
+import {
+  endpointOptions,
+  JUDGE_EXIT,
+  positiveInteger,
+  withInterrupts,
+  workerDeps,
+  type JudgeCommandIo,
+} from './judge-command.js';
+import { EXIT, withDatabase } from './platform-session.js';
+import { compact, ProgressReporter } from './progress.js';
+
+export const WORKER_USAGE = `Usage: assay worker [--job ID]... [--concurrency N] [--follow] [--base-url URL]
+                    [--rpm N] [--tpm N] [--timeout SECONDS] [--lease SECONDS]
+
+Judges the pending tasks of judge jobs in the database (DATABASE_URL; several workers on
+several machines can share one PostgreSQL): claims tasks in priority order under a lease,
+calls the model (OPENAI_BASE_URL or --base-url, OPENAI_API_KEY), and writes each label.
+A worker that dies loses nothing: its leases expire and another worker takes the tasks
+over (on the same machine at once). Jobs are created by 'assay judge'.
+
+  --job ID          only this job (repeatable; default: every active job)
+  --concurrency N   items judged at once (default 8)
+  --follow          keep polling for new tasks instead of exiting when none are left
+  --lease SECONDS   lease length (default 120), renewed while an item is judged
+  --base-url, --rpm, --tpm, --timeout   as for assay judge
+
+Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
+back to pending and exits. Exit status: 0 nothing left to do; 1 usage, configuration or
+database error; 3 unknown job; 5 some items failed; 6 interrupted.`;
+
+const OPTIONS: OptionSpec[] = [
+  { long: 'job', key: 'job', takesValue: true },
+  { long: 'concurrency', key: 'concurrency', takesValue: true },
+  { long: 'follow', key: 'follow', takesValue: false },
+  { long: 'lease', key: 'lease', takesValue: true },
+  { long: 'base-url', key: 'baseUrl', takesValue: true },
+  { long: 'rpm', key: 'rpm', takesValue: true },
+  { long: 'tpm', key: 'tpm', takesValue: true },
+  { long: 'timeout', key: 'timeout', takesValue: true },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
+
+/** `assay worker`: judge pending tasks of the database's judge jobs. */
+export async function workerCommand(argv: readonly string[], io: JudgeCommandIo): Promise<number> {
+  const { options, positionals } = getopt(argv, OPTIONS);
+  if (options.has('h')) {
+    io.stdout(`${WORKER_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const option = (key: string) => options.get(key)?.at(-1);
+  const jobIds = (options.get('job') ?? []).map((id) => positiveInteger('--job', id));
+  const concurrency = positiveInteger('--concurrency', option('concurrency') ?? '8');
+  const leaseMs = positiveInteger('--lease', option('lease') ?? '120') * 1000;
+  const endpoint = endpointOptions(option);
+  return withDatabase(io, async (db, config) => {
+    if (!endpoint.baseUrl && !config.openaiBaseUrl && !config.openaiApiKey)
+      throw new UsageError(
+        'set OPENAI_API_KEY (and OPENAI_BASE_URL or --base-url for other endpoints)',
+      );
+    for (const id of jobIds)
+      if (!(await getJudgeJob(db, id))) throw new CliError(`no judge job ${id}`, EXIT.notFound);
+    const freed = await releaseDeadLocalLeases(db);
+    const jobs =
+      jobIds.length > 0 ? jobIds : (await listJudgeJobs(db, { withWork: true })).map((j) => j.id);
+    io.stderr(
+      `assay worker: ${jobs.length === 0 ? 'no job has work' : `jobs ${jobs.join(', ')}`}` +
+        `${freed ? `; ${freed} tasks taken back from killed workers` : ''}` +
+        `${options.has('follow') ? '; following new work' : ''}\n`,
+    );
+    const workerId = newWorkerId();
+    const reporter = new ProgressReporter({
+      label: 'worker',
+      write: io.stderr,
+      tty: io.stderrIsTTY ?? process.stderr.isTTY === true,
+    });
+    const result = await withInterrupts(io, db, workerId, (signal) =>
+      runJudgeWorker(db, {
+        ...(jobIds.length > 0 ? { jobIds } : {}),
+        workerId,
+        deps: workerDeps(config, endpoint, concurrency),
+        concurrency,
+        leaseMs,
+        signal,
+        follow: options.has('follow'),
+        onProgress: (p) =>
+          reporter.update({
+            done: p.labelled + p.failed,
+            doneThisRun: p.labelled + p.failed,
+            failed: p.failed,
+            tokens: p.promptTokens + p.completionTokens,
+            costUsd: p.costUsd,
+          }),
+      }).finally(() => reporter.finish()),
+    );
+    io.stdout(
+      `labelled ${result.labelled}, failed ${result.failed}` +
+        `${result.lostLeases ? `, ${result.lostLeases} taken over by other workers` : ''}; ` +
+        `${result.paidCalls} calls paid, ${result.cachedAnswers} answers from the store, ` +
+        `${compact(result.promptTokens + result.completionTokens)} tokens, $${result.costUsd.toFixed(4)}\n`,
+    );
+    for (const f of result.failures.slice(0, 20))
+      io.stderr(`failed: job ${f.jobId} ${f.topicId} ${f.docId}: ${f.reason}\n`);
+    if (result.stoppedBy === 'signal') return JUDGE_EXIT.stopped;
+    return result.failed > 0 ? JUDGE_EXIT.failed : 0;
+  });
+}

@@ -1,0 +1,676 @@
+import { sql } from 'kysely';
+import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import type { JsonObject, JsonValue, JudgeTaskStatus, Row } from '../schema.js';
+
+/** One LLM call to record (answered, or failed with the reason). */
+export interface LlmCallInput {
+  hash: string;
+  model: string;
+  request: JsonObject;
+  response?: string | null;
+  logprobs?: JsonValue | null;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd?: number | null;
+  latencyMs: number;
+  error?: string | null;
+  createdAt?: Date | string;
+}
+
+/** A recorded LLM call. */
+export interface LlmCall {
+  id: number;
+  hash: string;
+  model: string;
+  request: JsonObject;
+  response: string | null;
+  logprobs: JsonValue | null;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number | null;
+  latencyMs: number;
+  error: string | null;
+  createdAt: Date;
+}
+
+/** A judge job: a judge configuration writing one LLM label set. */
+export interface JudgeJob {
+  id: number;
+  labelSetId: number;
+  judgeId: string;
+  /** The judge template as JSON (exactly what workers render). */
+  template: JsonObject;
+  templateHash: string;
+  /** Model settings (model, temperature, max tokens …). */
+  settings: JsonObject;
+  status: 'active' | 'paused';
+  createdAt: Date;
+}
+
+/** Fields of a new judge job. */
+export interface NewJudgeJob {
+  labelSetId: number;
+  judgeId: string;
+  template: JsonObject;
+  templateHash: string;
+  settings: JsonObject;
+}
+
+/** A pool item to judge: its key, priority and the values its prompt renders. */
+export interface JudgeTaskInput {
+  topicId: string;
+  docId: string;
+  /** Judging priority, lower first (the pool's order). */
+  position: number;
+  values: JsonObject;
+}
+
+/** The key of a task. */
+export interface JudgeTaskKey {
+  jobId: number;
+  topicId: string;
+  docId: string;
+}
+
+/** A task a worker has claimed: it holds the lease until it completes, fails or releases it. */
+export interface ClaimedJudgeTask extends JudgeTaskKey {
+  position: number;
+  values: JsonObject;
+  /** Times the task has been claimed, this claim included. */
+  attempts: number;
+  leaseExpiresAt: Date;
+}
+
+/** A task as stored. */
+export interface JudgeTask extends JudgeTaskKey {
+  position: number;
+  values: JsonObject;
+  status: JudgeTaskStatus;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  attempts: number;
+  grade: number | null;
+  rationale: string | null;
+  distribution: JsonObject | null;
+  raw: string | null;
+  error: string | null;
+  callHash: string | null;
+  costUsd: number;
+  updatedAt: Date;
+}
+
+/** How many tasks of a job are in each state, and what the job has cost so far. */
+export interface JudgeTaskCounts {
+  total: number;
+  pending: number;
+  running: number;
+  labelled: number;
+  failed: number;
+  costUsd: number;
+}
+
+/** What a worker writes when an item got its grade. */
+export interface JudgeTaskLabel {
+  grade: number;
+  /** Who produced the label (the model name). */
+  producedBy: string;
+  rationale?: string | null;
+  distribution?: JsonObject | null;
+  callHash?: string | null;
+  /** USD paid for this item by this claim (retries and re-asks included). */
+  costUsd?: number;
+}
+
+/** What a worker writes when an item cannot be labelled. */
+export interface JudgeTaskFailure {
+  error: string;
+  /** The unreadable answer, when there was one. */
+  raw?: string | null;
+  callHash?: string | null;
+  costUsd?: number;
+}
+
+function toLlmCall(row: Row<'llm_calls'>): LlmCall {
+  return {
+    id: row.id,
+    hash: row.hash,
+    model: row.model,
+    request: row.request,
+    response: row.response,
+    logprobs: row.logprobs,
+    promptTokens: row.prompt_tokens,
+    completionTokens: row.completion_tokens,
+    costUsd: row.cost_usd,
+    latencyMs: row.latency_ms,
+    error: row.error,
+    createdAt: row.created_at,
+  };
+}
+
+function toJudgeJob(row: Row<'judge_jobs'>): JudgeJob {
+  return {
+    id: row.id,
+    labelSetId: row.label_set_id,
+    judgeId: row.judge_id,
+    template: row.template,
+    templateHash: row.template_hash,
+    settings: row.settings,
+    status: row.status,
+    createdAt: row.created_at,
+  };
+}
+
+function toJudgeTask(row: Row<'judge_tasks'>): JudgeTask {
+  return {
+    jobId: row.job_id,
+    topicId: row.topic_id,
+    docId: row.doc_id,
+    position: row.position,
+    values: row.values,
+    status: row.status,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at,
+    attempts: row.attempts,
+    grade: row.grade,
+    rationale: row.rationale,
+    distribution: row.distribution,
+    raw: row.raw,
+    error: row.error,
+    callHash: row.call_hash,
+    costUsd: row.cost_usd,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Records one LLM call (every call is kept, answered or not). */
+export async function insertLlmCall(db: Queryable, call: LlmCallInput): Promise<void> {
+  await db
+    .insertInto('llm_calls')
+    .values({
+      hash: call.hash,
+      model: call.model,
+      request: call.request,
+      response: call.response ?? null,
+      logprobs: call.logprobs ?? null,
+      prompt_tokens: call.promptTokens,
+      completion_tokens: call.completionTokens,
+      cost_usd: call.costUsd ?? null,
+      latency_ms: Math.round(call.latencyMs),
+      error: call.error ?? null,
+      ...(call.createdAt === undefined ? {} : { created_at: call.createdAt }),
+    })
+    .execute();
+}
+
+/** Records many LLM calls in one statement (the worker's group commit). */
+export async function insertLlmCalls(
+  db: Queryable,
+  calls: readonly LlmCallInput[],
+): Promise<number> {
+  return bulkInsert(db, {
+    table: 'llm_calls',
+    columns: [
+      { name: 'hash', type: 'text', value: (c: LlmCallInput) => c.hash },
+      { name: 'model', type: 'text', value: (c) => c.model },
+      { name: 'request', type: 'jsonb', value: (c) => c.request },
+      { name: 'response', type: 'text', value: (c) => c.response ?? null },
+      { name: 'logprobs', type: 'jsonb', value: (c) => c.logprobs ?? null },
+      { name: 'prompt_tokens', type: 'int4', value: (c) => c.promptTokens },
+      { name: 'completion_tokens', type: 'int4', value: (c) => c.completionTokens },
+      { name: 'cost_usd', type: 'float8', value: (c) => c.costUsd ?? null },
+      { name: 'latency_ms', type: 'int4', value: (c) => Math.round(c.latencyMs) },
+      { name: 'error', type: 'text', value: (c) => c.error ?? null },
+    ],
+    rows: calls,
+  });
+}
+
+/** The first answered call with this request hash, if any (the cache lookup). */
+export async function findAnsweredLlmCall(
+  db: Queryable,
+  hash: string,
+): Promise<LlmCall | undefined> {
+  const row = await db
+    .selectFrom('llm_calls')
+    .selectAll()
+    .where('hash', '=', hash)
+    .where('response', 'is not', null)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row && toLlmCall(row);
+}
+
+/** The first answered call of each of these hashes that has one, by hash. */
+export async function findAnsweredLlmCalls(
+  db: Queryable,
+  hashes: readonly string[],
+): Promise<Map<string, LlmCall>> {
+  const found = new Map<string, LlmCall>();
+  if (hashes.length === 0) return found;
+  const rows = await db
+    .selectFrom('llm_calls')
+    .selectAll()
+    .where(sql<boolean>`hash = any(${[...new Set(hashes)]}::text[])`)
+    .where('response', 'is not', null)
+    .orderBy('id')
+    .execute();
+  for (const row of rows) if (!found.has(row.hash)) found.set(row.hash, toLlmCall(row));
+  return found;
+}
+
+/** Calls recorded with this hash, oldest first (answered and failed). */
+export async function listLlmCalls(db: Queryable, hash?: string): Promise<LlmCall[]> {
+  let query = db.selectFrom('llm_calls').selectAll().orderBy('id');
+  if (hash !== undefined) query = query.where('hash', '=', hash);
+  return (await query.execute()).map(toLlmCall);
+}
+
+/** Creates a judge job for a label set (one job per label set). */
+export async function createJudgeJob(db: Queryable, input: NewJudgeJob): Promise<JudgeJob> {
+  const row = await db
+    .insertInto('judge_jobs')
+    .values({
+      label_set_id: input.labelSetId,
+      judge_id: input.judgeId,
+      template: input.template,
+      template_hash: input.templateHash,
+      settings: input.settings,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toJudgeJob(row);
+}
+
+/** The judge job with this id, if any. */
+export async function getJudgeJob(db: Queryable, id: number): Promise<JudgeJob | undefined> {
+  const row = await db.selectFrom('judge_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toJudgeJob(row);
+}
+
+/** The judge job writing this label set, if any. */
+export async function findJudgeJobByLabelSet(
+  db: Queryable,
+  labelSetId: number,
+): Promise<JudgeJob | undefined> {
+  const row = await db
+    .selectFrom('judge_jobs')
+    .selectAll()
+    .where('label_set_id', '=', labelSetId)
+    .executeTakeFirst();
+  return row && toJudgeJob(row);
+}
+
+/** Judge jobs, oldest first; optionally only those with pending or claimable tasks. */
+export async function listJudgeJobs(
+  db: Queryable,
+  options: { withWork?: boolean } = {},
+): Promise<JudgeJob[]> {
+  let query = db.selectFrom('judge_jobs').selectAll().orderBy('id');
+  if (options.withWork) {
+    query = query.where('status', '=', 'active').where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('judge_tasks as t')
+          .select(sql`1`.as('one'))
+          .whereRef('t.job_id', '=', 'judge_jobs.id')
+          .where(
+            sql<boolean>`(t.status = 'pending' or (t.status = 'running' and t.lease_expires_at < now()))`,
+          ),
+      ),
+    );
+  }
+  return (await query.execute()).map(toJudgeJob);
+}
+
+/** Sets a job's status: paused jobs are never claimed from. */
+export async function setJudgeJobStatus(
+  db: Queryable,
+  id: number,
+  status: 'active' | 'paused',
+): Promise<boolean> {
+  const result = await db
+    .updateTable('judge_jobs')
+    .set({ status })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Adds tasks to a job, skipping items it already has (idempotent: the same pool added
+ * twice adds nothing). Returns how many were new.
+ */
+export async function insertJudgeTasks(
+  db: Queryable,
+  jobId: number,
+  tasks: readonly JudgeTaskInput[],
+): Promise<number> {
+  return withTransaction(db, (trx) =>
+    bulkInsert(trx, {
+      table: 'judge_tasks',
+      constant: { job_id: jobId },
+      columns: [
+        { name: 'topic_id', type: 'text', value: (t: JudgeTaskInput) => t.topicId },
+        { name: 'doc_id', type: 'text', value: (t) => t.docId },
+        { name: 'position', type: 'int4', value: (t) => t.position },
+        { name: 'values', type: 'jsonb', value: (t) => t.values },
+      ],
+      rows: tasks,
+      suffix: 'on conflict (job_id, topic_id, doc_id) do nothing',
+      batchSize: 5_000,
+    }),
+  );
+}
+
+/** A job's tasks in priority order; optionally only those in some states. */
+export async function listJudgeTasks(
+  db: Queryable,
+  jobId: number,
+  options: { status?: readonly JudgeTaskStatus[] } = {},
+): Promise<JudgeTask[]> {
+  let query = db
+    .selectFrom('judge_tasks')
+    .selectAll()
+    .where('job_id', '=', jobId)
+    .orderBy('position')
+    .orderBy(sql`topic_id collate "C"`)
+    .orderBy(sql`doc_id collate "C"`);
+  if (options.status) query = query.where('status', 'in', [...options.status]);
+  return (await query.execute()).map(toJudgeTask);
+}
+
+/** How many of a job's tasks are in each state, and their cost so far. */
+export async function countJudgeTasks(db: Queryable, jobId: number): Promise<JudgeTaskCounts> {
+  const rows = await db
+    .selectFrom('judge_tasks')
+    .select((eb) => [
+      'status',
+      eb.fn.countAll<number | string>().as('n'),
+      eb.fn.sum<number | string>('cost_usd').as('cost'),
+    ])
+    .where('job_id', '=', jobId)
+    .groupBy('status')
+    .execute();
+  const counts: JudgeTaskCounts = {
+    total: 0,
+    pending: 0,
+    running: 0,
+    labelled: 0,
+    failed: 0,
+    costUsd: 0,
+  };
+  for (const row of rows) {
+    counts[row.status] = Number(row.n);
+    counts.total += Number(row.n);
+    counts.costUsd += Number(row.cost ?? 0);
+  }
+  return counts;
+}
+
+/**
+ * Claims up to `limit` tasks for `owner`: first running ones whose lease has expired (their
+ * worker died), then pending ones in priority order, from active jobs (all, or `jobIds`).
+ * `FOR UPDATE SKIP LOCKED` lets any number of workers claim at once without waiting on
+ * each other or ever getting the same task. The lease runs `leaseMs` on the database clock.
+ */
+export async function claimJudgeTasks(
+  db: Queryable,
+  options: { owner: string; leaseMs: number; limit: number; jobIds?: readonly number[] },
+): Promise<ClaimedJudgeTask[]> {
+  if (options.limit <= 0) return [];
+  const expired = await claimWhere(
+    db,
+    options,
+    options.limit,
+    sql`c.status = 'running' and c.lease_expires_at < now()`,
+  );
+  const pending =
+    expired.length < options.limit
+      ? await claimWhere(db, options, options.limit - expired.length, sql`c.status = 'pending'`)
+      : [];
+  return [...expired, ...pending];
+}
+
+async function claimWhere(
+  db: Queryable,
+  options: { owner: string; leaseMs: number; jobIds?: readonly number[] },
+  limit: number,
+  condition: ReturnType<typeof sql>,
+): Promise<ClaimedJudgeTask[]> {
+  const jobFilter = options.jobIds
+    ? sql`and c.job_id = any(${[...options.jobIds]}::int8[])`
+    : sql``;
+  const result = await sql<{
+    job_id: number;
+    topic_id: string;
+    doc_id: string;
+    position: number;
+    values: JsonObject;
+    attempts: number;
+    lease_expires_at: Date;
+  }>`
+    update judge_tasks t
+       set status = 'running',
+           lease_owner = ${options.owner},
+           lease_expires_at = now() + ${options.leaseMs}::float8 * interval '1 millisecond',
+           attempts = t.attempts + 1,
+           updated_at = now()
+      from (select c.job_id, c.topic_id, c.doc_id
+              from judge_tasks c
+             where ${condition} ${jobFilter}
+               and exists (select 1 from judge_jobs j where j.id = c.job_id and j.status = 'active')
+             order by c.position, c.job_id
+             limit ${limit}
+             for update of c skip locked) picked
+     where t.job_id = picked.job_id and t.topic_id = picked.topic_id and t.doc_id = picked.doc_id
+    returning t.job_id, t.topic_id, t.doc_id, t.position, t."values", t.attempts, t.lease_expires_at`.execute(
+    db,
+  );
+  return result.rows
+    .map((row) => ({
+      jobId: Number(row.job_id),
+      topicId: row.topic_id,
+      docId: row.doc_id,
+      position: row.position,
+      values: row.values,
+      attempts: row.attempts,
+      leaseExpiresAt: new Date(row.lease_expires_at),
+    }))
+    .sort((a, b) => a.position - b.position);
+}
+
+/** Extends the leases `owner` holds by `leaseMs` from now; returns how many it still holds. */
+export async function renewJudgeTaskLeases(
+  db: Queryable,
+  owner: string,
+  leaseMs: number,
+): Promise<number> {
+  const result = await db
+    .updateTable('judge_tasks')
+    .set({
+      lease_expires_at: sql`now() + ${leaseMs}::float8 * interval '1 millisecond'`,
+    })
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Puts `owner`'s running tasks (all, or only `keys`) back to pending, so another worker
+ * can take them at once instead of waiting for the lease to expire.
+ */
+export async function releaseJudgeTasks(
+  db: Queryable,
+  owner: string,
+  keys?: readonly JudgeTaskKey[],
+): Promise<number> {
+  if (keys && keys.length === 0) return 0;
+  let query = db
+    .updateTable('judge_tasks')
+    .set({ status: 'pending', lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner);
+  if (keys) {
+    query = query.where((eb) =>
+      eb.or(
+        keys.map((k) =>
+          eb.and([
+            eb('job_id', '=', k.jobId),
+            eb('topic_id', '=', k.topicId),
+            eb('doc_id', '=', k.docId),
+          ]),
+        ),
+      ),
+    );
+  }
+  return Number((await query.executeTakeFirst()).numUpdatedRows);
+}
+
+/** Owners of running tasks (of one job, or all), with how many each holds. */
+export async function listJudgeLeaseOwners(
+  db: Queryable,
+  jobId?: number,
+): Promise<Array<{ owner: string; tasks: number }>> {
+  let query = db
+    .selectFrom('judge_tasks')
+    .select((eb) => ['lease_owner', eb.fn.countAll<number | string>().as('n')])
+    .where('status', '=', 'running')
+    .groupBy('lease_owner')
+    .orderBy('lease_owner');
+  if (jobId !== undefined) query = query.where('job_id', '=', jobId);
+  return (await query.execute()).map((r) => ({ owner: r.lease_owner!, tasks: Number(r.n) }));
+}
+
+/** Puts a job's failed tasks back to pending (for another try); returns how many. */
+export async function retryFailedJudgeTasks(db: Queryable, jobId: number): Promise<number> {
+  const result = await db
+    .updateTable('judge_tasks')
+    .set({ status: 'pending', error: null, raw: null, updated_at: sql`now()` })
+    .where('job_id', '=', jobId)
+    .where('status', '=', 'failed')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Records a task's label: the task becomes `labelled` and the grade goes into the job's
+ * label set, in one transaction, only while `owner` still holds the task's lease. A worker
+ * whose lease was taken over gets false and writes nothing, so an item is never labelled
+ * twice.
+ */
+export async function completeJudgeTask(
+  db: Queryable,
+  key: JudgeTaskKey,
+  owner: string,
+  label: JudgeTaskLabel,
+): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    const updated = await trx
+      .updateTable('judge_tasks')
+      .set({
+        status: 'labelled',
+        grade: label.grade,
+        rationale: label.rationale ?? null,
+        distribution: label.distribution ?? null,
+        call_hash: label.callHash ?? null,
+        cost_usd: sql`cost_usd + ${label.costUsd ?? 0}::float8`,
+        lease_owner: null,
+        lease_expires_at: null,
+        error: null,
+        raw: null,
+        updated_at: sql`now()`,
+      })
+      .where('job_id', '=', key.jobId)
+      .where('topic_id', '=', key.topicId)
+      .where('doc_id', '=', key.docId)
+      .where('status', '=', 'running')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) return false;
+    await sql`
+      insert into labels (label_set_id, topic_id, doc_id, grade, produced_by, rationale)
+      select j.label_set_id, ${key.topicId}, ${key.docId}, ${label.grade}::int4,
+             ${label.producedBy}, ${label.rationale ?? null}::text
+        from judge_jobs j where j.id = ${key.jobId}::int8`.execute(trx);
+    return true;
+  });
+}
+
+/**
+ * Records that a task could not be labelled (with the reason and any unreadable answer),
+ * only while `owner` still holds its lease; false when the lease was lost.
+ */
+export async function failJudgeTask(
+  db: Queryable,
+  key: JudgeTaskKey,
+  owner: string,
+  failure: JudgeTaskFailure,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('judge_tasks')
+    .set({
+      status: 'failed',
+      error: failure.error,
+      raw: failure.raw ?? null,
+      call_hash: failure.callHash ?? null,
+      cost_usd: sql`cost_usd + ${failure.costUsd ?? 0}::float8`,
+      lease_owner: null,
+      lease_expires_at: null,
+      updated_at: sql`now()`,
+    })
+    .where('job_id', '=', key.jobId)
+    .where('topic_id', '=', key.topicId)
+    .where('doc_id', '=', key.docId)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/**
+ * Records many tasks' labels in one statement: each task becomes `labelled` and its grade
+ * goes into its job's label set, only for the tasks `owner` still holds. Returns the keys
+ * written (`jobId topicId docId`, tab-separated); the others lost their lease.
+ */
+export async function completeJudgeTasks(
+  db: Queryable,
+  owner: string,
+  entries: ReadonlyArray<{ key: JudgeTaskKey; label: JudgeTaskLabel }>,
+): Promise<Set<string>> {
+  const written = new Set<string>();
+  if (entries.length === 0) return written;
+  const column = <T>(f: (e: (typeof entries)[number]) => T) => entries.map(f);
+  const result = await sql<{ job_id: number; topic_id: string; doc_id: string }>`
+    with v as (
+      select * from unnest(
+        ${column((e) => e.key.jobId)}::int8[], ${column((e) => e.key.topicId)}::text[],
+        ${column((e) => e.key.docId)}::text[], ${column((e) => e.label.grade)}::int4[],
+        ${column((e) => e.label.producedBy)}::text[], ${column((e) => e.label.rationale ?? null)}::text[],
+        ${column((e) => (e.label.distribution ? JSON.stringify(e.label.distribution) : null))}::text[],
+        ${column((e) => e.label.callHash ?? null)}::text[], ${column((e) => e.label.costUsd ?? 0)}::float8[]
+      ) as v(job_id, topic_id, doc_id, grade, produced_by, rationale, distribution, call_hash, cost_usd)
+    ), done as (
+      update judge_tasks t
+         set status = 'labelled', grade = v.grade, rationale = v.rationale,
+             distribution = v.distribution::jsonb, call_hash = v.call_hash,
+             cost_usd = t.cost_usd + v.cost_usd, lease_owner = null, lease_expires_at = null,
+             error = null, raw = null, updated_at = now()
+        from v
+       where t.job_id = v.job_id and t.topic_id = v.topic_id and t.doc_id = v.doc_id
+         and t.status = 'running' and t.lease_owner = ${owner}
+      returning t.job_id, t.topic_id, t.doc_id, t.grade, t.rationale
+    ), labelled as (
+      insert into labels (label_set_id, topic_id, doc_id, grade, produced_by, rationale)
+      select j.label_set_id, d.topic_id, d.doc_id, d.grade, v.produced_by, d.rationale
+        from done d
+        join judge_jobs j on j.id = d.job_id
+        join v on v.job_id = d.job_id and v.topic_id = d.topic_id and v.doc_id = d.doc_id
+      returning 1
+    )
+    select job_id, topic_id, doc_id from done`.execute(db);
+  for (const row of result.rows)
+    written.add(`${Number(row.job_id)}\t${row.topic_id}\t${row.doc_id}`);
+  return written;
+}
