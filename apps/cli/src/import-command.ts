@@ -29,8 +29,9 @@ Imports into the configured database: PostgreSQL when DATABASE_URL is set, else 
 PGlite under ASSAY_DATA_DIR (default ./.assay). The collection C (--collection or -c) is
 named by its name or its id.
 
-  collection  documents: JSONL {"id","title"?,"text"} (id may be docid, doc_id or _id;
-              other keys are kept as metadata), TSV id<TAB>text or id<TAB>title<TAB>text,
+  collection  documents: JSONL {"id","title"?,"text"} (id may be docid, doc_id or _id,
+              text may be contents, body or doc; other keys are kept as metadata),
+              TSV id<TAB>text or id<TAB>title<TAB>text,
               or the Cranfield cran.all.1400 layout. --format defaults from the file name
               (.jsonl, .tsv, cran.all*).
   topics      TSV id<TAB>query, JSONL (context, previous_turns and user_background keys

@@ -13,11 +13,11 @@ export interface CollectionDocument {
 export type CollectionFormat = 'jsonl' | 'tsv' | 'cranfield';
 
 const ID_KEYS = ['id', 'docid', 'doc_id', '_id'];
-const TEXT_KEYS = ['text', 'contents', 'body'];
+const TEXT_KEYS = ['text', 'contents', 'body', 'doc'];
 
 /**
  * Parses a document collection: JSONL (`{"id", "title"?, "text"}`; the id may also be
- * `docid`, `doc_id` or `_id`, the text `contents` or `body`; other keys become metadata),
+ * `docid`, `doc_id` or `_id`, the text `contents`, `body` or `doc`; other keys become metadata),
  * TSV (`id<TAB>text` or `id<TAB>title<TAB>text`) or the Cranfield `cran.all.1400` layout
  * (`.I` id, `.T` title, `.A` authors, `.B` bibliography, `.W` text). Duplicate ids and
  * malformed lines are errors naming `file:line`.
