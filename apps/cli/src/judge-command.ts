@@ -1,26 +1,20 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { countJudgeTasks, releaseJudgeTasks, retryFailedJudgeTasks } from '@assay/db';
-import {
-  DEFAULT_PRICES,
-  loadJudgeTemplates,
-  OpenAIChatClient,
-  RateLimiter,
-  type JudgeTemplate,
-} from '@assay/judge';
+import { DEFAULT_PRICES, loadJudgeTemplates, type JudgeTemplate } from '@assay/judge';
 import {
   defaultJudgesDir,
   ensureJudgeJob,
   estimateJudgeRun,
   exportLabelsAsQrels,
   judgeValues,
+  judgeWorkerDeps,
   listJudgeFailures,
   newWorkerId,
   releaseDeadLocalLeases,
   runJudgeWorker,
-  type AssayConfig,
+  type JudgeEndpointOptions,
   type JudgeItemInput,
-  type JudgeWorkerDeps,
   type JudgeWorkerProgress,
 } from '@assay/platform';
 import { buildDepthPool } from '@assay/pooling';
@@ -243,7 +237,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
       return runJudgeWorker(db, {
         jobIds: [jobId],
         workerId,
-        deps: workerDeps(config, endpoint, concurrency),
+        deps: judgeWorkerDeps(config, endpoint, concurrency),
         concurrency,
         signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),
@@ -292,12 +286,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
 }
 
 /** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
-export interface EndpointOptions {
-  baseUrl?: string;
-  rpm?: number;
-  tpm?: number;
-  timeoutMs?: number;
-}
+export type EndpointOptions = JudgeEndpointOptions;
 
 /** Reads --base-url, --rpm, --tpm and --timeout. */
 export function endpointOptions(option: (key: string) => string | undefined): EndpointOptions {
@@ -319,29 +308,6 @@ export function endpointOptions(option: (key: string) => string | undefined): En
     endpoint.timeoutMs = seconds * 1000;
   }
   return endpoint;
-}
-
-/** The endpoint client and pacing for a worker. */
-export function workerDeps(
-  config: AssayConfig,
-  endpoint: EndpointOptions,
-  concurrency: number,
-): JudgeWorkerDeps {
-  const baseURL = endpoint.baseUrl ?? config.openaiBaseUrl;
-  const deps: JudgeWorkerDeps = {
-    client: new OpenAIChatClient({
-      ...(baseURL ? { baseURL } : {}),
-      ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
-      ...(endpoint.timeoutMs ? { timeoutMs: endpoint.timeoutMs } : {}),
-    }),
-  };
-  if (endpoint.rpm || endpoint.tpm)
-    deps.limiter = new RateLimiter({
-      concurrency,
-      ...(endpoint.rpm ? { requestsPerMinute: endpoint.rpm } : {}),
-      ...(endpoint.tpm ? { tokensPerMinute: endpoint.tpm } : {}),
-    });
-  return deps;
 }
 
 /**

@@ -8,7 +8,9 @@ Serves the assay API (npm start runs this) on PORT, default 8080, over PostgreSQ
 DATABASE_URL is set, else over embedded PGlite under ASSAY_DATA_DIR (default ./.assay).
 It migrates the database, loads the Cranfield demo collection into an empty one, and on
 first start creates the admin user and prints its API token once (or uses
-ASSAY_ADMIN_TOKEN). Stop it with Ctrl-C (SIGINT) or SIGTERM.
+ASSAY_ADMIN_TOKEN). With OPENAI_BASE_URL or OPENAI_API_KEY set it also judges the judge
+jobs created through the API (ASSAY_SERVER_WORKER=0 leaves them to 'assay worker').
+Stop it with Ctrl-C (SIGINT) or SIGTERM.
 
 Options:
   --port N    listen on port N (overrides PORT)`;

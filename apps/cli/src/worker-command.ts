@@ -1,5 +1,10 @@
 import { getJudgeJob, listJudgeJobs } from '@assay/db';
-import { newWorkerId, releaseDeadLocalLeases, runJudgeWorker } from '@assay/platform';
+import {
+  judgeWorkerDeps,
+  newWorkerId,
+  releaseDeadLocalLeases,
+  runJudgeWorker,
+} from '@assay/platform';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError } from './io.js';
 import {
@@ -7,7 +12,6 @@ import {
   JUDGE_EXIT,
   positiveInteger,
   withInterrupts,
-  workerDeps,
   type JudgeCommandIo,
 } from './judge-command.js';
 import { EXIT, withDatabase } from './platform-session.js';
@@ -82,7 +86,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       runJudgeWorker(db, {
         ...(jobIds.length > 0 ? { jobIds } : {}),
         workerId,
-        deps: workerDeps(config, endpoint, concurrency),
+        deps: judgeWorkerDeps(config, endpoint, concurrency),
         concurrency,
         leaseMs,
         signal,

@@ -9,8 +9,10 @@ import { collections } from './routes/collections.js';
 import { documents } from './routes/documents.js';
 import { evaluations } from './routes/evaluations.js';
 import { health } from './routes/health.js';
+import { collectionJudgeJobs, judgeJobs } from './routes/judge-jobs.js';
 import { labelSets } from './routes/label-sets.js';
 import { leaderboards, publicLeaderboards } from './routes/leaderboards.js';
+import { pools } from './routes/pools.js';
 import { reports } from './routes/reports.js';
 import { runs } from './routes/runs.js';
 import { topics } from './routes/topics.js';
@@ -19,7 +21,7 @@ import { topics } from './routes/topics.js';
 export interface AppDeps {
   /** The open database (from openDatabase / createDb). */
   db: AssayDb['db'];
-  /** The server's configuration, for routes that need settings (none do yet). */
+  /** The server's configuration (judge jobs take ASSAY_JUDGE_MODEL as their default model). */
   config?: AssayConfig;
   /** Where internal errors go (default: stderr). Never given request headers. */
   log?: (line: string) => void;
@@ -43,6 +45,7 @@ export function createApp(deps: AppDeps) {
   // Order matters: who you are is settled before any body is read.
   app.use('/api/*', async (c, next) => {
     c.set('db', deps.db);
+    c.set('config', deps.config);
     await next();
   });
   app.use('/api/*', authentication);
@@ -65,6 +68,9 @@ export function createApp(deps: AppDeps) {
     .route('/api/collections/:collection/topics', topics)
     .route('/api/collections/:collection/runs', runs)
     .route('/api/collections/:collection/label-sets', labelSets)
+    .route('/api/collections/:collection/pools', pools)
+    .route('/api/collections/:collection/judge-jobs', collectionJudgeJobs)
+    .route('/api/judge-jobs', judgeJobs)
     .route('/api/evaluations', evaluations)
     .route('/api/reports', reports)
     .route('/api/leaderboards', leaderboards)
@@ -75,7 +81,8 @@ export function createApp(deps: AppDeps) {
         title: 'assay API',
         version: '0.1.0',
         description:
-          'Test collections, runs and label sets, and trec_eval-exact evaluation. Every ' +
+          'Test collections, runs and label sets, pools and LLM judge jobs, and ' +
+          'trec_eval-exact evaluation. Every ' +
           'route but /api/health and this document needs `Authorization: Bearer <token>`; ' +
           'routes that create, import or delete need an admin token. Errors are ' +
           '`{ "error": { "code", "message" } }` with a stable code.',
@@ -86,6 +93,7 @@ export function createApp(deps: AppDeps) {
         { name: 'topics' },
         { name: 'runs' },
         { name: 'label sets' },
+        { name: 'judging' },
         { name: 'evaluations' },
         { name: 'reports' },
         { name: 'leaderboards' },

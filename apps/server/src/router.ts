@@ -1,10 +1,13 @@
 import type { AssayDb, User } from '@assay/db';
+import type { AssayConfig } from '@assay/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 
 /** What every handler can read from the context. */
 export interface AppEnv {
   Variables: {
     db: AssayDb['db'];
+    /** The server's configuration, when it was given one. */
+    config: AssayConfig | undefined;
     /** The authenticated user; set on every route that is not public. */
     user: User;
   };

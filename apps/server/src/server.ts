@@ -1,7 +1,16 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listCollections, type AssayDb } from '@assay/db';
-import { ensureAdmin, loadDataset, openDatabase, type AssayConfig } from '@assay/platform';
+import {
+  ensureAdmin,
+  hasJudgeEndpoint,
+  judgeWorkerDeps,
+  loadDataset,
+  openDatabase,
+  releaseDeadLocalLeases,
+  runJudgeWorker,
+  type AssayConfig,
+} from '@assay/platform';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
 
@@ -14,6 +23,10 @@ export interface StartServerOptions {
   log?: (line: string) => void;
   /** Interface to listen on (default: all). */
   hostname?: string;
+  /** Items the background judge worker judges at once (default 8). */
+  workerConcurrency?: number;
+  /** How often the background judge worker looks for new work, in ms (default 2000). */
+  workerPollMs?: number;
 }
 
 /** A listening server. */
@@ -23,8 +36,9 @@ export interface RunningServer {
   /** Base URL of the API, e.g. http://localhost:8080/api. */
   url: string;
   /**
-   * Stops accepting connections, lets requests in flight finish (up to `graceMs`, default
-   * 10 s), then closes the database if startServer opened it.
+   * Stops accepting connections and the background judge worker (it claims nothing more
+   * and finishes the items in flight), lets requests in flight finish (up to `graceMs`,
+   * default 10 s), then closes the database if startServer opened it.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -32,7 +46,8 @@ export interface RunningServer {
 /**
  * Starts assay's API server: opens and migrates the configured database, loads the
  * Cranfield demo into a database without collections, creates the first admin (printing
- * its token once), and listens on config.port.
+ * its token once), listens on config.port, and, when a model endpoint is configured (and
+ * ASSAY_SERVER_WORKER is not 0), judges the database's judge jobs in the background.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { config } = options;
@@ -64,21 +79,114 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       `assay is serving ${url} (database: ${where}); API reference: ${url}/openapi.json; stop with Ctrl-C`,
     );
     if (admin.created) announceAdmin(admin.token, config, url, log);
+    const worker = startBackgroundWorker(database, options, log);
     return {
       port,
       url,
       close: async ({ graceMs = 10_000 } = {}) => {
+        worker?.abort();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(timer);
+        // The worker writes its last labels before the database closes.
+        await worker?.stopped;
         if (ownsDatabase) await database.close();
       },
     };
   } catch (error) {
     if (ownsDatabase) await database.close();
     throw error;
+  }
+}
+
+/** The server's judge worker: abort it, then await `stopped` (it never rejects). */
+interface BackgroundWorker {
+  abort(): void;
+  stopped: Promise<void>;
+}
+
+/**
+ * Judges the jobs of the database in this process when a model endpoint is configured:
+ * with embedded PGlite only one process can open the database, so `assay worker` cannot
+ * run beside the server. A worker that fails (e.g. the database went away for a moment)
+ * is logged and started again after a pause.
+ */
+function startBackgroundWorker(
+  database: AssayDb,
+  options: StartServerOptions,
+  log: (line: string) => void,
+): BackgroundWorker | undefined {
+  const { config } = options;
+  if (!hasJudgeEndpoint(config) || config.serverWorker === false) {
+    const why = config.serverWorker === false ? 'ASSAY_SERVER_WORKER=0' : 'no model endpoint';
+    log(
+      database.kind === 'postgres'
+        ? `judge jobs are not judged by this server (${why}); run \`assay worker\` with the same DATABASE_URL`
+        : `judge jobs are not judged by this server (${why}); restart it with OPENAI_BASE_URL (or OPENAI_API_KEY) set to judge them`,
+    );
+    return undefined;
+  }
+  const concurrency = options.workerConcurrency ?? 8;
+  const controller = new AbortController();
+  const { signal } = controller;
+  // Where calls go, never the key (nor credentials or a query in the URL).
+  const endpoint = config.openaiBaseUrl ? publicUrl(config.openaiBaseUrl) : 'the OpenAI API';
+  log(
+    `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time (ASSAY_SERVER_WORKER=0 turns this off)`,
+  );
+  const run = async () => {
+    while (!signal.aborted) {
+      // Failures of this run of the worker already logged.
+      let reported = 0;
+      try {
+        const freed = await releaseDeadLocalLeases(database.db);
+        if (freed > 0) log(`judge worker: took back ${freed} items from a stopped process`);
+        await runJudgeWorker(database.db, {
+          deps: judgeWorkerDeps(config, {}, concurrency),
+          concurrency,
+          follow: true,
+          signal,
+          ...(options.workerPollMs === undefined ? {} : { pollMs: options.workerPollMs }),
+          onProgress: (p) => {
+            // The first failure, then each time the count doubles: a bad endpoint stays quiet.
+            if (p.failed === 0 || p.failed < Math.max(1, reported * 2)) return;
+            reported = p.failed;
+            log(
+              `judge worker: ${p.failed} items failed so far (GET /api/judge-jobs/{id}/failures lists them)`,
+            );
+          },
+        });
+      } catch (error) {
+        if (signal.aborted) break;
+        log(`judge worker stopped on an error, restarting in 5 s: ${(error as Error).message}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 5_000);
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
+      }
+    }
+  };
+  const stopped = run().catch((error: unknown) => {
+    log(`judge worker failed: ${(error as Error).message}`);
+  });
+  return { abort: () => controller.abort(), stopped };
+}
+
+function publicUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return 'the configured endpoint';
   }
 }
 

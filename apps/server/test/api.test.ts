@@ -117,6 +117,14 @@ forEachDatabase('assay API', (t) => {
           'GET /api/collections/{collection}/label-sets/{labelSet}',
           'GET /api/collections/{collection}/label-sets/{labelSet}/labels',
           'DELETE /api/collections/{collection}/label-sets/{labelSet}',
+          'POST /api/collections/{collection}/pools',
+          'GET /api/collections/{collection}/judge-jobs',
+          'POST /api/collections/{collection}/judge-jobs',
+          'GET /api/judge-jobs/{id}',
+          'POST /api/judge-jobs/{id}/start',
+          'POST /api/judge-jobs/{id}/stop',
+          'GET /api/judge-jobs/{id}/failures',
+          'POST /api/judge-jobs/{id}/retry-failed',
           'POST /api/evaluations',
           'GET /api/reports',
           'POST /api/reports/comparisons',
@@ -187,6 +195,17 @@ forEachDatabase('assay API', (t) => {
         token: api.admin,
         json: { slug: 'demo' },
       });
+      const job = (await (
+        await api.call('POST', '/api/collections/demo/judge-jobs', {
+          token: api.admin,
+          json: {
+            labelSet: 'llm',
+            judge: 'graded-0-3',
+            settings: { model: 'm' },
+            pool: { runs: ['sysA'], depth: 1 },
+          },
+        })
+      ).json()) as { id: number };
       const before = await counts(t.db);
       const doc = (await (await api.call('GET', '/api/openapi.json')).json()) as {
         paths: Record<string, Record<string, { security?: unknown[] }>>;
@@ -198,7 +217,7 @@ forEachDatabase('assay API', (t) => {
           .replace('{labelSet}', 'human')
           .replace('{docId}', 'd1')
           .replace('{topicId}', '1')
-          .replace('{id}', String(report.id))
+          .replace('{id}', String(path.startsWith('/api/judge-jobs/') ? job.id : report.id))
           .replace('{slug}', 'demo');
       let checked = 0;
       for (const [path, operations] of Object.entries(doc.paths)) {
@@ -213,19 +232,20 @@ forEachDatabase('assay API', (t) => {
           const body = method === 'get' ? {} : { body: 'x' };
           const anonymous = await api.call(method.toUpperCase(), url, body);
           expect(anonymous.status, `${method} ${path} without a token`).toBe(401);
-          const readOnly = method === 'get' || path === '/api/evaluations';
+          // Evaluations and pools compute without storing: any token may ask.
+          const readOnlyBodies: Record<string, unknown> = {
+            '/api/evaluations': {
+              collection: 'demo',
+              labelSet: 'human',
+              runs: ['sysA'],
+              measures: ['map'],
+            },
+            '/api/collections/{collection}/pools': { runs: ['sysA'], depth: 2 },
+          };
+          const readOnly = method === 'get' || path in readOnlyBodies;
           const asAnnotator = await api.call(method.toUpperCase(), url, {
             token: api.annotator,
-            ...(path === '/api/evaluations'
-              ? {
-                  json: {
-                    collection: 'demo',
-                    labelSet: 'human',
-                    runs: ['sysA'],
-                    measures: ['map'],
-                  },
-                }
-              : body),
+            ...(path in readOnlyBodies ? { json: readOnlyBodies[path] } : body),
           });
           if (readOnly) {
             expect(asAnnotator.status, `${method} ${path} as annotator`).toBe(200);
@@ -239,7 +259,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(29);
+      expect(checked).toBe(37);
       expect(await counts(t.db)).toEqual(before);
     });
   });

@@ -18,6 +18,11 @@ export interface AssayConfig {
   openaiBaseUrl?: string;
   /** ASSAY_JUDGE_MODEL: the default judge model. */
   judgeModel?: string;
+  /**
+   * ASSAY_SERVER_WORKER (`0` or `1`): whether `assay serve` judges jobs in its own process;
+   * absent means yes when a model endpoint (OPENAI_BASE_URL or OPENAI_API_KEY) is set.
+   */
+  serverWorker?: boolean;
 }
 
 /** A configuration value that cannot be used; names the variable, never echoes its value. */
@@ -57,6 +62,10 @@ const Env = z.object({
     'must be an http(s) URL',
   ),
   ASSAY_JUDGE_MODEL: optional,
+  ASSAY_SERVER_WORKER: optional.refine(
+    (v) => v === undefined || v === '0' || v === '1',
+    'must be 0 or 1',
+  ),
 });
 
 /** Parses assay's environment variables (DATABASE_URL, ASSAY_DATA_DIR, PORT, …). */
@@ -77,6 +86,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.OPENAI_API_KEY) config.openaiApiKey = e.OPENAI_API_KEY;
   if (e.OPENAI_BASE_URL) config.openaiBaseUrl = e.OPENAI_BASE_URL;
   if (e.ASSAY_JUDGE_MODEL) config.judgeModel = e.ASSAY_JUDGE_MODEL;
+  if (e.ASSAY_SERVER_WORKER) config.serverWorker = e.ASSAY_SERVER_WORKER === '1';
   return config;
 }
 

@@ -86,6 +86,26 @@ export {
   type CreateConsensusInput,
   type CreateConsensusResult,
 } from './consensus.js';
+/** Judge jobs over a stored collection: pools of stored runs, jobs, status, pause, retry. */
+export {
+  buildCollectionPool,
+  createCollectionJudgeJob,
+  judgeJobFailures,
+  judgeJobStatus,
+  listCollectionJudgeJobs,
+  POOL_ORDERS,
+  retryJudgeJobFailures,
+  setJudgeJobPaused,
+  type CollectionPool,
+  type CollectionPoolItem,
+  type CollectionPoolSpec,
+  type CreateCollectionJudgeJobInput,
+  type CreateCollectionJudgeJobResult,
+  type JudgeJobSettings,
+  type JudgeJobSummary,
+} from './judge-jobs.js';
+/** A worker's model endpoint client and pacing from the configuration. */
+export { hasJudgeEndpoint, judgeWorkerDeps, type JudgeEndpointOptions } from './judge-endpoint.js';
 /** Judging: the database call store, judge jobs and tasks, the worker, estimates, export. */
 export {
   checkRelevanceTemplate,

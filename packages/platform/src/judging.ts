@@ -303,12 +303,12 @@ export async function ensureJudgeJob(
       if (!job || labelSet.kind !== 'llm_judge')
         throw new PlatformError(
           'conflict',
-          `label set "${input.labelSet}" already exists and was not written by a judge; choose another --label-set`,
+          `label set "${input.labelSet}" already exists and was not written by a judge; choose another label set name`,
         );
       if (job.templateHash !== hash || canonicalJson(job.settings) !== canonicalJson(settings))
         throw new PlatformError(
           'conflict',
-          `label set "${input.labelSet}" was written with another judge configuration (${describeJob(job)}); choose another --label-set`,
+          `label set "${input.labelSet}" was written with another judge configuration (${describeJob(job)}); choose another label set name`,
         );
     } else {
       labelSet = await createLabelSet(trx, {
@@ -345,7 +345,7 @@ export async function ensureJudgeJob(
         if (canonicalJson(old.values) !== canonicalJson(values))
           throw new PlatformError(
             'conflict',
-            `label set "${input.labelSet}" already judged topic ${item.topicId} document ${item.docId} with a different query or text; choose another --label-set`,
+            `label set "${input.labelSet}" already judged topic ${item.topicId} document ${item.docId} with a different query or text; choose another label set name`,
           );
         continue;
       }

@@ -43,6 +43,10 @@ describe('loadConfig', () => {
       dataDir: './.assay',
       port: 8080,
     });
+    // ASSAY_SERVER_WORKER: 1 or 0; absent leaves it to whether an endpoint is configured.
+    expect(loadConfig({ ASSAY_SERVER_WORKER: '0' }).serverWorker).toBe(false);
+    expect(loadConfig({ ASSAY_SERVER_WORKER: '1' }).serverWorker).toBe(true);
+    expect(loadConfig({ ASSAY_SERVER_WORKER: '' }).serverWorker).toBeUndefined();
   });
 
   it('names the bad variable and never echoes its value', () => {
@@ -54,6 +58,7 @@ describe('loadConfig', () => {
       [{ DATABASE_URL: 'mysql://root:hunter2@db/assay' }, 'DATABASE_URL', 'hunter2'],
       [{ ASSAY_ADMIN_TOKEN: 'short-secret' }, 'ASSAY_ADMIN_TOKEN', 'short-secret'],
       [{ OPENAI_BASE_URL: 'ftp://secret-host' }, 'OPENAI_BASE_URL', 'secret-host'],
+      [{ ASSAY_SERVER_WORKER: 'yes-please' }, 'ASSAY_SERVER_WORKER', 'yes-please'],
     ];
     for (const [env, variable, value] of bad) {
       let error: unknown;

@@ -1,0 +1,298 @@
+import {
+  createCollectionJudgeJob,
+  judgeJobFailures,
+  judgeJobStatus,
+  listCollectionJudgeJobs,
+  retryJudgeJobFailures,
+  setJudgeJobPaused,
+  type JudgeJobSummary,
+} from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError } from '../errors.js';
+import { collectionFromPath } from '../resolve.js';
+import { createRouter } from '../router.js';
+import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../schemas.js';
+import { poolSpec, PoolSpecSchema } from './pools.js';
+
+const JobParam = z.object({
+  id: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, 'must be a judge job id (digits)')
+    .openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+});
+
+const Count = z.number().int();
+
+const ProgressSchema = z
+  .object({
+    total: Count,
+    pending: Count,
+    running: Count,
+    labelled: Count,
+    failed: Count,
+    costUsd: z.number().openapi({ description: 'USD paid for the job’s items so far' }),
+  })
+  .openapi('JudgeJobProgress');
+
+const JudgeJobSchema = z
+  .object({
+    id: Count,
+    collection: z.string(),
+    labelSet: z.object({ id: Count, name: z.string() }),
+    judgeId: z.string().openapi({ example: 'graded-0-3' }),
+    templateHash: z.string().openapi({ description: 'SHA-256 of the judge template' }),
+    model: z.string(),
+    settings: z.record(z.string(), z.unknown()).openapi({
+      description: 'model settings (model, temperature, maxTokens …)',
+    }),
+    status: z.enum(['active', 'paused']).openapi({
+      description: 'workers claim items only from active jobs',
+    }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    progress: ProgressSchema,
+  })
+  .openapi('JudgeJob');
+
+const JudgeJobRequest = z
+  .object({
+    labelSet: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'name of the LLM label set the job writes', example: 'gpt-4o' }),
+    judge: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'a relevance judge of judges/', example: 'graded-0-3' }),
+    settings: z
+      .object({
+        model: z.string().trim().min(1).max(200).optional().openapi({
+          description: 'model name (default: ASSAY_JUDGE_MODEL of the server)',
+          example: 'gpt-4o-mini',
+        }),
+        temperature: z.number().min(0).max(2).optional(),
+        maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+        structuredOutput: z.boolean().optional().openapi({
+          description: 'ask for the template’s JSON schema as structured output (default true)',
+        }),
+        logprobs: z.boolean().optional().openapi({
+          description: 'ask for log-probabilities to keep each grade distribution',
+        }),
+      })
+      .optional(),
+    pool: PoolSpecSchema.optional().openapi({
+      description: 'judge the pool of stored runs (give this or items)',
+    }),
+    items: z
+      .array(z.object({ topicId: z.string().min(1), docId: z.string().min(1) }))
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: '(topic, document) pairs in judging order (give this or pool)' }),
+    paused: z.boolean().optional().openapi({
+      description: 'create the job paused (start it later); absent leaves an existing job as is',
+    }),
+  })
+  .openapi('JudgeJobRequest');
+
+const FailureSchema = z
+  .object({
+    topicId: z.string(),
+    docId: z.string(),
+    error: z.string(),
+    raw: z.string().nullable().openapi({ description: 'the unreadable answer, if any' }),
+  })
+  .openapi('JudgeFailure');
+
+const created = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: JudgeJobSchema } },
+});
+
+function present(job: JudgeJobSummary) {
+  return { ...job, createdAt: job.createdAt.toISOString() };
+}
+
+/** `/api/collections/{collection}/judge-jobs`: LLM judging jobs writing label sets. */
+export const collectionJudgeJobs = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['judging'],
+      summary: 'The judge jobs of a collection, each with its progress',
+      ...anyUser,
+      request: { params: CollectionParam },
+      responses: {
+        200: {
+          description: 'the jobs, oldest first',
+          content: { 'application/json': { schema: z.array(JudgeJobSchema) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      return c.json((await listCollectionJudgeJobs(c.var.db, collection.id)).map(present), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['judging'],
+      summary: 'Create a judge job (or add new items to it) over a pool or given items',
+      description:
+        'Admin only. Items get their prompt from the stored topics and documents; an item ' +
+        'without them refuses the whole request (422, nothing written). Posting the same ' +
+        'job again adds only the items it does not have. Workers judge it: the server’s own ' +
+        'when OPENAI_BASE_URL or OPENAI_API_KEY is set, or `assay worker` processes.',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: {
+        params: CollectionParam,
+        body: { required: true, content: { 'application/json': { schema: JudgeJobRequest } } },
+      },
+      responses: {
+        200: created('the job existed with this configuration; new items were added'),
+        201: created('the job and its label set were created'),
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      const body = c.req.valid('json');
+      if ((body.pool === undefined) === (body.items === undefined))
+        throw new ApiError('invalid_input', 'give either pool or items, not both or neither');
+      const settings = body.settings ?? {};
+      const defaultModel = c.var.config?.judgeModel;
+      const result = await createCollectionJudgeJob(c.var.db, {
+        collection: collection.id,
+        labelSet: body.labelSet,
+        judge: body.judge,
+        settings: Object.fromEntries(
+          Object.entries(settings).filter(([, v]) => v !== undefined),
+        ) as typeof settings,
+        ...(defaultModel === undefined ? {} : { defaultModel }),
+        ...(body.pool === undefined ? {} : { pool: poolSpec(body.pool) }),
+        ...(body.items === undefined ? {} : { items: body.items }),
+        ...(body.paused === undefined ? {} : { paused: body.paused }),
+      });
+      const job = present(result.job);
+      return result.created ? c.json(job, 201) : c.json(job, 200);
+    },
+  );
+
+/** `/api/judge-jobs/{id}`: one judge job's progress, pausing, failures and retries. */
+export const judgeJobs = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      tags: ['judging'],
+      summary: 'A judge job: label set, judge, model, status and progress (counts and cost)',
+      ...anyUser,
+      request: { params: JobParam },
+      responses: {
+        200: {
+          description: 'the job',
+          content: { 'application/json': { schema: JudgeJobSchema } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) =>
+      c.json(present(await judgeJobStatus(c.var.db, Number(c.req.valid('param').id))), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/start',
+      tags: ['judging'],
+      summary: 'Resume a judge job: workers claim its items again',
+      ...adminOnly,
+      request: { params: JobParam },
+      responses: {
+        200: {
+          description: 'the job',
+          content: { 'application/json': { schema: JudgeJobSchema } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) =>
+      c.json(
+        present(await setJudgeJobPaused(c.var.db, Number(c.req.valid('param').id), false)),
+        200,
+      ),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/stop',
+      tags: ['judging'],
+      summary: 'Pause a judge job: workers claim nothing more from it; items in flight finish',
+      ...adminOnly,
+      request: { params: JobParam },
+      responses: {
+        200: {
+          description: 'the job',
+          content: { 'application/json': { schema: JudgeJobSchema } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) =>
+      c.json(
+        present(await setJudgeJobPaused(c.var.db, Number(c.req.valid('param').id), true)),
+        200,
+      ),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/failures',
+      tags: ['judging'],
+      summary: 'The items of a judge job that could not be labelled, with the reasons',
+      ...anyUser,
+      request: { params: JobParam },
+      responses: {
+        200: {
+          description: 'failed items in priority order',
+          content: { 'application/json': { schema: z.array(FailureSchema) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => c.json(await judgeJobFailures(c.var.db, Number(c.req.valid('param').id)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/retry-failed',
+      tags: ['judging'],
+      summary: 'Put a judge job’s failed items back to pending for another try',
+      ...adminOnly,
+      request: { params: JobParam },
+      responses: {
+        200: {
+          description: 'how many items went back, and the job',
+          content: {
+            'application/json': {
+              schema: z.object({ retried: Count, job: JudgeJobSchema }),
+            },
+          },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const { retried, job } = await retryJudgeJobFailures(
+        c.var.db,
+        Number(c.req.valid('param').id),
+      );
+      return c.json({ retried, job: present(job) }, 200);
+    },
+  );

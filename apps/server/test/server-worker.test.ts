@@ -1,0 +1,195 @@
+// The server's own judge worker: with embedded PGlite no `assay worker` can open the
+// database beside the server, so `startServer` judges jobs itself when an endpoint is set.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCollection, createDb, listJudgeTasks, listLabels } from '@assay/db';
+import type { AssayConfig } from '@assay/platform';
+import { afterEach, expect, it } from 'vitest';
+import { OPEN_TIMEOUT_MS } from '../../../packages/db/test/helpers.js';
+import {
+  startOpenAITestServer,
+  type TestServer,
+} from '../../../packages/judge/test/openai-test-server.js';
+import { startServer, type RunningServer } from '../src/index.js';
+
+const ADMIN = 'assay_server-worker-test-admin';
+const KEY = 'sk-server-worker-secret';
+
+let llm: TestServer | undefined;
+let server: RunningServer | undefined;
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await server?.close({ graceMs: 100 });
+  server = undefined;
+  await llm?.close();
+  llm = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-server-worker-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function call(url: string, method: string, path: string, body?: unknown) {
+  const init: RequestInit = { method, headers: { authorization: `Bearer ${ADMIN}` } };
+  if (typeof body === 'string') init.body = body;
+  else if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { ...init.headers, 'content-type': 'application/json' };
+  }
+  const response = await fetch(`${url}${path}`, init);
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+interface Progress {
+  total: number;
+  labelled: number;
+  running: number;
+  pending: number;
+}
+
+it(
+  'judges a job created through the API with its own worker, and close() stops it cleanly',
+  async () => {
+    // Each "passage N" gets grade N mod 4; d4 answers slowly, so it is in flight at close().
+    llm = await startOpenAITestServer((body) => {
+      const prompt = (body.messages as Array<{ content: string }>).at(-1)!.content;
+      const n = Number(/passage (\d+)/.exec(prompt)![1]);
+      const reply = JSON.stringify({ intent_match: 1, trustworthiness: 2, grade: n % 4 });
+      return n === 4 ? { delayMs: 600, then: { reply } } : { reply };
+    });
+    const dataDir = tempDir();
+    const config: AssayConfig = {
+      dataDir,
+      port: 0,
+      adminToken: ADMIN,
+      openaiBaseUrl: llm.baseURL,
+      openaiApiKey: KEY,
+    };
+    const log: string[] = [];
+    server = await startServer({
+      config,
+      hostname: '127.0.0.1',
+      log: (line) => log.push(line),
+      workerPollMs: 50,
+    });
+    const url = `http://127.0.0.1:${server.port}/api`;
+    expect(log.filter((l) => l.startsWith('judging judge jobs in this server'))).toEqual([
+      `judging judge jobs in this server: ${llm.baseURL}, 8 items at a time (ASSAY_SERVER_WORKER=0 turns this off)`,
+    ]);
+
+    for (const [path, body] of [
+      [
+        '/collections?name=demo&format=tsv',
+        'd1\tpassage 1\nd2\tpassage 2\nd3\tpassage 3\nd4\tpassage 4\n',
+      ],
+      ['/collections/demo/topics', '1\tfirst query\n2\tsecond query\n'],
+      ['/collections/demo/runs', '1 Q0 d1 1 2 sysA\n1 Q0 d2 2 1 sysA\n2 Q0 d3 1 1 sysA\n'],
+    ])
+      expect((await call(url, 'POST', path!, body)).status, path).toBe(201);
+    const created = await call(url, 'POST', '/collections/demo/judge-jobs', {
+      labelSet: 'llm',
+      judge: 'graded-0-3',
+      settings: { model: 'test-model' },
+      pool: { runs: ['sysA'], depth: 2 },
+    });
+    expect(created.status).toBe(201);
+    const id = created.json.id as number;
+
+    let progress: Progress;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      progress = (await call(url, 'GET', `/judge-jobs/${id}`)).json.progress as Progress;
+      if (progress.labelled === 3 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(progress).toMatchObject({ total: 3, labelled: 3, pending: 0, running: 0 });
+    const labels = (await call(url, 'GET', '/collections/demo/label-sets/llm/labels'))
+      .json as unknown as Array<{ topicId: string; docId: string; grade: number }>;
+    expect(labels.map((l) => `${l.topicId}/${l.docId}=${l.grade}`)).toEqual([
+      '1/d1=1',
+      '1/d2=2',
+      '2/d3=3',
+    ]);
+    expect(llm.requests.map((r) => r.authorization)).toEqual([
+      `Bearer ${KEY}`,
+      `Bearer ${KEY}`,
+      `Bearer ${KEY}`,
+    ]);
+
+    // A slow item is in flight when the server closes: it finishes and is written first.
+    const more = await call(url, 'POST', '/collections/demo/judge-jobs', {
+      labelSet: 'llm',
+      judge: 'graded-0-3',
+      settings: { model: 'test-model' },
+      items: [{ topicId: '1', docId: 'd4' }],
+    });
+    expect(more.status).toBe(200);
+    const before = llm.requests.length;
+    while (llm.requests.length === before && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await server.close({ graceMs: 100 });
+    server = undefined;
+    const requests = llm.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(llm.requests).toHaveLength(requests);
+    expect(log.join('\n')).not.toContain(KEY);
+    expect(log.filter((l) => l.includes('judge worker'))).toEqual([]);
+
+    const reopened = await createDb({ dataDir: join(dataDir, 'pglite') });
+    try {
+      const tasks = await listJudgeTasks(reopened.db, id);
+      expect(tasks.map((t) => `${t.topicId}/${t.docId}:${t.status}`)).toEqual([
+        '1/d1:labelled',
+        '2/d3:labelled',
+        '1/d2:labelled',
+        '1/d4:labelled',
+      ]);
+      const labelSet = (created.json.labelSet as { id: number }).id;
+      expect(await listLabels(reopened.db, labelSet)).toHaveLength(4);
+    } finally {
+      await reopened.close();
+    }
+  },
+  OPEN_TIMEOUT_MS,
+);
+
+it(
+  'leaves jobs to `assay worker` without an endpoint, or with ASSAY_SERVER_WORKER=0',
+  async () => {
+    const database = await createDb({ dataDir: 'memory://' });
+    try {
+      // A collection already there: no demo to load.
+      await createCollection(database.db, { name: 'x' });
+      const base = { dataDir: tempDir(), port: 0, adminToken: ADMIN };
+      for (const [config, expected] of [
+        [
+          base,
+          'judge jobs are not judged by this server (no model endpoint); restart it with OPENAI_BASE_URL (or OPENAI_API_KEY) set to judge them',
+        ],
+        [
+          { ...base, openaiApiKey: KEY, serverWorker: false },
+          'judge jobs are not judged by this server (ASSAY_SERVER_WORKER=0); restart it with OPENAI_BASE_URL (or OPENAI_API_KEY) set to judge them',
+        ],
+      ] as const) {
+        const log: string[] = [];
+        const running = await startServer({
+          config,
+          db: database,
+          hostname: '127.0.0.1',
+          log: (line) => log.push(line),
+        });
+        await running.close();
+        expect(log.filter((l) => l.startsWith('judge'))).toEqual([expected]);
+        expect(log.join('\n')).not.toContain(KEY);
+      }
+    } finally {
+      await database.close();
+    }
+  },
+  OPEN_TIMEOUT_MS,
+);

@@ -1,0 +1,49 @@
+import { OpenAIChatClient, RateLimiter } from '@assay/judge';
+import type { AssayConfig } from './config.js';
+import type { JudgeWorkerDeps } from './judging.js';
+
+/** Where and how fast a worker calls the model, over what the configuration says. */
+export interface JudgeEndpointOptions {
+  /** Overrides OPENAI_BASE_URL. */
+  baseUrl?: string;
+  /** Requests per minute at most. */
+  rpm?: number;
+  /** Tokens per minute at most. */
+  tpm?: number;
+  /** Per-request timeout in ms. */
+  timeoutMs?: number;
+}
+
+/** Whether the configuration names a model endpoint (OPENAI_BASE_URL or OPENAI_API_KEY). */
+export function hasJudgeEndpoint(
+  config: AssayConfig,
+  endpoint: JudgeEndpointOptions = {},
+): boolean {
+  return Boolean(endpoint.baseUrl ?? config.openaiBaseUrl ?? config.openaiApiKey);
+}
+
+/**
+ * A worker's endpoint client (OpenAI-compatible, at the configured base URL with the
+ * configured key) and, when `rpm` or `tpm` is given, its pacing.
+ */
+export function judgeWorkerDeps(
+  config: AssayConfig,
+  endpoint: JudgeEndpointOptions = {},
+  concurrency = 8,
+): JudgeWorkerDeps {
+  const baseURL = endpoint.baseUrl ?? config.openaiBaseUrl;
+  const deps: JudgeWorkerDeps = {
+    client: new OpenAIChatClient({
+      ...(baseURL ? { baseURL } : {}),
+      ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
+      ...(endpoint.timeoutMs ? { timeoutMs: endpoint.timeoutMs } : {}),
+    }),
+  };
+  if (endpoint.rpm || endpoint.tpm)
+    deps.limiter = new RateLimiter({
+      concurrency,
+      ...(endpoint.rpm ? { requestsPerMinute: endpoint.rpm } : {}),
+      ...(endpoint.tpm ? { tokensPerMinute: endpoint.tpm } : {}),
+    });
+  return deps;
+}
