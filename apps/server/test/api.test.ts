@@ -133,6 +133,7 @@ forEachDatabase('assay API', (t) => {
           'GET /api/reports/{id}',
           'DELETE /api/reports/{id}',
           'POST /api/reports/{id}/publish',
+          'GET /api/leaderboards',
           'DELETE /api/leaderboards/{slug}',
           'GET /api/public/leaderboards/{slug}',
         ].sort(),
@@ -259,7 +260,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(37);
+      expect(checked).toBe(38);
       expect(await counts(t.db)).toEqual(before);
     });
   });

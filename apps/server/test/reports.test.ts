@@ -307,10 +307,24 @@ forEachDatabase('report API', (t) => {
         ((await (await api.call('GET', `/api/reports/${report.id}`, admin())).json()) as ReportBody)
           .slugs,
       ).toEqual(['demo-2026']);
+      const listed = await api.call('GET', '/api/leaderboards', { token: api.annotator });
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toEqual([
+        {
+          slug: 'demo-2026',
+          reportId: report.id,
+          collectionId: expect.any(Number),
+          title: expect.any(String),
+          publishedAt: expect.any(String),
+          url: '/api/public/leaderboards/demo-2026',
+        },
+      ]);
+      expect((await api.call('GET', '/api/leaderboards')).status).toBe(401);
       expect(
         await errorOf(await api.call('DELETE', `/api/reports/${report.id}`, admin())),
       ).toMatchObject({ status: 409, code: 'conflict' });
       expect((await api.call('DELETE', '/api/leaderboards/demo-2026', admin())).status).toBe(204);
+      expect(await (await api.call('GET', '/api/leaderboards', admin())).json()).toEqual([]);
       expect(
         await errorOf(await api.call('DELETE', '/api/leaderboards/demo-2026', admin())),
       ).toMatchObject({ status: 404 });

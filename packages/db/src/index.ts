@@ -144,6 +144,7 @@ export {
   getPublication,
   getReport,
   listPublications,
+  listPublicationSummaries,
   listReports,
   SLUG_PATTERN,
 } from './repositories/reports.js';
@@ -153,6 +154,7 @@ export type {
   NewPublication,
   NewReport,
   Publication,
+  PublicationSummary,
   Report,
   ReportSummary,
 } from './repositories/reports.js';

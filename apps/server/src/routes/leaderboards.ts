@@ -1,3 +1,4 @@
+import { listPublicationSummaries } from '@assay/db';
 import {
   comparisonJson,
   getPublishedLeaderboard,
@@ -9,7 +10,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { SlugSchema } from '../report-schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, ErrorSchema, writeErrors } from '../schemas.js';
+import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../schemas.js';
 
 /** File extensions a download may be asked for with, and the format each names. */
 const EXTENSIONS: Record<string, LeaderboardFormat> = {
@@ -55,26 +56,66 @@ const PublicLeaderboardSchema = z
   })
   .openapi('PublicLeaderboard');
 
-/** `/api/leaderboards`: managing published leaderboards (admins). */
-export const leaderboards = createRouter().openapi(
-  createRoute({
-    method: 'delete',
-    path: '/{slug}',
-    tags: ['leaderboards'],
-    summary: 'Unpublish a leaderboard (the report stays)',
-    ...adminOnly,
-    request: {
-      params: z.object({
-        slug: SlugSchema.openapi({ param: { name: 'slug', in: 'path' } }),
-      }),
+const LeaderboardListItem = z
+  .object({
+    slug: z.string(),
+    reportId: z.number().int(),
+    collectionId: z.number().int(),
+    title: z.string(),
+    publishedAt: z.string().openapi({ format: 'date-time' }),
+    url: z.string().openapi({ description: 'the public, token-free address' }),
+  })
+  .openapi('PublishedLeaderboardSummary');
+
+/** `/api/leaderboards`: what is published (any token) and unpublishing (admins). */
+export const leaderboards = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['leaderboards'],
+      summary: 'Every published leaderboard, by slug',
+      ...anyUser,
+      responses: {
+        200: {
+          description: 'the published leaderboards',
+          content: { 'application/json': { schema: z.array(LeaderboardListItem) } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) =>
+      c.json(
+        (await listPublicationSummaries(c.var.db)).map((p) => ({
+          slug: p.slug,
+          reportId: p.reportId,
+          collectionId: p.collectionId,
+          title: p.title,
+          publishedAt: p.publishedAt.toISOString(),
+          url: `/api/public/leaderboards/${p.slug}`,
+        })),
+        200,
+      ),
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{slug}',
+      tags: ['leaderboards'],
+      summary: 'Unpublish a leaderboard (the report stays)',
+      ...adminOnly,
+      request: {
+        params: z.object({
+          slug: SlugSchema.openapi({ param: { name: 'slug', in: 'path' } }),
+        }),
+      },
+      responses: { 204: { description: 'unpublished' }, ...writeErrors },
+    }),
+    async (c) => {
+      await unpublishLeaderboard(c.var.db, c.req.valid('param').slug);
+      return c.body(null, 204);
     },
-    responses: { 204: { description: 'unpublished' }, ...writeErrors },
-  }),
-  async (c) => {
-    await unpublishLeaderboard(c.var.db, c.req.valid('param').slug);
-    return c.body(null, 204);
-  },
-);
+  );
 
 /**
  * `/api/public/leaderboards`: published leaderboards, read-only and open to anyone (the only

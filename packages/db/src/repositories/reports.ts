@@ -188,6 +188,37 @@ export async function listPublications(db: Queryable): Promise<Publication[]> {
   return rows.map(toPublication);
 }
 
+/** A publication with the title and collection of its report. */
+export interface PublicationSummary extends Publication {
+  title: string;
+  collectionId: number;
+}
+
+/** Every publication with its report's title and collection, by slug. */
+export async function listPublicationSummaries(db: Queryable): Promise<PublicationSummary[]> {
+  const rows = await db
+    .selectFrom('publications as p')
+    .innerJoin('reports as r', 'r.id', 'p.report_id')
+    .select([
+      'p.slug',
+      'p.report_id',
+      'p.published_at',
+      'p.published_by',
+      'r.title',
+      'r.collection_id',
+    ])
+    .orderBy('p.slug')
+    .execute();
+  return rows.map((row) => ({
+    slug: row.slug,
+    reportId: Number(row.report_id),
+    publishedAt: row.published_at,
+    publishedBy: row.published_by === null ? null : Number(row.published_by),
+    title: row.title,
+    collectionId: Number(row.collection_id),
+  }));
+}
+
 /** Unpublishes a slug (the report stays); false if nothing was published under it. */
 export async function deletePublication(db: Queryable, slug: string): Promise<boolean> {
   const result = await db.deleteFrom('publications').where('slug', '=', slug).executeTakeFirst();
