@@ -5,11 +5,6 @@ import {
   compareRuns,
   CompareError,
   correlateLeaderboards,
-  type CompareSettings,
-  type RankCorrelation,
-  type TestName,
-} from './compare.js';
-import {
   comparisonCsv,
   comparisonHtml,
   comparisonJson,
@@ -17,6 +12,9 @@ import {
   comparisonTable,
   testableMeasures as testableMeasureColumns,
   type CompareReport,
+  type CompareSettings,
+  type RankCorrelation,
+  type TestName,
 } from '@assay/platform/analysis';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';

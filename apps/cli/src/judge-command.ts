@@ -170,16 +170,12 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
       return 0;
     });
   }
+  // The same tasks on every run of the same command: what makes a rerun resume.
+  const ensureJob = (db: Parameters<typeof ensureJudgeJob>[0]) =>
+    ensureJudgeJob(db, { collection, createCollection: true, labelSet, template, settings, items });
   if (options.has('enqueue')) {
     return withDatabase(io, async (db) => {
-      const ensured = await ensureJudgeJob(db, {
-        collection,
-        createCollection: true,
-        labelSet,
-        template,
-        settings,
-        items,
-      });
+      const ensured = await ensureJob(db);
       const counts = await countJudgeTasks(db, ensured.job.id);
       io.stdout(
         `judge job ${ensured.job.id} (label set "${labelSet}", id ${ensured.labelSet.id}): ` +
@@ -198,14 +194,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     );
 
   return withDatabase(io, async (db) => {
-    const ensured = await ensureJudgeJob(db, {
-      collection,
-      createCollection: true,
-      labelSet,
-      template,
-      settings,
-      items,
-    });
+    const ensured = await ensureJob(db);
     const jobId = ensured.job.id;
     const freed = await releaseDeadLocalLeases(db, jobId);
     const retried = await retryFailedJudgeTasks(db, jobId);

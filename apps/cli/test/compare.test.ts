@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
 import { bootstrapCI } from '@assay/stats';
-import { bootstrapMeanIntervals, correlateMeans } from '../src/compare.js';
+import { bootstrapMeanIntervals, correlateMeans } from '@assay/platform/analysis';
 import { cli } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-compare-'));

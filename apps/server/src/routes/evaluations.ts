@@ -3,7 +3,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
 import { anyUser, NameOrId, readErrors } from '../schemas.js';
 
-const EvaluationRequest = z
+/** The body of an evaluation (also of a stored evaluation report, with a title). */
+export const EvaluationRequest = z
   .object({
     collection: NameOrId.openapi({ example: 'cranfield' }),
     labelSet: NameOrId.openapi({ example: 'cranfield-qrels' }),

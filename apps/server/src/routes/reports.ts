@@ -11,6 +11,7 @@ import {
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
+import { EvaluationRequest } from './evaluations.js';
 import {
   ReportSchema,
   ReportSummarySchema,
@@ -105,27 +106,9 @@ const AgreementRequest = z
   })
   .openapi('AgreementRequest');
 
-const EvaluationReportRequest = z
-  .object({
-    collection: NameOrId.openapi({ example: 'cranfield' }),
-    labelSet: NameOrId.openapi({ example: 'cranfield-qrels' }),
-    runs: z
-      .array(NameOrId)
-      .min(1)
-      .max(1000)
-      .openapi({ example: ['bm25'] }),
-    measures: z
-      .array(z.string().min(1))
-      .min(1)
-      .max(200)
-      .openapi({ example: ['map', 'ndcg_cut.10'] }),
-    completeTopics: z.boolean().optional().openapi({ description: 'trec_eval -c (default true)' }),
-    relevanceLevel: z.number().int().optional().openapi({ description: 'trec_eval -l' }),
-    maxDocs: z.number().int().positive().optional().openapi({ description: 'trec_eval -M' }),
-    judgedOnly: z.boolean().optional().openapi({ description: 'trec_eval -J' }),
-    title: Title,
-  })
-  .openapi('EvaluationReportRequest');
+const EvaluationReportRequest = EvaluationRequest.extend({ title: Title }).openapi(
+  'EvaluationReportRequest',
+);
 
 const ListQuery = z.object({
   collection: z
