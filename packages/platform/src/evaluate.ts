@@ -95,14 +95,15 @@ export async function resolveRun(
 
 /**
  * A stored run as a TREC run named after the stored run, with the entries of `topics`
- * only: just the judged topics are evaluated (as trec_eval does), so only they are read.
+ * only (all topics when absent): an evaluation reads just the judged topics, as trec_eval
+ * evaluates only those.
  */
 export async function readTrecRun(
   db: Queryable,
   stored: Run,
-  topics: readonly string[],
+  topics?: readonly string[],
 ): Promise<TrecRun> {
-  const byTopic = await getRunEntries(db, stored.id, { topicIds: topics });
+  const byTopic = await getRunEntries(db, stored.id, topics ? { topicIds: topics } : {});
   const run: TrecRun = { name: stored.name, topics: new Map() };
   for (const [topic, entries] of byTopic)
     run.topics.set(

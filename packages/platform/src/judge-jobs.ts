@@ -4,7 +4,6 @@ import {
   getJudgeJob,
   getLabelGrades,
   getLabelSet,
-  getRunEntries,
   listJudgeJobs,
   listLabelSets,
   listTopics,
@@ -27,7 +26,7 @@ import {
 } from '@assay/pooling';
 import type { Qrels, Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
-import { resolveLabelSet, resolveRun } from './evaluate.js';
+import { readTrecRun, resolveLabelSet, resolveRun } from './evaluate.js';
 import {
   checkRelevanceTemplate,
   defaultJudgesDir,
@@ -127,14 +126,7 @@ async function poolOf(
     const stored = await resolveRun(db, collection, ref);
     if (seen.has(stored.id)) continue;
     seen.add(stored.id);
-    const byTopic = await getRunEntries(db, stored.id, wanted ? { topicIds: wanted } : {});
-    const run: TrecRun = { name: stored.name, topics: new Map() };
-    for (const [topic, entries] of byTopic)
-      run.topics.set(
-        topic,
-        entries.map((e) => ({ docno: e.docId, rank: e.rank, score: e.score })),
-      );
-    runs.push(run);
+    runs.push(await readTrecRun(db, stored, wanted));
   }
   const excluded: string[] = [];
   const exclude: Qrels[] = [];
