@@ -57,3 +57,14 @@ export {
   type ConsensusTie,
   type GradeMap,
 } from './consensus.js';
+export { winRates, type WinRates } from './win-rates.js';
+export { keyedSeed, seededPermutation } from './seeded-shuffle.js';
+export {
+  answerQualityReport,
+  averageTrials,
+  type AnswerPairTest,
+  type AnswerQualityOptions,
+  type AnswerQualityReport,
+  type AnswerScore,
+  type AnswerSystemSummary,
+} from './answer-quality.js';
