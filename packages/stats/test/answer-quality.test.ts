@@ -105,10 +105,10 @@ describe('answerQualityReport', () => {
     const alpha = report.systems[0]!;
     const expected = bootstrapCI([4, 3, 5, 2, 4], { seed: 7, samples: 2000 });
     expect(alpha.ci.informativeness).toEqual([expected.lower, expected.upper]);
-    expect(alpha.ci.informativeness[0]).toBeLessThanOrEqual(3.6);
-    expect(alpha.ci.informativeness[1]).toBeGreaterThanOrEqual(3.6);
+    expect(alpha.ci.informativeness![0]).toBeLessThanOrEqual(3.6);
+    expect(alpha.ci.informativeness![1]).toBeGreaterThanOrEqual(3.6);
     // Resampled means of five scores between 2 and 5 stay within [2, 5].
-    expect(alpha.ci.informativeness[0]).toBeGreaterThanOrEqual(2);
+    expect(alpha.ci.informativeness![0]).toBeGreaterThanOrEqual(2);
     const again = answerQualityReport(rows(), { seed: 7, samples: 2000 });
     expect(again.systems[0]!.ci).toEqual(alpha.ci);
   });
