@@ -23,6 +23,11 @@ export interface JudgeSettings {
   logprobs?: boolean;
   /** Answers that do not parse are asked again up to this many times in all (default 3). */
   maxParseAttempts?: number;
+  /**
+   * Sent as the request's `seed` (a re-ask adds attempt − 1). Repeated trials of the same
+   * prompt use different seeds so each is its own request and its own cache entry.
+   */
+  seed?: number;
 }
 
 /** What judging needs: the endpoint, where calls are kept, pacing and retry policy. */
@@ -82,7 +87,8 @@ export function buildJudgeRequest(
     request.top_logprobs = 5;
   }
   // A re-ask must not hit the cached unreadable answer: the seed makes it a new request.
-  if (attempt > 1) request.seed = attempt;
+  if (settings.seed !== undefined) request.seed = settings.seed + attempt - 1;
+  else if (attempt > 1) request.seed = attempt;
   return request;
 }
 

@@ -132,3 +132,5 @@ export {
   type JudgeWorkerProgress,
   type JudgeWorkerResult,
 } from './judging.js';
+/** Answer-quality evaluation: response/gold/example/score files, scoring answers, the report. */
+export * from './answers/index.js';

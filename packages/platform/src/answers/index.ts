@@ -1,0 +1,31 @@
+// Answer-quality evaluation: reading response, gold, example and score files; scoring
+// answers with a judge; rendering the report.
+export {
+  formatScoreLine,
+  parseGoldAnswers,
+  parseResponses,
+  parseScoredExamples,
+  parseScoreLines,
+  type AnswerResponse,
+  type AnswerScoreLine,
+  type ScoredExample,
+} from './answer-files.js';
+export {
+  answerLabel,
+  comparativeOrder,
+  renderExamples,
+  scoreAnswers,
+  splitExamples,
+  type AnswerScoreFailure,
+  type AnswerScoringMode,
+  type AnswerTopic,
+  type ScoreAnswersInput,
+  type ScoreAnswersResult,
+} from './score-answers.js';
+export {
+  methodLine,
+  renderAnswersReport,
+  type AnswersReportFormat,
+  type AnswersReportSettings,
+} from './answers-report.js';
+export { answersHtml } from './answers-html.js';
