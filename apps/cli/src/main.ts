@@ -17,6 +17,7 @@ Commands:
   db        database maintenance (assay db migrate)
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
+  answers   score generated answers with an LLM judge; report means, win rates, t-tests
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -66,6 +67,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   worker: async () => {
     const m = await import('./worker-command.js');
     return { run: m.workerCommand, usage: m.WORKER_USAGE };
+  },
+  answers: async () => {
+    const m = await import('./answers-command.js');
+    return { run: m.answersCommand, usage: m.ANSWERS_USAGE };
   },
   consensus: async () => {
     const m = await import('./consensus-command.js');
