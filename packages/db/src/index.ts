@@ -213,3 +213,35 @@ export type {
   LlmCallInput,
   NewJudgeJob,
 } from './repositories/judging.js';
+
+/** Answer-quality evaluation: response sets (generated answers) and score sets (their grades). */
+export {
+  createResponseSet,
+  createScoreSet,
+  deleteResponseSet,
+  deleteScoreSet,
+  findResponseSetByName,
+  getResponseSet,
+  getScoreSet,
+  insertAnswerScores,
+  insertResponses,
+  listAnswerScores,
+  listResponses,
+  listResponseSets,
+  listScoreSets,
+  type AnswerScoreRow,
+  type NewResponse,
+  type NewResponseSet,
+  type NewScoreSet,
+  type ResponseSet,
+  type ScoreSet,
+  type StoredResponse,
+} from './repositories/answers.js';
+/** Tables of answer-quality evaluation. */
+export type {
+  AnswerScoresTable,
+  ResponseSetsTable,
+  ResponsesTable,
+  ScoreSetMode,
+  ScoreSetsTable,
+} from './answers-schema.js';

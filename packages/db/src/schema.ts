@@ -1,4 +1,10 @@
 import type { ColumnType, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type {
+  AnswerScoresTable,
+  ResponseSetsTable,
+  ResponsesTable,
+  ScoreSetsTable,
+} from './answers-schema.js';
 
 /** Any value that survives a round trip through JSON (what a jsonb column holds). */
 export type JsonValue =
@@ -241,6 +247,10 @@ export interface Database {
   llm_calls: LlmCallsTable;
   judge_jobs: JudgeJobsTable;
   judge_tasks: JudgeTasksTable;
+  response_sets: ResponseSetsTable;
+  responses: ResponsesTable;
+  score_sets: ScoreSetsTable;
+  answer_scores: AnswerScoresTable;
 }
 
 /** A row of `table` as read. */

@@ -29,3 +29,22 @@ export {
   type AnswersReportSettings,
 } from './answers-report.js';
 export { answersHtml } from './answers-html.js';
+export {
+  getResponseSetDetail,
+  getScoreSetDetail,
+  importResponseSet,
+  importScoreSet,
+  listStoredResponseSets,
+  removeResponseSet,
+  removeScoreSet,
+  scoreResponseSet,
+  scoreSetReport,
+  type AnswerScoreRow,
+  type ImportResponseSetInput,
+  type ImportScoreSetInput,
+  type ResponseSet,
+  type ResponseSetRef,
+  type ScoreResponseSetInput,
+  type ScoreSet,
+  type StoredResponse,
+} from './answer-sets.js';

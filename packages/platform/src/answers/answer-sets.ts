@@ -1,0 +1,374 @@
+// Responses and score sets as stored resources: importing a responses file as a response
+// set, scoring it with a judge (or importing a score file made by `assay answers score`)
+// into a score set, reading both back, and the report of a score set.
+import {
+  createResponseSet,
+  createScoreSet,
+  deleteResponseSet,
+  deleteScoreSet,
+  findResponseSetByName,
+  getResponseSet,
+  getScoreSet,
+  insertAnswerScores,
+  insertResponses,
+  listAnswerScores,
+  listResponses,
+  listResponseSets,
+  listScoreSets,
+  withTransaction,
+  type AnswerScoreRow,
+  type JsonObject,
+  type Queryable,
+  type ResponseSet,
+  type ScoreSet,
+  type StoredResponse,
+} from '@assay/db';
+import type { JudgeDeps, JudgeSettings, JudgeTemplate } from '@assay/judge';
+import {
+  answerQualityReport,
+  type AnswerQualityOptions,
+  type AnswerQualityReport,
+} from '@assay/stats';
+import { PlatformError, writing } from '../errors.js';
+import { templateHash } from '../judging.js';
+import type { Actor } from '../reports.js';
+import {
+  parseGoldAnswers,
+  parseResponses,
+  parseScoredExamples,
+  parseScoreLines,
+  type AnswerResponse,
+} from './answer-files.js';
+import { scoreAnswers, type AnswerScoringMode, type ScoreAnswersResult } from './score-answers.js';
+
+export type { ResponseSet, ScoreSet, StoredResponse, AnswerScoreRow };
+
+/** A response set by id (a number or digits) or by name. */
+export type ResponseSetRef = number | string;
+
+async function resolveResponseSet(db: Queryable, ref: ResponseSetRef): Promise<ResponseSet> {
+  const set =
+    typeof ref === 'number' || /^[0-9]+$/.test(ref)
+      ? await getResponseSet(db, Number(ref))
+      : await findResponseSetByName(db, ref);
+  if (!set) throw new PlatformError('not_found', `no response set ${JSON.stringify(String(ref))}`);
+  return set;
+}
+
+async function resolveScoreSet(db: Queryable, id: number): Promise<ScoreSet> {
+  const set = await getScoreSet(db, id);
+  if (!set) throw new PlatformError('not_found', `no score set ${id}`);
+  return set;
+}
+
+/** A responses file to store. */
+export interface ImportResponseSetInput {
+  name: string;
+  /** JSONL `{"topic","system","answer","query"?,"references"?}`. */
+  text: string;
+  /** Name used in `file:line` errors and kept in the provenance. */
+  file?: string;
+  createdBy?: Actor;
+}
+
+/**
+ * Stores a responses file as a response set. The whole file is checked first (a bad line
+ * is invalid_input `file:line: reason`), then written in one transaction; a taken name is
+ * a conflict. Nothing is kept on failure.
+ */
+export async function importResponseSet(
+  db: Queryable,
+  input: ImportResponseSetInput,
+): Promise<ResponseSet> {
+  const file = input.file ?? 'responses.jsonl';
+  const responses = parseResponses(input.text, file);
+  const id = await writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        const id = await createResponseSet(trx, {
+          name: input.name,
+          provenance: { file, ...(input.createdBy ? { importedBy: input.createdBy.name } : {}) },
+          createdBy: input.createdBy?.id ?? null,
+        });
+        await insertResponses(
+          trx,
+          id,
+          responses.map((r) => ({
+            topicId: r.topic,
+            system: r.system,
+            answer: r.answer,
+            query: r.query ?? null,
+            references: r.references ?? null,
+          })),
+        );
+        return id;
+      }),
+    `a response set named ${JSON.stringify(input.name)} exists`,
+    file,
+  );
+  return (await getResponseSet(db, id))!;
+}
+
+/** Every response set, newest first, with counts of answers, topics and systems. */
+export function listStoredResponseSets(db: Queryable): Promise<ResponseSet[]> {
+  return listResponseSets(db);
+}
+
+/** A response set with its answers (optionally one topic's) and its score sets. */
+export async function getResponseSetDetail(
+  db: Queryable,
+  ref: ResponseSetRef,
+  options: { topic?: string } = {},
+): Promise<ResponseSet & { answers: StoredResponse[]; scoreSets: ScoreSet[] }> {
+  const set = await resolveResponseSet(db, ref);
+  const answers = await listResponses(
+    db,
+    set.id,
+    options.topic === undefined ? {} : { topicId: options.topic },
+  );
+  return { ...set, answers, scoreSets: await listScoreSets(db, set.id) };
+}
+
+/** Deletes a response set with its score sets. */
+export async function removeResponseSet(db: Queryable, ref: ResponseSetRef): Promise<void> {
+  const set = await resolveResponseSet(db, ref);
+  await deleteResponseSet(db, set.id);
+}
+
+/** Scoring a stored response set with a judge. */
+export interface ScoreResponseSetInput {
+  responseSet: ResponseSetRef;
+  /** Name of the new score set (unique within the response set). */
+  name: string;
+  template: JudgeTemplate;
+  settings: JudgeSettings;
+  mode?: AnswerScoringMode;
+  trials?: number;
+  /** Scored examples, JSONL text, split into `exampleSets` prompts. */
+  examples?: string;
+  exampleSets?: number;
+  /** Gold answers, JSONL text `{"topic","answer"}`. */
+  gold?: string;
+  seed?: number;
+  concurrency?: number;
+  createdBy?: Actor;
+}
+
+function toRows(result: ScoreAnswersResult): AnswerScoreRow[] {
+  return [
+    ...result.scores.map((s) => ({
+      topicId: s.topic,
+      system: s.system,
+      trial: s.trial,
+      scores: s.scores,
+      justification: s.justification,
+      label: s.label ?? null,
+      error: null,
+      raw: null,
+    })),
+    ...result.failures.map((f) => ({
+      topicId: f.topic,
+      system: f.system,
+      trial: f.trial,
+      scores: null,
+      justification: null,
+      label: null,
+      error: f.reason,
+      raw: f.raw ?? null,
+    })),
+  ];
+}
+
+/**
+ * Scores a stored response set with a judge (every call through `deps.store`, so a repeat
+ * pays nothing) and stores the result as a score set: every (topic, system, trial) scored
+ * or failed with its reason and raw answer. Answers need their request text in the file.
+ */
+export async function scoreResponseSet(
+  db: Queryable,
+  deps: JudgeDeps,
+  input: ScoreResponseSetInput,
+): Promise<ScoreSet & { failures: number }> {
+  const set = await resolveResponseSet(db, input.responseSet);
+  const stored = await listResponses(db, set.id);
+  const responses: AnswerResponse[] = stored.map((r) => ({
+    topic: r.topicId,
+    system: r.system,
+    answer: r.answer,
+    ...(r.query === null ? {} : { query: r.query }),
+    ...(r.references === null ? {} : { references: r.references }),
+  }));
+  const mode = input.mode ?? 'pointwise';
+  const result = await scoreAnswers(
+    {
+      template: input.template,
+      responses,
+      mode,
+      settings: input.settings,
+      ...(input.trials === undefined ? {} : { trials: input.trials }),
+      ...(input.examples === undefined
+        ? {}
+        : {
+            examples: parseScoredExamples(input.examples, input.template, 'examples.jsonl'),
+            exampleSets: input.exampleSets ?? 1,
+          }),
+      ...(input.gold === undefined ? {} : { gold: parseGoldAnswers(input.gold, 'gold.jsonl') }),
+      ...(input.seed === undefined ? {} : { seed: input.seed }),
+      ...(input.concurrency === undefined ? {} : { concurrency: input.concurrency }),
+    },
+    deps,
+  );
+  const settings: JsonObject = {
+    model: input.settings.model,
+    templateHash: templateHash(input.template),
+    trials: input.trials ?? 1,
+    exampleSets: input.examples === undefined ? 0 : (input.exampleSets ?? 1),
+    seed: input.seed ?? 42,
+    calls: result.calls,
+  };
+  if (input.settings.temperature !== undefined) settings.temperature = input.settings.temperature;
+  if (result.orders) settings.orders = result.orders as unknown as JsonObject;
+  const id = await storeScoreSet(db, {
+    responseSetId: set.id,
+    name: input.name,
+    judgeId: input.template.id,
+    mode,
+    criteria: input.template.criteria!,
+    settings,
+    rows: toRows(result),
+    ...(input.createdBy ? { createdBy: input.createdBy } : {}),
+  });
+  const scoreSet = await resolveScoreSet(db, id);
+  return { ...scoreSet, failures: result.failures.length };
+}
+
+async function storeScoreSet(
+  db: Queryable,
+  input: {
+    responseSetId: number;
+    name: string;
+    judgeId: string;
+    mode: 'pointwise' | 'comparative' | 'imported';
+    criteria: string[];
+    settings: JsonObject;
+    rows: AnswerScoreRow[];
+    createdBy?: Actor;
+  },
+): Promise<number> {
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        const id = await createScoreSet(trx, {
+          responseSetId: input.responseSetId,
+          name: input.name,
+          judgeId: input.judgeId,
+          mode: input.mode,
+          criteria: input.criteria,
+          settings: input.settings,
+          createdBy: input.createdBy?.id ?? null,
+        });
+        await insertAnswerScores(trx, id, input.rows);
+        return id;
+      }),
+    `the response set has a score set named ${JSON.stringify(input.name)}`,
+  );
+}
+
+/** A score file (as `assay answers score` writes it) to store for a response set. */
+export interface ImportScoreSetInput {
+  responseSet: ResponseSetRef;
+  name: string;
+  /** JSONL `{"topic","system","trial","scores","justification"}`. */
+  text: string;
+  file?: string;
+  /** The judge that produced the scores, for the record (default "imported"). */
+  judge?: string;
+  createdBy?: Actor;
+}
+
+/**
+ * Stores a score file as a score set of a response set. Every line must grade an answer
+ * of the set (else invalid_input `file:line`); nothing is kept on failure.
+ */
+export async function importScoreSet(
+  db: Queryable,
+  input: ImportScoreSetInput,
+): Promise<ScoreSet> {
+  const file = input.file ?? 'scores.jsonl';
+  const set = await resolveResponseSet(db, input.responseSet);
+  const lines = parseScoreLines(input.text, file);
+  const known = new Set(
+    (await listResponses(db, set.id)).map((r) => JSON.stringify([r.topicId, r.system])),
+  );
+  const textLines = input.text.split(/\r?\n/);
+  let lineNo = 0;
+  for (const l of lines) {
+    // Find the line number of this score for the message (lines are read in order).
+    while (lineNo < textLines.length && textLines[lineNo]!.trim() === '') lineNo++;
+    lineNo++;
+    if (!known.has(JSON.stringify([l.topic, l.system])))
+      throw new PlatformError(
+        'invalid_input',
+        `${file}:${lineNo}: response set ${set.name} has no answer of system ${l.system} to topic ${l.topic}`,
+        { file, line: lineNo },
+      );
+  }
+  const id = await storeScoreSet(db, {
+    responseSetId: set.id,
+    name: input.name,
+    judgeId: input.judge ?? 'imported',
+    mode: 'imported',
+    criteria: Object.keys(lines[0]!.scores),
+    settings: { file },
+    rows: lines.map((l) => ({
+      topicId: l.topic,
+      system: l.system,
+      trial: l.trial,
+      scores: l.scores,
+      justification: l.justification,
+      label: l.label ?? null,
+      error: null,
+      raw: null,
+    })),
+    ...(input.createdBy ? { createdBy: input.createdBy } : {}),
+  });
+  return resolveScoreSet(db, id);
+}
+
+/** A score set with its rows (optionally one topic's): scored ones and failed ones. */
+export async function getScoreSetDetail(
+  db: Queryable,
+  id: number,
+  options: { topic?: string } = {},
+): Promise<ScoreSet & { rows: AnswerScoreRow[] }> {
+  const set = await resolveScoreSet(db, id);
+  const rows = await listAnswerScores(
+    db,
+    set.id,
+    options.topic === undefined ? {} : { topicId: options.topic },
+  );
+  return { ...set, rows };
+}
+
+/** Deletes a score set. */
+export async function removeScoreSet(db: Queryable, id: number): Promise<void> {
+  await resolveScoreSet(db, id);
+  await deleteScoreSet(db, id);
+}
+
+/** The answer-quality report of a stored score set (failed rows left out). */
+export async function scoreSetReport(
+  db: Queryable,
+  id: number,
+  options: AnswerQualityOptions = {},
+): Promise<AnswerQualityReport> {
+  const set = await resolveScoreSet(db, id);
+  const rows = await listAnswerScores(db, set.id);
+  const scored = rows.filter((r) => r.scores !== null);
+  if (scored.length === 0)
+    throw new PlatformError('invalid_input', `score set ${id} has no scored answers`);
+  return answerQualityReport(
+    scored.map((r) => ({ topic: r.topicId, system: r.system, trial: r.trial, scores: r.scores! })),
+    options,
+  );
+}
