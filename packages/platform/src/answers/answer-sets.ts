@@ -290,10 +290,7 @@ export interface ImportScoreSetInput {
  * Stores a score file as a score set of a response set. Every line must grade an answer
  * of the set (else invalid_input `file:line`); nothing is kept on failure.
  */
-export async function importScoreSet(
-  db: Queryable,
-  input: ImportScoreSetInput,
-): Promise<ScoreSet> {
+export async function importScoreSet(db: Queryable, input: ImportScoreSetInput): Promise<ScoreSet> {
   const file = input.file ?? 'scores.jsonl';
   const set = await resolveResponseSet(db, input.responseSet);
   const lines = parseScoreLines(input.text, file);
