@@ -5,6 +5,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { authentication } from './auth.js';
 import { ApiError, handleError } from './errors.js';
 import type { AppEnv } from './router.js';
+import { responseSets } from './routes/response-sets.js';
+import { scoreSets } from './routes/score-sets.js';
 import { collections } from './routes/collections.js';
 import { documents } from './routes/documents.js';
 import { evaluations } from './routes/evaluations.js';
@@ -74,6 +76,8 @@ export function createApp(deps: AppDeps) {
     .route('/api/evaluations', evaluations)
     .route('/api/reports', reports)
     .route('/api/leaderboards', leaderboards)
+    .route('/api/response-sets', responseSets)
+    .route('/api/score-sets', scoreSets)
     .route('/api/public/leaderboards', publicLeaderboards)
     .doc31('/api/openapi.json', {
       openapi: '3.1.0',
@@ -97,6 +101,7 @@ export function createApp(deps: AppDeps) {
         { name: 'evaluations' },
         { name: 'reports' },
         { name: 'leaderboards' },
+        { name: 'answers' },
         { name: 'system' },
       ],
     });

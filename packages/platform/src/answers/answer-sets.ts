@@ -23,14 +23,19 @@ import {
   type ScoreSet,
   type StoredResponse,
 } from '@assay/db';
-import type { JudgeDeps, JudgeSettings, JudgeTemplate } from '@assay/judge';
+import {
+  loadJudgeTemplates,
+  type JudgeDeps,
+  type JudgeSettings,
+  type JudgeTemplate,
+} from '@assay/judge';
 import {
   answerQualityReport,
   type AnswerQualityOptions,
   type AnswerQualityReport,
 } from '@assay/stats';
 import { PlatformError, writing } from '../errors.js';
-import { templateHash } from '../judging.js';
+import { defaultJudgesDir, templateHash } from '../judging.js';
 import type { Actor } from '../reports.js';
 import {
   parseGoldAnswers,
@@ -42,6 +47,23 @@ import {
 import { scoreAnswers, type AnswerScoringMode, type ScoreAnswersResult } from './score-answers.js';
 
 export type { ResponseSet, ScoreSet, StoredResponse, AnswerScoreRow };
+
+/**
+ * A judge of judges/ that grades answers (answer-quality, rag-groundedness); invalid_input
+ * for an unknown id or a relevance judge.
+ */
+export function answerJudgeTemplate(id: string, dir = defaultJudgesDir()): JudgeTemplate {
+  const templates = loadJudgeTemplates(dir);
+  const template = templates.get(id);
+  if (!template)
+    throw new PlatformError(
+      'invalid_input',
+      `no judge ${JSON.stringify(id)} (known: ${[...templates.keys()].join(', ')})`,
+    );
+  if (!template.criteria?.length)
+    throw new PlatformError('invalid_input', `judge ${id} grades relevance, not answers`);
+  return template;
+}
 
 /** A response set by id (a number or digits) or by name. */
 export type ResponseSetRef = number | string;

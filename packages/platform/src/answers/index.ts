@@ -30,6 +30,7 @@ export {
 } from './answers-report.js';
 export { answersHtml } from './answers-html.js';
 export {
+  answerJudgeTemplate,
   getResponseSetDetail,
   getScoreSetDetail,
   importResponseSet,

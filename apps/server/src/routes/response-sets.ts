@@ -1,0 +1,275 @@
+import {
+  answerJudgeTemplate,
+  DbCallStore,
+  getResponseSetDetail,
+  hasJudgeEndpoint,
+  importResponseSet,
+  importScoreSet,
+  judgeWorkerDeps,
+  listStoredResponseSets,
+  removeResponseSet,
+  scoreResponseSet,
+  type ResponseSet,
+} from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError } from '../errors.js';
+import { createRouter } from '../router.js';
+import { adminOnly, anyUser, readErrors, writeErrors } from '../schemas.js';
+import { json, presentScoreSet, ScoreSetSchema, TopicQuery } from './score-sets.js';
+
+const Timestamp = z.string().openapi({ format: 'date-time' });
+
+const ResponseSetSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    provenance: z.record(z.string(), z.unknown()),
+    responses: z.number().int(),
+    topics: z.number().int(),
+    systems: z.number().int(),
+    createdAt: Timestamp,
+  })
+  .openapi('ResponseSet');
+
+const AnswerSchema = z.object({
+  topicId: z.string(),
+  system: z.string(),
+  query: z.string().nullable(),
+  answer: z.string(),
+  references: z.array(z.string()).nullable(),
+});
+
+const ResponseSetParam = z.object({
+  responseSet: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'responseSet', in: 'path' }, example: 'cqed-answers' }),
+});
+
+const Name = z.string().trim().min(1).max(200);
+const Jsonl = z
+  .string()
+  .min(1)
+  .max(200 * 1024 * 1024);
+
+const ImportResponsesBody = z
+  .object({
+    name: Name.openapi({ example: 'cqed-answers' }),
+    responses: Jsonl.openapi({
+      description: 'JSONL, one {"topic","system","answer","query"?,"references"?} per line',
+    }),
+    file: z.string().min(1).max(200).optional().openapi({ description: 'name used in errors' }),
+  })
+  .openapi('ImportResponseSet');
+
+const ScoreBody = z
+  .object({
+    name: Name.openapi({ example: 'answer-quality-comparative' }),
+    judge: z.string().min(1).openapi({ example: 'answer-quality' }),
+    mode: z
+      .enum(['pointwise', 'comparative'])
+      .optional()
+      .openapi({ description: 'default pointwise' }),
+    model: z.string().min(1).optional().openapi({ description: 'default ASSAY_JUDGE_MODEL' }),
+    temperature: z.number().min(0).max(2).optional(),
+    trials: z.number().int().min(1).max(20).optional(),
+    examples: Jsonl.optional().openapi({
+      description: 'JSONL of answers graded by people {"query","answer","scores","justification"?}',
+    }),
+    exampleSets: z.number().int().min(1).max(50).optional(),
+    gold: Jsonl.optional().openapi({ description: 'JSONL {"topic","answer"}' }),
+    seed: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'comparative order seed (default 42)' }),
+  })
+  .openapi('ScoreResponseSet');
+
+const ImportScoresBody = z
+  .object({
+    name: Name,
+    scores: Jsonl.openapi({ description: 'a score file as `assay answers score` writes it' }),
+    judge: z.string().min(1).max(100).optional(),
+    file: z.string().min(1).max(200).optional(),
+  })
+  .openapi('ImportScoreSet');
+
+function presentResponseSet(s: ResponseSet) {
+  return {
+    id: s.id,
+    name: s.name,
+    provenance: s.provenance as Record<string, unknown>,
+    responses: s.responses,
+    topics: s.topics,
+    systems: s.systems,
+    createdAt: s.createdAt.toISOString(),
+  };
+}
+
+/**
+ * `/api/response-sets`: generated answers of several systems (imported JSONL), and their
+ * score sets (scored here with a judge, or imported from `assay answers score`).
+ */
+export const responseSets = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['answers'],
+      summary: 'Response sets, newest first, with counts',
+      ...anyUser,
+      responses: { 200: json('the response sets', z.array(ResponseSetSchema)), ...readErrors },
+    }),
+    async (c) => c.json((await listStoredResponseSets(c.var.db)).map(presentResponseSet), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['answers'],
+      summary: 'Import a responses file as a response set',
+      ...adminOnly,
+      description:
+        'Admin only. The whole file is checked first; a bad line is 422 `file:line: reason` and nothing is stored.',
+      request: {
+        body: { required: true, content: { 'application/json': { schema: ImportResponsesBody } } },
+      },
+      responses: { 201: json('the stored response set', ResponseSetSchema), ...writeErrors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const set = await importResponseSet(c.var.db, {
+        name: body.name,
+        text: body.responses,
+        ...(body.file ? { file: body.file } : {}),
+        createdBy: c.var.user,
+      });
+      return c.json(presentResponseSet(set), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{responseSet}',
+      tags: ['answers'],
+      summary: 'A response set (id or name) with its answers and score sets',
+      ...anyUser,
+      request: { params: ResponseSetParam, query: TopicQuery },
+      responses: {
+        200: json(
+          'the response set',
+          ResponseSetSchema.extend({
+            answers: z.array(AnswerSchema),
+            scoreSets: z.array(ScoreSetSchema),
+          }),
+        ),
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const { topic } = c.req.valid('query');
+      const detail = await getResponseSetDetail(
+        c.var.db,
+        c.req.valid('param').responseSet,
+        topic === undefined ? {} : { topic },
+      );
+      return c.json(
+        {
+          ...presentResponseSet(detail),
+          answers: detail.answers,
+          scoreSets: detail.scoreSets.map(presentScoreSet),
+        },
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{responseSet}',
+      tags: ['answers'],
+      summary: 'Delete a response set with its score sets',
+      ...adminOnly,
+      request: { params: ResponseSetParam },
+      responses: { 204: { description: 'deleted' }, ...writeErrors },
+    }),
+    async (c) => {
+      await removeResponseSet(c.var.db, c.req.valid('param').responseSet);
+      return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{responseSet}/score-sets',
+      tags: ['answers'],
+      summary: 'Score the answers with a judge and store the grades as a score set',
+      ...adminOnly,
+      description:
+        'Admin only. Uses the server’s model endpoint (OPENAI_BASE_URL / OPENAI_API_KEY); ' +
+        'every call is stored, so scoring the same answers again costs nothing. Answers ' +
+        'the judge could not grade are stored as failed with their reason and raw text.',
+      request: {
+        params: ResponseSetParam,
+        body: { required: true, content: { 'application/json': { schema: ScoreBody } } },
+      },
+      responses: { 201: json('the score set', ScoreSetSchema), ...writeErrors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const config = c.var.config;
+      if (!config || !hasJudgeEndpoint(config))
+        throw new ApiError(
+          'conflict',
+          'this server has no model endpoint (set OPENAI_BASE_URL or OPENAI_API_KEY)',
+        );
+      const template = answerJudgeTemplate(body.judge);
+      const model = body.model ?? config.judgeModel ?? template.model.name;
+      if (!model)
+        throw new ApiError('invalid_input', 'no model: give "model" or set ASSAY_JUDGE_MODEL');
+      const deps = { ...judgeWorkerDeps(config), store: new DbCallStore(c.var.db) };
+      const set = await scoreResponseSet(c.var.db, deps, {
+        responseSet: c.req.valid('param').responseSet,
+        name: body.name,
+        template,
+        settings: {
+          model,
+          ...(body.temperature === undefined ? {} : { temperature: body.temperature }),
+        },
+        ...(body.mode ? { mode: body.mode } : {}),
+        ...(body.trials ? { trials: body.trials } : {}),
+        ...(body.examples ? { examples: body.examples, exampleSets: body.exampleSets ?? 1 } : {}),
+        ...(body.gold ? { gold: body.gold } : {}),
+        ...(body.seed === undefined ? {} : { seed: body.seed }),
+        createdBy: c.var.user,
+      });
+      return c.json(presentScoreSet(set), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{responseSet}/score-sets/import',
+      tags: ['answers'],
+      summary: 'Store a score file (from `assay answers score`) as a score set',
+      ...adminOnly,
+      request: {
+        params: ResponseSetParam,
+        body: { required: true, content: { 'application/json': { schema: ImportScoresBody } } },
+      },
+      responses: { 201: json('the score set', ScoreSetSchema), ...writeErrors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const set = await importScoreSet(c.var.db, {
+        responseSet: c.req.valid('param').responseSet,
+        name: body.name,
+        text: body.scores,
+        ...(body.judge ? { judge: body.judge } : {}),
+        ...(body.file ? { file: body.file } : {}),
+        createdBy: c.var.user,
+      });
+      return c.json(presentScoreSet(set), 201);
+    },
+  );

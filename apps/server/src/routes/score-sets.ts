@@ -1,0 +1,178 @@
+import {
+  getScoreSetDetail,
+  removeScoreSet,
+  renderAnswersReport,
+  scoreSetReport,
+  type ScoreSet,
+} from '@assay/platform';
+import { createRoute, z } from '@hono/zod-openapi';
+import { createRouter } from '../router.js';
+import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../schemas.js';
+
+const Timestamp = z.string().openapi({ format: 'date-time' });
+
+/** A score set as the API shows it. */
+export const ScoreSetSchema = z
+  .object({
+    id: z.number().int(),
+    responseSetId: z.number().int(),
+    name: z.string(),
+    judgeId: z.string(),
+    mode: z.enum(['pointwise', 'comparative', 'imported']),
+    criteria: z.array(z.string()),
+    settings: z.record(z.string(), z.unknown()),
+    scored: z.number().int(),
+    failed: z.number().int(),
+    createdAt: Timestamp,
+  })
+  .openapi('ScoreSet');
+
+const AnswerScoreSchema = z.object({
+  topicId: z.string(),
+  system: z.string(),
+  trial: z.number().int(),
+  scores: z.record(z.string(), z.number()).nullable(),
+  justification: z.string().nullable(),
+  label: z.string().nullable(),
+  error: z.string().nullable().openapi({ description: 'why the answer could not be scored' }),
+  raw: z.string().nullable().openapi({ description: "the judge's unreadable answer" }),
+});
+
+const ScoreSetParam = z.object({
+  id: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, 'must be a score set id (digits)')
+    .openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+});
+
+/** `?topic=`: only one topic's rows. */
+export const TopicQuery = z.object({
+  topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
+});
+
+const ReportQuery = z.object({
+  test: z.enum(['paired', 'welch']).optional().openapi({ description: 'default paired' }),
+  correction: z.enum(['holm', 'bonferroni', 'bh', 'none']).optional(),
+  alpha: z.coerce.number().gt(0).lt(1).optional(),
+  seed: z.coerce.number().int().optional(),
+  format: z.enum(['json', 'table', 'csv', 'latex', 'html']).optional(),
+});
+
+const CONTENT_TYPES = {
+  table: 'text/plain; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  latex: 'application/x-tex; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+} as const;
+
+/** A score set as JSON. */
+export function presentScoreSet(s: ScoreSet) {
+  return {
+    id: s.id,
+    responseSetId: s.responseSetId,
+    name: s.name,
+    judgeId: s.judgeId,
+    mode: s.mode,
+    criteria: s.criteria,
+    settings: s.settings as Record<string, unknown>,
+    scored: s.scored,
+    failed: s.failed,
+    createdAt: s.createdAt.toISOString(),
+  };
+}
+
+/** A JSON response of the given schema. */
+export const json = <T extends z.ZodTypeAny>(description: string, schema: T) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** `/api/score-sets/{id}`: a score set's grades, its report, deleting it. */
+export const scoreSets = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      tags: ['answers'],
+      summary:
+        'A score set with every (topic, system, trial): scores and justification, or why it failed',
+      ...anyUser,
+      request: { params: ScoreSetParam, query: TopicQuery },
+      responses: {
+        200: json('the score set', ScoreSetSchema.extend({ rows: z.array(AnswerScoreSchema) })),
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const { topic } = c.req.valid('query');
+      const detail = await getScoreSetDetail(
+        c.var.db,
+        Number(c.req.valid('param').id),
+        topic === undefined ? {} : { topic },
+      );
+      return c.json({ ...presentScoreSet(detail), rows: detail.rows }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/report',
+      tags: ['answers'],
+      summary: 'Means with bootstrap intervals, win rates and t-tests of a score set',
+      description:
+        'As `assay answers report`: JSON `{systems, tests}` by default; `format` gives the ' +
+        'table, CSV, LaTeX or the self-contained HTML page. Failed answers are left out.',
+      ...anyUser,
+      request: { params: ScoreSetParam, query: ReportQuery },
+      responses: {
+        200: {
+          description: 'the report',
+          content: {
+            'application/json': { schema: z.record(z.string(), z.unknown()) },
+            'text/plain': { schema: z.string() },
+            'text/csv': { schema: z.string() },
+            'application/x-tex': { schema: z.string() },
+            'text/html': { schema: z.string() },
+          },
+        },
+        ...readErrors,
+        422: {
+          description: 'no scored answers',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const test = q.test ?? 'paired';
+      const correction = q.correction ?? 'holm';
+      const alpha = q.alpha ?? 0.05;
+      const report = await scoreSetReport(c.var.db, Number(c.req.valid('param').id), {
+        test,
+        correction,
+        alpha,
+        ...(q.seed === undefined ? {} : { seed: q.seed }),
+      });
+      const format = q.format ?? 'json';
+      if (format === 'json')
+        return c.json(JSON.parse(JSON.stringify(report)) as Record<string, unknown>, 200);
+      return c.body(renderAnswersReport(report, format, { test, correction, alpha }), 200, {
+        'content-type': CONTENT_TYPES[format],
+      });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}',
+      tags: ['answers'],
+      summary: 'Delete a score set',
+      ...adminOnly,
+      request: { params: ScoreSetParam },
+      responses: { 204: { description: 'deleted' }, ...writeErrors },
+    }),
+    async (c) => {
+      await removeScoreSet(c.var.db, Number(c.req.valid('param').id));
+      return c.body(null, 204);
+    },
+  );
