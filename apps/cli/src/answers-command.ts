@@ -17,7 +17,7 @@ import {
   type AnswerTopic,
   type ScoreAnswersInput,
 } from '@assay/platform';
-import { answerQualityReport, type PValueAdjustment } from '@assay/stats';
+import { answerQualityReport, trialSpread, type PValueAdjustment } from '@assay/stats';
 import { parseCollection, parseTopics } from '@assay/trec';
 import { readText } from './evaluate-files.js';
 import { CliError } from './io.js';
@@ -304,7 +304,9 @@ function reportCommand(argv: readonly string[], io: PlatformCommandIo): number {
     throw new CliError((error as Error).message, EXIT.invalidInput);
   }
   const report = answerQualityReport(lines, { test, correction, alpha, seed, samples });
-  io.stdout(renderAnswersReport(report, format, { test, correction, alpha }));
+  io.stdout(
+    renderAnswersReport(report, format, { test, correction, alpha, spread: trialSpread(lines) }),
+  );
   return 0;
 }
 

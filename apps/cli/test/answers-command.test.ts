@@ -319,6 +319,7 @@ function describeOn(kind: 'pglite' | 'postgres') {
         const r = await assay(env, 'answers', 'report', out, '--format', format, '--test', 'welch');
         expect(r.code).toBe(0);
         expect(r.stdout).toContain('srsa');
+        if (format === 'table' || format === 'html') expect(r.stdout).toContain('Trial spread');
       }
     });
   });

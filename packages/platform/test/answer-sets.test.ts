@@ -139,7 +139,7 @@ forEachDatabase('answer sets', (t) => {
       },
     ]);
     // The report leaves the failed row out: b has one topic (q1, grade 2).
-    const report = await scoreSetReport(t.db, scored.id, { correction: 'none' });
+    const { report } = await scoreSetReport(t.db, scored.id, { correction: 'none' });
     expect(report.systems.map((s) => [s.system, s.n, s.means.informativeness])).toEqual([
       ['a', 2, 4.5],
       ['b', 1, 2],

@@ -5,7 +5,7 @@ import {
   OpenAIChatClient,
   type JudgeDeps,
 } from '@assay/judge';
-import { keyedSeed, seededPermutation } from '@assay/stats';
+import { answerQualityReport, keyedSeed, seededPermutation, trialSpread } from '@assay/stats';
 import { afterEach, describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import {
@@ -19,6 +19,7 @@ import {
   parseResponses,
   parseScoredExamples,
   parseScoreLines,
+  renderAnswersReport,
   scoreAnswers,
   splitExamples,
   type AnswerResponse,
@@ -392,5 +393,34 @@ describe('scoreAnswers', () => {
       ),
     ).rejects.toThrow(/no request text for topic q9/);
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('renderAnswersReport', () => {
+  const rows = [
+    { topic: 'q1', system: '<img src=x>', trial: 1, scores: { x: 4 } },
+    { topic: 'q2', system: '<img src=x>', trial: 1, scores: { x: 2 } },
+    { topic: 'q1', system: 'plain', trial: 1, scores: { x: 3 } },
+    { topic: 'q2', system: 'plain', trial: 1, scores: { x: 3 } },
+  ];
+  const report = answerQualityReport(rows, { samples: 200 });
+  const settings = { test: 'paired' as const, correction: 'holm' as const, alpha: 0.05 };
+
+  it('renders system names from files as text in the HTML page', () => {
+    const html = renderAnswersReport(report, 'html', { ...settings, spread: trialSpread(rows) });
+    expect(html).toContain('&lt;img src=x&gt;');
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('Trial spread');
+  });
+
+  it('gives JSON of exactly the report, and CSV with quoted cells', () => {
+    expect(JSON.parse(renderAnswersReport(report, 'json', settings))).toEqual(
+      JSON.parse(JSON.stringify(report)),
+    );
+    const csv = renderAnswersReport(report, 'csv', settings).split('\n');
+    expect(csv[0]).toBe('system,criterion,n,mean,ci_low,ci_high,win_rate,win_rate_normalised');
+    // <img src=x>: mean (4 + 2) / 2 = 3; wins q1 only (q2 goes to plain) → 0.5, normalised 0.5.
+    expect(csv[1]).toMatch(/^<img src=x>,x,2,3,[0-9.]+,[0-9.]+,0\.5,0\.5$/);
   });
 });

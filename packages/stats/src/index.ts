@@ -68,3 +68,4 @@ export {
   type AnswerScore,
   type AnswerSystemSummary,
 } from './answer-quality.js';
+export { trialSpread, type TrialSpread } from './trial-spread.js';

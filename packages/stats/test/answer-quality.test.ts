@@ -5,6 +5,7 @@ import {
   bootstrapCI,
   keyedSeed,
   seededPermutation,
+  trialSpread,
   winRates,
   type AnswerScore,
 } from '@assay/stats';
@@ -220,5 +221,22 @@ describe('seededPermutation', () => {
     let h = 0x811c9dc5;
     for (const c of [0x30, 0x3a]) h = Math.imul(h ^ c, 0x01000193) >>> 0;
     expect(keyedSeed(0, '')).toBe(h);
+  });
+});
+
+describe('trialSpread', () => {
+  it('averages the per-topic standard deviation of repeated trials', () => {
+    const spread = trialSpread([
+      { topic: 'q1', system: 's', trial: 1, scores: { x: 2 } },
+      { topic: 'q1', system: 's', trial: 2, scores: { x: 4 } },
+      { topic: 'q2', system: 's', trial: 1, scores: { x: 3 } },
+      { topic: 'q2', system: 's', trial: 2, scores: { x: 3 } },
+      { topic: 'q2', system: 's', trial: 3, scores: { x: 3 } },
+      { topic: 'q1', system: 't', trial: 1, scores: { x: 5 } },
+    ]);
+    expect(spread.maxTrials).toBe(3);
+    // q1: sd of (2, 4) = √2; q2: 0 → mean √2 / 2. System t has a single trial: NaN.
+    expect(spread.meanSd.s!.x).toBeCloseTo(Math.SQRT2 / 2, 12);
+    expect(spread.meanSd.t!.x).toBeNaN();
   });
 });

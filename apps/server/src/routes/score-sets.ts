@@ -147,7 +147,7 @@ export const scoreSets = createRouter()
       const test = q.test ?? 'paired';
       const correction = q.correction ?? 'holm';
       const alpha = q.alpha ?? 0.05;
-      const report = await scoreSetReport(c.var.db, Number(c.req.valid('param').id), {
+      const { report, spread } = await scoreSetReport(c.var.db, Number(c.req.valid('param').id), {
         test,
         correction,
         alpha,
@@ -156,7 +156,7 @@ export const scoreSets = createRouter()
       const format = q.format ?? 'json';
       if (format === 'json')
         return c.json(JSON.parse(JSON.stringify(report)) as Record<string, unknown>, 200);
-      return c.body(renderAnswersReport(report, format, { test, correction, alpha }), 200, {
+      return c.body(renderAnswersReport(report, format, { test, correction, alpha, spread }), 200, {
         'content-type': CONTENT_TYPES[format],
       });
     },

@@ -31,8 +31,10 @@ import {
 } from '@assay/judge';
 import {
   answerQualityReport,
+  trialSpread,
   type AnswerQualityOptions,
   type AnswerQualityReport,
+  type TrialSpread,
 } from '@assay/stats';
 import { PlatformError, writing } from '../errors.js';
 import { defaultJudgesDir, templateHash } from '../judging.js';
@@ -375,19 +377,22 @@ export async function removeScoreSet(db: Queryable, id: number): Promise<void> {
   await deleteScoreSet(db, id);
 }
 
-/** The answer-quality report of a stored score set (failed rows left out). */
+/** The answer-quality report of a stored score set (failed rows left out) and its trial spread. */
 export async function scoreSetReport(
   db: Queryable,
   id: number,
   options: AnswerQualityOptions = {},
-): Promise<AnswerQualityReport> {
+): Promise<{ report: AnswerQualityReport; spread: TrialSpread }> {
   const set = await resolveScoreSet(db, id);
   const rows = await listAnswerScores(db, set.id);
   const scored = rows.filter((r) => r.scores !== null);
   if (scored.length === 0)
     throw new PlatformError('invalid_input', `score set ${id} has no scored answers`);
-  return answerQualityReport(
-    scored.map((r) => ({ topic: r.topicId, system: r.system, trial: r.trial, scores: r.scores! })),
-    options,
-  );
+  const rowsForStats = scored.map((r) => ({
+    topic: r.topicId,
+    system: r.system,
+    trial: r.trial,
+    scores: r.scores!,
+  }));
+  return { report: answerQualityReport(rowsForStats, options), spread: trialSpread(rowsForStats) };
 }

@@ -76,6 +76,26 @@ export function answersHtml(report: AnswerQualityReport, settings: AnswersReport
         `<tr${t.significant ? ' class="sig"' : ''}><td>${e(t.a)} vs ${e(t.b)}</td><td>${e(t.criterion)}</td><td>${f4(t.statistic)}</td><td>${formatP(t.p)}</td><td>${formatP(t.pAdjusted)}</td><td>${t.significant ? 'yes' : 'no'}</td></tr>`,
     )
     .join('\n');
+  const spread = settings.spread;
+  const spreadSection =
+    spread && spread.maxTrials > 1
+      ? `<h2>Trial spread</h2>
+<p>Mean over topics of the standard deviation of up to ${spread.maxTrials} trials.</p>
+<table>
+<thead><tr><th scope="col">system</th>${criteria.map((c) => `<th scope="col">${e(c)}</th>`).join('')}</tr></thead>
+<tbody>
+${report.systems
+  .map(
+    (s) =>
+      `<tr><th scope="row">${e(s.system)}</th>${criteria
+        .map((c) => `<td>${f4(spread.meanSd[s.system]?.[c] ?? Number.NaN)}</td>`)
+        .join('')}</tr>`,
+  )
+  .join('\n')}
+</tbody>
+</table>
+`
+      : '';
   const heads = criteria.map((c) => `<th scope="col">${e(c)}</th>`).join('');
   return `<!doctype html>
 <html lang="en">
@@ -111,7 +131,7 @@ ${winRows}
 ${meansRows}
 </tbody>
 </table>
-<h2>Significance tests</h2>
+${spreadSection}<h2>Significance tests</h2>
 <table>
 <thead><tr><th scope="col">pair</th><th scope="col">criterion</th><th scope="col">t</th><th scope="col">p</th><th scope="col">p adjusted</th><th scope="col">significant</th></tr></thead>
 <tbody>

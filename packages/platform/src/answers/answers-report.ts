@@ -1,6 +1,6 @@
 // Renders the answer-quality report (`assay answers report`, stored score sets) as an
 // aligned text table, JSON, CSV or LaTeX; the HTML page is in answers-html.ts.
-import type { AnswerQualityReport, PValueAdjustment } from '@assay/stats';
+import type { AnswerQualityReport, PValueAdjustment, TrialSpread } from '@assay/stats';
 import { f4, formatP } from '../analysis/compare-report.js';
 import { answersHtml } from './answers-html.js';
 
@@ -12,6 +12,8 @@ export interface AnswersReportSettings {
   test: 'paired' | 'welch';
   correction: PValueAdjustment;
   alpha: number;
+  /** The spread of repeated trials, shown by the table and HTML when there were several. */
+  spread?: TrialSpread;
 }
 
 /** Criteria in report order (as the systems' means list them). */
@@ -173,6 +175,20 @@ export function renderAnswersReport(
             ]),
           );
         }
+        out.push('');
+      }
+      const spread = settings.spread;
+      if (spread && spread.maxTrials > 1) {
+        out.push(`Trial spread (mean over topics of the SD of up to ${spread.maxTrials} trials):`);
+        out.push(
+          table([
+            ['system', ...criteria],
+            ...report.systems.map((s) => [
+              s.system,
+              ...criteria.map((c) => f4(spread.meanSd[s.system]?.[c] ?? Number.NaN)),
+            ]),
+          ]),
+        );
         out.push('');
       }
       out.push(methodLine(settings));
