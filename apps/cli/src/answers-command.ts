@@ -17,7 +17,12 @@ import {
   type AnswerTopic,
   type ScoreAnswersInput,
 } from '@assay/platform';
-import { answerQualityReport, trialSpread, type PValueAdjustment } from '@assay/stats';
+import {
+  answerQualityReport,
+  answerScoreAgreement,
+  trialSpread,
+  type PValueAdjustment,
+} from '@assay/stats';
 import { parseCollection, parseTopics } from '@assay/trec';
 import { readText } from './evaluate-files.js';
 import { CliError } from './io.js';
@@ -29,6 +34,7 @@ export const ANSWERS_EXIT = { failed: 5 } as const;
 export const ANSWERS_USAGE = `Usage: assay answers score --judge ID --responses FILE --out SCORES.jsonl [options]
        assay answers report SCORES.jsonl [--test paired|welch] [--correction holm|bonferroni|bh|none]
                             [--format table|json|csv|latex|html] [--alpha A] [--seed N] [--samples N]
+       assay answers agree A.jsonl B.jsonl [--scale 0-5] [--format table|json]
 
 assay answers score grades generated answers with an LLM judge and writes one line per
 (topic, system, trial): {"topic","system","trial","scores":{criterion: value},"justification"}
@@ -72,7 +78,13 @@ it has the top score; ties win for each) and the win rates normalised to sum to 
 per pair of systems and criterion a paired t-test (default) or Welch's t-test with the
 correction applied per criterion over its pairs (default holm; significant at --alpha,
 default 0.05). JSON: {systems: [{system, n, means, ci, winRate, winRateNormalised}],
-tests: [{a, b, criterion, test, statistic, p, pAdjusted, significant}]}.`;
+tests: [{a, b, criterion, test, statistic, p, pAdjusted, significant}]}.
+
+assay answers agree compares two score files of the same answers (an LLM judge and people
+scoring on the same rubric, or two judges): per criterion both grade, over the answers both
+scored (trials averaged), exact agreement, Cohen's kappa with linear and quadratic weights
+and Krippendorff's ordinal alpha on the grades rounded to the --scale, and interval alpha
+on the unrounded means.`;
 
 function usage(message: string): CliError {
   return new CliError(`${message}\n\n${ANSWERS_USAGE}`, EXIT.usage);
@@ -295,14 +307,7 @@ function reportCommand(argv: readonly string[], io: PlatformCommandIo): number {
   const seed = values.seed === undefined ? 42 : Number(values.seed);
   if (!Number.isSafeInteger(seed)) throw usage('--seed must be an integer');
   const samples = positiveInt('samples', values.samples, 10000);
-  const file = positionals[0]!;
-  let lines;
-  try {
-    lines = parseScoreLines(readText(file), file);
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError((error as Error).message, EXIT.invalidInput);
-  }
+  const lines = readScores(positionals[0]!);
   const report = answerQualityReport(lines, { test, correction, alpha, seed, samples });
   io.stdout(
     renderAnswersReport(report, format, { test, correction, alpha, spread: trialSpread(lines) }),
@@ -310,7 +315,58 @@ function reportCommand(argv: readonly string[], io: PlatformCommandIo): number {
   return 0;
 }
 
-/** `assay answers score|report`. */
+function readScores(file: string) {
+  try {
+    return parseScoreLines(readText(file), file);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError((error as Error).message, EXIT.invalidInput);
+  }
+}
+
+function agreeCommand(argv: readonly string[], io: PlatformCommandIo): number {
+  const { values, positionals } = parse(argv, ['scale', 'format']);
+  if (positionals.length !== 2) throw usage('give two score files');
+  const format = oneOf('format', values.format, ['table', 'json'] as const, 'table');
+  const m = /^(-?\d+)-(-?\d+)$/.exec(values.scale ?? '0-5');
+  if (!m || Number(m[1]) >= Number(m[2])) throw usage('--scale must be MIN-MAX, e.g. 0-5');
+  const scale = { min: Number(m[1]), max: Number(m[2]) };
+  const rows = answerScoreAgreement(
+    readScores(positionals[0]!),
+    readScores(positionals[1]!),
+    scale,
+  );
+  if (format === 'json') {
+    io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    return 0;
+  }
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(4) : 'n/a');
+  const table = [
+    ['criterion', 'n', 'exact', 'kappa lin', 'kappa quad', 'alpha ord', 'alpha int'],
+    ...rows.map((r) => [
+      r.criterion,
+      String(r.n),
+      f(r.exact),
+      f(r.kappaLinear),
+      f(r.kappaQuadratic),
+      f(r.alphaOrdinal),
+      f(r.alphaInterval),
+    ]),
+  ];
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
+  io.stdout(
+    table
+      .map((r) =>
+        r
+          .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+          .join('  '),
+      )
+      .join('\n') + '\n',
+  );
+  return 0;
+}
+
+/** `assay answers score|report|agree`. */
 export async function answersCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
@@ -322,7 +378,8 @@ export async function answersCommand(
   }
   if (sub === 'score') return scoreCommand(rest, io);
   if (sub === 'report') return reportCommand(rest, io);
+  if (sub === 'agree') return agreeCommand(rest, io);
   throw usage(
-    sub === undefined ? 'give a subcommand: score or report' : `unknown subcommand '${sub}'`,
+    sub === undefined ? 'give a subcommand: score, report or agree' : `unknown subcommand '${sub}'`,
   );
 }

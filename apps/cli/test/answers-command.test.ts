@@ -52,6 +52,60 @@ afterEach(async () => {
   server = undefined;
 });
 
+describe('assay answers agree', () => {
+  it('measures per-criterion agreement of two score files on the answers both graded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-answers-agree-'));
+    try {
+      const line = (topic: string, system: string, x: number) =>
+        JSON.stringify({ topic, system, trial: 1, scores: { x }, justification: '' });
+      // Pairs (judge, person): (0,0), (1,2), (2,2), (2,1) on 0–2; q3 only in the judge file.
+      const judge = [
+        line('q1', 's', 0),
+        line('q2', 's', 1),
+        line('q1', 't', 2),
+        line('q2', 't', 2),
+        line('q3', 't', 2),
+      ];
+      const person = [
+        line('q1', 's', 0),
+        line('q2', 's', 2),
+        line('q1', 't', 2),
+        line('q2', 't', 1),
+      ];
+      writeFileSync(join(dir, 'judge.jsonl'), judge.join('\n'));
+      writeFileSync(join(dir, 'person.jsonl'), person.join('\n'));
+      const r = await assay(
+        {},
+        'answers',
+        'agree',
+        join(dir, 'judge.jsonl'),
+        join(dir, 'person.jsonl'),
+        '--scale',
+        '0-2',
+        '--format',
+        'json',
+      );
+      expect(r.code).toBe(0);
+      const [x] = JSON.parse(r.stdout);
+      // By hand (see the stats test): exact 2/4, linear kappa 3/7, quadratic 7/11, interval alpha 15/22.
+      expect(x).toMatchObject({ criterion: 'x', n: 4, exact: 0.5 });
+      expect(x.kappaLinear).toBeCloseTo(3 / 7, 12);
+      expect(x.kappaQuadratic).toBeCloseTo(7 / 11, 12);
+      expect(x.alphaInterval).toBeCloseTo(15 / 22, 12);
+      const table = await assay(
+        {},
+        'answers',
+        'agree',
+        join(dir, 'judge.jsonl'),
+        join(dir, 'person.jsonl'),
+      );
+      expect(table.stdout.split('\n')[1]).toMatch(/^x\s+4\s+0\.5000\s+/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('assay answers: arguments', () => {
   it('names the problem and exits 1 on bad usage, 2 on a bad responses line', async () => {
     const env = { ASSAY_DATA_DIR: '/nonexistent' };

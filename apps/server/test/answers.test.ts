@@ -164,6 +164,31 @@ forEachDatabase('answers API', (t) => {
     expect(imported.status).toBe(201);
     expect(await imported.json()).toMatchObject({ mode: 'imported', criteria: ['x'], scored: 1 });
 
+    // People scored the same answers on the same rubric (imported); agreement with the judge.
+    const people = await api.call('POST', '/api/response-sets/rs/score-sets/import', {
+      ...admin,
+      json: {
+        name: 'people',
+        scores: [
+          ['q1', 'a', 4],
+          ['q1', 'b', 2],
+          ['q2', 'a', 3],
+          ['q2', 'b', 3],
+        ]
+          .map(([topic, system, v]) =>
+            JSON.stringify({ topic, system, trial: 1, scores: { novelty: v }, justification: '' }),
+          )
+          .join('\n'),
+      },
+    });
+    const peopleSet = (await people.json()) as { id: number };
+    const agreement = (await (
+      await api.call('GET', `/api/score-sets/${set.id}/agreement/${peopleSet.id}`, admin)
+    ).json()) as Array<{ criterion: string; n: number; exact: number }>;
+    // Judge novelty: a 4, 5; b 2, 3. People: a 4, 3; b 2, 3 → 3 of 4 the same.
+    expect(agreement).toHaveLength(1);
+    expect(agreement[0]).toMatchObject({ criterion: 'novelty', n: 4, exact: 0.75 });
+
     expect((await api.call('DELETE', '/api/response-sets/rs', admin)).status).toBe(204);
     expect((await api.call('GET', `/api/score-sets/${set.id}`, admin)).status).toBe(404);
   });

@@ -136,6 +136,16 @@ forEachDatabase('assay API', (t) => {
           'GET /api/leaderboards',
           'DELETE /api/leaderboards/{slug}',
           'GET /api/public/leaderboards/{slug}',
+          'GET /api/response-sets',
+          'POST /api/response-sets',
+          'GET /api/response-sets/{responseSet}',
+          'DELETE /api/response-sets/{responseSet}',
+          'POST /api/response-sets/{responseSet}/score-sets',
+          'POST /api/response-sets/{responseSet}/score-sets/import',
+          'GET /api/score-sets/{id}',
+          'GET /api/score-sets/{id}/report',
+          'GET /api/score-sets/{id}/agreement/{other}',
+          'DELETE /api/score-sets/{id}',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ scheme: 'bearer' });
@@ -207,6 +217,19 @@ forEachDatabase('assay API', (t) => {
           },
         })
       ).json()) as { id: number };
+      await api.call('POST', '/api/response-sets', {
+        token: api.admin,
+        json: { name: 'rs', responses: '{"topic":"1","system":"s","query":"q","answer":"a"}' },
+      });
+      const scoreSet = (await (
+        await api.call('POST', '/api/response-sets/rs/score-sets/import', {
+          token: api.admin,
+          json: {
+            name: 'scores',
+            scores: '{"topic":"1","system":"s","trial":1,"scores":{"x":3},"justification":""}',
+          },
+        })
+      ).json()) as { id: number };
       const before = await counts(t.db);
       const doc = (await (await api.call('GET', '/api/openapi.json')).json()) as {
         paths: Record<string, Record<string, { security?: unknown[] }>>;
@@ -218,7 +241,18 @@ forEachDatabase('assay API', (t) => {
           .replace('{labelSet}', 'human')
           .replace('{docId}', 'd1')
           .replace('{topicId}', '1')
-          .replace('{id}', String(path.startsWith('/api/judge-jobs/') ? job.id : report.id))
+          .replace('{responseSet}', 'rs')
+          .replace('{other}', String(scoreSet.id))
+          .replace(
+            '{id}',
+            String(
+              path.startsWith('/api/judge-jobs/')
+                ? job.id
+                : path.startsWith('/api/score-sets/')
+                  ? scoreSet.id
+                  : report.id,
+            ),
+          )
           .replace('{slug}', 'demo');
       let checked = 0;
       for (const [path, operations] of Object.entries(doc.paths)) {
@@ -260,7 +294,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(38);
+      expect(checked).toBe(48);
       expect(await counts(t.db)).toEqual(before);
     });
   });

@@ -12,6 +12,7 @@ import {
 import { forEachDatabase, OPEN_TIMEOUT_MS } from './helpers.js';
 
 const EXPECTED_TABLES = [
+  'answer_scores',
   'api_tokens',
   'collections',
   'documents',
@@ -23,9 +24,12 @@ const EXPECTED_TABLES = [
   'llm_calls',
   'publications',
   'reports',
+  'response_sets',
+  'responses',
   'run_entries',
   'runs',
   'schema_migrations',
+  'score_sets',
   'topics',
   'users',
 ];

@@ -69,3 +69,4 @@ export {
   type AnswerSystemSummary,
 } from './answer-quality.js';
 export { trialSpread, type TrialSpread } from './trial-spread.js';
+export { answerScoreAgreement, type CriterionAgreement } from './answer-agreement.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   answerQualityReport,
+  answerScoreAgreement,
   averageTrials,
   bootstrapCI,
   keyedSeed,
@@ -238,5 +239,44 @@ describe('trialSpread', () => {
     // q1: sd of (2, 4) = √2; q2: 0 → mean √2 / 2. System t has a single trial: NaN.
     expect(spread.meanSd.s!.x).toBeCloseTo(Math.SQRT2 / 2, 12);
     expect(spread.meanSd.t!.x).toBeNaN();
+  });
+});
+
+describe('answerScoreAgreement', () => {
+  // A judge and a person on four answers (two topics × two systems), one criterion, scale 0–2.
+  // The judge has two trials on (q1, s) whose mean 1.5 rounds to 2 for kappa.
+  const judge: AnswerScore[] = [
+    { topic: 'q1', system: 's', trial: 1, scores: { x: 0 } },
+    { topic: 'q2', system: 's', trial: 1, scores: { x: 1 } },
+    { topic: 'q1', system: 't', trial: 1, scores: { x: 1 } },
+    { topic: 'q1', system: 't', trial: 2, scores: { x: 2 } },
+    { topic: 'q2', system: 't', trial: 1, scores: { x: 2 } },
+    { topic: 'q3', system: 't', trial: 1, scores: { x: 2 } },
+  ];
+  const person: AnswerScore[] = [
+    { topic: 'q1', system: 's', scores: { x: 0, other: 1 } },
+    { topic: 'q2', system: 's', scores: { x: 2, other: 1 } },
+    { topic: 'q1', system: 't', scores: { x: 2, other: 1 } },
+    { topic: 'q2', system: 't', scores: { x: 1, other: 1 } },
+  ];
+
+  it('pairs the answers both graded and measures agreement per shared criterion', () => {
+    const [r, ...rest] = answerScoreAgreement(judge, person, { min: 0, max: 2 });
+    expect(rest).toEqual([]);
+    // Rounded pairs (judge, person): (0,0), (1,2), (2,2), (2,1); q3 has no human grade.
+    expect(r!.criterion).toBe('x');
+    expect(r!.n).toBe(4);
+    expect(r!.exact).toBe(0.5);
+    // Linear: observed Σw·O = 2; marginals [1,1,2] both ways, Σ|i−j|·rᵢ·cⱼ/4 = 14/4;
+    // κ = 1 − 2/3.5 = 3/7. Quadratic: Σ(i−j)²·rᵢ·cⱼ/4 = 22/4; κ = 1 − 2/5.5 = 7/11.
+    expect(r!.kappaLinear).toBeCloseTo(3 / 7, 12);
+    expect(r!.kappaQuadratic).toBeCloseTo(7 / 11, 12);
+    // Interval alpha on the unrounded means (0,0), (1,2), (1.5,2), (2,1): n = 8 values,
+    // D_o = Σ 2·δ² / 8 = 2·(1 + 0.25 + 1) / 8 = 0.5625; D_e = Σ_{c≠k} (c − k)² / (8·7)
+    // over the values 0,0,1,2,1.5,2,2,1 → 1.4196…; α = 1 − D_o / D_e.
+    const values = [0, 0, 1, 2, 1.5, 2, 2, 1];
+    let de = 0;
+    for (const c of values) for (const k of values) de += (c - k) ** 2;
+    expect(r!.alphaInterval).toBeCloseTo(1 - 0.5625 / (de / 56), 12);
   });
 });

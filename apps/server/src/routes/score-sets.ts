@@ -2,6 +2,7 @@ import {
   getScoreSetDetail,
   removeScoreSet,
   renderAnswersReport,
+  scoreSetAgreement,
   scoreSetReport,
   type ScoreSet,
 } from '@assay/platform';
@@ -57,6 +58,25 @@ const ReportQuery = z.object({
   seed: z.coerce.number().int().optional(),
   format: z.enum(['json', 'table', 'csv', 'latex', 'html']).optional(),
 });
+
+const AgreementParam = ScoreSetParam.extend({
+  other: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, 'must be a score set id (digits)')
+    .openapi({ param: { name: 'other', in: 'path' }, example: '2' }),
+});
+
+const CriterionAgreementSchema = z
+  .object({
+    criterion: z.string(),
+    n: z.number().int(),
+    exact: z.number().nullable(),
+    kappaLinear: z.number().nullable(),
+    kappaQuadratic: z.number().nullable(),
+    alphaOrdinal: z.number().nullable(),
+    alphaInterval: z.number().nullable(),
+  })
+  .openapi('CriterionAgreement');
 
 const CONTENT_TYPES = {
   table: 'text/plain; charset=utf-8',
@@ -159,6 +179,39 @@ export const scoreSets = createRouter()
       return c.body(renderAnswersReport(report, format, { test, correction, alpha, spread }), 200, {
         'content-type': CONTENT_TYPES[format],
       });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/agreement/{other}',
+      tags: ['answers'],
+      summary: 'Per criterion, agreement with another score set of the same answers',
+      description:
+        'Exact agreement, linear and quadratic Cohen kappa, ordinal and interval ' +
+        'Krippendorff alpha on the 0–5 scale, over the answers both score sets graded ' +
+        '(e.g. the LLM judge against people scoring the same answers).',
+      ...anyUser,
+      request: { params: AgreementParam },
+      responses: {
+        200: json('agreement per criterion', z.array(CriterionAgreementSchema)),
+        ...readErrors,
+        422: {
+          description: 'the score sets grade different response sets',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
+      },
+    }),
+    async (c) => {
+      const rows = await scoreSetAgreement(
+        c.var.db,
+        Number(c.req.valid('param').id),
+        Number(c.req.valid('param').other),
+      );
+      return c.json(
+        JSON.parse(JSON.stringify(rows)) as z.infer<typeof CriterionAgreementSchema>[],
+        200,
+      );
     },
   )
   .openapi(

@@ -31,7 +31,9 @@ import {
 } from '@assay/judge';
 import {
   answerQualityReport,
+  answerScoreAgreement,
   trialSpread,
+  type CriterionAgreement,
   type AnswerQualityOptions,
   type AnswerQualityReport,
   type TrialSpread,
@@ -395,4 +397,28 @@ export async function scoreSetReport(
     scores: r.scores!,
   }));
   return { report: answerQualityReport(rowsForStats, options), spread: trialSpread(rowsForStats) };
+}
+
+/**
+ * Per criterion, the agreement of two score sets of the same response set (a judge and
+ * people, or two judges) on the answers both scored: exact agreement, weighted kappas and
+ * Krippendorff's alpha on the 0–5 scale (see answerScoreAgreement). Failed rows are left out.
+ */
+export async function scoreSetAgreement(
+  db: Queryable,
+  a: number,
+  b: number,
+  scale: { min: number; max: number } = { min: 0, max: 5 },
+): Promise<CriterionAgreement[]> {
+  const [setA, setB] = [await resolveScoreSet(db, a), await resolveScoreSet(db, b)];
+  if (setA.responseSetId !== setB.responseSetId)
+    throw new PlatformError(
+      'invalid_input',
+      `score sets ${a} and ${b} grade different response sets`,
+    );
+  const rowsOf = async (id: number) =>
+    (await listAnswerScores(db, id))
+      .filter((r) => r.scores !== null)
+      .map((r) => ({ topic: r.topicId, system: r.system, trial: r.trial, scores: r.scores! }));
+  return answerScoreAgreement(await rowsOf(a), await rowsOf(b), scale);
 }

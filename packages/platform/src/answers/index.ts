@@ -39,6 +39,7 @@ export {
   removeResponseSet,
   removeScoreSet,
   scoreResponseSet,
+  scoreSetAgreement,
   scoreSetReport,
   type AnswerScoreRow,
   type ImportResponseSetInput,
