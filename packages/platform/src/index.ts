@@ -132,3 +132,18 @@ export {
   type JudgeWorkerProgress,
   type JudgeWorkerResult,
 } from './judging.js';
+/** Retrieval over stored collections: an index per collection, runs made by BM25, PRF, fusion. */
+export {
+  collectionIndex,
+  describeRetrieval,
+  getRetrieveJob,
+  retrieveStoredRun,
+  startRetrieveJob,
+  type RetrieveJob,
+  type RetrieveParams,
+  type RetrieveProgress,
+  type RetrieveStoredRunInput,
+  type RetrieveStoredRunResult,
+} from './retrieval-runs.js';
+/** The retrieval methods a stored retrieval accepts. */
+export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
