@@ -28,37 +28,50 @@ const arg = (name, fallback) => {
 
 function setup() {
   mkdirSync(scratch, { recursive: true });
-  if (!existsSync(`${scratch}node_modules/minisearch`) || !existsSync(`${scratch}node_modules/@orama/orama`)) {
+  if (
+    !existsSync(`${scratch}node_modules/minisearch`) ||
+    !existsSync(`${scratch}node_modules/@orama/orama`)
+  ) {
     if (!existsSync(`${scratch}package.json`))
       writeFileSync(`${scratch}package.json`, '{"name":"assay-bench-retrieval","private":true}\n');
-    console.error('bench/retrieval: installing minisearch@7 and @orama/orama@3 into bench/out/retrieval');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', 'minisearch@7', '@orama/orama@3'], {
-      cwd: scratch,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    console.error(
+      'bench/retrieval: installing minisearch@7 and @orama/orama@3 into bench/out/retrieval',
+    );
+    execFileSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--silent', 'minisearch@7', '@orama/orama@3'],
+      {
+        cwd: scratch,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
   }
   // The retrieval package is TypeScript: bundle it (with the TREC readers) for plain node.
+  // Generated files go under dist/, which lint and git leave alone.
+  mkdirSync(`${scratch}dist`, { recursive: true });
   writeFileSync(
-    `${scratch}entry.ts`,
-    `export * from '../../../packages/retrieval/src/index.ts';\n` +
-      `export { parseCollection, formatRun } from '../../../packages/trec/src/index.ts';\n`,
+    `${scratch}dist/entry.ts`,
+    `export * from '../../../../packages/retrieval/src/index.ts';\n` +
+      `export { parseCollection, formatRun } from '../../../../packages/trec/src/index.ts';\n`,
   );
   const { buildSync } = createRequire(import.meta.url)('esbuild');
   buildSync({
-    entryPoints: [`${scratch}entry.ts`],
+    entryPoints: [`${scratch}dist/entry.ts`],
     bundle: true,
     platform: 'node',
     format: 'esm',
     conditions: ['source'],
     external: ['stemmer', 'stopword'],
-    outfile: `${scratch}assay-retrieval.mjs`,
+    outfile: `${scratch}dist/assay-retrieval.mjs`,
     logLevel: 'warning',
   });
 }
 
-const lib = () => import(pathToFileURL(`${scratch}assay-retrieval.mjs`).href);
-const minisearch = async () => (await import(pathToFileURL(`${scratch}node_modules/minisearch/dist/es/index.js`).href)).default;
-const orama = () => import(pathToFileURL(`${scratch}node_modules/@orama/orama/dist/esm/index.js`).href);
+const lib = () => import(pathToFileURL(`${scratch}dist/assay-retrieval.mjs`).href);
+const minisearch = async () =>
+  (await import(pathToFileURL(`${scratch}node_modules/minisearch/dist/es/index.js`).href)).default;
+const orama = () =>
+  import(pathToFileURL(`${scratch}node_modules/@orama/orama/dist/esm/index.js`).href);
 
 // ---------------------------------------------------------------- data
 
@@ -68,7 +81,13 @@ function cranfieldQueries() {
   return text
     .split(/^\.I .*$/m)
     .slice(1)
-    .map((block, i) => ({ id: String(i + 1), text: block.replace(/^\s*\.W\s*/, '').replace(/\s+/g, ' ').trim() }));
+    .map((block, i) => ({
+      id: String(i + 1),
+      text: block
+        .replace(/^\s*\.W\s*/, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    }));
 }
 
 function writeQrels(path) {
@@ -95,7 +114,11 @@ function random(seed) {
 
 /** A synthetic collection and queries drawn from Cranfield's words and lengths. */
 function synthetic(parseCollection, documents, queryCount) {
-  const docs = parseCollection(readFileSync(`${cranfield}cran.all.1400`, 'utf8'), 'cran.all.1400', 'cranfield');
+  const docs = parseCollection(
+    readFileSync(`${cranfield}cran.all.1400`, 'utf8'),
+    'cran.all.1400',
+    'cranfield',
+  );
   const words = [];
   const lengths = [];
   for (const d of docs) {
@@ -115,7 +138,10 @@ function synthetic(parseCollection, documents, queryCount) {
     collection[i] = { id: `s${i}`, text: draw(lengths[Math.floor(rand() * lengths.length)]) };
   const queries = [];
   for (let i = 0; i < queryCount; i++)
-    queries.push({ id: String(i + 1), text: draw(queryLengths[Math.floor(rand() * queryLengths.length)]) });
+    queries.push({
+      id: String(i + 1),
+      text: draw(queryLengths[Math.floor(rand() * queryLengths.length)]),
+    });
   return { collection, queries };
 }
 
@@ -140,7 +166,11 @@ async function minisearchEngine(docs) {
   return {
     indexSeconds,
     index: ms,
-    search: (text, k) => ms.search(text).slice(0, k).map((r) => ({ id: r.id, score: r.score })),
+    search: (text, k) =>
+      ms
+        .search(text)
+        .slice(0, k)
+        .map((r) => ({ id: r.id, score: r.score })),
   };
 }
 
@@ -148,7 +178,11 @@ async function oramaEngine(docs) {
   const { create, insertMultiple, search } = await orama();
   const started = performance.now();
   const db = create({ schema: { docid: 'string', title: 'string', text: 'string' } });
-  await insertMultiple(db, docs.map((d) => ({ docid: d.id, title: d.title ?? '', text: d.text })), 5000);
+  await insertMultiple(
+    db,
+    docs.map((d) => ({ docid: d.id, title: d.title ?? '', text: d.text })),
+    5000,
+  );
   const indexSeconds = (performance.now() - started) / 1000;
   return {
     indexSeconds,
@@ -164,9 +198,13 @@ async function oramaEngine(docs) {
 // ---------------------------------------------------------------- Cranfield effectiveness
 
 function evaluate(qrels, run) {
-  const r = spawnSync(process.execPath, [`${root}apps/cli/bin/assay.js`, 'eval', '-c', '-m', 'ndcg_cut.10', '-m', 'map', qrels, run], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [`${root}apps/cli/bin/assay.js`, 'eval', '-c', '-m', 'ndcg_cut.10', '-m', 'map', qrels, run],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   const value = (name) => Number(new RegExp(`^${name}\\s+all\\s+(\\S+)`, 'm').exec(r.stdout)[1]);
   return { ndcg: value('ndcg_cut_10'), map: value('map') };
@@ -174,7 +212,11 @@ function evaluate(qrels, run) {
 
 async function cranfieldTable() {
   const R = await lib();
-  const docs = R.parseCollection(readFileSync(`${cranfield}cran.all.1400`, 'utf8'), 'cran.all.1400', 'cranfield');
+  const docs = R.parseCollection(
+    readFileSync(`${cranfield}cran.all.1400`, 'utf8'),
+    'cran.all.1400',
+    'cranfield',
+  );
   const queries = cranfieldQueries();
   const qrels = `${scratch}cran.qrels`;
   writeQrels(qrels);
@@ -199,11 +241,21 @@ async function cranfieldTable() {
     runs[method] = result.run;
     const path = `${scratch}cran.${method}.run`;
     writeFileSync(path, R.runHeader(result.parameters) + R.formatRun(result.run));
-    rows.push({ system: `assay ${method}`, ...evaluate(qrels, path), indexSeconds, querySeconds: seconds });
+    rows.push({
+      system: `assay ${method}`,
+      ...evaluate(qrels, path),
+      indexSeconds,
+      querySeconds: seconds,
+    });
   }
   const fused = R.fuseRuns([runs.bm25, runs.rm3], { method: 'rrf', k: 60, name: 'rrf' });
   writeFileSync(`${scratch}cran.rrf.run`, R.formatRun(fused));
-  rows.push({ system: 'assay RRF(bm25, rm3)', ...evaluate(qrels, `${scratch}cran.rrf.run`), indexSeconds: NaN, querySeconds: NaN });
+  rows.push({
+    system: 'assay RRF(bm25, rm3)',
+    ...evaluate(qrels, `${scratch}cran.rrf.run`),
+    indexSeconds: NaN,
+    querySeconds: NaN,
+  });
 
   for (const [name, make] of [
     ['MiniSearch 7', minisearchEngine],
@@ -224,10 +276,17 @@ async function cranfieldTable() {
     }
     const path = `${scratch}cran.${name.split(' ')[0].toLowerCase()}.run`;
     writeFileSync(path, text);
-    rows.push({ system: `${name} (default BM25)`, ...evaluate(qrels, path), indexSeconds: indexBest, querySeconds: seconds });
+    rows.push({
+      system: `${name} (default BM25)`,
+      ...evaluate(qrels, path),
+      indexSeconds: indexBest,
+      querySeconds: seconds,
+    });
   }
 
-  console.log(`Cranfield: ${docs.length} documents, ${queries.length} queries, top 1000, best of ${repeat} (MiniSearch/Orama 3)`);
+  console.log(
+    `Cranfield: ${docs.length} documents, ${queries.length} queries, top 1000, best of ${repeat} (MiniSearch/Orama 3)`,
+  );
   console.log('| system | nDCG@10 | MAP | index docs/s | queries/s |');
   console.log('|---|---:|---:|---:|---:|');
   for (const r of rows)
@@ -295,14 +354,28 @@ function scaleTable(documents, queryCount, minisearchQueries) {
   ]) {
     const r = spawnSync(
       process.execPath,
-      ['--expose-gc', '--max-old-space-size=8192', fileURLToPath(import.meta.url), '--child', engine, '--docs', String(documents), '--queries', String(queries)],
+      [
+        '--expose-gc',
+        '--max-old-space-size=8192',
+        fileURLToPath(import.meta.url),
+        '--child',
+        engine,
+        '--docs',
+        String(documents),
+        '--queries',
+        String(queries),
+      ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
     );
     if (r.status !== 0) throw new Error(`scale run of ${engine} failed`);
     rows.push(JSON.parse(r.stdout.trim().split('\n').at(-1)));
   }
-  console.log(`\nScale: ${documents} synthetic documents (seeded, Cranfield words and lengths), top 100`);
-  console.log('| engine | index s | docs/s | queries | ms/query | queries/s | peak RSS MB | index heap MB | saved |');
+  console.log(
+    `\nScale: ${documents} synthetic documents (seeded, Cranfield words and lengths), top 100`,
+  );
+  console.log(
+    '| engine | index s | docs/s | queries | ms/query | queries/s | peak RSS MB | index heap MB | saved |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of rows)
     console.log(
@@ -323,5 +396,6 @@ if (argv[0] === '--child') {
 } else {
   setup();
   if (!argv.includes('--skip-cranfield')) await cranfieldTable();
-  if (!argv.includes('--skip-scale')) scaleTable(documents, queryCount, Number(arg('--minisearch-queries', 100)));
+  if (!argv.includes('--skip-scale'))
+    scaleTable(documents, queryCount, Number(arg('--minisearch-queries', 100)));
 }
