@@ -130,3 +130,39 @@ describe('top-k against a full sort', () => {
     );
   });
 });
+
+describe('MaxScore pruning', () => {
+  it('returns exactly what scoring every document returns (seeded random corpus and queries)', () => {
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    // Skewed word frequencies (word i drawn with probability ~ 1/(i+1)), lengths 1..40,
+    // and docnos whose byte order differs from the index order.
+    const words = Array.from({ length: 60 }, (_, i) => `w${i}`);
+    const draw = () => words[Math.min(59, Math.floor(1 / (random() + 1 / 61)) - 1)]!;
+    const docs = Array.from({ length: 2000 }, (_, i) => ({
+      id: String((i * 7919) % 2003),
+      text: Array.from({ length: 1 + Math.floor(random() * 40) }, draw).join(' '),
+    }));
+    const index = buildIndex(docs, PLAIN);
+    const pruned = new Bm25Searcher(index, { k1: 0.9, b: 0.4 }, true);
+    const full = new Bm25Searcher(index, { k1: 0.9, b: 0.4 }, false);
+    let compared = 0;
+    for (let q = 0; q < 200; q++) {
+      const query = new Map<number, number>();
+      const length = 2 + Math.floor(random() * 8);
+      for (let j = 0; j < length; j++) {
+        const t = index.termIds.get(draw());
+        // Weighted terms too, as feedback queries have them.
+        if (t !== undefined) query.set(t, q % 2 === 0 ? (query.get(t) ?? 0) + 1 : random() + 0.01);
+      }
+      for (const k of [1, 10, 100, 3000]) {
+        expect(pruned.searchWeighted(query, k)).toEqual(full.searchWeighted(query, k));
+        compared++;
+      }
+    }
+    expect(compared).toBe(800);
+  });
+});
