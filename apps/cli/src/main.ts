@@ -18,6 +18,9 @@ Commands:
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
   answers   score generated answers with an LLM judge; report means, win rates, t-tests
+  retrieve  BM25, RM3, Rocchio or query-by-document retrieval into a TREC run
+  fuse      fuse runs: reciprocal rank fusion, CombSUM, CombMNZ, interleaving
+  index     build and save a BM25 index of a collection (assay index build)
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -75,6 +78,18 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   consensus: async () => {
     const m = await import('./consensus-command.js');
     return { run: m.consensusCommand, usage: m.CONSENSUS_USAGE };
+  },
+  retrieve: async () => {
+    const m = await import('./retrieve-command.js');
+    return { run: m.retrieveCommand, usage: m.RETRIEVE_USAGE };
+  },
+  fuse: async () => {
+    const m = await import('./fuse-command.js');
+    return { run: m.fuseCommand, usage: m.FUSE_USAGE };
+  },
+  index: async () => {
+    const m = await import('./index-command.js');
+    return { run: m.indexCommand, usage: m.INDEX_USAGE };
   },
 };
 

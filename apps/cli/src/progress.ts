@@ -19,6 +19,10 @@ export interface ProgressOptions {
   tty: boolean;
   /** Seconds between plain lines when not a terminal (default 5). */
   logEverySeconds?: number;
+  /** What the rate counts (`docs` shows `docs/s`; default `items`). */
+  unit?: string;
+  /** Show tokens and cost (default true; off for work without LLM calls). */
+  showCost?: boolean;
   now?: () => number;
 }
 
@@ -72,10 +76,11 @@ export class ProgressReporter {
       parts.push(`${done}/${total}`, `${Math.floor(fraction * 100)}%`);
     } else parts.push(`${done} done`);
     if (failed > 0) parts.push(`${failed} failed`);
-    parts.push(`${rate.toFixed(1)} items/s`);
+    parts.push(`${rate.toFixed(1)} ${this.options.unit ?? 'items'}/s`);
     if (total !== undefined && done < total)
       parts.push(`ETA ${rate > 0 ? duration((total - done) / rate) : '?'}`);
-    parts.push(`tokens ${compact(tokens)}`, `$${costUsd.toFixed(4)}`);
+    if (this.options.showCost !== false)
+      parts.push(`tokens ${compact(tokens)}`, `$${costUsd.toFixed(4)}`);
     return parts.join('  ');
   }
 

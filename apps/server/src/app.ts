@@ -16,6 +16,7 @@ import { labelSets } from './routes/label-sets.js';
 import { leaderboards, publicLeaderboards } from './routes/leaderboards.js';
 import { pools } from './routes/pools.js';
 import { reports } from './routes/reports.js';
+import { retrieve } from './routes/retrieve.js';
 import { runs } from './routes/runs.js';
 import { topics } from './routes/topics.js';
 
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/collections', collections)
     .route('/api/collections/:collection/documents', documents)
     .route('/api/collections/:collection/topics', topics)
+    .route('/api/collections/:collection/runs/retrieve', retrieve)
     .route('/api/collections/:collection/runs', runs)
     .route('/api/collections/:collection/label-sets', labelSets)
     .route('/api/collections/:collection/pools', pools)

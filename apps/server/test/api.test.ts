@@ -108,6 +108,8 @@ forEachDatabase('assay API', (t) => {
           'GET /api/collections/{collection}/topics/{topicId}',
           'GET /api/collections/{collection}/runs',
           'POST /api/collections/{collection}/runs',
+          'POST /api/collections/{collection}/runs/retrieve',
+          'GET /api/collections/{collection}/runs/retrieve/{job}',
           'GET /api/collections/{collection}/runs/{run}',
           'GET /api/collections/{collection}/runs/{run}/entries',
           'DELETE /api/collections/{collection}/runs/{run}',
@@ -230,6 +232,21 @@ forEachDatabase('assay API', (t) => {
           },
         })
       ).json()) as { id: number };
+      const retrieval = (await (
+        await api.call('POST', '/api/collections/demo/runs/retrieve', {
+          token: api.admin,
+          json: { method: 'bm25', tag: 'bm25', background: true },
+        })
+      ).json()) as { id: number };
+      const retrievalUrl = `/api/collections/demo/runs/retrieve/${retrieval.id}`;
+      while (
+        (
+          (await (await api.call('GET', retrievalUrl, { token: api.admin })).json()) as {
+            status: string;
+          }
+        ).status === 'running'
+      )
+        await new Promise((resolve) => setTimeout(resolve, 10));
       const before = await counts(t.db);
       const doc = (await (await api.call('GET', '/api/openapi.json')).json()) as {
         paths: Record<string, Record<string, { security?: unknown[] }>>;
@@ -253,6 +270,7 @@ forEachDatabase('assay API', (t) => {
                   : report.id,
             ),
           )
+          .replace('{job}', String(retrieval.id))
           .replace('{slug}', 'demo');
       let checked = 0;
       for (const [path, operations] of Object.entries(doc.paths)) {
@@ -294,7 +312,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(48);
+      expect(checked).toBe(50);
       expect(await counts(t.db)).toEqual(before);
     });
   });

@@ -134,3 +134,18 @@ export {
 } from './judging.js';
 /** Answer-quality evaluation: response/gold/example/score files, scoring answers, the report. */
 export * from './answers/index.js';
+/** Retrieval over stored collections: an index per collection, runs made by BM25, PRF, fusion. */
+export {
+  collectionIndex,
+  describeRetrieval,
+  getRetrieveJob,
+  retrieveStoredRun,
+  startRetrieveJob,
+  type RetrieveJob,
+  type RetrieveParams,
+  type RetrieveProgress,
+  type RetrieveStoredRunInput,
+  type RetrieveStoredRunResult,
+} from './retrieval-runs.js';
+/** The retrieval methods a stored retrieval accepts. */
+export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';

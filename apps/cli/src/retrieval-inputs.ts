@@ -1,0 +1,84 @@
+import { basename } from 'node:path';
+import type { AnalyzerConfig } from '@assay/retrieval';
+import {
+  parseCollection,
+  parseTopics,
+  type CollectionDocument,
+  type CollectionFormat,
+} from '@assay/trec';
+import { readText } from './evaluate-files.js';
+import { UsageError } from './getopt.js';
+import rootPackage from '../../../package.json' with { type: 'json' };
+
+/** The assay version recorded in run headers and index files. */
+export const ASSAY_CLI_VERSION: string = rootPackage.version;
+
+/** The collection format from --format or the file name (.jsonl, .tsv, cran.all*). */
+export function collectionFormatOf(format: string | undefined, file: string): CollectionFormat {
+  if (format !== undefined) {
+    if (format === 'jsonl' || format === 'tsv' || format === 'cranfield') return format;
+    throw new UsageError(`--format must be jsonl, tsv or cranfield, not '${format}'`);
+  }
+  const name = basename(file).toLowerCase();
+  if (/\.jsonl?$/.test(name)) return 'jsonl';
+  if (/\.tsv$/.test(name)) return 'tsv';
+  if (name.startsWith('cran.all')) return 'cranfield';
+  throw new UsageError(`cannot tell the format of ${file}; give --format jsonl, tsv or cranfield`);
+}
+
+/** Reads and parses a whole collection file (errors name file:line). */
+export function readCollection(file: string, format: string | undefined): CollectionDocument[] {
+  return parseCollection(readText(file), file, collectionFormatOf(format, file));
+}
+
+/**
+ * Reads topics: the Cranfield `cran.qry` layout (a first line `.I …`), numbered by
+ * position 1..225 as `cranqrel` numbers them, or any format `assay import topics` reads.
+ */
+export async function readQueries(file: string): Promise<{ id: string; text: string }[]> {
+  const text = readText(file);
+  if (/^\s*\.I\s/.test(text)) {
+    const { parseCranfieldQueries } = await import('@assay/platform');
+    return parseCranfieldQueries(text, file).map((q) => ({ id: q.position, text: q.text }));
+  }
+  return parseTopics(text, file).map((t) => ({ id: t.id, text: t.text }));
+}
+
+/** The analyzer from --stemmer porter|none and --stopwords english|none|FILE. */
+export function analyzerFrom(
+  stemmer: string | undefined,
+  stopwords: string | undefined,
+): AnalyzerConfig {
+  if (stemmer !== undefined && stemmer !== 'porter' && stemmer !== 'none')
+    throw new UsageError(`--stemmer must be porter or none, not '${stemmer}'`);
+  let list: AnalyzerConfig['stopwords'] = 'english';
+  if (stopwords === 'none' || stopwords === 'english') list = stopwords;
+  else if (stopwords !== undefined)
+    list = readText(stopwords)
+      .split(/\s+/)
+      .filter((w) => w !== '' && !w.startsWith('#'));
+  return { stemmer: (stemmer ?? 'porter') as 'porter' | 'none', stopwords: list };
+}
+
+/** A number option that must be finite (and ≥ min). */
+export function numberOption(
+  name: string,
+  text: string | undefined,
+  min = -Infinity,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < min)
+    throw new UsageError(
+      `${name} needs a number${min > -Infinity ? ` >= ${min}` : ''}, not '${text}'`,
+    );
+  return value;
+}
+
+/** A positive integer option. */
+export function countOption(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
+    throw new UsageError(`${name} needs a positive integer, not '${text}'`);
+  return Number(text);
+}

@@ -1,0 +1,184 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import {
+  IndexBuilder,
+  loadIndex,
+  RETRIEVAL_METHODS,
+  retrieveRun,
+  runHeader,
+  type Bm25Index,
+  type RetrievalMethod,
+  type RetrieveOptions,
+} from '@assay/retrieval';
+import { formatRun } from '@assay/trec';
+import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { CliError, type CommandIo } from './io.js';
+import { indexDocuments } from './index-command.js';
+import { ProgressReporter } from './progress.js';
+import {
+  analyzerFrom,
+  ASSAY_CLI_VERSION,
+  countOption,
+  numberOption,
+  readCollection,
+  readQueries,
+} from './retrieval-inputs.js';
+
+export const RETRIEVE_USAGE = `Usage: assay retrieve --method METHOD (--docs FILE | --index INDEX) --topics FILE --out RUN
+                      [--k 1000] [--k1 0.9] [--b 0.4] [--tag NAME] [feedback options]
+
+Retrieves the top k documents of every topic with BM25 (Lucene's formula and idf) and
+writes a TREC run, ranked as trec_eval ranks (score desc, docno desc). The run starts
+with '# key: value' lines recording the method, analyzer, parameters, index fingerprint
+and assay version. Every input is read and checked before anything is written: a bad
+line fails with file:line and no run is written.
+
+  --method M        bm25, rm3, rocchio, rocchio-weighted or qbd
+  --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
+  --format F        collection format (default from the file name)
+  --index INDEX     a saved index (assay index build) instead of --docs
+  --topics FILE     TSV, JSONL or TREC topics, or Cranfield cran.qry (ids 1..225 by position)
+  --out RUN         the run file to write
+  --k N             documents per topic (default 1000)
+  --k1 X, --b Y     BM25 parameters (default 0.9 and 0.4)
+  --tag NAME        run tag (default: the method)
+  --stemmer S       porter (default) or none; --stopwords english (default), none or FILE
+Feedback (defaults in brackets):
+  --fb-docs N       feedback documents: rm3 [10], rocchio [10], qbd documents as queries [10]
+  --fb-terms N      expansion terms (rm3, rocchio, rocchio-weighted) or terms per document (qbd) [10]
+  --fb-weight W     rm3: weight of the original query [0.5]
+  --alpha A --beta B --gamma G   Rocchio weights: rocchio [1, 0.75, 0], rocchio-weighted [1, 1, 1]
+  --fb-depth N      rocchio-weighted: documents re-ranked by cosine [50]
+  --positives N     rocchio-weighted: how many of them are positives [5]`;
+
+const OPTIONS: OptionSpec[] = [
+  { long: 'method', key: 'method', takesValue: true },
+  { long: 'docs', key: 'docs', takesValue: true },
+  { long: 'format', key: 'format', takesValue: true },
+  { long: 'index', key: 'index', takesValue: true },
+  { long: 'topics', key: 'topics', takesValue: true },
+  { long: 'out', key: 'out', takesValue: true },
+  { long: 'k', key: 'k', takesValue: true },
+  { long: 'k1', key: 'k1', takesValue: true },
+  { long: 'b', key: 'b', takesValue: true },
+  { long: 'tag', key: 'tag', takesValue: true },
+  { long: 'stemmer', key: 'stemmer', takesValue: true },
+  { long: 'stopwords', key: 'stopwords', takesValue: true },
+  { long: 'fb-docs', key: 'fbDocs', takesValue: true },
+  { long: 'fb-terms', key: 'fbTerms', takesValue: true },
+  { long: 'fb-weight', key: 'fbWeight', takesValue: true },
+  { long: 'alpha', key: 'alpha', takesValue: true },
+  { long: 'beta', key: 'beta', takesValue: true },
+  { long: 'gamma', key: 'gamma', takesValue: true },
+  { long: 'fb-depth', key: 'fbDepth', takesValue: true },
+  { long: 'positives', key: 'positives', takesValue: true },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
+
+/** Drops the undefined values (so defaults apply). */
+function defined<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
+}
+
+/** `assay retrieve`: a TREC run from a collection (or saved index) and topics. */
+export async function retrieveCommand(
+  argv: readonly string[],
+  io: CommandIo & { stderrIsTTY?: boolean },
+): Promise<number> {
+  const { options, positionals } = getopt(argv, OPTIONS);
+  if (options.has('h')) {
+    io.stdout(`${RETRIEVE_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const option = (key: string) => options.get(key)?.at(-1);
+  const method = option('method');
+  if (method === undefined) throw new UsageError('--method is required');
+  if (!(RETRIEVAL_METHODS as readonly string[]).includes(method))
+    throw new UsageError(
+      `--method must be one of ${RETRIEVAL_METHODS.join(', ')}, not '${method}'`,
+    );
+  const docsFile = option('docs');
+  const indexFile = option('index');
+  if ((docsFile === undefined) === (indexFile === undefined))
+    throw new UsageError('give either --docs FILE or --index INDEX');
+  const topicsFile = option('topics');
+  if (topicsFile === undefined) throw new UsageError('--topics is required');
+  const out = option('out');
+  if (out === undefined) throw new UsageError('--out is required');
+  const b = numberOption('--b', option('b'), 0);
+  if (b !== undefined && b > 1) throw new UsageError(`--b must be between 0 and 1, not ${b}`);
+  const fbDocs = countOption('--fb-docs', option('fbDocs'));
+  const fbTerms = countOption('--fb-terms', option('fbTerms'));
+  const fbWeight = numberOption('--fb-weight', option('fbWeight'), 0);
+  if (fbWeight !== undefined && fbWeight > 1)
+    throw new UsageError(`--fb-weight must be between 0 and 1, not ${fbWeight}`);
+  const alpha = numberOption('--alpha', option('alpha'));
+  const beta = numberOption('--beta', option('beta'));
+  const gamma = numberOption('--gamma', option('gamma'));
+  const retrieveOptions: RetrieveOptions = {
+    method: method as RetrievalMethod,
+    k: countOption('--k', option('k')) ?? 1000,
+    bm25: defined({ k1: numberOption('--k1', option('k1'), 0), b }),
+    rm3: defined({ fbDocs, fbTerms, originalQueryWeight: fbWeight }),
+    rocchio: defined({ fbDocs, fbTerms, alpha, beta, gamma }),
+    weightedRocchio: defined({
+      fbTerms,
+      alpha,
+      beta,
+      gamma,
+      depth: countOption('--fb-depth', option('fbDepth')),
+      positives: countOption('--positives', option('positives')),
+    }),
+    qbd: defined({ fbDocs, fbTerms }),
+    tag: option('tag') ?? method,
+  };
+  const analyzerGiven = options.has('stemmer') || options.has('stopwords');
+  const analyzer = analyzerFrom(option('stemmer'), option('stopwords'));
+
+  // Read and check every input before any work that takes long, and before writing.
+  const topics = await readQueries(topicsFile);
+  let index: Bm25Index;
+  if (indexFile !== undefined) {
+    try {
+      index = loadIndex(indexFile, analyzerGiven ? { analyzer } : undefined).index;
+    } catch (error) {
+      throw new CliError((error as Error).message, 2);
+    }
+  } else {
+    const docs = readCollection(docsFile!, option('format'));
+    index = indexDocuments(docs, new IndexBuilder(analyzer), io);
+  }
+
+  const progress = new ProgressReporter({
+    label: 'retrieving',
+    total: topics.length,
+    write: io.stderr,
+    tty: io.stderrIsTTY ?? process.stderr.isTTY === true,
+    unit: 'queries',
+    showCost: false,
+  });
+  const started = performance.now();
+  const { run, parameters } = retrieveRun(index, topics, {
+    ...retrieveOptions,
+    onProgress: (done) =>
+      progress.update({ done, doneThisRun: done, failed: 0, tokens: 0, costUsd: 0 }),
+  });
+  progress.finish();
+  const seconds = (performance.now() - started) / 1000;
+  const header = runHeader(parameters, {
+    'assay retrieve': ASSAY_CLI_VERSION,
+    topics: topicsFile,
+    ...(docsFile !== undefined ? { docs: docsFile } : { 'index file': indexFile! }),
+  });
+  const temporary = `${out}.tmp-${process.pid}`;
+  writeFileSync(temporary, header + formatRun(run));
+  renameSync(temporary, out);
+  let entries = 0;
+  for (const list of run.topics.values()) entries += list.length;
+  io.stderr(
+    `wrote ${out}: ${entries} entries for ${run.topics.size} topics (${method}, ${(topics.length / Math.max(seconds, 1e-9)).toFixed(0)} queries/s)\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,330 @@
+import {
+  createRun,
+  deleteRun,
+  findRunByName,
+  listDocuments,
+  listTopics,
+  withTransaction,
+  type Collection,
+  type Queryable,
+} from '@assay/db';
+import {
+  DEFAULT_ANALYZER,
+  IndexBuilder,
+  RETRIEVAL_METHODS,
+  retrieveRun,
+  type Bm25Index,
+  type RetrievalMethod,
+  type RetrieveOptions,
+} from '@assay/retrieval';
+import { PlatformError, writing } from './errors.js';
+import { ASSAY_VERSION } from './reports.js';
+import { resolveCollection, type CollectionRef } from './resolve.js';
+
+/** Settings of a stored retrieval; absent ones take the method's defaults. */
+export interface RetrieveParams {
+  /** Documents per topic (default 1000). */
+  k?: number;
+  k1?: number;
+  b?: number;
+  /** Feedback documents (rm3, rocchio) or documents used as queries (qbd). */
+  fbDocs?: number;
+  /** Expansion terms (rm3, rocchio, rocchio-weighted) or terms per document (qbd). */
+  fbTerms?: number;
+  /** RM3: weight of the original query. */
+  fbWeight?: number;
+  alpha?: number;
+  beta?: number;
+  gamma?: number;
+  /** Weighted Rocchio: documents re-ranked by cosine, and how many are positives. */
+  fbDepth?: number;
+  positives?: number;
+}
+
+/** A retrieval over a stored collection whose result is stored as a run. */
+export interface RetrieveStoredRunInput {
+  collection: CollectionRef;
+  method: RetrievalMethod;
+  params?: RetrieveParams;
+  /** Only these stored topics (default: every topic of the collection). */
+  topics?: string[];
+  /** Run name and tag. */
+  tag: string;
+  /** Replace a run of the same name (otherwise conflict). */
+  replace?: boolean;
+  /** Called as indexing and retrieval advance. */
+  onProgress?: (progress: RetrieveProgress) => void;
+}
+
+/** Where a retrieval is: indexing documents, then retrieving topics. */
+export interface RetrieveProgress {
+  phase: 'indexing' | 'retrieving' | 'storing';
+  done: number;
+  total: number;
+}
+
+/** What a stored retrieval produced. */
+export interface RetrieveStoredRunResult {
+  runId: number;
+  name: string;
+  entries: number;
+  topics: number;
+  replaced: boolean;
+  /** Every setting that made the run (method, analyzer, BM25 and feedback settings, index). */
+  parameters: Record<string, string | number>;
+}
+
+// One index per stored collection and database, kept for the life of the process: the
+// documents of a stored collection do not change after import.
+const indexes = new WeakMap<
+  object,
+  Map<number, { createdAt: number; index: Promise<Bm25Index> }>
+>();
+
+/**
+ * The BM25 index of a stored collection (default analyzer), built on first use from its
+ * documents in docno byte order and kept in memory for later retrievals.
+ */
+export async function collectionIndex(
+  db: Queryable,
+  collection: Collection,
+  onProgress?: (done: number, total: number) => void,
+): Promise<Bm25Index> {
+  let perDb = indexes.get(db);
+  if (!perDb) indexes.set(db, (perDb = new Map()));
+  const cached = perDb.get(collection.id);
+  if (cached && cached.createdAt === collection.createdAt.getTime()) return cached.index;
+  const building = buildCollectionIndex(db, collection.id, onProgress);
+  perDb.set(collection.id, { createdAt: collection.createdAt.getTime(), index: building });
+  building.catch(() => perDb.delete(collection.id));
+  return building;
+}
+
+async function buildCollectionIndex(
+  db: Queryable,
+  collectionId: number,
+  onProgress?: (done: number, total: number) => void,
+): Promise<Bm25Index> {
+  const builder = new IndexBuilder(DEFAULT_ANALYZER);
+  let after: string | undefined;
+  for (;;) {
+    const page = await listDocuments(db, collectionId, {
+      limit: 10_000,
+      ...(after === undefined ? {} : { after }),
+    });
+    for (const doc of page)
+      builder.add({ id: doc.docId, text: doc.text, ...(doc.title ? { title: doc.title } : {}) });
+    onProgress?.(builder.size, builder.size);
+    if (page.length < 10_000) break;
+    after = page.at(-1)!.docId;
+  }
+  if (builder.size === 0)
+    throw new PlatformError('invalid_input', 'the collection has no documents to retrieve from');
+  return builder.finish();
+}
+
+/** The retrieve options of a method and its params (undefined settings left out). */
+function retrieveOptions(method: RetrievalMethod, p: RetrieveParams, tag: string): RetrieveOptions {
+  const pick = <T extends object>(o: T) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return {
+    method,
+    k: p.k ?? 1000,
+    tag,
+    bm25: pick({ k1: p.k1, b: p.b }),
+    rm3: pick({ fbDocs: p.fbDocs, fbTerms: p.fbTerms, originalQueryWeight: p.fbWeight }),
+    rocchio: pick({
+      fbDocs: p.fbDocs,
+      fbTerms: p.fbTerms,
+      alpha: p.alpha,
+      beta: p.beta,
+      gamma: p.gamma,
+    }),
+    weightedRocchio: pick({
+      fbTerms: p.fbTerms,
+      alpha: p.alpha,
+      beta: p.beta,
+      gamma: p.gamma,
+      depth: p.fbDepth,
+      positives: p.positives,
+    }),
+    qbd: pick({ fbDocs: p.fbDocs, fbTerms: p.fbTerms }),
+  };
+}
+
+/** `key=value; …`, the run description that records how a run was made. */
+export function describeRetrieval(parameters: Record<string, string | number>): string {
+  return `retrieved by assay: ${Object.entries(parameters)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('; ')}`;
+}
+
+/**
+ * Retrieves from a stored collection with one method over its stored topics (or some of
+ * them) and stores the result as a run, which pools, judges and evaluations then use like
+ * an imported run. The parameters are kept in the run's description.
+ */
+export async function retrieveStoredRun(
+  db: Queryable,
+  input: RetrieveStoredRunInput,
+): Promise<RetrieveStoredRunResult> {
+  if (!(RETRIEVAL_METHODS as readonly string[]).includes(input.method))
+    throw new PlatformError(
+      'invalid_input',
+      `method must be one of ${RETRIEVAL_METHODS.join(', ')}, not "${input.method}"`,
+    );
+  const name = input.tag.trim();
+  if (name === '' || /\s/.test(name))
+    throw new PlatformError('invalid_input', 'the tag must be non-empty and without spaces');
+  const collection = await resolveCollection(db, input.collection);
+  const taken = `run "${name}" already exists in collection "${collection.name}"; use replace to overwrite it`;
+  if (!input.replace && (await findRunByName(db, collection.id, name)))
+    throw new PlatformError('conflict', taken);
+  let stored = await listTopics(db, collection.id);
+  if (input.topics) {
+    const byId = new Map(stored.map((t) => [t.topicId, t]));
+    const missing = input.topics.filter((id) => !byId.has(id));
+    if (missing.length > 0)
+      throw new PlatformError(
+        'invalid_input',
+        `no topic ${missing
+          .slice(0, 5)
+          .map((m) => `"${m}"`)
+          .join(', ')} in collection "${collection.name}"`,
+      );
+    stored = input.topics.map((id) => byId.get(id)!);
+  }
+  if (stored.length === 0)
+    throw new PlatformError('invalid_input', `collection "${collection.name}" has no topics`);
+  const report = input.onProgress;
+  const index = await collectionIndex(db, collection, (done, total) =>
+    report?.({ phase: 'indexing', done, total }),
+  );
+  const topics = stored.map((t) => ({ id: t.topicId, text: t.query }));
+  const options = retrieveOptions(input.method, input.params ?? {}, name);
+  // Topics in slices, giving the event loop a turn between them, so a server keeps
+  // answering while a large retrieval runs.
+  const entriesByTopic = new Map<string, { docno: string; rank: number; score: number }[]>();
+  let parameters: Record<string, string | number> = {};
+  for (let from = 0; from < topics.length; from += 25) {
+    const slice = topics.slice(from, from + 25);
+    const part = retrieveRun(index, slice, options);
+    parameters = part.parameters;
+    for (const [id, list] of part.run.topics) entriesByTopic.set(id, list);
+    report?.({ phase: 'retrieving', done: from + slice.length, total: topics.length });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const run = { name, topics: entriesByTopic };
+  const recorded = { ...parameters, assay: ASSAY_VERSION };
+  const entries: { topicId: string; docId: string; rank: number; score: number }[] = [];
+  for (const [topicId, list] of run.topics)
+    for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
+  report?.({ phase: 'storing', done: 0, total: entries.length });
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        const existing = await findRunByName(trx, collection.id, name);
+        if (existing) {
+          if (!input.replace) throw new PlatformError('conflict', taken);
+          await deleteRun(trx, existing.id);
+        }
+        const created = await createRun(trx, {
+          collectionId: collection.id,
+          name,
+          tag: name,
+          description: describeRetrieval(recorded),
+          entries,
+        });
+        return {
+          runId: created.id,
+          name: created.name,
+          entries: created.entryCount,
+          topics: created.topicCount,
+          replaced: existing !== undefined,
+          parameters: recorded,
+        };
+      }),
+    taken,
+  );
+}
+
+/** A retrieval running in the background (kept in this process's memory). */
+export interface RetrieveJob {
+  id: number;
+  collectionId: number;
+  method: RetrievalMethod;
+  tag: string;
+  status: 'running' | 'done' | 'failed';
+  progress: RetrieveProgress;
+  startedAt: Date;
+  finishedAt: Date | null;
+  result: RetrieveStoredRunResult | null;
+  error: { code: string; message: string } | null;
+}
+
+const jobs = new Map<number, RetrieveJob>();
+let nextJobId = 1;
+
+/**
+ * Checks a retrieval (collection, method, tag) and runs it in the background; the job's
+ * progress and result are read with {@link getRetrieveJob}. Jobs live in this process:
+ * a restart forgets running ones (nothing partial is stored: the run is written in one
+ * transaction at the end).
+ */
+export async function startRetrieveJob(
+  db: Queryable,
+  input: Omit<RetrieveStoredRunInput, 'onProgress'>,
+): Promise<RetrieveJob> {
+  const collection = await resolveCollection(db, input.collection);
+  if (!(RETRIEVAL_METHODS as readonly string[]).includes(input.method))
+    throw new PlatformError(
+      'invalid_input',
+      `method must be one of ${RETRIEVAL_METHODS.join(', ')}`,
+    );
+  const name = input.tag.trim();
+  if (!input.replace && name !== '' && (await findRunByName(db, collection.id, name)))
+    throw new PlatformError(
+      'conflict',
+      `run "${name}" already exists in collection "${collection.name}"; use replace to overwrite it`,
+    );
+  const job: RetrieveJob = {
+    id: nextJobId++,
+    collectionId: collection.id,
+    method: input.method,
+    tag: name,
+    status: 'running',
+    progress: { phase: 'indexing', done: 0, total: 0 },
+    startedAt: new Date(),
+    finishedAt: null,
+    result: null,
+    error: null,
+  };
+  jobs.set(job.id, job);
+  retrieveStoredRun(db, {
+    ...input,
+    collection: collection.id,
+    onProgress: (progress) => (job.progress = progress),
+  }).then(
+    (result) => {
+      job.result = result;
+      job.status = 'done';
+      job.finishedAt = new Date();
+    },
+    (error: unknown) => {
+      job.status = 'failed';
+      job.finishedAt = new Date();
+      job.error =
+        error instanceof PlatformError
+          ? { code: error.code, message: error.message }
+          : { code: 'internal', message: 'the retrieval failed; see the server log' };
+      if (!(error instanceof PlatformError)) console.error(error);
+    },
+  );
+  return { ...job };
+}
+
+/** A background retrieval of a collection by id, or undefined. */
+export function getRetrieveJob(collectionId: number, id: number): RetrieveJob | undefined {
+  const job = jobs.get(id);
+  return job && job.collectionId === collectionId ? { ...job } : undefined;
+}

@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { compareBytewise } from '@assay/trec';
+import { type Analyzer, type AnalyzerConfig, createAnalyzer } from './analysis.js';
+import { GrowableUint32 } from './growable.js';
+
+/** BM25 parameters: term-frequency saturation k1 and length normalisation b. */
+export interface Bm25Params {
+  k1: number;
+  b: number;
+}
+
+/** Lucene's and Anserini's defaults: k1 = 0.9, b = 0.4. */
+export const DEFAULT_BM25: Bm25Params = { k1: 0.9, b: 0.4 };
+
+/** A document to index: title and text are indexed together as one field. */
+export interface IndexableDocument {
+  id: string;
+  title?: string;
+  text: string;
+}
+
+/** The arrays an index is made of (what a saved index holds). */
+export interface Bm25IndexData {
+  analyzer: AnalyzerConfig;
+  /** Document ids in index order (document number = position). */
+  docIds: string[];
+  /** Vocabulary in term-number order. */
+  terms: string[];
+  /** Tokens per document after analysis. */
+  docLengths: Uint32Array;
+  /** Postings of term t are positions termOffsets[t] .. termOffsets[t+1]. */
+  termOffsets: Uint32Array;
+  /** Document numbers of the postings, ascending within a term. */
+  postingDocs: Uint32Array;
+  /** Term frequencies of the postings (saturating at 65,535). */
+  postingTfs: Uint16Array;
+  /** Terms of document d are positions docOffsets[d] .. docOffsets[d+1] (forward index). */
+  docOffsets: Uint32Array;
+  docTerms: Uint32Array;
+  docTfs: Uint16Array;
+  /** `sha256:` hash of the indexed documents (ids, titles and texts, in order). */
+  fingerprint: string;
+}
+
+/** Lucene's BM25 idf: ln(1 + (N − df + 0.5) / (df + 0.5)). */
+export function bm25Idf(documents: number, df: number): number {
+  return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * An inverted index for BM25 in typed arrays, with a forward index (each document's terms
+ * and frequencies) for pseudo-relevance feedback. Build with {@link IndexBuilder} or
+ * {@link buildIndex}; save and load with `saveIndex`/`loadIndex`.
+ */
+export class Bm25Index {
+  readonly analyzer: Analyzer;
+  readonly data: Bm25IndexData;
+  readonly termIds: Map<string, number>;
+  readonly documentCount: number;
+  readonly averageLength: number;
+  private docOrder: Uint32Array | undefined;
+  private normCache: { key: string; norms: Float64Array } | undefined;
+
+  constructor(data: Bm25IndexData) {
+    this.data = data;
+    this.analyzer = createAnalyzer(data.analyzer);
+    this.termIds = new Map(data.terms.map((t, i) => [t, i]));
+    this.documentCount = data.docIds.length;
+    let total = 0;
+    for (let d = 0; d < data.docLengths.length; d++) total += data.docLengths[d]!;
+    this.averageLength = this.documentCount === 0 ? 0 : total / this.documentCount;
+  }
+
+  /** Number of documents containing term number `t`. */
+  df(t: number): number {
+    return this.data.termOffsets[t + 1]! - this.data.termOffsets[t]!;
+  }
+
+  /** Lucene idf of term number `t`. */
+  idf(t: number): number {
+    return bm25Idf(this.documentCount, this.df(t));
+  }
+
+  /** Total postings (document–term pairs). */
+  get postingCount(): number {
+    return this.data.postingDocs.length;
+  }
+
+  /** Term numbers and frequencies of document `d`. */
+  documentTerms(d: number): { terms: Uint32Array; tfs: Uint16Array } {
+    const from = this.data.docOffsets[d]!;
+    const to = this.data.docOffsets[d + 1]!;
+    return {
+      terms: this.data.docTerms.subarray(from, to),
+      tfs: this.data.docTfs.subarray(from, to),
+    };
+  }
+
+  /**
+   * Each document's position in docno byte order, so ties can be broken as trec_eval
+   * breaks them (higher docno first) with an integer comparison.
+   */
+  docnoOrder(): Uint32Array {
+    if (!this.docOrder) {
+      const ids = this.data.docIds;
+      const sorted = ids.map((_, i) => i).sort((a, b) => compareBytewise(ids[a]!, ids[b]!));
+      const order = new Uint32Array(ids.length);
+      sorted.forEach((d, position) => (order[d] = position));
+      this.docOrder = order;
+    }
+    return this.docOrder;
+  }
+
+  /** k1·(1 − b + b·dl/avgdl) for every document, cached for the last parameters. */
+  lengthNorms(params: Bm25Params): Float64Array {
+    const key = `${params.k1}/${params.b}`;
+    if (this.normCache?.key === key) return this.normCache.norms;
+    const { k1, b } = params;
+    const lengths = this.data.docLengths;
+    const norms = new Float64Array(lengths.length);
+    const avg = this.averageLength || 1;
+    for (let d = 0; d < lengths.length; d++) norms[d] = k1 * (1 - b + (b * lengths[d]!) / avg);
+    this.normCache = { key, norms };
+    return norms;
+  }
+}
+
+/** Builds an index one document at a time (the CLI reports progress between documents). */
+export class IndexBuilder {
+  private readonly analyzer: Analyzer;
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly docIds: string[] = [];
+  private readonly lengths = new GrowableUint32();
+  private readonly df = new GrowableUint32();
+  private readonly docOffsets = new GrowableUint32();
+  private readonly docTerms = new GrowableUint32(1 << 16);
+  private readonly docTfs = new GrowableUint32(1 << 16);
+  private readonly hash = createHash('sha256');
+  // Per-document scratch: term number -> frequency, and the terms touched.
+  private scratch = new Uint32Array(1024);
+  private readonly touched: number[] = [];
+
+  constructor(readonly config: AnalyzerConfig) {
+    this.analyzer = createAnalyzer(config);
+    this.docOffsets.push(0);
+  }
+
+  /** Number of documents added so far. */
+  get size(): number {
+    return this.docIds.length;
+  }
+
+  /** Analyses and adds one document (title and text together). */
+  add(doc: IndexableDocument): void {
+    this.hash.update(`${doc.id}\u0000${doc.title ?? ''}\u0000${doc.text}\u0001`);
+    const tokens = this.analyzer.analyze(doc.title ? `${doc.title}\n${doc.text}` : doc.text);
+    const touched = this.touched;
+    touched.length = 0;
+    for (const token of tokens) {
+      let t = this.termIds.get(token);
+      if (t === undefined) {
+        t = this.terms.length;
+        this.termIds.set(token, t);
+        this.terms.push(token);
+        if (t >= this.scratch.length) {
+          const next = new Uint32Array(this.scratch.length * 2);
+          next.set(this.scratch);
+          this.scratch = next;
+        }
+      }
+      if (this.scratch[t] === 0) touched.push(t);
+      this.scratch[t]!++;
+    }
+    touched.sort((a, b) => a - b);
+    for (const t of touched) {
+      this.docTerms.push(t);
+      this.docTfs.push(Math.min(this.scratch[t]!, 0xffff));
+      this.df.increment(t);
+      this.scratch[t] = 0;
+    }
+    this.docOffsets.push(this.docTerms.length);
+    this.lengths.push(tokens.length);
+    this.docIds.push(doc.id);
+  }
+
+  /** The finished index (postings laid out term by term). */
+  finish(): Bm25Index {
+    const termCount = this.terms.length;
+    const df = this.df.toArray();
+    const termOffsets = new Uint32Array(termCount + 1);
+    for (let t = 0; t < termCount; t++) termOffsets[t + 1] = termOffsets[t]! + (df[t] ?? 0);
+    const docOffsets = this.docOffsets.toArray();
+    const docTerms = this.docTerms.toArray();
+    const docTfs = Uint16Array.from(this.docTfs.toArray());
+    const postingDocs = new Uint32Array(docTerms.length);
+    const postingTfs = new Uint16Array(docTerms.length);
+    const fill = termOffsets.slice(0, termCount);
+    for (let d = 0; d < this.docIds.length; d++) {
+      for (let i = docOffsets[d]!; i < docOffsets[d + 1]!; i++) {
+        const t = docTerms[i]!;
+        const at = fill[t]!++;
+        postingDocs[at] = d;
+        postingTfs[at] = docTfs[i]!;
+      }
+    }
+    return new Bm25Index({
+      analyzer: this.config,
+      docIds: this.docIds,
+      terms: this.terms,
+      docLengths: this.lengths.toArray(),
+      termOffsets,
+      postingDocs,
+      postingTfs,
+      docOffsets,
+      docTerms,
+      docTfs,
+      fingerprint: `sha256:${this.hash.digest('hex')}`,
+    });
+  }
+}
+
+/** Indexes documents in one call. Duplicate ids are the caller's to prevent (the readers do). */
+export function buildIndex(docs: Iterable<IndexableDocument>, analyzer: AnalyzerConfig): Bm25Index {
+  const builder = new IndexBuilder(analyzer);
+  for (const doc of docs) builder.add(doc);
+  return builder.finish();
+}

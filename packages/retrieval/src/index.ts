@@ -1,0 +1,82 @@
+// Public surface of @assay/retrieval: analysis, a BM25 index in typed arrays, fusion,
+// pseudo-relevance feedback and query-by-document, producing TREC runs.
+
+/** Analysis: Unicode lowercasing, stopwords, Porter stemming; recorded with every index. */
+export {
+  ANALYZER_VERSION,
+  createAnalyzer,
+  DEFAULT_ANALYZER,
+  describeAnalyzer,
+  sameAnalyzer,
+  type Analyzer,
+  type AnalyzerConfig,
+} from './analysis.js';
+/** The BM25 index (Lucene BM25, k1 0.9, b 0.4) and its builder. */
+export {
+  bm25Idf,
+  Bm25Index,
+  buildIndex,
+  DEFAULT_BM25,
+  IndexBuilder,
+  type Bm25IndexData,
+  type Bm25Params,
+  type IndexableDocument,
+} from './bm25-index.js';
+/** BM25 search with a bounded heap; ties ordered as trec_eval orders them. */
+export { analyzeQuery, Bm25Searcher, weightTerms, type Hit, type WeightedQuery } from './search.js';
+/** Bounded top-k heap (score desc, docno desc). */
+export { TopK } from './top-k.js';
+/** Saving an index to one file and loading it back, with version and analyzer checks. */
+export {
+  deserializeIndex,
+  INDEX_FORMAT_VERSION,
+  IndexFileError,
+  loadIndex,
+  saveIndex,
+  serializeIndex,
+  type IndexFileHeader,
+} from './index-file.js';
+/** Run fusion: RRF, CombSUM, CombMNZ (minmax, zscore, sum norms; weights), interleaving. */
+export {
+  fuseRuns,
+  interleave,
+  normalizeScores,
+  type FusionMethod,
+  type FusionOptions,
+  type ScoreNorm,
+} from './fusion.js';
+/** Pseudo-relevance feedback: RM3, Rocchio, weighted Rocchio; documents as queries. */
+export {
+  DEFAULT_RM3,
+  DEFAULT_ROCCHIO,
+  DEFAULT_WEIGHTED_ROCCHIO,
+  documentQuery,
+  rm3Query,
+  rocchioQuery,
+  weightedRocchioQuery,
+  type Rm3Options,
+  type RocchioOptions,
+  type WeightedRocchioOptions,
+} from './feedback.js';
+/** Sparse tf-idf term vectors (unit length) and their helpers. */
+export {
+  documentVector,
+  dot,
+  queryVector,
+  topTerms,
+  unitLength,
+  weightedCentroid,
+  type TermVector,
+} from './term-vectors.js';
+/** Running a method over topics into a TREC run with its parameters. */
+export {
+  DEFAULT_QBD,
+  resolveRetrieveParameters,
+  RETRIEVAL_METHODS,
+  retrieveRun,
+  runHeader,
+  type QbdOptions,
+  type RetrievalMethod,
+  type RetrievedRun,
+  type RetrieveOptions,
+} from './retrieve.js';
