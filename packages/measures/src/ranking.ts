@@ -47,8 +47,6 @@ export interface RankingOptions {
 export interface RankedTopic {
   /** Relevance value at rank i+1: a grade ≥ 0, REL_NONPOOL or REL_UNJUDGED. */
   rels: Int32Array;
-  /** Docnos in rank order (parallel to `rels`). */
-  docnos: string[];
   numRet: number;
   /** Number of judged documents with grade ≥ relevanceLevel. */
   numRel: number;
@@ -79,20 +77,27 @@ export function rankTopic(
   let ordered = trecOrder(entries);
   if (ordered.length > options.maxDocs) ordered = ordered.slice(0, Math.max(0, options.maxDocs));
   const { grades } = judgments;
-  const level = options.relevanceLevel;
-  const relsAll = new Int32Array(ordered.length);
+  let rels = new Int32Array(ordered.length);
+  let kept = 0;
   for (let i = 0; i < ordered.length; i++) {
     const g = grades.get(ordered[i]!.docno);
-    relsAll[i] = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
+    const rel = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
+    if (options.judgedOnly && rel < 0) continue;
+    rels[kept++] = rel;
   }
-  let rels = relsAll;
-  let docnos = ordered.map((e) => e.docno);
-  if (options.judgedOnly) {
-    const keep: number[] = [];
-    for (let i = 0; i < relsAll.length; i++) if (relsAll[i]! >= 0) keep.push(i);
-    rels = Int32Array.from(keep, (i) => relsAll[i]!);
-    docnos = keep.map((i) => docnos[i]!);
-  }
+  if (kept < rels.length) rels = rels.slice(0, kept);
+  return rankRelevances(rels, judgments, options.relevanceLevel);
+}
+
+/**
+ * The RankedTopic of relevance values already in rank order (after `-M` and `-J`): the
+ * counts every measure reads, for relevance level `level`.
+ */
+export function rankRelevances(
+  rels: Int32Array,
+  judgments: TopicJudgments,
+  level: number,
+): RankedTopic {
   let numRelRet = 0;
   let numNonpool = 0;
   let numUnjudgedInPool = 0;
@@ -104,7 +109,6 @@ export function rankTopic(
   }
   return {
     rels,
-    docnos,
     numRet: rels.length,
     numRel: countRelevant(judgments, level),
     numRelRet,

@@ -51,3 +51,17 @@ export { readQrelsFile } from './files.js';
 export { readTopicsFile } from './files.js';
 /** Parses a document collection (JSONL, TSV or the Cranfield layout) with file:line errors. */
 export { parseCollection, type CollectionDocument, type CollectionFormat } from './collection.js';
+
+/** Parses a TREC run from bytes into compact per-topic columns (typed arrays), in chunks. */
+export {
+  RunColumnsParser,
+  parseRunColumns,
+  parseRunColumnsStream,
+  hashDocno,
+  docnoAt,
+  docnoStart,
+  lineOf,
+  type RunColumns,
+  type RunColumnsOptions,
+  type TopicColumns,
+} from './run-columns.js';
