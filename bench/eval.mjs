@@ -10,7 +10,7 @@
 // with assay). Usage: node bench/eval.mjs [repeats] (default 3)
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -30,7 +30,7 @@ function timed(command, args) {
   const haveTime = existsSync('/usr/bin/time');
   const start = process.hrtime.bigint();
   const result = haveTime
-    ? spawnSync('/usr/bin/time', ['-f', '%M', command, ...args], { maxBuffer: 1 << 30 })
+    ? spawnSync('/usr/bin/time', ['-f', '%M %U %S', command, ...args], { maxBuffer: 1 << 30 })
     : spawnSync(command, args, { maxBuffer: 1 << 30 });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (result.status !== 0) {
@@ -38,17 +38,18 @@ function timed(command, args) {
     process.exit(1);
   }
   const stderr = result.stderr.toString().trim().split('\n');
-  const kb = haveTime ? Number(stderr[stderr.length - 1]) : NaN;
-  return { seconds, rssMb: kb / 1024, stdout: result.stdout };
+  const [kb, user, system] = haveTime ? stderr[stderr.length - 1].split(' ').map(Number) : [];
+  return { seconds, cpu: user + system, rssMb: kb / 1024, stdout: result.stdout };
 }
 
 /** Median wall time and largest peak memory over `repeats` runs of `once`. */
 function measure(once) {
   const samples = [];
   for (let i = 0; i < repeats; i++) samples.push(once());
-  const secs = samples.map((s) => s.seconds).sort((a, b) => a - b);
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return {
-    seconds: secs[Math.floor(secs.length / 2)],
+    seconds: median(samples.map((s) => s.seconds)),
+    cpu: median(samples.map((s) => s.cpu)),
     rssMb: Math.max(...samples.map((s) => s.rssMb)),
     stdout: samples[0].stdout,
   };
@@ -141,22 +142,23 @@ async function generateLargeRun() {
 }
 
 function report(label, assay, trecEval) {
-  console.log(`${label}`);
-  console.log(
-    `  assay:     ${assay.seconds.toFixed(3)} s wall (median of ${repeats}), ${assay.rssMb.toFixed(0)} MB peak RSS`,
-  );
+  const line = (name, r) =>
+    `  ${name} ${r.seconds.toFixed(3)} s wall, ${r.cpu.toFixed(2)} s CPU (user+sys), ${r.rssMb.toFixed(0)} MB peak RSS`;
+  console.log(label);
+  console.log(line('assay:    ', assay));
   if (!trecEval) return;
+  console.log(line('trec_eval:', trecEval));
   console.log(
-    `  trec_eval: ${trecEval.seconds.toFixed(3)} s wall (median of ${repeats}), ${trecEval.rssMb.toFixed(0)} MB peak RSS`,
-  );
-  console.log(
-    `  ratio assay/trec_eval: ${(assay.seconds / trecEval.seconds).toFixed(2)}x wall, ${(assay.rssMb / trecEval.rssMb).toFixed(2)}x peak memory; output ${assay.stdout.equals(trecEval.stdout) ? 'byte-identical' : 'DIFFERS'}`,
+    `  assay/trec_eval: ${(assay.seconds / trecEval.seconds).toFixed(2)}x wall, ${(assay.cpu / trecEval.cpu).toFixed(2)}x CPU, ${(assay.rssMb / trecEval.rssMb).toFixed(2)}x peak memory; output ${assay.stdout.equals(trecEval.stdout) ? 'byte-identical' : 'DIFFERS'}`,
   );
 }
 
 const trecEval = findTrecEval();
 console.log(`trec_eval: ${trecEval ?? 'not found (assay numbers only)'}`);
-console.log(`assay eval ${evalArgs.join(' ')}; node ${process.version}`);
+console.log(
+  `assay eval ${evalArgs.join(' ')}; node ${process.version}; medians of ${repeats}; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
+);
+console.log('(wall time depends on what else the machine runs; CPU time much less so)');
 
 if (existsSync(runsDir) && existsSync(dlQrels)) {
   const runs = readdirSync(runsDir)
@@ -169,15 +171,17 @@ if (existsSync(runsDir) && existsSync(dlQrels)) {
     trecEval &&
     measure(() => {
       let seconds = 0;
+      let cpu = 0;
       let rssMb = 0;
       const parts = [];
       for (const run of runs) {
         const one = timed(trecEval, [...evalArgs, dlQrels, run]);
         seconds += one.seconds;
+        cpu += one.cpu;
         rssMb = Math.max(rssMb, one.rssMb);
         parts.push(one.stdout);
       }
-      return { seconds, rssMb, stdout: Buffer.concat(parts) };
+      return { seconds, cpu, rssMb, stdout: Buffer.concat(parts) };
     });
   report(
     `1. ${runs.length} TREC DL 2021 passage runs (~47,700 lines each): one assay process, ${runs.length} trec_eval processes`,
