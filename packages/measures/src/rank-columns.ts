@@ -44,7 +44,18 @@ export function indexJudgments(judgments: TopicJudgments): JudgmentIndex {
       bytes = grown;
     }
     const start = used;
-    used += encoder.encodeInto(docno, bytes.subarray(used)).written;
+    // Docnos are nearly always ASCII: copy char codes, and let the encoder do the rest.
+    let ascii = true;
+    for (let c = 0; c < docno.length; c++) {
+      const code = docno.charCodeAt(c);
+      if (code >= 128) {
+        ascii = false;
+        break;
+      }
+      bytes[used + c] = code;
+    }
+    if (ascii) used += docno.length;
+    else used += encoder.encodeInto(docno, bytes.subarray(used)).written;
     const h = hashDocno(bytes, start, used);
     ends[k] = used;
     hashes[k] = h;
@@ -58,13 +69,16 @@ export function indexJudgments(judgments: TopicJudgments): JudgmentIndex {
 }
 
 /** The grade of entry i of `topic`, or undefined when the qrels do not list it. */
-function gradeOf(index: JudgmentIndex, topic: TopicColumns, i: number): number | undefined {
+function gradeOf(
+  index: JudgmentIndex,
+  doc: Uint8Array,
+  start: number,
+  end: number,
+): number | undefined {
   const { table, hashes, ends, bytes } = index;
   const mask = table.length - 1;
-  const start = docnoStart(topic, i);
-  const length = topic.docEnds[i]! - start;
-  const doc = topic.docBytes;
-  const h = hashDocno(doc, start, start + length);
+  const length = end - start;
+  const h = hashDocno(doc, start, end);
   for (let slot = h & mask; ; slot = (slot + 1) & mask) {
     const k = table[slot]! - 1;
     if (k < 0) return undefined;
@@ -134,8 +148,10 @@ export function columnRelevances(
   const n = Math.min(order.length, Math.max(0, options.maxDocs));
   const rels = new Int32Array(n);
   let kept = 0;
+  const { docEnds, docBytes } = topic;
   for (let r = 0; r < n; r++) {
-    const g = gradeOf(index, topic, order[r]!);
+    const e = order[r]!;
+    const g = gradeOf(index, docBytes, e === 0 ? 0 : docEnds[e - 1]!, docEnds[e]!);
     const rel = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
     if (options.judgedOnly && rel < 0) continue;
     rels[kept++] = rel;

@@ -20,6 +20,9 @@ export abstract class QrelsLineReader implements LineHandler {
   private readonly fields: string;
   private readonly bounds = new Int32Array(8);
   private count = 0;
+  private last: JudgedDocs | undefined;
+  private lastQid = '';
+  private lastSecond = '';
 
   /** `fields` names the four columns in error messages, e.g. `qid iter docno rel`. */
   constructor(file: string, fields: string) {
@@ -55,10 +58,22 @@ export abstract class QrelsLineReader implements LineHandler {
         `relevance ${quote(text.slice(b[6], b[7]))} is not an integer`,
       );
     }
-    const qid = text.slice(b[0], b[1]);
-    const second = this.readsSecond ? text.slice(b[2], b[3]) : '';
+    // Qrels are grouped by topic: reuse the last line's judgments while the qid (and the
+    // judgment group, for qrels_jg) stay the same, without slicing them again.
+    let judged = this.last;
+    if (
+      judged === undefined ||
+      !sameText(text, b[0]!, b[1]!, this.lastQid) ||
+      (this.readsSecond && !sameText(text, b[2]!, b[3]!, this.lastSecond))
+    ) {
+      this.lastQid = text.slice(b[0], b[1]);
+      this.lastSecond = this.readsSecond ? text.slice(b[2], b[3]) : '';
+      judged = this.judged(this.lastQid, this.lastSecond);
+      this.last = judged;
+    }
+    const qid = this.lastQid;
+    const second = this.lastSecond;
     const docno = text.slice(b[4], b[5]);
-    const judged = this.judged(qid, second);
     const size = judged.grades.size;
     judged.grades.set(docno, rel);
     if (judged.grades.size === size) {
@@ -81,4 +96,13 @@ export abstract class QrelsLineReader implements LineHandler {
   protected checkNotEmpty(): void {
     if (this.count === 0) throw new TrecFormatError(this.file, 0, 'no qrels lines');
   }
+}
+
+/** True when `text.slice(start, end)` equals `other` (compared in place). */
+function sameText(text: string, start: number, end: number, other: string): boolean {
+  if (end - start !== other.length) return false;
+  for (let k = 0; k < other.length; k++) {
+    if (text.charCodeAt(start + k) !== other.charCodeAt(k)) return false;
+  }
+  return true;
 }
