@@ -8,13 +8,14 @@ import {
   type ZScoreTable,
 } from '@assay/measures';
 import {
+  QrelsColumnsParser,
   parsePrefs,
-  parseQrels,
   parseQrelsJg,
   parseQrelsPrefs,
   TrecFormatError,
 } from '@assay/trec';
 import { evaluateRunFiles, readText, type RelevanceInput } from './evaluate-files.js';
+import { readChunks } from './read-input.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
@@ -177,16 +178,19 @@ function toCsv(rows: EvaluationRow[]): string {
 const REL_FORMATS = ['qrels', 'qrels_jg', 'prefs', 'qrels_prefs'];
 
 function readRelevance(format: string, path: string): RelevanceInput {
-  const text = readText(path);
   switch (format) {
     case 'qrels_jg':
-      return { format: 'qrels_jg', qrels: parseQrelsJg(text, path) };
+      return { format: 'qrels_jg', qrels: parseQrelsJg(readText(path), path) };
     case 'prefs':
-      return { format: 'prefs', prefs: parsePrefs(text, path) };
+      return { format: 'prefs', prefs: parsePrefs(readText(path), path) };
     case 'qrels_prefs':
-      return { format: 'prefs', prefs: parseQrelsPrefs(text, path) };
-    default:
-      return parseQrels(text, path);
+      return { format: 'prefs', prefs: parseQrelsPrefs(readText(path), path) };
+    default: {
+      // Plain qrels are read in chunks straight into columns (large qrels stay small).
+      const parser = new QrelsColumnsParser(path);
+      readChunks(path, (chunk) => parser.push(chunk));
+      return { format: 'qrels-columns', qrels: parser.end() };
+    }
   }
 }
 

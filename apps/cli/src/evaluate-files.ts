@@ -8,6 +8,7 @@ import {
   prepareJudgmentGroups,
   preparePreferences,
   prepareQrels,
+  prepareQrelsColumns,
   resolveMeasures,
   type EvaluationOptions,
   type PreparedRelevance,
@@ -18,6 +19,7 @@ import {
   TrecFormatError,
   type Prefs,
   type Qrels,
+  type QrelsColumns,
   type QrelsJg,
 } from '@assay/trec';
 import { CliError, type Parallelism } from './io.js';
@@ -27,16 +29,21 @@ export { readText } from './read-input.js';
 export type { Parallelism } from './io.js';
 
 /**
- * Parsed relevance information: TREC qrels, or (trec_eval's `-R qrels_jg`, `-R prefs`,
- * `-R qrels_prefs`) judgment-group qrels or preferences. Plain data, so it can be handed
+ * Parsed relevance information: TREC qrels (as maps, or as columns read from bytes), or
+ * (trec_eval's `-R qrels_jg`, `-R prefs`, `-R qrels_prefs`) judgment-group qrels or
+ * preferences. Plain data, so it can be handed
  * to worker threads as it is.
  */
 export type RelevanceInput =
-  Qrels | { format: 'qrels_jg'; qrels: QrelsJg } | { format: 'prefs'; prefs: Prefs };
+  | Qrels
+  | { format: 'qrels-columns'; qrels: QrelsColumns }
+  | { format: 'qrels_jg'; qrels: QrelsJg }
+  | { format: 'prefs'; prefs: Prefs };
 
 /** Prepares parsed relevance information for evaluation. */
 export function prepareRelevance(input: RelevanceInput): PreparedRelevance {
   if (input instanceof Map) return prepareQrels(input);
+  if (input.format === 'qrels-columns') return prepareQrelsColumns(input.qrels);
   if (input.format === 'qrels_jg') return prepareJudgmentGroups(input.qrels);
   return preparePreferences(input.prefs);
 }

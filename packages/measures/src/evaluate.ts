@@ -16,7 +16,7 @@ import {
 import type { PreparedJudgmentGroups } from './judgment-groups.js';
 import { formPreferenceCounts, type PreferenceCounts, type PreparedPreferences } from './prefs.js';
 import { type MeasureDefinition } from './registry.js';
-import { columnRelevances, indexJudgments, type JudgmentIndex } from './rank-columns.js';
+import { columnRelevances, judgmentIndexOf } from './rank-columns.js';
 import {
   rankRelevances,
   rankTopic,
@@ -128,15 +128,6 @@ const NO_RANKING: RankedTopic = {
   numLevels: 0,
   relevanceLevel: 1,
 };
-
-/** Byte indexes of qrels topics, built the first time a run held as columns needs one. */
-const judgmentIndexes = new WeakMap<TopicJudgments, JudgmentIndex>();
-
-function judgmentIndexOf(judgments: TopicJudgments): JudgmentIndex {
-  let index = judgmentIndexes.get(judgments);
-  if (!index) judgmentIndexes.set(judgments, (index = indexJudgments(judgments)));
-  return index;
-}
 
 /** A topic held as columns, as run entries (ranks numbered in file order). */
 function columnsToEntries(topic: TopicColumns): RunEntry[] {

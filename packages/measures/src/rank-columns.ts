@@ -16,7 +16,7 @@ export interface JudgmentIndex {
   bytes: Uint8Array;
   ends: Uint32Array;
   hashes: Int32Array;
-  grades: Int32Array;
+  grades: Float64Array;
   /** Slot → judgment index + 1 (0 = empty); the size is a power of two. */
   table: Int32Array;
 }
@@ -29,7 +29,7 @@ export function indexJudgments(judgments: TopicJudgments): JudgmentIndex {
   let bytes = new Uint8Array(Math.max(16, n * 12));
   const ends = new Uint32Array(n);
   const hashes = new Int32Array(n);
-  const grades = new Int32Array(n);
+  const grades = new Float64Array(n);
   let size = 16;
   while (size < n * 2) size *= 2;
   const table = new Int32Array(size);
@@ -66,6 +66,21 @@ export function indexJudgments(judgments: TopicJudgments): JudgmentIndex {
     k++;
   }
   return { bytes, ends, hashes, grades, table };
+}
+
+/** Byte indexes of qrels topics, built the first time a run held as columns needs one. */
+const judgmentIndexes = new WeakMap<TopicJudgments, JudgmentIndex>();
+
+/** Caches an index built elsewhere (from qrels already held as bytes). */
+export function rememberJudgmentIndex(judgments: TopicJudgments, index: JudgmentIndex): void {
+  judgmentIndexes.set(judgments, index);
+}
+
+/** The byte index of a topic's judgments (built once, then cached). */
+export function judgmentIndexOf(judgments: TopicJudgments): JudgmentIndex {
+  let index = judgmentIndexes.get(judgments);
+  if (!index) judgmentIndexes.set(judgments, (index = indexJudgments(judgments)));
+  return index;
 }
 
 /** The grade of entry i of `topic`, or undefined when the qrels do not list it. */

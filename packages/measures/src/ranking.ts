@@ -17,8 +17,16 @@ export interface TopicJudgments {
 
 /** Builds the per-topic judgment statistics trec_eval derives from a qrels topic. */
 export function summarizeJudgments(grades: Map<string, number>): TopicJudgments {
+  return { grades, ...summarizeGrades(grades.values()) };
+}
+
+/** Counts per grade and the number of grade levels, from a topic's grades. */
+export function summarizeGrades(grades: Iterable<number>): {
+  levelCounts: number[];
+  numLevels: number;
+} {
   const levelCounts: number[] = [];
-  for (const grade of grades.values()) {
+  for (const grade of grades) {
     if (grade < 0) continue;
     while (levelCounts.length <= grade) levelCounts.push(0);
     levelCounts[grade]!++;
@@ -30,7 +38,7 @@ export function summarizeJudgments(grades: Map<string, number>): TopicJudgments 
       break;
     }
   }
-  return { grades, levelCounts, numLevels };
+  return { levelCounts, numLevels };
 }
 
 /** Options that change how a run's topic is turned into a ranked relevance list. */

@@ -1,15 +1,16 @@
 // Runs parsed into columns (the fast path of `assay eval`) follow trec_eval's ranking
 // rules exactly as runs of entries do; expected values by hand.
-import { parseRunColumns } from '@assay/trec';
+import { parseQrelsColumns, parseRunColumns } from '@assay/trec';
 import { describe, expect, it } from 'vitest';
 import {
   evaluateRun,
   prepareQrels,
+  prepareQrelsColumns,
   resolveMeasures,
   type EvaluationOptions,
   type RunEvaluation,
 } from '../src/index.js';
-import { qrelsOf } from './helpers.js';
+import { qrelsOf, runOf } from './helpers.js';
 
 function valueOf(result: RunEvaluation, name: string): number | string {
   return result.summary[result.columns.findIndex((c) => c.name === name)]!;
@@ -61,5 +62,27 @@ describe('runs held as columns', () => {
     const r = evaluate('t1 a 1\nt2 b 1', 't1 a 1', ['map', 'num_q'], { completeTopics: true });
     expect(valueOf(r, 'num_q')).toBe(2);
     expect(valueOf(r, 'map')).toBe(1 / 2);
+  });
+});
+
+describe('qrels held as columns', () => {
+  // Topic t1: relevance by rank 1 0 2 (a, b, c), d (grade 1) not retrieved; t2 not in the run.
+  const qrels = prepareQrelsColumns(
+    parseQrelsColumns('t1 0 a 1\nt1 0 b 0\nt1 0 c 2\nt1 0 d 1\nt2 0 e 1\n'),
+  );
+  const measures = resolveMeasures(['map', 'num_rel', 'ndcg_cut.3', 'num_q']);
+
+  it('evaluate runs of entries and of columns alike (values by hand)', () => {
+    const entries = runOf('t1 a 3\nt1 b 2\nt1 c 1');
+    const columns = parseRunColumns('t1 Q0 a 1 3 r\nt1 Q0 b 2 2 r\nt1 Q0 c 3 1 r');
+    for (const run of [entries, columns]) {
+      const r = evaluateRun(qrels, run, measures, { completeTopics: true });
+      // t1: AP = (1/1 + 2/3) / 3 relevant; t2 (missing): 0. Mean over 2 topics.
+      expect(valueOf(r, 'map')).toBeCloseTo((1 + 2 / 3) / 3 / 2, 15);
+      expect(valueOf(r, 'num_rel')).toBe(4);
+      expect(valueOf(r, 'num_q')).toBe(2);
+      // t1 nDCG@3: DCG = 1 + 2/log2(4) = 2; ideal 2, 1, 1: 2 + 1/log2(3) + 1/2.
+      expect(valueOf(r, 'ndcg_cut_3')).toBeCloseTo(2 / (2.5 + 1 / Math.log2(3)) / 2, 15);
+    }
   });
 });

@@ -65,3 +65,12 @@ export {
   type RunColumnsOptions,
   type TopicColumns,
 } from './run-columns.js';
+
+/** Parses TREC qrels from bytes into compact per-topic columns (typed arrays), in chunks. */
+export {
+  QrelsColumnsParser,
+  parseQrelsColumns,
+  judgedDocnoAt,
+  type QrelsColumns,
+  type QrelsTopicColumns,
+} from './qrels-columns.js';
