@@ -1,55 +1,205 @@
 #!/usr/bin/env node
-// Times `assay eval -q -c -m all_trec` on the 14 TREC DL 2021 passage runs (47,700 lines
-// each) against the DL 2021 qrels, in one process, and prints runs per second.
-// Data: ../shared/data (not shipped with assay). Usage: node bench/eval.mjs [repeats]
+// Times `assay eval -q -c -m all_trec` on two workloads and, when trec_eval 10.0 is found
+// (ASSAY_TREC_EVAL, `trec_eval` on PATH, or the binary the shared build script makes),
+// the same arguments under trec_eval, with wall-time ratios and peak memory (max RSS):
+//   1. the 14 TREC DL 2021 passage runs (~47,700 lines each) against the DL 2021 qrels:
+//      one assay process for all runs, 14 trec_eval processes;
+//   2. one run of 5,000 topics x 1,000 documents (5 M lines), generated with a fixed seed
+//      into a scratch directory together with its qrels.
+// Output bytes of both programs are compared too. Data for 1: ../shared/data (not shipped
+// with assay). Usage: node bench/eval.mjs [repeats] (default 3)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const shared = process.env.ASSAY_SHARED_DATA ?? `${root}../shared/data`;
+const shared =
+  process.env.ASSAY_SHARED_DATA ??
+  [`${root}../shared/data`, `${root}../../shared/data`].find((d) => existsSync(d)) ??
+  `${root}../shared/data`;
 const runsDir = `${shared}/syndl/TREC-DLs-files/TREC-DL-2021/passages-runs`;
-const qrels = `${shared}/anserini_tools/qrels/qrels.dl21-passage.txt`;
-if (!existsSync(runsDir) || !existsSync(qrels)) {
-  console.error(`bench/eval: needs ${runsDir} and ${qrels}`);
-  process.exit(1);
-}
-const runs = readdirSync(runsDir)
-  .sort()
-  .map((name) => `${runsDir}/${name}`);
-const repeats = Number(process.argv[2] ?? 5);
+const dlQrels = `${shared}/anserini_tools/qrels/qrels.dl21-passage.txt`;
+const repeats = Number(process.argv[2] ?? 3);
 const bin = `${root}apps/cli/bin/assay.js`;
-const args = ['eval', '-q', '-c', '-m', 'all_trec', qrels, ...runs];
+const scratch = process.env.ASSAY_BENCH_DIR ?? `${tmpdir()}/assay-bench-eval`;
+const evalArgs = ['-q', '-c', '-m', 'all_trec'];
 
-const times = [];
-let bytes = 0;
-for (let i = 0; i < repeats; i++) {
+/** Runs a command under GNU time when available, returning wall seconds, max RSS and stdout. */
+function timed(command, args) {
+  const haveTime = existsSync('/usr/bin/time');
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-  });
+  const result = haveTime
+    ? spawnSync('/usr/bin/time', ['-f', '%M %U %S', command, ...args], { maxBuffer: 1 << 30 })
+    : spawnSync(command, args, { maxBuffer: 1 << 30 });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (result.status !== 0) {
-    console.error(result.stderr);
+    console.error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
     process.exit(1);
   }
-  bytes = result.stdout.length;
-  times.push(seconds);
+  const stderr = result.stderr.toString().trim().split('\n');
+  const [kb, user, system] = haveTime ? stderr[stderr.length - 1].split(' ').map(Number) : [];
+  return { seconds, cpu: user + system, rssMb: kb / 1024, stdout: result.stdout };
 }
-times.sort((a, b) => a - b);
-const median = times[Math.floor(times.length / 2)];
-console.log(`runs: ${runs.length}, lines per run: ~47,700, output: ${(bytes / 1e6).toFixed(1)} MB`);
-console.log(
-  `wall time (whole process, median of ${repeats}): ${median.toFixed(3)} s  (min ${times[0].toFixed(3)} s)`,
-);
-console.log(`throughput: ${(runs.length / median).toFixed(1)} runs/s`);
-const trecEval = spawnSync('trec_eval', ['-v'], { encoding: 'utf8' });
-if (trecEval.error === undefined) {
-  const start = process.hrtime.bigint();
-  for (const run of runs)
-    spawnSync('trec_eval', ['-q', '-c', '-m', 'all_trec', qrels, run], { encoding: 'utf8' });
+
+/** Median wall time and largest peak memory over `repeats` runs of `once`. */
+function measure(once) {
+  const samples = [];
+  for (let i = 0; i < repeats; i++) samples.push(once());
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return {
+    seconds: median(samples.map((s) => s.seconds)),
+    cpu: median(samples.map((s) => s.cpu)),
+    rssMb: Math.max(...samples.map((s) => s.rssMb)),
+    stdout: samples[0].stdout,
+  };
+}
+
+function findTrecEval() {
+  const candidates = [process.env.ASSAY_TREC_EVAL, '/tmp/trec_eval-10.0-build/trec_eval'];
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  const onPath = spawnSync('trec_eval', ['-v']);
+  if (onPath.error === undefined) return 'trec_eval';
+  const build = `${shared}/../tools/build-trec-eval.sh`;
+  if (existsSync(build)) {
+    const built = spawnSync('bash', [build], { encoding: 'utf8' });
+    const path = built.stdout.trim().split('\n').pop();
+    if (built.status === 0 && path && existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** mulberry32: a small seeded generator, so the large run is the same on every machine. */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function writeLines(path, produce) {
+  const out = createWriteStream(path);
+  let buffer = '';
+  for (const line of produce()) {
+    buffer += line;
+    if (buffer.length > 1 << 16) {
+      if (!out.write(buffer)) await new Promise((r) => out.once('drain', r));
+      buffer = '';
+    }
+  }
+  out.end(buffer);
+  await new Promise((r) => out.on('finish', r));
+}
+
+/** 5,000 topics x 1,000 documents, scores with ties; qrels of 200 graded documents per topic. */
+async function generateLargeRun() {
+  mkdirSync(scratch, { recursive: true });
+  const run = `${scratch}/run-5000x1000.txt`;
+  const qrels = `${scratch}/qrels-5000.txt`;
+  if (existsSync(run) && existsSync(qrels) && statSync(run).size > 1e8) return { run, qrels };
+  const topics = 5000;
+  const depth = 1000;
+  const collection = 8_800_000;
+  const random = seeded(20261123);
+  const docsOf = [];
+  const qid = (t) => String(1000 + t);
+  await writeLines(qrels, function* () {
+    for (let t = 0; t < topics; t++) {
+      const docs = new Set();
+      while (docs.size < 200) docs.add(Math.floor(random() * collection));
+      docsOf.push([...docs]);
+      for (const d of docs) {
+        const r = random();
+        const grade = r < 0.6 ? 0 : r < 0.8 ? 1 : r < 0.93 ? 2 : 3;
+        yield `${qid(t)} 0 ${d} ${grade}\n`;
+      }
+    }
+  });
+  await writeLines(run, function* () {
+    for (let t = 0; t < topics; t++) {
+      const judged = docsOf[t];
+      const docs = new Set();
+      // About a third of each ranking comes from the judged documents.
+      while (docs.size < depth) {
+        docs.add(
+          random() < 0.33 ? judged[Math.floor(random() * 200)] : Math.floor(random() * collection),
+        );
+      }
+      let score = 30 + random() * 10;
+      let rank = 0;
+      for (const d of docs) {
+        // Rounded scores, so that some documents tie and the docno tie-break matters.
+        yield `${qid(t)} Q0 ${d} ${++rank} ${score.toFixed(4)} bench-large\n`;
+        if (random() < 0.8) score -= random() * 0.02;
+      }
+    }
+  });
+  return { run, qrels };
+}
+
+function report(label, assay, trecEval) {
+  const line = (name, r) =>
+    `  ${name} ${r.seconds.toFixed(3)} s wall, ${r.cpu.toFixed(2)} s CPU (user+sys), ${r.rssMb.toFixed(0)} MB peak RSS`;
+  console.log(label);
+  console.log(line('assay:    ', assay));
+  if (!trecEval) return;
+  console.log(line('trec_eval:', trecEval));
   console.log(
-    `trec_eval on PATH, 14 invocations: ${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(3)} s`,
+    `  assay/trec_eval: ${(assay.seconds / trecEval.seconds).toFixed(2)}x wall, ${(assay.cpu / trecEval.cpu).toFixed(2)}x CPU, ${(assay.rssMb / trecEval.rssMb).toFixed(2)}x peak memory; output ${assay.stdout.equals(trecEval.stdout) ? 'byte-identical' : 'DIFFERS'}`,
   );
 }
+
+const trecEval = findTrecEval();
+console.log(`trec_eval: ${trecEval ?? 'not found (assay numbers only)'}`);
+console.log(
+  `assay eval ${evalArgs.join(' ')}; node ${process.version}; medians of ${repeats}; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
+);
+console.log('(wall time depends on what else the machine runs; CPU time much less so)');
+
+if (existsSync(runsDir) && existsSync(dlQrels)) {
+  const runs = readdirSync(runsDir)
+    .sort()
+    .map((name) => `${runsDir}/${name}`);
+  const assay = measure(() =>
+    timed(process.execPath, [bin, 'eval', ...evalArgs, dlQrels, ...runs]),
+  );
+  const reference =
+    trecEval &&
+    measure(() => {
+      let seconds = 0;
+      let cpu = 0;
+      let rssMb = 0;
+      const parts = [];
+      for (const run of runs) {
+        const one = timed(trecEval, [...evalArgs, dlQrels, run]);
+        seconds += one.seconds;
+        cpu += one.cpu;
+        rssMb = Math.max(rssMb, one.rssMb);
+        parts.push(one.stdout);
+      }
+      return { seconds, cpu, rssMb, stdout: Buffer.concat(parts) };
+    });
+  report(
+    `1. ${runs.length} TREC DL 2021 passage runs (~47,700 lines each): one assay process, ${runs.length} trec_eval processes`,
+    assay,
+    reference,
+  );
+} else {
+  console.log(`1. skipped: needs ${runsDir} and ${dlQrels}`);
+}
+
+const large = await generateLargeRun();
+const size = statSync(large.run).size;
+const assay = measure(() =>
+  timed(process.execPath, [bin, 'eval', ...evalArgs, large.qrels, large.run]),
+);
+const reference = trecEval && measure(() => timed(trecEval, [...evalArgs, large.qrels, large.run]));
+report(
+  `2. one run of 5,000 topics x 1,000 documents (5 M lines, ${(size / 1e6).toFixed(0)} MB; ${large.run})`,
+  assay,
+  reference,
+);

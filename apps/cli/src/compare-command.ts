@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import type { PValueAdjustment } from '@assay/stats';
-import { parseQrels } from '@assay/trec';
 import {
   compareRuns,
   CompareError,
@@ -16,13 +15,15 @@ import {
   type RankCorrelation,
   type TestName,
 } from '@assay/platform/analysis';
-import { evaluateRunFiles, readText } from './evaluate-files.js';
+import { chooseTopics, readNamedQrels, topicChoice } from './compare-qrels.js';
+import { evaluateRunFiles } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
   { short: 'm', long: 'measure', key: 'm', takesValue: true },
   { long: 'qrels', key: 'qrels', takesValue: true },
+  { long: 'topics', key: 'topics', takesValue: true },
   { long: 'test', key: 'test', takesValue: true },
   { long: 'permutations', key: 'permutations', takesValue: true },
   { long: 'seed', key: 'seed', takesValue: true },
@@ -35,7 +36,7 @@ const OPTIONS: OptionSpec[] = [
 ];
 
 export const COMPARE_USAGE = `Usage: assay compare QRELS RUN... -m MEASURE... [options]
-       assay compare --qrels HUMAN --qrels LLM RUN... -m MEASURE... [options]
+       assay compare --qrels [NAME=]QRELS --qrels [NAME=]QRELS RUN... -m MEASURE... [options]
 
 A leaderboard (mean of each measure over topics, Judged@10, 95% bootstrap intervals) and
 paired significance tests between every two runs (or each run and --baseline) on per-topic
@@ -43,10 +44,15 @@ values: raw and corrected p-values, and per run the runs it is significantly bet
 and different from. Topics as assay eval -c: every qrels topic counts, and a topic a run
 has no results for scores 0. The first -m measure orders the leaderboard (best first).
 
-With two --qrels (e.g. human and LLM labels): both leaderboards, both rankings side by
-side, and per measure their rank correlation from full-precision means: Kendall tau-b,
-tau-AP (first qrels as ground truth), Spearman, and RBO (p = 0.9) of the two orderings.
+With two --qrels (e.g. --qrels NIST=human.qrels --qrels LLM=llm.qrels): both leaderboards,
+both rankings side by side, and per measure their rank correlation from full-precision
+means: Kendall tau-b, tau-AP (first qrels as ground truth), Spearman, and RBO (p = 0.9) of
+the two orderings. Every output names each leaderboard by its NAME (else by its path).
 
+  --topics T        common (topics both qrels judge), first (the first qrels' topics) or
+                    a topic FILE; a chosen topic a qrels does not judge scores 0 there.
+                    Without it each leaderboard uses its own qrels' topics, with a
+                    warning when the two sets differ
   -m MEASURE        as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
                     measures that are not per-topic means (num_ret, gm_map ...) are skipped
   --test T          t (paired t-test, default), wilcoxon (signed-rank) or randomization
@@ -113,9 +119,10 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
   const measures = testableMeasures(measureSpecs, io);
   const baselineArg = last('baseline');
 
+  const chosen = chooseTopics(readNamedQrels(qrelsPaths), topicChoice(last('topics')));
+  if (chosen.warning !== undefined) io.stderr(`assay compare: ${chosen.warning}\n`);
   const leaderboards: CompareReport['leaderboards'] = [];
-  for (const qrelsPath of qrelsPaths) {
-    const qrels = parseQrels(readText(qrelsPath), qrelsPath);
+  for (const { name: qrelsName, qrels } of chosen.qrels) {
     const evaluated = await evaluateRunFiles(
       qrels,
       runPaths,
@@ -145,9 +152,9 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       ...(baseline === undefined ? {} : { baseline }),
     };
     try {
-      leaderboards.push({ qrels: qrelsPath, comparison: compareRuns(results, measures, settings) });
+      leaderboards.push({ qrels: qrelsName, comparison: compareRuns(results, measures, settings) });
     } catch (error) {
-      if (error instanceof CompareError) throw new CliError(`${qrelsPath}: ${error.message}`, 1);
+      if (error instanceof CompareError) throw new CliError(`${qrelsName}: ${error.message}`, 1);
       throw error;
     }
   }

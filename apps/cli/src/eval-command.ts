@@ -8,13 +8,14 @@ import {
   type ZScoreTable,
 } from '@assay/measures';
 import {
+  QrelsColumnsParser,
   parsePrefs,
-  parseQrels,
   parseQrelsJg,
   parseQrelsPrefs,
   TrecFormatError,
 } from '@assay/trec';
 import { evaluateRunFiles, readText, type RelevanceInput } from './evaluate-files.js';
+import { readChunks } from './read-input.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
@@ -37,11 +38,14 @@ const OPTIONS: OptionSpec[] = [
 export const EVAL_USAGE = `Usage: assay eval [trec_eval options] [-m MEASURE]... QRELS RUN...
 
 Evaluates each RUN against QRELS and prints what trec_eval 10.0 prints for the same
-arguments, one block per run in argument order.
+arguments, one block per run in argument order. QRELS or one RUN may be - (standard
+input); files ending in .gz are decompressed.
 
   -m MEASURE     measure, nickname or ir_measures name; repeatable
                  (official [default], all_trec, set, P.5,10, ndcg_cut.10, nDCG@10,
-                 P(rel=2)@10, AP, RR, R@100, Judged@10, Success@5, Bpref, infAP, Rprec;
+                 P(rel=2)@10, AP, RR, R@100, Judged@10, Success@5, Bpref, infAP, Rprec,
+                 ERR@20, nERR@20; aliases in any case such as MAP, MRR@10, ndcg@10,
+                 recall@100, P_10 print under the name typed;
                  with -R prefs or qrels_prefs: prefs [default], all_prefs;
                  with -R qrels_jg: qrels_jg [default], map_avgjg, P_avgjg.10)
   -R FORMAT      how QRELS is read: qrels (default); qrels_jg (the iter column names
@@ -87,6 +91,8 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
   }
   if (positionals.length < 2) throw new UsageError('expected QRELS and at least one RUN');
   const [qrelsPath, ...runPaths] = positionals as [string, ...string[]];
+  if (positionals.filter((p) => p === '-').length > 1)
+    throw new UsageError('standard input (-) can be read only once');
 
   const measureSpecs = options.get('m') ?? [...defaultMeasuresFor(measureFormat)];
   // Reject unknown measures, and measures the relevance format cannot give, before
@@ -172,16 +178,19 @@ function toCsv(rows: EvaluationRow[]): string {
 const REL_FORMATS = ['qrels', 'qrels_jg', 'prefs', 'qrels_prefs'];
 
 function readRelevance(format: string, path: string): RelevanceInput {
-  const text = readText(path);
   switch (format) {
     case 'qrels_jg':
-      return { format: 'qrels_jg', qrels: parseQrelsJg(text, path) };
+      return { format: 'qrels_jg', qrels: parseQrelsJg(readText(path), path) };
     case 'prefs':
-      return { format: 'prefs', prefs: parsePrefs(text, path) };
+      return { format: 'prefs', prefs: parsePrefs(readText(path), path) };
     case 'qrels_prefs':
-      return { format: 'prefs', prefs: parseQrelsPrefs(text, path) };
-    default:
-      return parseQrels(text, path);
+      return { format: 'prefs', prefs: parseQrelsPrefs(readText(path), path) };
+    default: {
+      // Plain qrels are read in chunks straight into columns (large qrels stay small).
+      const parser = new QrelsColumnsParser(path);
+      readChunks(path, (chunk) => parser.push(chunk));
+      return { format: 'qrels-columns', qrels: parser.end() };
+    }
   }
 }
 

@@ -1,5 +1,3 @@
-import { isAscii } from 'node:buffer';
-import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import {
   MissingTopicError,
@@ -10,41 +8,57 @@ import {
   prepareJudgmentGroups,
   preparePreferences,
   prepareQrels,
+  prepareQrelsColumns,
   resolveMeasures,
   type EvaluationOptions,
   type PreparedRelevance,
   type RunEvaluation,
 } from '@assay/measures';
-import { parseRun, TrecFormatError, type Prefs, type Qrels, type QrelsJg } from '@assay/trec';
-import { CliError } from './io.js';
+import {
+  RunColumnsParser,
+  TrecFormatError,
+  type Prefs,
+  type Qrels,
+  type QrelsColumns,
+  type QrelsJg,
+} from '@assay/trec';
+import { CliError, type Parallelism } from './io.js';
+import { readChunks, STDIN } from './read-input.js';
+
+export { readText } from './read-input.js';
+export type { Parallelism } from './io.js';
 
 /**
- * Parsed relevance information: TREC qrels, or (trec_eval's `-R qrels_jg`, `-R prefs`,
- * `-R qrels_prefs`) judgment-group qrels or preferences. Plain data, so it can be handed
+ * Parsed relevance information: TREC qrels (as maps, or as columns read from bytes), or
+ * (trec_eval's `-R qrels_jg`, `-R prefs`, `-R qrels_prefs`) judgment-group qrels or
+ * preferences. Plain data, so it can be handed
  * to worker threads as it is.
  */
 export type RelevanceInput =
-  Qrels | { format: 'qrels_jg'; qrels: QrelsJg } | { format: 'prefs'; prefs: Prefs };
+  | Qrels
+  | { format: 'qrels-columns'; qrels: QrelsColumns }
+  | { format: 'qrels_jg'; qrels: QrelsJg }
+  | { format: 'prefs'; prefs: Prefs };
 
 /** Prepares parsed relevance information for evaluation. */
 export function prepareRelevance(input: RelevanceInput): PreparedRelevance {
   if (input instanceof Map) return prepareQrels(input);
+  if (input.format === 'qrels-columns') return prepareQrelsColumns(input.qrels);
   if (input.format === 'qrels_jg') return prepareJudgmentGroups(input.qrels);
   return preparePreferences(input.prefs);
 }
 
-/** Where the worker script is and how many threads may run it. */
-export interface Parallelism {
-  workerUrl: URL;
-  threads: number;
-}
-
-/** What a worker thread is asked to do: evaluate some of the runs against the qrels. */
+/**
+ * What an evaluation thread is asked to do: evaluate runs against the qrels, taking the
+ * next run index from a counter shared by every thread until none is left.
+ */
 export interface EvalWorkerRequest {
   qrels: RelevanceInput;
   measureSpecs: string[];
   options: EvaluationOptions;
-  jobs: Array<{ index: number; path: string }>;
+  paths: string[];
+  /** Next run index to take, over a SharedArrayBuffer (Atomics.add). */
+  next: Int32Array;
   /** Also render trec_eval text with these options (done in the worker, in parallel). */
   text?: TrecTextOptions;
 }
@@ -55,10 +69,11 @@ export interface EvaluatedRun {
   text?: string;
 }
 
-/** What a worker sends back for each run. */
+/** What a worker sends back for each run, then `done` when the queue is empty. */
 export type EvalWorkerReply =
   | { index: number; result: RunEvaluation; text?: string }
   | { index: number; error: SerializedError };
+type WorkerMessage = EvalWorkerReply | { done: true };
 
 type SerializedError =
   | { kind: 'format'; file: string; line: number; reason: string }
@@ -67,28 +82,18 @@ type SerializedError =
   | { kind: 'other'; message: string };
 
 /**
- * Reads a UTF-8 text file, turning I/O failures into a CLI error naming the file. Pure-ASCII
- * files (most TREC files) skip UTF-8 decoding, which is several times slower for large runs.
+ * Parses and evaluates one run file (`-`: standard input; `.gz`: decompressed). The run is
+ * read in chunks into compact columns, keeping only the judged topics' entries.
  */
-export function readText(path: string): string {
-  try {
-    const bytes = readFileSync(path);
-    return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new CliError(`${path}: cannot read file (${code})`, 2);
-  }
-}
-
-/** Parses and evaluates one run file. */
 export function evaluateRunFile(
   qrels: PreparedRelevance,
   path: string,
   measures: ReturnType<typeof resolveMeasures>,
   options: EvaluationOptions,
 ): RunEvaluation {
-  // Only the judged topics are evaluated, so only their entries are kept.
-  const run = parseRun(readText(path), path, { topics: new Set(qrels.topics) });
+  const parser = new RunColumnsParser(path, { topics: new Set(qrels.topics) });
+  readChunks(path, (chunk) => parser.push(chunk));
+  const run = parser.end();
   try {
     return evaluateRun(qrels, run, measures, options);
   } catch (error) {
@@ -101,9 +106,10 @@ export function evaluateRunFile(
 
 /**
  * Evaluates every run file and returns the results in argument order. With a worker
- * script and more than one thread, runs are spread over worker threads (the qrels are
- * parsed once, here, and handed to each worker); the first failing run in argument order
- * decides the error, so output never depends on thread timing.
+ * script and more than one thread, this thread and `threads - 1` worker threads take runs
+ * from one shared queue (the qrels are parsed once, here, and handed to each worker); the
+ * first failing run in argument order decides the error, so output never depends on thread
+ * timing.
  */
 export async function evaluateRunFiles(
   qrels: RelevanceInput,
@@ -113,26 +119,33 @@ export async function evaluateRunFiles(
   parallelism?: Parallelism,
   text?: TrecTextOptions,
 ): Promise<EvaluatedRun[]> {
-  const measures = resolveMeasures(measureSpecs);
-  const threads = Math.min(parallelism?.threads ?? 1, runPaths.length);
+  // Standard input can be read once, by this thread.
+  const threads = runPaths.includes(STDIN)
+    ? 1
+    : Math.min(parallelism?.threads ?? 1, runPaths.length);
   if (!parallelism || threads < 2) {
+    const measures = resolveMeasures(measureSpecs);
     const prepared = prepareRelevance(qrels);
     return runPaths.map((path) => {
       const result = evaluateRunFile(prepared, path, measures, options);
       return text ? { result, text: formatTrecText(result, text) } : { result };
     });
   }
+  const request: EvalWorkerRequest = {
+    qrels,
+    measureSpecs,
+    options,
+    paths: [...runPaths],
+    next: new Int32Array(new SharedArrayBuffer(4)),
+  };
+  if (text) request.text = text;
   const replies: EvalWorkerReply[] = [];
-  await Promise.all(
-    Array.from({ length: threads }, (_, w) => {
-      const jobs = runPaths.flatMap((path, index) =>
-        index % threads === w ? [{ index, path }] : [],
-      );
-      const request: EvalWorkerRequest = { qrels, measureSpecs, options, jobs };
-      if (text) request.text = text;
-      return runWorker(parallelism.workerUrl, request, replies);
-    }),
+  const workers = Array.from({ length: threads - 1 }, () =>
+    runWorker(parallelism.workerUrl, request, replies),
   );
+  // Workers start on their own threads meanwhile; this one takes runs from the queue too.
+  handleWorkerRequest(request, (reply) => replies.push(reply));
+  await Promise.all(workers);
   replies.sort((a, b) => a.index - b.index);
   const results: EvaluatedRun[] = [];
   for (const reply of replies) {
@@ -152,43 +165,47 @@ function runWorker(
   replies: EvalWorkerReply[],
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    // A larger young generation: parsing allocates many short-lived strings and entries,
-    // and fewer scavenges make a run file noticeably faster to read.
+    // A larger young generation: fewer scavenges while a run is parsed and evaluated.
     const worker = new Worker(url, {
       workerData: request,
       resourceLimits: { maxYoungGenerationSizeMb: 96 },
     });
-    let received = 0;
-    worker.on('message', (reply: EvalWorkerReply) => {
-      replies.push(reply);
-      if (++received === request.jobs.length) void worker.terminate();
+    let done = false;
+    worker.on('message', (message: WorkerMessage) => {
+      if ('done' in message) {
+        done = true;
+        void worker.terminate();
+      } else replies.push(message);
     });
     worker.on('error', reject);
     worker.on('exit', () => {
-      if (received === request.jobs.length) resolve();
-      else
-        reject(
-          new Error(`evaluation worker stopped after ${received} of ${request.jobs.length} runs`),
-        );
+      if (done) resolve();
+      else reject(new Error('an evaluation worker stopped before the run queue was empty'));
     });
   });
 }
 
-/** Runs a worker's jobs in order, replying per run; used by the worker entry point. */
+/**
+ * Evaluates runs from the request's shared queue until it is empty, replying per run; run
+ * by this thread and by the worker entry point.
+ */
 export function handleWorkerRequest(
   request: EvalWorkerRequest,
   reply: (r: EvalWorkerReply) => void,
 ): void {
-  const prepared = prepareRelevance(request.qrels);
-  const measures = resolveMeasures(request.measureSpecs);
-  for (const job of request.jobs) {
+  let prepared: PreparedRelevance | undefined;
+  let measures: ReturnType<typeof resolveMeasures> | undefined;
+  for (;;) {
+    const index = Atomics.add(request.next, 0, 1);
+    if (index >= request.paths.length) return;
     try {
-      const result = evaluateRunFile(prepared, job.path, measures, request.options);
-      if (request.text)
-        reply({ index: job.index, result, text: formatTrecText(result, request.text) });
-      else reply({ index: job.index, result });
+      prepared ??= prepareRelevance(request.qrels);
+      measures ??= resolveMeasures(request.measureSpecs);
+      const result = evaluateRunFile(prepared, request.paths[index]!, measures, request.options);
+      if (request.text) reply({ index, result, text: formatTrecText(result, request.text) });
+      else reply({ index, result });
     } catch (error) {
-      reply({ index: job.index, error: serializeError(error) });
+      reply({ index, error: serializeError(error) });
     }
   }
 }

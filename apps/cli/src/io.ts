@@ -1,4 +1,8 @@
-import type { Parallelism } from './evaluate-files.js';
+/** Where the evaluation worker script is and how many threads may run it. */
+export interface Parallelism {
+  workerUrl: URL;
+  threads: number;
+}
 
 /** Where a command writes; tests pass their own to capture output. */
 export interface CommandIo {

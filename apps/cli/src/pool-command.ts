@@ -70,6 +70,7 @@ export function poolCommand(argv: readonly string[], io: CommandIo): number {
   if (options.has('stats')) {
     const stats = poolStats(pool, runs);
     const lines = [`pool: ${stats.total} pairs over ${stats.perTopic.size} topics`];
+    for (const [topic, size] of stats.perTopic) lines.push(`  topic ${topic}: ${size} pairs`);
     for (const [run, c] of stats.perRun)
       lines.push(`  ${run}: ${c.contributed} contributed, ${c.unique} only from this run`);
     io.stderr(`${lines.join('\n')}\n`);

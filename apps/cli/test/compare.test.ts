@@ -606,7 +606,23 @@ describe.skipIf(missingSharedFile(runsDir) || missingSharedFile(human) || missin
     // TUW_TAS-B_768 come in reverse order: 1 + 1 + 3 = 5 discordant pairs of 91, tau-b =
     // (86 − 5)/91 = 81/91.
     it('human vs GPT-4 nDCG@10 leaderboards: Kendall tau-b 0.8901', async () => {
-      const c = await json('--qrels', human, '--qrels', gpt4, ...runs(), '-m', 'nDCG@10');
+      const out = await cli(
+        'compare',
+        '--qrels',
+        human,
+        '--qrels',
+        gpt4,
+        ...runs(),
+        '-m',
+        'nDCG@10',
+        '--format',
+        'json',
+      );
+      expect(out.code).toBe(0);
+      // The two label sets judge disjoint topics, and assay says so.
+      expect(out.stderr).toContain('the qrels judge different topics');
+      expect(out.stderr).toContain('0 in common');
+      const c = JSON.parse(out.stdout);
       expect(c.leaderboards.map((l: { topics: number }) => l.topics)).toEqual([53, 424]);
       const r = c.rankCorrelation['nDCG@10'];
       expect(r.kendallTauB).toBeCloseTo(0.8901098901098902, 14);

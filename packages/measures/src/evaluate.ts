@@ -5,11 +5,25 @@
  * and without `-c` such a topic is an error, as in trec_eval 10.0. The relevance
  * information may also be judgment-group qrels or preferences (trec_eval's `-R`).
  */
-import type { Qrels, Run, RunEntry } from '@assay/trec';
+import {
+  docnoAt,
+  type Qrels,
+  type Run,
+  type RunColumns,
+  type RunEntry,
+  type TopicColumns,
+} from '@assay/trec';
 import type { PreparedJudgmentGroups } from './judgment-groups.js';
 import { formPreferenceCounts, type PreferenceCounts, type PreparedPreferences } from './prefs.js';
 import { type MeasureDefinition } from './registry.js';
-import { rankTopic, summarizeJudgments, type RankedTopic, type TopicJudgments } from './ranking.js';
+import { columnRelevances, judgmentIndexOf } from './rank-columns.js';
+import {
+  rankRelevances,
+  rankTopic,
+  summarizeJudgments,
+  type RankedTopic,
+  type TopicJudgments,
+} from './ranking.js';
 import { checkRelevanceFormat, type ResolvedMeasure } from './resolve.js';
 
 /** Options with trec_eval's flags in brackets. */
@@ -105,7 +119,6 @@ const MIN_GEO_MEAN = 0.00001;
 /** What runid and num_q are computed from when there is no qrels ranking (they read none). */
 const NO_RANKING: RankedTopic = {
   rels: new Int32Array(0),
-  docnos: [],
   numRet: 0,
   numRel: 0,
   numRelRet: 0,
@@ -116,13 +129,23 @@ const NO_RANKING: RankedTopic = {
   relevanceLevel: 1,
 };
 
+/** A topic held as columns, as run entries (ranks numbered in file order). */
+function columnsToEntries(topic: TopicColumns): RunEntry[] {
+  return Array.from({ length: topic.length }, (_, i) => ({
+    docno: docnoAt(topic, i),
+    rank: i + 1,
+    score: topic.scores[i]!,
+  }));
+}
+
 /**
- * Evaluates one run; throws MissingTopicError per trec_eval 10.0 when `-c` is off, and
- * MeasureSpecError when a measure needs another kind of relevance information.
+ * Evaluates one run, parsed as entries (parseRun) or as columns (RunColumnsParser, faster
+ * and smaller for large runs); throws MissingTopicError per trec_eval 10.0 when `-c` is
+ * off, and MeasureSpecError when a measure needs another kind of relevance information.
  */
 export function evaluateRun(
   qrels: PreparedRelevance,
-  run: Run,
+  run: Run | RunColumns,
   measures: readonly ResolvedMeasure[],
   options: EvaluationOptions = {},
 ): RunEvaluation {
@@ -142,19 +165,31 @@ export function evaluateRun(
     }
   }
   const topics: RunEvaluation['topics'] = [];
+  const asColumns = 'kind' in run && run.kind === 'columns';
   for (const qid of qrels.topics) {
-    let entries = run.topics.get(qid);
-    const missing = entries === undefined;
-    if (missing) {
+    const found = run.topics.get(qid);
+    let held: TopicColumns | undefined;
+    let entries: RunEntry[] | undefined;
+    if (found === undefined) {
       if (!options.completeTopics) throw new MissingTopicError(qid, run.name);
       entries = MISSING_TOPIC_RANKING;
-    }
+    } else if (asColumns) {
+      held = found as TopicColumns;
+      // Only judgment groups and preferences need the entries themselves.
+      if (qrels.format === 'qrels_jg' || qrels.format === 'prefs') entries = columnsToEntries(held);
+    } else entries = found as RunEntry[];
+    const missing = found === undefined;
     const byLevel = new Map<number, RankedTopic>();
+    let columnRels: Int32Array | undefined;
     const ranked = (lvl: number): RankedTopic => {
       if (qrels.format === 'qrels_jg' || qrels.format === 'prefs') return NO_RANKING;
       let t = byLevel.get(lvl);
       if (!t) {
-        t = rankTopic(entries!, qrels.judgments.get(qid)!, { ...ranking, relevanceLevel: lvl });
+        const judgments = qrels.judgments.get(qid)!;
+        if (held) {
+          columnRels ??= columnRelevances(held, judgmentIndexOf(judgments), ranking);
+          t = rankRelevances(columnRels, judgments, lvl);
+        } else t = rankTopic(entries!, judgments, { ...ranking, relevanceLevel: lvl });
         byLevel.set(lvl, t);
       }
       return t;

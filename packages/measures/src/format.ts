@@ -12,7 +12,25 @@ export function formatFixed(value: number, digits: number): string {
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
   // toFixed already rounds the exact binary value to nearest; it differs from glibc only on
   // an exact tie, whose next digit is a 5 followed by zeros. Anything else takes the fast path.
+  if (digits >= 1 && digits <= 6 && value >= 0 && value < 1e9 && !Object.is(value, -0)) {
+    // value·10^digits is off the exact product by far less than 0.01 here, so when it is
+    // not near a half, its nearest integer is the correctly rounded result.
+    const scale = POWERS_OF_TEN[digits]!;
+    const scaled = value * scale;
+    const nearest = Math.round(scaled);
+    if (Math.abs(scaled - nearest) < 0.49) {
+      const whole = Math.floor(nearest / scale);
+      const fraction = String(nearest - whole * scale);
+      return `${whole}.${'000000'.slice(0, digits - fraction.length)}${fraction}`;
+    }
+  }
   if (digits <= 20 && !Object.is(value, -0)) {
+    // A tie needs |value|·2·10^digits to be an odd integer; when the (rounded) product is
+    // clearly not near one, the exact value is no tie either.
+    const twice = Math.abs(value) * 2 * 10 ** digits;
+    const nearest = Math.round(twice);
+    if (Math.abs(twice - nearest) > 1e-6 * Math.max(1, twice) || nearest % 2 === 0)
+      return value.toFixed(digits);
     const next = value.toFixed(digits + 1);
     if (next.charCodeAt(next.length - 1) !== 53 /* 5 */) return value.toFixed(digits);
   }
@@ -39,6 +57,8 @@ export function formatFixed(value: number, digits: number): string {
   digitsStr = digits > 0 ? `${digitsStr.slice(0, intLen)}.${digitsStr.slice(intLen)}` : digitsStr;
   return negative ? `-${digitsStr}` : digitsStr;
 }
+
+const POWERS_OF_TEN = [1, 10, 100, 1000, 10000, 100000, 1000000];
 
 function incrementDecimalString(s: string): string {
   const chars = s.split('');

@@ -48,6 +48,8 @@ export {
   type RunEvaluation,
   type ZScoreTable,
 } from './evaluate.js';
+/** Prepares qrels parsed into columns (QrelsColumnsParser) for evaluation. */
+export { prepareQrelsColumns } from './prepare-qrels-columns.js';
 export {
   averageOverGroups,
   averagePrecisionOverGroups,

@@ -17,8 +17,16 @@ export interface TopicJudgments {
 
 /** Builds the per-topic judgment statistics trec_eval derives from a qrels topic. */
 export function summarizeJudgments(grades: Map<string, number>): TopicJudgments {
+  return { grades, ...summarizeGrades(grades.values()) };
+}
+
+/** Counts per grade and the number of grade levels, from a topic's grades. */
+export function summarizeGrades(grades: Iterable<number>): {
+  levelCounts: number[];
+  numLevels: number;
+} {
   const levelCounts: number[] = [];
-  for (const grade of grades.values()) {
+  for (const grade of grades) {
     if (grade < 0) continue;
     while (levelCounts.length <= grade) levelCounts.push(0);
     levelCounts[grade]!++;
@@ -30,7 +38,7 @@ export function summarizeJudgments(grades: Map<string, number>): TopicJudgments 
       break;
     }
   }
-  return { grades, levelCounts, numLevels };
+  return { levelCounts, numLevels };
 }
 
 /** Options that change how a run's topic is turned into a ranked relevance list. */
@@ -47,8 +55,6 @@ export interface RankingOptions {
 export interface RankedTopic {
   /** Relevance value at rank i+1: a grade ≥ 0, REL_NONPOOL or REL_UNJUDGED. */
   rels: Int32Array;
-  /** Docnos in rank order (parallel to `rels`). */
-  docnos: string[];
   numRet: number;
   /** Number of judged documents with grade ≥ relevanceLevel. */
   numRel: number;
@@ -79,20 +85,27 @@ export function rankTopic(
   let ordered = trecOrder(entries);
   if (ordered.length > options.maxDocs) ordered = ordered.slice(0, Math.max(0, options.maxDocs));
   const { grades } = judgments;
-  const level = options.relevanceLevel;
-  const relsAll = new Int32Array(ordered.length);
+  let rels = new Int32Array(ordered.length);
+  let kept = 0;
   for (let i = 0; i < ordered.length; i++) {
     const g = grades.get(ordered[i]!.docno);
-    relsAll[i] = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
+    const rel = g === undefined ? REL_NONPOOL : g < 0 ? REL_UNJUDGED : g;
+    if (options.judgedOnly && rel < 0) continue;
+    rels[kept++] = rel;
   }
-  let rels = relsAll;
-  let docnos = ordered.map((e) => e.docno);
-  if (options.judgedOnly) {
-    const keep: number[] = [];
-    for (let i = 0; i < relsAll.length; i++) if (relsAll[i]! >= 0) keep.push(i);
-    rels = Int32Array.from(keep, (i) => relsAll[i]!);
-    docnos = keep.map((i) => docnos[i]!);
-  }
+  if (kept < rels.length) rels = rels.slice(0, kept);
+  return rankRelevances(rels, judgments, options.relevanceLevel);
+}
+
+/**
+ * The RankedTopic of relevance values already in rank order (after `-M` and `-J`): the
+ * counts every measure reads, for relevance level `level`.
+ */
+export function rankRelevances(
+  rels: Int32Array,
+  judgments: TopicJudgments,
+  level: number,
+): RankedTopic {
   let numRelRet = 0;
   let numNonpool = 0;
   let numUnjudgedInPool = 0;
@@ -104,7 +117,6 @@ export function rankTopic(
   }
   return {
     rels,
-    docnos,
     numRet: rels.length,
     numRel: countRelevant(judgments, level),
     numRelRet,

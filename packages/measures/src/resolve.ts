@@ -11,6 +11,8 @@ import {
   type MeasureDefinition,
   type MeasureParams,
 } from './registry.js';
+import { expectedReciprocalRank, normalizedExpectedReciprocalRank } from './err.js';
+import { closestName } from './suggest.js';
 import * as m from './trec-measures.js';
 
 /** A measure ready to compute: definition, parsed parameters and output column names. */
@@ -103,7 +105,10 @@ export function resolveMeasures(specs: readonly string[]): ResolvedMeasure[] {
     const nick = TREC_NICKNAMES[name];
     if (nick) for (const n of nick) marked.add(n);
     else if (findTrecMeasure(name)) marked.add(name);
-    else throw new MeasureSpecError(spec, `unknown measure (try one of: ${knownNamesHint()})`);
+    else if (aliasToIrMeasure(spec) !== undefined) {
+      // A name users type for an ir_measures measure (`MAP`, `P_10`, `ndcg_cut_10`).
+      if (!irSpecs.includes(spec)) irSpecs.push(spec);
+    } else throw unknownMeasure(spec);
   }
   const resolved: ResolvedMeasure[] = [];
   for (const definition of TREC_MEASURES) {
@@ -124,7 +129,88 @@ function knownNamesHint(): string {
     'nDCG@10',
     'P(rel=2)@10',
     'Judged@10',
+    'ERR@10',
   ].join(', ');
+}
+
+/** Every name a measure can be asked for by, for "did you mean" (earlier wins ties). */
+function suggestibleNames(): string[] {
+  return [
+    ...IR_NAMES,
+    ...TREC_MEASURES.map((d) => d.name),
+    ...Object.keys(TREC_NICKNAMES),
+    ...Object.keys(ALIASES),
+  ];
+}
+
+/** The error for a name nothing resolves, with the closest known name when one is close. */
+function unknownMeasure(spec: string): MeasureSpecError {
+  const match = /^([A-Za-z0-9_]+?)((?:\([^)]*\))?(?:[@_.][0-9.,]+)?)$/.exec(spec);
+  const base = match ? match[1]! : spec;
+  const rest = match ? match[2]! : '';
+  const close = closestName(base, suggestibleNames());
+  if (close !== undefined) {
+    // Write the suggestion the way its own syntax takes a cutoff.
+    const suffix = IR_NAMES.has(close) ? rest.replace(/^[_.]/, '@') : rest;
+    return new MeasureSpecError(spec, `unknown measure; did you mean '${close}${suffix}'?`);
+  }
+  return new MeasureSpecError(spec, `unknown measure (try one of: ${knownNamesHint()})`);
+}
+
+/**
+ * Names users commonly type, lower-cased, and the ir_measures measure each stands for:
+ * `MAP` is AP, `MRR@10` is RR@10, `recall@100` is R@100, `P_10` is P@10, `ndcg_cut_10` is
+ * nDCG@10.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  ap: 'AP',
+  map: 'AP',
+  map_cut: 'AP',
+  rr: 'RR',
+  mrr: 'RR',
+  recip_rank: 'RR',
+  ndcg: 'nDCG',
+  ndcg_cut: 'nDCG',
+  p: 'P',
+  prec: 'P',
+  precision: 'P',
+  r: 'R',
+  recall: 'R',
+  success: 'Success',
+  judged: 'Judged',
+  bpref: 'Bpref',
+  infap: 'infAP',
+  rprec: 'Rprec',
+  setp: 'SetP',
+  set_p: 'SetP',
+  setr: 'SetR',
+  set_recall: 'SetR',
+  setf: 'SetF',
+  set_f: 'SetF',
+  iprec: 'IPrec',
+  rbp: 'RBP',
+  numret: 'NumRet',
+  num_ret: 'NumRet',
+  numrel: 'NumRel',
+  num_rel: 'NumRel',
+  numrelret: 'NumRelRet',
+  num_rel_ret: 'NumRelRet',
+  err: 'ERR',
+  nerr: 'nERR',
+};
+
+const ALIAS_SYNTAX = /^([A-Za-z_]+?)(\([^)]*\))?(?:[@_.]([0-9]+(?:\.[0-9]+)?))?$/;
+
+/**
+ * The ir_measures spelling of an alias (case-insensitive; the cutoff after `@`, `_` or `.`),
+ * or undefined when `spec` is no alias.
+ */
+export function aliasToIrMeasure(spec: string): string | undefined {
+  const match = ALIAS_SYNTAX.exec(spec);
+  if (!match) return undefined;
+  const base = ALIASES[match[1]!.toLowerCase()];
+  if (base === undefined) return undefined;
+  return `${base}${match[2] ?? ''}${match[3] === undefined ? '' : `@${match[3]}`}`;
 }
 
 /** Parses the text after the dot according to the measure's parameter style. */
@@ -223,6 +309,8 @@ const IR_NAMES = new Set([
   'NumRelRet',
   'infAP',
   'Rprec',
+  'ERR',
+  'nERR',
 ]);
 const IR_SYNTAX = /^([A-Za-z]+)(?:\(([^)]*)\))?(?:@([0-9.]+))?$/;
 
@@ -232,14 +320,21 @@ export function isIrMeasuresName(spec: string): boolean {
   return IR_NAMES.has(spec) && !findTrecMeasure(spec);
 }
 
-function resolveIrMeasure(spec: string): ResolvedMeasure {
+/**
+ * Resolves an ir_measures name, or an alias of one (then resolved as its ir_measures
+ * spelling); either way the output keeps the name as typed.
+ */
+function resolveIrMeasure(typed: string): ResolvedMeasure {
+  const exact = IR_SYNTAX.exec(typed);
+  if (exact && IR_NAMES.has(exact[1]!)) return resolveIrSpelling(typed, typed);
+  const canonical = aliasToIrMeasure(typed);
+  if (canonical === undefined) throw unknownMeasure(typed);
+  return resolveIrSpelling(canonical, typed);
+}
+
+function resolveIrSpelling(spec: string, typed: string): ResolvedMeasure {
   const match = IR_SYNTAX.exec(spec);
-  if (!match || !IR_NAMES.has(match[1]!)) {
-    throw new MeasureSpecError(
-      spec,
-      'not a known ir_measures name (e.g. nDCG@10, P(rel=2)@10, AP, RR, R@100, Judged@10)',
-    );
-  }
+  if (!match || !IR_NAMES.has(match[1]!)) throw unknownMeasure(typed);
   const [, base, optionText, cutoffText] = match;
   const options = new Map<string, string>();
   for (const part of (optionText ?? '').split(',').filter((p) => p.trim())) {
@@ -271,13 +366,13 @@ function resolveIrMeasure(spec: string): ResolvedMeasure {
   ): ResolvedMeasure => ({
     definition: findTrecMeasure(name)!,
     params: { numbers, pairs },
-    names: [spec],
+    names: [typed],
     ...(relevanceLevel === undefined ? {} : { relevanceLevel }),
   });
   const custom = (doc: string, fn: Parameters<typeof customMeasure>[2]): ResolvedMeasure => ({
-    definition: customMeasure(spec, doc, fn),
+    definition: customMeasure(typed, doc, fn),
     params: { numbers: [], pairs: [] },
-    names: [spec],
+    names: [typed],
     ...(relevanceLevel === undefined ? {} : { relevanceLevel }),
   });
   switch (base) {
@@ -299,6 +394,19 @@ function resolveIrMeasure(spec: string): ResolvedMeasure {
       return trec('recall', [needsCutoff('R')]);
     case 'Success':
       return trec('success', [needsCutoff('Success')]);
+    case 'ERR':
+    case 'nERR': {
+      if (relevanceLevel !== undefined)
+        throw new MeasureSpecError(typed, `${base} uses graded gains; rel= does not apply`);
+      const k = cutoff === undefined ? Infinity : needsCutoff(base);
+      return base === 'ERR'
+        ? custom(`Expected reciprocal rank (gdeval's grades 0..4) within the top ${k}`, (t) =>
+            expectedReciprocalRank(t, k),
+          )
+        : custom(`ERR within the top ${k}, over the ideal ranking's`, (t) =>
+            normalizedExpectedReciprocalRank(t, k),
+          );
+    }
     case 'Judged': {
       const k = needsCutoff('Judged');
       return custom(`Fraction of the top ${k} with a judgment`, (t) => m.judgedAt(t, k));

@@ -6,6 +6,17 @@
 import { buildGains, gainOf, idealGainCursor, type GainOverrides } from './gains.js';
 import { REL_NONPOOL, REL_UNJUDGED, type RankedTopic } from './ranking.js';
 
+/** log2(i + 2), the DCG discount of 0-based rank i, from a table grown on demand. */
+let RANK_LOG2 = new Float64Array(0);
+function rankLog2(i: number): number {
+  if (i >= RANK_LOG2.length) {
+    const table = new Float64Array(Math.max(1024, 2 * (i + 1)));
+    for (let k = 0; k < table.length; k++) table[k] = Math.log2(k + 2);
+    RANK_LOG2 = table;
+  }
+  return RANK_LOG2[i]!;
+}
+
 const INFAP_EPSILON = 0.00001;
 
 function isRel(t: RankedTopic, rel: number): boolean {
@@ -314,17 +325,17 @@ export function dcgPair(
   let i = 0;
   for (; i < t.numRet && ideal.current() > 0; i++) {
     const gain = gainOf(t.rels[i]!, gains);
-    if (gain !== 0) dcg += gain / Math.log2(i + 2);
+    if (gain !== 0) dcg += gain / rankLog2(i);
     const idealGain = ideal.next();
-    if (idealGain > 0) idealDcg += idealGain / Math.log2(i + 2);
+    if (idealGain > 0) idealDcg += idealGain / rankLog2(i);
   }
   for (; i < t.numRet; i++) {
     const gain = gainOf(t.rels[i]!, gains);
-    if (gain !== 0) dcg += gain / Math.log2(i + 2);
+    if (gain !== 0) dcg += gain / rankLog2(i);
   }
   while (ideal.current() > 0) {
     const idealGain = ideal.next();
-    if (idealGain > 0) idealDcg += idealGain / Math.log2(i + 2);
+    if (idealGain > 0) idealDcg += idealGain / rankLog2(i);
     i++;
   }
   return { dcg, idealDcg };
@@ -348,11 +359,11 @@ export function ndcgRel(t: RankedTopic, overrides: GainOverrides): number {
   let i = 0;
   for (; i < t.numRet && ideal.current() > 0; i++) {
     const gain = gainOf(t.rels[i]!, gains);
-    if (gain !== 0) dcg += gain / Math.log2(i + 2);
+    if (gain !== 0) dcg += gain / rankLog2(i);
     const idealGain = ideal.next();
     if (idealGain > 0) {
       numRel++;
-      idealDcg += idealGain / Math.log2(i + 2);
+      idealDcg += idealGain / rankLog2(i);
     }
     if (gain > 0) {
       sum += dcg / idealDcg;
@@ -361,7 +372,7 @@ export function ndcgRel(t: RankedTopic, overrides: GainOverrides): number {
   }
   for (; i < t.numRet; i++) {
     const gain = gainOf(t.rels[i]!, gains);
-    if (gain !== 0) dcg += gain / Math.log2(i + 2);
+    if (gain !== 0) dcg += gain / rankLog2(i);
     if (gain > 0) {
       sum += dcg / idealDcg;
       numRelRet++;
@@ -371,7 +382,7 @@ export function ndcgRel(t: RankedTopic, overrides: GainOverrides): number {
     const idealGain = ideal.next();
     if (idealGain > 0) {
       numRel++;
-      idealDcg += idealGain / Math.log2(i + 2);
+      idealDcg += idealGain / rankLog2(i);
     }
     i++;
   }
@@ -400,13 +411,13 @@ export function rNdcg(t: RankedTopic, overrides: GainOverrides): number {
       }
       oldIdealGain = idealGain;
     }
-    if (gain !== 0) dcg += gain / Math.log2(i + 2);
-    if (idealGain > 0) idealDcg += idealGain / Math.log2(i + 2);
+    if (gain !== 0) dcg += gain / rankLog2(i);
+    if (idealGain > 0) idealDcg += idealGain / rankLog2(i);
   }
   if (i < t.numRet) {
     for (; i < t.numRet; i++) {
       const gain = gainOf(t.rels[i]!, gains);
-      if (gain !== 0) dcg += gain / Math.log2(i + 2);
+      if (gain !== 0) dcg += gain / rankLog2(i);
     }
     if (idealDcg > 0) {
       sum += dcg / idealDcg;
@@ -422,7 +433,7 @@ export function rNdcg(t: RankedTopic, overrides: GainOverrides): number {
       }
       oldIdealGain = idealGain;
     }
-    if (idealGain > 0) idealDcg += idealGain / Math.log2(i + 2);
+    if (idealGain > 0) idealDcg += idealGain / rankLog2(i);
     i++;
   }
   return sum / changes;
@@ -439,7 +450,7 @@ export function ndcgAt(t: RankedTopic, cutoffs: readonly number[]): number[] {
       if (++ci === cutoffs.length) break;
     }
     const gain = t.rels[i]!;
-    if (gain > 0) sum += gain / Math.log2(i + 2);
+    if (gain > 0) sum += gain / rankLog2(i);
   }
   for (; ci < cutoffs.length; ci++) values[ci] = sum;
   // Ideal DCG, normalising each cutoff's DCG as the ideal ranking passes it.
@@ -458,7 +469,7 @@ export function ndcgAt(t: RankedTopic, cutoffs: readonly number[]): number[] {
       if (idealDcg > 0) values[ci] = values[ci]! / idealDcg;
       if (++ci === cutoffs.length) break;
     }
-    idealDcg += level / Math.log2(i + 2);
+    idealDcg += level / rankLog2(i);
   }
   for (; ci < cutoffs.length; ci++) if (idealDcg > 0) values[ci] = values[ci]! / idealDcg;
   return values;

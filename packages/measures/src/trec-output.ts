@@ -23,31 +23,65 @@ export function formatTrecValue(
   return formatFixed(value, 4);
 }
 
+/**
+ * Collects text as UTF-8 bytes. Lines go out of scope as soon as they are written, so a
+ * report of millions of lines does not keep millions of strings alive until the end.
+ */
+class TextBytes {
+  private bytes = new Uint8Array(1 << 16);
+  private used = 0;
+  private readonly encoder = new TextEncoder();
+
+  add(text: string): void {
+    if (this.used + text.length * 3 > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.used + text.length * 3));
+      grown.set(this.bytes.subarray(0, this.used));
+      this.bytes = grown;
+    }
+    const bytes = this.bytes;
+    let at = this.used;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 128) {
+        at += this.encoder.encodeInto(text.slice(i), bytes.subarray(at)).written;
+        break;
+      }
+      bytes[at++] = c;
+    }
+    this.used = at;
+  }
+
+  toString(): string {
+    return new TextDecoder().decode(this.bytes.subarray(0, this.used));
+  }
+}
+
 /** Renders an evaluation exactly as trec_eval 10.0 prints it (per-topic lines first). */
 export function formatTrecText(result: RunEvaluation, options: TrecTextOptions = {}): string {
-  const lines: string[] = [];
+  const out = new TextBytes();
   const z = options.zscores ?? false;
-  const label = (name: string, output: string) =>
-    z && output !== 'string' ? `Z${padName(name)}` : padName(name);
+  const labels = result.columns.map((col) =>
+    z && col.output !== 'string' ? `Z${padName(col.name)}` : padName(col.name),
+  );
   const show = (output: 'float' | 'long' | 'string', v: number | string) =>
     formatTrecValue(z && output === 'long' ? 'float' : output, v);
   if (options.perQuery) {
     for (const topic of result.topics) {
-      result.columns.forEach((col, i) => {
-        if (!col.perQuery) return;
-        lines.push(
-          `${label(col.name, col.output)}\t${topic.qid}\t${show(col.output, topic.values[i]!)}`,
-        );
-      });
+      const qid = topic.qid;
+      for (let i = 0; i < result.columns.length; i++) {
+        const col = result.columns[i]!;
+        if (!col.perQuery) continue;
+        out.add(`${labels[i]}\t${qid}\t${show(col.output, topic.values[i]!)}\n`);
+      }
     }
   }
   if (options.summary ?? true) {
     result.columns.forEach((col, i) => {
       const value = result.summary[i];
       if (value === null || value === undefined) return;
-      if (col.aggregate === 'runid') lines.push(`${padName('runid')}\tall\t${value}`);
-      else lines.push(`${label(col.name, col.output)}\tall\t${show(col.output, value)}`);
+      if (col.aggregate === 'runid') out.add(`${padName('runid')}\tall\t${value}\n`);
+      else out.add(`${labels[i]}\tall\t${show(col.output, value)}\n`);
     });
   }
-  return lines.length ? `${lines.join('\n')}\n` : '';
+  return out.toString();
 }

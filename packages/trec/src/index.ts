@@ -51,3 +51,26 @@ export { readQrelsFile } from './files.js';
 export { readTopicsFile } from './files.js';
 /** Parses a document collection (JSONL, TSV or the Cranfield layout) with file:line errors. */
 export { parseCollection, type CollectionDocument, type CollectionFormat } from './collection.js';
+
+/** Parses a TREC run from bytes into compact per-topic columns (typed arrays), in chunks. */
+export {
+  RunColumnsParser,
+  parseRunColumns,
+  parseRunColumnsStream,
+  hashDocno,
+  docnoAt,
+  docnoStart,
+  lineOf,
+  type RunColumns,
+  type RunColumnsOptions,
+  type TopicColumns,
+} from './run-columns.js';
+
+/** Parses TREC qrels from bytes into compact per-topic columns (typed arrays), in chunks. */
+export {
+  QrelsColumnsParser,
+  parseQrelsColumns,
+  judgedDocnoAt,
+  type QrelsColumns,
+  type QrelsTopicColumns,
+} from './qrels-columns.js';

@@ -1,5 +1,6 @@
-import { TrecFormatError, quote } from './errors.js';
-import { type LineHandler, parseInteger, scanFields, splitLines } from './lines.js';
+import { quote } from './errors.js';
+import { splitLines } from './lines.js';
+import { type JudgedDocs, QrelsLineReader } from './qrels-lines.js';
 
 /**
  * Qrels with judgment groups (trec_eval's `-R qrels_jg`): topic id → judgment group (the
@@ -8,71 +9,37 @@ import { type LineHandler, parseInteger, scanFields, splitLines } from './lines.
 export type QrelsJg = Map<string, Map<string, Map<string, number>>>;
 
 /** Builds QrelsJg from `qid group docno rel` lines. */
-class QrelsJgBuilder implements LineHandler {
-  private readonly file: string;
-  private readonly bounds = new Int32Array(8);
+class QrelsJgBuilder extends QrelsLineReader {
   private readonly qrels: QrelsJg = new Map();
-  /** `group docno` → line number per topic, for duplicate detection. */
-  private readonly seen = new Map<string, Map<string, Map<string, number>>>();
-  private lines = 0;
+  private readonly groups = new Map<string, Map<string, JudgedDocs>>();
+  protected readonly readsSecond = true;
 
   constructor(file: string) {
-    this.file = file;
+    super(file, 'qid group docno rel');
   }
 
-  line(text: string, start: number, end: number, lineNo: number, separator: number): void {
-    const b = this.bounds;
-    const count = scanFields(text, start, end, b, 4, separator);
-    if (count === 0) return;
-    if (count !== 4) {
-      throw new TrecFormatError(
-        this.file,
-        lineNo,
-        `expected 4 fields (qid group docno rel), found ${count}`,
-      );
+  protected judged(qid: string, group: string): JudgedDocs {
+    let byGroup = this.groups.get(qid);
+    if (byGroup === undefined) {
+      byGroup = new Map();
+      this.groups.set(qid, byGroup);
+      this.qrels.set(qid, new Map());
     }
-    const rel = parseInteger(text, b[6]!, b[7]!);
-    if (Number.isNaN(rel)) {
-      throw new TrecFormatError(
-        this.file,
-        lineNo,
-        `relevance ${quote(text.slice(b[6], b[7]))} is not an integer`,
-      );
+    let judged = byGroup.get(group);
+    if (judged === undefined) {
+      judged = { grades: new Map(), lines: [] };
+      byGroup.set(group, judged);
+      this.qrels.get(qid)!.set(group, judged.grades);
     }
-    const qid = text.slice(b[0], b[1]);
-    const group = text.slice(b[2], b[3]);
-    const docno = text.slice(b[4], b[5]);
-    let groups = this.qrels.get(qid);
-    let seenGroups = this.seen.get(qid);
-    if (groups === undefined || seenGroups === undefined) {
-      groups = new Map();
-      seenGroups = new Map();
-      this.qrels.set(qid, groups);
-      this.seen.set(qid, seenGroups);
-    }
-    let judged = groups.get(group);
-    let seen = seenGroups.get(group);
-    if (judged === undefined || seen === undefined) {
-      judged = new Map();
-      seen = new Map();
-      groups.set(group, judged);
-      seenGroups.set(group, seen);
-    }
-    const earlier = seen.get(docno);
-    if (earlier !== undefined) {
-      throw new TrecFormatError(
-        this.file,
-        lineNo,
-        `duplicate judgment for topic ${quote(qid)} group ${quote(group)} docno ${quote(docno)} (first at line ${earlier})`,
-      );
-    }
-    seen.set(docno, lineNo);
-    judged.set(docno, rel);
-    this.lines++;
+    return judged;
+  }
+
+  protected where(qid: string, group: string): string {
+    return `topic ${quote(qid)} group ${quote(group)}`;
   }
 
   finish(): QrelsJg {
-    if (this.lines === 0) throw new TrecFormatError(this.file, 0, 'no qrels lines');
+    this.checkNotEmpty();
     return this.qrels;
   }
 }

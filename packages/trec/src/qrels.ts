@@ -1,71 +1,35 @@
-import { TrecFormatError, quote } from './errors.js';
-import {
-  type LineHandler,
-  parseInteger,
-  scanFields,
-  splitLines,
-  splitLinesAsync,
-} from './lines.js';
+import { quote } from './errors.js';
+import { splitLines, splitLinesAsync } from './lines.js';
+import { type JudgedDocs, QrelsLineReader } from './qrels-lines.js';
 import { checkField, formatNumber } from './write.js';
 import type { Qrels } from './types.js';
 
 /** Builds Qrels from `qid iter docno rel` lines; shared by the string and stream parsers. */
-class QrelsBuilder implements LineHandler {
-  private readonly file: string;
-  private readonly bounds = new Int32Array(8);
+class QrelsBuilder extends QrelsLineReader {
   private readonly qrels: Qrels = new Map();
-  /** docno → line number per topic, for duplicate detection. */
-  private readonly seen = new Map<string, Map<string, number>>();
-  private lines = 0;
+  private readonly topics = new Map<string, JudgedDocs>();
+  protected readonly readsSecond = false;
 
   constructor(file: string) {
-    this.file = file;
+    super(file, 'qid iter docno rel');
   }
 
-  line(text: string, start: number, end: number, lineNo: number, separator: number): void {
-    const b = this.bounds;
-    const count = scanFields(text, start, end, b, 4, separator);
-    if (count === 0) return;
-    if (count !== 4) {
-      throw new TrecFormatError(
-        this.file,
-        lineNo,
-        `expected 4 fields (qid iter docno rel), found ${count}`,
-      );
+  protected judged(qid: string): JudgedDocs {
+    let judged = this.topics.get(qid);
+    if (judged === undefined) {
+      judged = { grades: new Map(), lines: [] };
+      this.topics.set(qid, judged);
+      this.qrels.set(qid, judged.grades);
     }
-    const rel = parseInteger(text, b[6]!, b[7]!);
-    if (Number.isNaN(rel)) {
-      throw new TrecFormatError(
-        this.file,
-        lineNo,
-        `relevance ${quote(text.slice(b[6], b[7]))} is not an integer`,
-      );
-    }
-    const qid = text.slice(b[0], b[1]);
-    const docno = text.slice(b[4], b[5]);
-    let judged = this.qrels.get(qid);
-    let seen = this.seen.get(qid);
-    if (judged === undefined || seen === undefined) {
-      judged = new Map();
-      seen = new Map();
-      this.qrels.set(qid, judged);
-      this.seen.set(qid, seen);
-    }
-    const earlier = seen.get(docno);
-    if (earlier !== undefined) {
-      throw new TrecFormatError(
-        this.file,
-        lineNo,
-        `duplicate judgment for topic ${quote(qid)} docno ${quote(docno)} (first at line ${earlier})`,
-      );
-    }
-    seen.set(docno, lineNo);
-    judged.set(docno, rel);
-    this.lines++;
+    return judged;
+  }
+
+  protected where(qid: string): string {
+    return `topic ${quote(qid)}`;
   }
 
   finish(): Qrels {
-    if (this.lines === 0) throw new TrecFormatError(this.file, 0, 'no qrels lines');
+    this.checkNotEmpty();
     return this.qrels;
   }
 }

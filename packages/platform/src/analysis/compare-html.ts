@@ -163,7 +163,8 @@ function leaderboardTable(c: Comparison, tags: Map<string, string>): string {
           const mk = marks(c, tags, r.run, m);
           const [lo, hi] = r.ci[m]!;
           const value = r.means[m] === best[m] ? `<b>${f4(r.means[m]!)}</b>` : f4(r.means[m]!);
-          return `<td title="95% CI [${f4(lo)}, ${f4(hi)}]">${value}${mk ? `<sup>${e(mk)}</sup>` : ''}</td>`;
+          // Marks sit in a slot as wide as the longest, so the numbers stay aligned.
+          return `<td title="95% CI [${f4(lo)}, ${f4(hi)}]">${value}<sup class="mk">${e(mk)}</sup></td>`;
         })
         .join('');
       return `<tr><td>${e(tags.get(r.run)!)}</td><td class="run">${e(r.run)}</td>${cells}<td>${f4(r.judgedAt10)}</td></tr>`;
@@ -195,6 +196,14 @@ function leaderboardSection(c: Comparison, qrels: string, heading: string): stri
       );
     }
   }
+  parts.push('</section>');
+  return parts.join('\n');
+}
+
+/** The corrected p-value matrices of one leaderboard (large: they come last on the page). */
+function pValueSection(c: Comparison, heading: string): string {
+  const tags = runTags(c);
+  const parts = [`<section><h2>${e(heading)}</h2>`];
   for (const m of c.measures) {
     parts.push(
       `<h3>Corrected p-values, ${e(m)}</h3>`,
@@ -218,8 +227,8 @@ function slopeChart(report: CompareReport, measure: string): string {
   const yRight = new Map(right.map((r, i) => [r.run, top + i * rowH + rowH / 2]));
   const [qa, qb] = report.leaderboards.map((l) => l.qrels);
   const heads =
-    `<text x="${xl}" y="16" text-anchor="end" class="head">first qrels</text>` +
-    `<text x="${xr}" y="16" class="head">second qrels</text>`;
+    `<text x="${xl}" y="16" text-anchor="end" class="head">${e(qa!)}</text>` +
+    `<text x="${xr}" y="16" class="head">${e(qb!)}</text>`;
   const lines = left
     .map((r, i) => {
       const y1 = top + i * rowH + rowH / 2;
@@ -252,7 +261,7 @@ function agreementSection(report: CompareReport): string {
     .join('');
   const parts = [
     '<section><h2>Leaderboard agreement</h2>',
-    `<p class="meta">First qrels <code>${e(qa!)}</code>, second <code>${e(qb!)}</code>. Computed from full-precision means; tau-AP takes the first qrels as ground truth; RBO (p = ${RBO_P}) compares the two orderings, best first.</p>`,
+    `<p class="meta">Leaderboards <code>${e(qa!)}</code> and <code>${e(qb!)}</code>, computed from full-precision means; tau-AP takes <code>${e(qa!)}</code> as ground truth; RBO (p = ${RBO_P}) compares the two orderings, best first.</p>`,
     `<table class="board"><tr><th class="run">measure</th><th>Kendall tau-b</th><th>tau-AP</th><th>Spearman</th><th>RBO</th></tr>${rows}</table>`,
   ];
   for (const m of report.leaderboards[0]!.comparison.measures) {
@@ -265,7 +274,7 @@ function agreementSection(report: CompareReport): string {
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#1d232b}
 h1{font-size:1.5em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccd}h3{font-size:1.05em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.6em 0}td,th{padding:3px 8px;border-bottom:1px solid #e2e4ea;text-align:right;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse;margin:.6em 0}td,th{padding:3px 8px;border-bottom:1px solid #e2e4ea;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .run{text-align:left}th{background:#f4f5f8}sup{color:#2d5d9f;font-weight:600;margin-left:1px}
 .meta,.note{color:#4a5260;max-width:70em}.note{font-size:.92em}code{font-size:.95em}
 .matrix td{font-size:.85em;min-width:4.2em}.matrix .diag{color:#aab}.matrix .ns{color:#667}
@@ -277,28 +286,49 @@ svg .up{fill:#3c8d5a}svg .down{fill:#b5483b}
 svg .slope{stroke-width:1.6;fill:none}svg .same{stroke:#9aa3b0}svg .rise{stroke:#3c8d5a}svg .fall{stroke:#b5483b}
 `;
 
+/** The widest significance-mark string of the report, in characters. */
+function widestMarks(report: CompareReport): number {
+  let widest = 0;
+  for (const { comparison: c } of report.leaderboards) {
+    const tags = runTags(c);
+    for (const r of c.runs)
+      for (const m of c.measures) widest = Math.max(widest, marks(c, tags, r.run, m).length);
+  }
+  return widest;
+}
+
 /**
- * One self-contained HTML page: per leaderboard the table with significance marks, the
- * means with confidence intervals, sorted per-topic differences of the highlighted pair and
- * the corrected p-value matrix; with two qrels, the rank correlations and both rankings.
+ * One self-contained HTML page, summary first: with two qrels, the rank correlations and
+ * both rankings; then per leaderboard the table with significance marks, the means with
+ * confidence intervals and the sorted per-topic differences of the highlighted pair; the
+ * corrected p-value matrices come last.
  */
 export function comparisonHtml(report: CompareReport): string {
   const two = report.leaderboards.length === 2;
-  const sections = report.leaderboards.map((l, i) =>
-    leaderboardSection(
-      l.comparison,
-      l.qrels,
-      two ? `Leaderboard ${i + 1}: ${l.qrels}` : 'Leaderboard',
+  const sections: string[] = [];
+  if (two) sections.push(agreementSection(report));
+  report.leaderboards.forEach((l, i) =>
+    sections.push(
+      leaderboardSection(
+        l.comparison,
+        l.qrels,
+        two ? `Leaderboard ${i + 1}: ${l.qrels}` : 'Leaderboard',
+      ),
     ),
   );
-  if (two) sections.push(agreementSection(report));
+  report.leaderboards.forEach((l) =>
+    sections.push(
+      pValueSection(l.comparison, two ? `Corrected p-values: ${l.qrels}` : 'Corrected p-values'),
+    ),
+  );
+  const style = `${STYLE}sup.mk{display:inline-block;min-width:${widestMarks(report)}ch;text-align:left}\n`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>assay compare</title>
-<style>${STYLE}</style>
+<style>${style}</style>
 </head>
 <body>
 <h1>assay compare</h1>

@@ -1,0 +1,204 @@
+// Reading TREC lines straight from UTF-8 bytes fed in chunks of any size: the line and
+// field rules of the string parsers (\n ends a line; space, tab, \r, \v and \f separate
+// fields; blank and `#` lines are skipped; a leading byte-order mark is ignored), with no
+// string or object per line. Parsers extend ByteLineParser and read fields in `entry`.
+import { TrecFormatError } from './errors.js';
+import { parseDecimal } from './lines.js';
+
+const decoder = new TextDecoder('utf-8');
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/** Splits byte chunks into lines and fields and hands each data line to `entry`. */
+export abstract class ByteLineParser {
+  protected readonly file: string;
+  /** Start and end offsets of the first six fields of the current line. */
+  protected readonly bounds = new Int32Array(12);
+  /** 1-based number of the current line. */
+  protected lineNo = 0;
+  private rest: Uint8Array | undefined;
+  private started = false;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  /** Checks and stores one line whose `count` fields (the first six in `bounds`) were found. */
+  protected abstract entry(buf: Uint8Array, count: number): void;
+
+  /** Called after each chunk's lines, while `buf` of the last line is still valid. */
+  protected afterChunk(): void {}
+
+  /** The error to throw for `error` on the current line (a parser may know an earlier one). */
+  protected laterError(error: unknown): unknown {
+    return error;
+  }
+
+  protected fail(reason: string): never {
+    throw new TrecFormatError(this.file, this.lineNo, reason);
+  }
+
+  /** Parses the complete lines of the next chunk; the chunk may be reused afterwards. */
+  push(chunk: Uint8Array): void {
+    // A plain Uint8Array view, so the byte loops see one array type (not also Buffer's).
+    let buf = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    let start = 0;
+    if (this.rest !== undefined) {
+      // Finish the line the last chunk left open, without copying the whole chunk.
+      const nl = buf.indexOf(10);
+      const head = nl === -1 ? buf : buf.subarray(0, nl + 1);
+      const joined = new Uint8Array(this.rest.length + head.length);
+      joined.set(this.rest);
+      joined.set(head, this.rest.length);
+      this.rest = undefined;
+      if (nl === -1) {
+        buf = joined;
+      } else {
+        this.pushLines(joined, 0);
+        start = nl + 1;
+      }
+    }
+    this.pushLines(buf, start);
+  }
+
+  private pushLines(buf: Uint8Array, from: number): void {
+    let start = from;
+    if (!this.started) {
+      // A byte-order mark needs three bytes; a shorter start without a line end waits.
+      if (buf.length - start < 3 && buf.indexOf(10, start) === -1) {
+        if (buf.length > start) this.rest = copy(buf, start, buf.length);
+        return;
+      }
+      this.started = true;
+      if (buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3;
+    }
+    try {
+      start = this.scan(buf, start, false);
+    } catch (error) {
+      throw this.laterError(error);
+    }
+    this.afterChunk();
+    if (start < buf.length) this.rest = copy(buf, start, buf.length);
+  }
+
+  /** Parses the last line when the input did not end with `\n`. */
+  protected finishInput(): void {
+    const rest = this.rest;
+    this.rest = undefined;
+    if (rest === undefined) return;
+    let start = 0;
+    if (!this.started && rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf) start = 3;
+    this.started = true;
+    try {
+      this.scan(rest, start, true);
+    } catch (error) {
+      throw this.laterError(error);
+    }
+    this.afterChunk();
+  }
+
+  /**
+   * Parses the lines of `buf` from `start`, finding line ends and fields in one pass, and
+   * returns where the unfinished last line starts (`final`: the end of input ends it).
+   */
+  private scan(buf: Uint8Array, start: number, final: boolean): number {
+    const b = this.bounds;
+    const limit = buf.length;
+    let i = start;
+    let c = 0;
+    for (;;) {
+      const lineStart = i;
+      let count = 0;
+      let comment = false;
+      for (;;) {
+        // Skip separators: space, tab, \v, \f, \r (the line ends at \n).
+        while (i < limit && ((c = buf[i]!) === 32 || c === 9 || (c >= 11 && c <= 13))) i++;
+        if (i === limit || c === 10) break;
+        if (count === 0 && c === 35 /* # */) {
+          comment = true;
+          while (i < limit && buf[i] !== 10) i++;
+          break;
+        }
+        const fieldStart = i;
+        while (i < limit && (c = buf[i]!) !== 32 && (c < 9 || c > 13)) i++;
+        if (count < 6) {
+          b[2 * count] = fieldStart;
+          b[2 * count + 1] = i;
+        }
+        count++;
+      }
+      if (i === limit && !final) return lineStart;
+      ++this.lineNo;
+      if (count > 0 && !comment) this.entry(buf, count);
+      if (i === limit) return limit;
+      i++; // past the \n
+    }
+  }
+}
+
+/** A copy of part of `buf` (a Buffer's own slice() would share its memory). */
+export function copy(buf: Uint8Array, start: number, end: number): Uint8Array {
+  return Uint8Array.prototype.slice.call(buf, start, end);
+}
+
+/** `buf[start..end)` decoded as UTF-8; short ASCII fields (ids, tags) skip the decoder. */
+export function text(buf: Uint8Array, start: number, end: number): string {
+  if (end - start <= 64) {
+    let s = '';
+    for (let i = start; i < end; i++) {
+      const c = buf[i]!;
+      if (c >= 128) return decoder.decode(buf.subarray(start, end));
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decoder.decode(buf.subarray(start, end));
+}
+
+/** An optional sign then decimal digits only (parseInteger's rule). */
+export function isIntegerBytes(buf: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  const first = buf[i];
+  if (first === 45 /* - */ || first === 43 /* + */) i++;
+  if (i === end) return false;
+  for (; i < end; i++) {
+    const digit = buf[i]! - 48;
+    if (digit < 0 || digit > 9) return false;
+  }
+  return true;
+}
+
+/**
+ * The score as parseRun reads it: a plain `[+-]digits[.digits]` is one exact integer over an
+ * exact power of ten (correctly rounded, equal to `Number()`); anything else is decoded and
+ * read by parseDecimal.
+ */
+export function parseScoreBytes(buf: Uint8Array, start: number, end: number): number {
+  let i = start;
+  let negative = false;
+  const first = buf[i];
+  if (first === 45 /* - */ || first === 43 /* + */) {
+    negative = first === 45;
+    i++;
+  }
+  let mantissa = 0;
+  let digits = 0;
+  let fractionDigits = -1;
+  for (; i < end; i++) {
+    const c = buf[i]!;
+    const digit = c - 48;
+    if (digit >= 0 && digit <= 9) {
+      mantissa = mantissa * 10 + digit;
+      digits++;
+      if (fractionDigits >= 0) fractionDigits++;
+    } else if (c === 46 /* . */ && fractionDigits < 0) {
+      fractionDigits = 0;
+    } else {
+      return parseDecimal(text(buf, start, end));
+    }
+  }
+  if (digits === 0) return NaN;
+  if (mantissa >= 9007199254740992 || fractionDigits > 22)
+    return parseDecimal(text(buf, start, end));
+  const value = fractionDigits > 0 ? mantissa / POWERS_OF_TEN[fractionDigits]! : mantissa;
+  return negative ? -value : value;
+}
