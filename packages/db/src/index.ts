@@ -213,3 +213,35 @@ export type {
   LlmCallInput,
   NewJudgeJob,
 } from './repositories/judging.js';
+
+/** Annotation campaigns: items, per-annotator assignments and grades, adjudication. */
+export {
+  adjudicateCampaignItem,
+  appendLabelRevision,
+  campaignProgress,
+  createCampaign,
+  findCampaignByLabelSet,
+  getCampaign,
+  getCampaignAssignment,
+  getCampaignItem,
+  hasBlindAssignment,
+  listAnnotatorCampaigns,
+  listAnnotatorGrades,
+  listCampaignItems,
+  listCampaigns,
+  listItemGrades,
+  listUserItemRevisions,
+  nextCampaignItem,
+  setLabel,
+  updateCampaignAssignment,
+} from './repositories/campaigns.js';
+/** Campaign, item, assignment, progress and grade shapes. */
+export type {
+  AnnotatorGrade,
+  AnnotatorProgress,
+  Campaign,
+  CampaignAssignment,
+  CampaignItem,
+  NewCampaign,
+} from './repositories/campaigns.js';
+export type { CampaignGrade } from './schema.js';
