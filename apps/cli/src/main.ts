@@ -17,6 +17,7 @@ Commands:
   db        database maintenance (assay db migrate)
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
+  users     people who label or administer: add (prints their token), list, token, revoke
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -66,6 +67,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   worker: async () => {
     const m = await import('./worker-command.js');
     return { run: m.workerCommand, usage: m.WORKER_USAGE };
+  },
+  users: async () => {
+    const m = await import('./users-command.js');
+    return { run: m.usersCommand, usage: m.USERS_USAGE };
   },
   consensus: async () => {
     const m = await import('./consensus-command.js');
