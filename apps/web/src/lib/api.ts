@@ -155,7 +155,12 @@ export interface AgreementReport {
   exactAgreement: number | null;
   cohenKappa: { unweighted: number | null; linear: number | null; quadratic: number | null };
   krippendorffAlpha: { nominal: number | null; ordinal: number | null; interval: number | null };
-  binarized: Array<{ threshold: number; kappa: number | null; agreement: number | null; alpha: number | null }>;
+  binarized: Array<{
+    threshold: number;
+    kappa: number | null;
+    agreement: number | null;
+    alpha: number | null;
+  }>;
   confusion: { labels: number[]; matrix: number[][] };
 }
 
@@ -167,7 +172,11 @@ export interface CampaignAgreement {
     overall: {
       items: number;
       fleissKappa: { items: number; value: number | null };
-      krippendorffAlpha: { nominal: number | null; ordinal: number | null; interval: number | null };
+      krippendorffAlpha: {
+        nominal: number | null;
+        ordinal: number | null;
+        interval: number | null;
+      };
     };
     perTopic: Array<{ topic: string; items: number; krippendorffAlpha: number | null }>;
   };
@@ -320,7 +329,8 @@ export const api = {
     request<SavedLabel>('POST', `/campaigns/${id}/labels`, { item, grade, seconds }),
   undo: (id: number, item: number) =>
     request<SavedLabel>('POST', `/campaigns/${id}/labels/${item}/undo`),
-  skip: (id: number, item: number) => request<SavedLabel>('POST', `/campaigns/${id}/skip`, { item }),
+  skip: (id: number, item: number) =>
+    request<SavedLabel>('POST', `/campaigns/${id}/skip`, { item }),
 
   reports: (collection: string) =>
     request<ReportSummary[]>('GET', `/reports?collection=${enc(collection)}`),
