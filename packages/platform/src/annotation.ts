@@ -180,9 +180,8 @@ async function presentItem(
 }
 
 /** Recomputes the campaign's label of an item: adjudicated grade, else majority (ties low). */
-async function refreshCampaignLabel(db: Queryable, campaign: Campaign, itemId: number) {
-  const item = await getCampaignItem(db, campaign.id, itemId);
-  if (!item) return;
+async function refreshCampaignLabel(db: Queryable, campaign: Campaign, item: CampaignItem) {
+  const itemId = item.id;
   let grade: number | null = item.adjudicatedGrade;
   let producer = grade === null ? 'majority' : userProducer(item.adjudicatedBy ?? 0);
   if (grade === null) {
@@ -203,7 +202,7 @@ export async function saveAnnotationLabel(
   user: User,
   input: { item: number; grade: number; seconds?: number },
 ): Promise<SavedLabel> {
-  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const campaign = await requireCampaign(db, campaignId);
   if (!campaign.grades.some((g) => g.grade === input.grade))
     throw new PlatformError(
       'invalid_input',
@@ -223,7 +222,7 @@ export async function saveAnnotationLabel(
       skipped: false,
       addSeconds: Math.max(0, Math.min(input.seconds ?? 0, 86_400)),
     });
-    await refreshCampaignLabel(trx, campaign, item.id);
+    await refreshCampaignLabel(trx, campaign, item);
     return {
       item: item.id,
       grade: input.grade,
@@ -243,7 +242,7 @@ export async function undoAnnotationLabel(
   user: User,
   itemId: number,
 ): Promise<SavedLabel> {
-  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const campaign = await requireCampaign(db, campaignId);
   return withTransaction(db, async (trx) => {
     const item = await itemOfAnnotator(trx, campaign, itemId, user, true);
     const revisions = await listUserItemRevisions(trx, {
@@ -271,7 +270,7 @@ export async function undoAnnotationLabel(
       rationale: UNDO_REVISION,
     });
     await updateCampaignAssignment(trx, item.id, user.id, { grade: restored, skipped: false });
-    await refreshCampaignLabel(trx, campaign, item.id);
+    await refreshCampaignLabel(trx, campaign, item);
     return {
       item: item.id,
       grade: restored,
@@ -287,7 +286,7 @@ export async function skipAnnotationItem(
   user: User,
   itemId: number,
 ): Promise<SavedLabel> {
-  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const campaign = await requireCampaign(db, campaignId);
   const item = await itemOfAnnotator(db, campaign, itemId, user);
   const assignment = await getCampaignAssignment(db, item.id, user.id);
   if (assignment?.grade !== null)
@@ -314,7 +313,11 @@ export async function adjudicateItem(
     if (!item)
       throw new PlatformError('not_found', `no item ${input.item} in campaign ${campaignId}`);
     await adjudicateCampaignItem(trx, item.id, input.grade, admin.id);
-    await refreshCampaignLabel(trx, campaign, item.id);
+    await refreshCampaignLabel(trx, campaign, {
+      ...item,
+      adjudicatedGrade: input.grade,
+      adjudicatedBy: input.grade === null ? null : admin.id,
+    });
     const grades = await getLabelGrades(trx, campaign.labelSetId, { topicIds: [item.topicId] });
     return { item: item.id, grade: grades.get(item.topicId)?.get(item.docId) ?? null };
   });
