@@ -9,19 +9,28 @@ export interface PendingLabel {
   seconds: number;
 }
 
+/** The part of the Web Storage API the outbox uses (localStorage in the browser). */
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+const storage = () => (globalThis as unknown as { localStorage: KeyValueStore }).localStorage;
+
 const key = (campaign: number) => `assay.outbox.${campaign}`;
 
 export function pendingLabels(campaign: number): PendingLabel[] {
   try {
-    return JSON.parse(localStorage.getItem(key(campaign)) ?? '[]') as PendingLabel[];
+    return JSON.parse(storage().getItem(key(campaign)) ?? '[]') as PendingLabel[];
   } catch {
     return [];
   }
 }
 
 function store(campaign: number, labels: PendingLabel[]): void {
-  if (labels.length === 0) localStorage.removeItem(key(campaign));
-  else localStorage.setItem(key(campaign), JSON.stringify(labels));
+  if (labels.length === 0) storage().removeItem(key(campaign));
+  else storage().setItem(key(campaign), JSON.stringify(labels));
 }
 
 /** Queues a label (a newer grade of the same item replaces the queued one). */
