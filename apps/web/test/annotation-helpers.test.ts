@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { fromCompareJson } from '../src/lib/api.js';
 import { highlight, queryTerms } from '../src/lib/highlight.js';
 import {
   enqueueLabel,
@@ -90,5 +91,47 @@ describe('outbox', () => {
     );
     expect(result).toEqual({ sent: 0, left: 0 });
     expect(refused).toEqual([7]);
+  });
+});
+
+describe('fromCompareJson', () => {
+  const settings = { test: 't', correction: 'holm', alpha: 0.05, measures: ['map'] };
+  const row = (run: string, map: number) => ({
+    run,
+    means: { map },
+    judgedAt10: 1,
+    betterThan: { map: [] },
+    differsFrom: { map: [] },
+  });
+
+  it('reads one leaderboard (settings and runs at top level)', () => {
+    const result = fromCompareJson({
+      ...settings,
+      qrels: 'human',
+      topics: 3,
+      runs: [row('a', 0.5)],
+    });
+    expect(result.leaderboards).toHaveLength(1);
+    expect(result.leaderboards[0]).toMatchObject({
+      qrels: 'human',
+      comparison: { topics: 3, test: 't', measures: ['map'], runs: [{ run: 'a' }] },
+    });
+    expect(result.rankCorrelation).toBeUndefined();
+  });
+
+  it('reads two leaderboards with their rank correlation', () => {
+    const result = fromCompareJson({
+      ...settings,
+      leaderboards: [
+        { qrels: 'human', topics: 3, runs: [row('a', 0.5), row('b', 0.4)] },
+        { qrels: 'llm', topics: 3, runs: [row('b', 0.6), row('a', 0.2)] },
+      ],
+      rankCorrelation: { map: { kendallTauB: -1, tauAP: -1 } },
+    });
+    expect(result.leaderboards.map((l) => l.comparison.runs.map((r) => r.run))).toEqual([
+      ['a', 'b'],
+      ['b', 'a'],
+    ]);
+    expect(result.rankCorrelation?.map?.kendallTauB).toBe(-1);
   });
 });

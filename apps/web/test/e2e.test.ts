@@ -47,6 +47,10 @@ const TOPICS = '1\twing flutter\n2\tboundary layer\n3\tshock waves\n';
 const RUN = [1, 2, 3]
   .flatMap((t) => [1, 2, 3, 4].map((r) => `${t} Q0 d${(t - 1) * 4 + r} ${r} ${10 - r} runA`))
   .join('\n');
+// Run b: the same documents, reversed within each topic.
+const RUN_B = [1, 2, 3]
+  .flatMap((t) => [1, 2, 3, 4].map((r) => `${t} Q0 d${(t - 1) * 4 + 5 - r} ${r} ${10 - r} runB`))
+  .join('\n');
 const LLM = [1, 2, 3]
   .flatMap((t) => [1, 2, 3, 4].map((r) => `${t} 0 d${(t - 1) * 4 + r} ${r % 4}`))
   .join('\n');
@@ -93,6 +97,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
     await ok(call('POST', '/collections?name=aero&format=tsv', ADMIN, DOCS));
     await ok(call('POST', '/collections/aero/topics', ADMIN, TOPICS));
     await ok(call('POST', '/collections/aero/runs?name=runA', ADMIN, RUN));
+    await ok(call('POST', '/collections/aero/runs?name=runB', ADMIN, RUN_B));
     await ok(call('POST', '/collections/aero/label-sets?name=llm-judge', ADMIN, LLM));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
   }, 240_000);
@@ -229,6 +234,28 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
       .getByRole('img', { name: "Human vs label sets: kappa and alpha of the campaign's labels" })
       .waitFor();
     await admin.screenshot({ path: join(shots, 'campaign-agreement.png'), fullPage: true });
+
+    // A leaderboard under the LLM labels and the campaign's, published: its public page
+    // needs no token and shows the slope chart of the two rankings.
+    const report = await call('POST', '/reports/comparisons', ADMIN, {
+      collection: 'aero',
+      labelSets: ['llm-judge', 'round one'],
+      runs: ['runA', 'runB'],
+      measures: ['ndcg_cut.10'],
+    });
+    expect(report.status).toBe(201);
+    const { id: reportId } = (await report.json()) as { id: number };
+    const published = await call('POST', `/reports/${reportId}/publish`, ADMIN, {
+      slug: 'aero-board',
+    });
+    expect(published.status).toBeLessThan(300);
+    const visitor = await browser.newPage();
+    await visitor.goto(`${base}/leaderboards/aero-board`);
+    await visitor
+      .getByRole('img', { name: /^Rank of each run under llm-judge and round one/ })
+      .waitFor();
+    await visitor.getByRole('img', { name: 'Judged@10 per run under round one' }).waitFor();
+    await visitor.screenshot({ path: join(shots, 'public-leaderboard.png'), fullPage: true });
 
     // The policy header forbids inline scripts on every page.
     const root = await fetch(`${base}/annotate/1`);

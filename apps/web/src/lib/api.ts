@@ -1,5 +1,6 @@
 // The web app's one client of the assay API: every request goes through `request`, which
 // adds the token and turns `{ error: { code, message } }` into an ApiError.
+import type { KeyValueStore } from './outbox';
 
 export type Role = 'annotator' | 'admin';
 
@@ -227,12 +228,45 @@ export interface Report extends ReportSummary {
   result: unknown;
 }
 
+/** What `assay compare --format json` writes (the public leaderboard's `leaderboard`). */
+export interface CompareJson {
+  test: string;
+  correction: string;
+  alpha: number;
+  measures: string[];
+  qrels?: string;
+  topics?: number;
+  runs?: LeaderboardRow[];
+  leaderboards?: Array<{ qrels: string; topics: number; runs: LeaderboardRow[] }>;
+  rankCorrelation?: CompareResult['rankCorrelation'];
+}
+
 export interface PublicLeaderboard {
   slug: string;
   title: string;
   publishedAt: string;
-  leaderboard: CompareResult;
+  leaderboard: CompareJson;
   downloads: Record<string, string>;
+}
+
+/** The `assay compare --format json` shape as the leaderboard views take it. */
+export function fromCompareJson(json: CompareJson): CompareResult {
+  const settings = {
+    measures: json.measures,
+    test: json.test,
+    correction: json.correction,
+    alpha: json.alpha,
+  };
+  const boards = json.leaderboards ?? [
+    { qrels: json.qrels ?? '', topics: json.topics ?? 0, runs: json.runs ?? [] },
+  ];
+  return {
+    leaderboards: boards.map((b) => ({
+      qrels: b.qrels,
+      comparison: { ...settings, topics: b.topics, runs: b.runs },
+    })),
+    ...(json.rankCorrelation ? { rankCorrelation: json.rankCorrelation } : {}),
+  };
 }
 
 /** A failed request: the API's stable code, or `network` when the server was not reached. */
@@ -247,14 +281,15 @@ export class ApiError extends Error {
 }
 
 const TOKEN_KEY = 'assay.token';
+const storage = () => (globalThis as unknown as { localStorage: KeyValueStore }).localStorage;
 
 export function getToken(): string | null {
-  return localStorage.getItem(TOKEN_KEY);
+  return storage().getItem(TOKEN_KEY);
 }
 
 export function setToken(token: string | null): void {
-  if (token === null) localStorage.removeItem(TOKEN_KEY);
-  else localStorage.setItem(TOKEN_KEY, token);
+  if (token === null) storage().removeItem(TOKEN_KEY);
+  else storage().setItem(TOKEN_KEY, token);
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
