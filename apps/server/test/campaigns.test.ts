@@ -250,6 +250,29 @@ forEachDatabase('annotation campaigns API', (t) => {
     expect(await labels()).toContain('2/d4=2');
   });
 
+  it('keeps each item at the majority of its annotators under concurrent saves', async () => {
+    const c = await create({});
+    // Both annotators save every item three times at once; the last grades are known.
+    const plan = { ada: [1, 3, 2], bob: [0, 2, 3] } as const;
+    await Promise.all(
+      (['ada', 'bob'] as const).flatMap((who) =>
+        [1, 2, 3, 4].map(async (item) => {
+          for (const g of plan[who]) {
+            const r = await label(c.id, people[who]!.token, item, (g + item) % 4);
+            expect(r.status).toBe(201);
+          }
+        }),
+      ),
+    );
+    const labels = (await (
+      await api.call('GET', '/api/collections/demo/label-sets/c1/labels', { token: api.admin })
+    ).json()) as Array<{ grade: number }>;
+    // Item i: ada's last grade (2 + i) % 4, bob's (3 + i) % 4; two votes that differ tie,
+    // and a tie goes to the lower grade.
+    const expected = [1, 2, 3, 4].map((i) => Math.min((2 + i) % 4, (3 + i) % 4)).sort();
+    expect(labels.map((l) => l.grade).sort()).toEqual(expected);
+  });
+
   it('orders items disagreement-first and samples per topic with a seed', async () => {
     const c = await create({
       sampling: { mode: 'disagreement', labelSets: ['gpt', 'llama'] },
