@@ -13,6 +13,9 @@ import { forEachDatabase, OPEN_TIMEOUT_MS } from './helpers.js';
 
 const EXPECTED_TABLES = [
   'api_tokens',
+  'campaign_assignments',
+  'campaign_items',
+  'campaigns',
   'collections',
   'documents',
   'judge_jobs',
