@@ -341,5 +341,23 @@ forEachDatabase('annotation campaigns API', (t) => {
       },
     });
     expect((await errorOf(asAnnotator)).status).toBe(403);
+    // Admin-only reads: a plain annotator gets 403.
+    const c = await create({});
+    for (const path of [
+      '/api/users',
+      '/api/collections/demo/campaigns',
+      `/api/campaigns/${c.id}`,
+      `/api/campaigns/${c.id}/agreement`,
+    ]) {
+      expect(
+        (await errorOf(await api.call('GET', path, { token: api.annotator }))).status,
+        path,
+      ).toBe(403);
+    }
+    const adjudicate = await api.call('POST', `/api/campaigns/${c.id}/items/1/adjudicate`, {
+      token: people.ada!.token,
+      json: { grade: 1 },
+    });
+    expect((await errorOf(adjudicate)).status).toBe(403);
   });
 });
