@@ -3,7 +3,16 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'test/fixtures/**', '.assay/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'test/fixtures/**',
+      '.assay/**',
+      'apps/web/build/**',
+      'apps/web/.svelte-kit/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

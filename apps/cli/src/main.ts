@@ -21,6 +21,7 @@ Commands:
   retrieve  BM25, RM3, Rocchio or query-by-document retrieval into a TREC run
   fuse      fuse runs: reciprocal rank fusion, CombSUM, CombMNZ, interleaving
   index     build and save a BM25 index of a collection (assay index build)
+  users     people who label or administer: add (prints their token), list, token, revoke
 
 Run 'assay <command> --help' for a command's options.`;
 
@@ -74,6 +75,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   answers: async () => {
     const m = await import('./answers-command.js');
     return { run: m.answersCommand, usage: m.ANSWERS_USAGE };
+  },
+  users: async () => {
+    const m = await import('./users-command.js');
+    return { run: m.usersCommand, usage: m.USERS_USAGE };
   },
   consensus: async () => {
     const m = await import('./consensus-command.js');

@@ -2,11 +2,13 @@ import type { AssayDb } from '@assay/db';
 import type { AssayConfig } from '@assay/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { annotatorScope } from './annotator-scope.js';
 import { authentication } from './auth.js';
 import { ApiError, handleError } from './errors.js';
 import type { AppEnv } from './router.js';
 import { responseSets } from './routes/response-sets.js';
 import { scoreSets } from './routes/score-sets.js';
+import { campaigns, collectionCampaigns } from './routes/campaigns.js';
 import { collections } from './routes/collections.js';
 import { documents } from './routes/documents.js';
 import { evaluations } from './routes/evaluations.js';
@@ -19,6 +21,8 @@ import { reports } from './routes/reports.js';
 import { retrieve } from './routes/retrieve.js';
 import { runs } from './routes/runs.js';
 import { topics } from './routes/topics.js';
+import { me, users } from './routes/users.js';
+import { defaultWebDir, serveWebApp } from './web-app.js';
 
 /** What the API needs. */
 export interface AppDeps {
@@ -30,6 +34,8 @@ export interface AppDeps {
   log?: (line: string) => void;
   /** Largest request body in bytes (default 256 MiB). */
   maxBodyBytes?: number;
+  /** The built web app served at `/` (default: apps/web/build of this checkout; null: none). */
+  webDir?: string | null;
 }
 
 /** Default upload limit: room for a large run file (a few million lines). */
@@ -52,6 +58,7 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.use('/api/*', authentication);
+  app.use('/api/*', annotatorScope);
   app.use(
     '/api/*',
     bodyLimit({
@@ -81,6 +88,10 @@ export function createApp(deps: AppDeps) {
     .route('/api/response-sets', responseSets)
     .route('/api/score-sets', scoreSets)
     .route('/api/public/leaderboards', publicLeaderboards)
+    .route('/api/me', me)
+    .route('/api/users', users)
+    .route('/api/collections/:collection/campaigns', collectionCampaigns)
+    .route('/api/campaigns', campaigns)
     .doc31('/api/openapi.json', {
       openapi: '3.1.0',
       info: {
@@ -105,8 +116,11 @@ export function createApp(deps: AppDeps) {
         { name: 'leaderboards' },
         { name: 'answers' },
         { name: 'system' },
+        { name: 'users' },
+        { name: 'campaigns' },
       ],
     });
+  app.use('*', serveWebApp(deps.webDir === null ? undefined : (deps.webDir ?? defaultWebDir())));
   app.notFound((c) => {
     throw new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`);
   });

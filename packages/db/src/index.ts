@@ -245,3 +245,34 @@ export type {
   ScoreSetMode,
   ScoreSetsTable,
 } from './answers-schema.js';
+/** Annotation campaigns: items, per-annotator assignments and grades, adjudication. */
+export {
+  adjudicateCampaignItem,
+  appendLabelRevision,
+  campaignProgress,
+  createCampaign,
+  findCampaignByLabelSet,
+  getCampaign,
+  getCampaignAssignment,
+  getCampaignItem,
+  hasBlindAssignment,
+  listAnnotatorCampaigns,
+  listAnnotatorGrades,
+  listCampaignItems,
+  listCampaigns,
+  listItemGrades,
+  listUserItemRevisions,
+  nextCampaignItem,
+  setLabel,
+  updateCampaignAssignment,
+} from './repositories/campaigns.js';
+/** Campaign, item, assignment, progress and grade shapes. */
+export type {
+  AnnotatorGrade,
+  AnnotatorProgress,
+  Campaign,
+  CampaignAssignment,
+  CampaignItem,
+  NewCampaign,
+} from './repositories/campaigns.js';
+export type { CampaignGrade } from './schema.js';

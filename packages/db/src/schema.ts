@@ -229,6 +229,50 @@ export interface PublicationsTable {
   published_by: number | null;
 }
 
+/** One button of an annotation campaign's grade scale. */
+export interface CampaignGrade {
+  grade: number;
+  label: string;
+  [key: string]: JsonValue;
+}
+
+/** Table `campaigns`: an annotation campaign, writing one label set of kind 'campaign'. */
+export interface CampaignsTable {
+  id: GeneratedAlways<number>;
+  collection_id: number;
+  label_set_id: number;
+  name: string;
+  rubric: ColumnType<string, string | undefined, string>;
+  grades: ColumnType<CampaignGrade[], CampaignGrade[], CampaignGrade[]>;
+  overlap: number;
+  blind: ColumnType<boolean, boolean | undefined, boolean>;
+  settings: JsonObjectWithDefault;
+  created_at: CreatedAt;
+}
+
+/** Table `campaign_items`: a (topic, document) of a campaign, possibly adjudicated. */
+export interface CampaignItemsTable {
+  id: GeneratedAlways<number>;
+  campaign_id: number;
+  topic_id: string;
+  doc_id: string;
+  position: number;
+  adjudicated_grade: number | null;
+  adjudicated_by: number | null;
+}
+
+/** Table `campaign_assignments`: an item given to one annotator, with their current grade. */
+export interface CampaignAssignmentsTable {
+  campaign_id: number;
+  item_id: number;
+  user_id: number;
+  position: number;
+  grade: number | null;
+  skipped: ColumnType<boolean, boolean | undefined, boolean>;
+  seconds: ColumnType<number, number | undefined, number>;
+  updated_at: CreatedAt;
+}
+
 /** The assay database, as Kysely sees it. */
 export interface Database {
   collections: CollectionsTable;
@@ -251,6 +295,9 @@ export interface Database {
   responses: ResponsesTable;
   score_sets: ScoreSetsTable;
   answer_scores: AnswerScoresTable;
+  campaigns: CampaignsTable;
+  campaign_items: CampaignItemsTable;
+  campaign_assignments: CampaignAssignmentsTable;
 }
 
 /** A row of `table` as read. */

@@ -24,6 +24,9 @@ const DATA_TABLES = [
   'judge_tasks',
   'reports',
   'publications',
+  'campaigns',
+  'campaign_items',
+  'campaign_assignments',
 ];
 
 /** What a `forEachDatabase` block gets: the database of the current engine. */

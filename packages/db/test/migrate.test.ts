@@ -14,6 +14,9 @@ import { forEachDatabase, OPEN_TIMEOUT_MS } from './helpers.js';
 const EXPECTED_TABLES = [
   'answer_scores',
   'api_tokens',
+  'campaign_assignments',
+  'campaign_items',
+  'campaigns',
   'collections',
   'documents',
   'judge_jobs',

@@ -149,3 +149,53 @@ export {
 } from './retrieval-runs.js';
 /** The retrieval methods a stored retrieval accepts. */
 export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
+/** Users with roles and API tokens: add (token shown once), list, issue a new token, revoke. */
+export {
+  addUser,
+  issueUserToken,
+  listUserSummaries,
+  resolveUser,
+  revokeUserTokens,
+  type CreatedUser,
+  type UserSummary,
+} from './users.js';
+/** Annotation campaigns: creation from a pool or an item list, sampling, summaries. */
+export {
+  campaignSummary,
+  createCampaign,
+  listCollectionCampaigns,
+  requireCampaign,
+  type CampaignSamplingSpec,
+  type CampaignSummary,
+  type CreateCampaignInput,
+} from './campaigns.js';
+/** Campaign sampling and assignment (pure). */
+export {
+  assignAnnotators,
+  disagreement,
+  interleave,
+  sampleCampaignItems,
+  type CampaignCandidate,
+  type CampaignSampling,
+} from './campaign-sampling.js';
+/** The annotator's side of a campaign: next item, save, undo, skip; admin adjudication. */
+export {
+  adjudicateItem,
+  annotationItem,
+  isBlindAnnotator,
+  listMyCampaigns,
+  nextAnnotationItem,
+  saveAnnotationLabel,
+  skipAnnotationItem,
+  undoAnnotationLabel,
+  UNDO_REVISION,
+  type AnnotationItem,
+  type AnnotatorCampaign,
+  type SavedLabel,
+} from './annotation.js';
+/** Agreement of a campaign: among annotators and against compared label sets. */
+export {
+  campaignAgreement,
+  type CampaignAgreement,
+  type TopicAgreement,
+} from './campaign-agreement.js';

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { contentSecurityPolicy, inlineScriptHashes, serveWebApp } from '../src/web-app.js';
+
+const BOOT = 'start(document.currentScript)';
+const dir = mkdtempSync(join(tmpdir(), 'assay-web-'));
+writeFileSync(join(dir, 'index.html'), `<html><body><script>${BOOT}</script></body></html>`);
+mkdirSync(join(dir, '_app', 'immutable'), { recursive: true });
+writeFileSync(join(dir, '_app', 'immutable', 'app.js'), 'export {}');
+writeFileSync(join(tmpdir(), 'assay-secret.txt'), 'outside');
+
+function app(webDir: string | undefined) {
+  const hono = new Hono();
+  hono.get('/api/health', (c) => c.json({ status: 'ok' }));
+  hono.use('*', serveWebApp(webDir));
+  hono.notFound((c) => c.json({ error: { code: 'not_found', message: 'no route' } }, 404));
+  return hono;
+}
+
+describe('serving the web app', () => {
+  it('answers files, and the app page for any other path, with the policy header', async () => {
+    const web = app(dir);
+    const file = await web.request('/_app/immutable/app.js');
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(file.headers.get('cache-control')).toContain('immutable');
+    for (const path of ['/', '/annotate/3', '/admin/collections/x%20y']) {
+      const page = await web.request(path);
+      expect(page.status, path).toBe(200);
+      expect(await page.text()).toContain(BOOT);
+    }
+    // The hash of the page's one inline script, computed here by hand.
+    const hash = createHash('sha256').update(BOOT).digest('base64');
+    const policy = (await web.request('/')).headers.get('content-security-policy')!;
+    expect(policy).toContain(`script-src 'self' 'sha256-${hash}';`);
+    expect(policy).toContain("object-src 'none'");
+    expect(policy).toContain("frame-ancestors 'none'");
+  });
+
+  it('never reads outside the build folder and leaves /api alone', async () => {
+    const web = app(dir);
+    const escape = await web.request('/..%2Fassay-secret.txt');
+    expect(await escape.text()).not.toContain('outside');
+    expect((await web.request('/api/nothing')).status).toBe(404);
+    expect(await (await web.request('/api/health')).json()).toEqual({ status: 'ok' });
+    expect((await web.request('/', { method: 'POST' })).status).toBe(404);
+  });
+
+  it('says how to build the app when it is not built', async () => {
+    const response = await app(undefined).request('/');
+    expect(response.status).toBe(404);
+    expect(await response.text()).toMatch(/npm run build/);
+  });
+
+  it('hashes only inline scripts', () => {
+    expect(inlineScriptHashes('<script src="/a.js"></script><script>x()</script>')).toEqual([
+      createHash('sha256').update('x()').digest('base64'),
+    ]);
+    expect(contentSecurityPolicy()).toContain("script-src 'self';");
+  });
+});

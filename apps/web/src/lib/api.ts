@@ -1,0 +1,376 @@
+// The web app's one client of the assay API: every request goes through `request`, which
+// adds the token and turns `{ error: { code, message } }` into an ApiError.
+import type { KeyValueStore } from './outbox';
+
+export type Role = 'annotator' | 'admin';
+
+export interface Me {
+  id: number;
+  name: string;
+  role: Role;
+}
+
+export interface UserSummary extends Me {
+  createdAt: string;
+  activeTokens: number;
+  lastUsedAt: string | null;
+}
+
+export interface CreatedUser extends Me {
+  token: string;
+}
+
+export interface Collection {
+  id: number;
+  name: string;
+  description: string | null;
+  documentCount: number;
+  topicCount: number;
+}
+
+export interface Topic {
+  topicId: string;
+  query: string;
+  description: string | null;
+  narrative: string | null;
+}
+
+export interface Run {
+  id: number;
+  name: string;
+  entryCount: number;
+  topicCount: number;
+}
+
+export interface LabelSet {
+  id: number;
+  name: string;
+  kind: string;
+  scaleMin: number;
+  scaleMax: number;
+  labelCount: number;
+  topicCount: number;
+}
+
+export interface JudgeJob {
+  id: number;
+  labelSet: { id: number; name: string };
+  judgeId: string;
+  model: string;
+  status: 'active' | 'paused';
+  progress: {
+    total: number;
+    pending: number;
+    running: number;
+    labelled: number;
+    failed: number;
+    costUsd: number;
+  };
+}
+
+export interface Pool {
+  items: Array<{ topicId: string; docId: string }>;
+  stats: {
+    total: number;
+    perTopic: Array<{ topicId: string; items: number }>;
+    perRun: Array<{ run: string; retrieved: number; contributed: number; unique: number }>;
+  };
+}
+
+export interface Evaluation {
+  runs: Array<{ run: string; mean: Record<string, number> }>;
+}
+
+export interface Grade {
+  grade: number;
+  label: string;
+}
+
+export interface AnnotatorProgress {
+  userId: number;
+  name: string;
+  done: number;
+  skipped: number;
+  total: number;
+  seconds: number;
+}
+
+export interface Campaign {
+  id: number;
+  collectionId: number;
+  name: string;
+  labelSet: { id: number; name: string };
+  rubric: string;
+  scale: { min: number; max: number };
+  grades: Grade[];
+  overlap: number;
+  blind: boolean;
+  items: number;
+  labelled: number;
+  compareWith: Array<{ id: number; name: string }>;
+  annotators: AnnotatorProgress[];
+}
+
+export interface MyCampaign {
+  id: number;
+  name: string;
+  blind: boolean;
+  progress: { done: number; total: number };
+}
+
+export interface ConversationTurn {
+  role: string;
+  text: string;
+}
+
+export interface AnnotationItem {
+  item: {
+    id: number;
+    topic: {
+      id: string;
+      query: string;
+      description?: string;
+      narrative?: string;
+      context?: { previousTurns?: ConversationTurn[]; userBackground?: string[] };
+    };
+    document: { id: string; title?: string; text: string };
+  };
+  scale: { min: number; max: number; grades: Grade[] };
+  rubric: string;
+  progress: { done: number; total: number };
+  reference?: Array<{ labelSet: string; grade: number | null }>;
+  grade?: number | null;
+}
+
+export interface SavedLabel {
+  item: number;
+  grade: number | null;
+  progress: { done: number; total: number };
+}
+
+/** `assay agree --format json` (statistics that are undefined come as null). */
+export interface AgreementReport {
+  n: number;
+  onlyA: number;
+  onlyB: number;
+  exactAgreement: number | null;
+  cohenKappa: { unweighted: number | null; linear: number | null; quadratic: number | null };
+  krippendorffAlpha: { nominal: number | null; ordinal: number | null; interval: number | null };
+  binarized: Array<{
+    threshold: number;
+    kappa: number | null;
+    agreement: number | null;
+    alpha: number | null;
+  }>;
+  confusion: { labels: number[]; matrix: number[][] };
+}
+
+export interface CampaignAgreement {
+  campaign: { id: number; name: string; labelSet: string };
+  annotators: {
+    people: Array<{ id: number; name: string; labels: number }>;
+    pairwise: Array<{ a: string; b: string; report: AgreementReport }>;
+    overall: {
+      items: number;
+      fleissKappa: { items: number; value: number | null };
+      krippendorffAlpha: {
+        nominal: number | null;
+        ordinal: number | null;
+        interval: number | null;
+      };
+    };
+    perTopic: Array<{ topic: string; items: number; krippendorffAlpha: number | null }>;
+  };
+  compareWith: Array<{
+    labelSet: { id: number; name: string };
+    report: AgreementReport;
+    perTopic: Array<{
+      topic: string;
+      n: number;
+      exactAgreement: number | null;
+      cohenKappa: number | null;
+      krippendorffAlpha: number | null;
+    }>;
+  }>;
+}
+
+export interface LeaderboardRow {
+  run: string;
+  means: Record<string, number | null>;
+  judgedAt10: number | null;
+  betterThan: Record<string, string[]>;
+  differsFrom: Record<string, string[]>;
+}
+
+export interface Comparison {
+  measures: string[];
+  topics: number;
+  test: string;
+  correction: string;
+  alpha: number;
+  runs: LeaderboardRow[];
+}
+
+export interface CompareResult {
+  leaderboards: Array<{ qrels: string; comparison: Comparison }>;
+  rankCorrelation?: Record<string, { kendallTauB: number | null; tauAP: number | null }>;
+}
+
+export interface ReportSummary {
+  id: number;
+  kind: 'evaluation' | 'comparison' | 'agreement';
+  title: string;
+  createdAt: string;
+  slugs: string[];
+}
+
+export interface Report extends ReportSummary {
+  result: unknown;
+}
+
+/** What `assay compare --format json` writes (the public leaderboard's `leaderboard`). */
+export interface CompareJson {
+  test: string;
+  correction: string;
+  alpha: number;
+  measures: string[];
+  qrels?: string;
+  topics?: number;
+  runs?: LeaderboardRow[];
+  leaderboards?: Array<{ qrels: string; topics: number; runs: LeaderboardRow[] }>;
+  rankCorrelation?: CompareResult['rankCorrelation'];
+}
+
+export interface PublicLeaderboard {
+  slug: string;
+  title: string;
+  publishedAt: string;
+  leaderboard: CompareJson;
+  downloads: Record<string, string>;
+}
+
+/** The `assay compare --format json` shape as the leaderboard views take it. */
+export function fromCompareJson(json: CompareJson): CompareResult {
+  const settings = {
+    measures: json.measures,
+    test: json.test,
+    correction: json.correction,
+    alpha: json.alpha,
+  };
+  const boards = json.leaderboards ?? [
+    { qrels: json.qrels ?? '', topics: json.topics ?? 0, runs: json.runs ?? [] },
+  ];
+  return {
+    leaderboards: boards.map((b) => ({
+      qrels: b.qrels,
+      comparison: { ...settings, topics: b.topics, runs: b.runs },
+    })),
+    ...(json.rankCorrelation ? { rankCorrelation: json.rankCorrelation } : {}),
+  };
+}
+
+/** A failed request: the API's stable code, or `network` when the server was not reached. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+const TOKEN_KEY = 'assay.token';
+const storage = () => (globalThis as unknown as { localStorage: KeyValueStore }).localStorage;
+
+export function getToken(): string | null {
+  return storage().getItem(TOKEN_KEY);
+}
+
+export function setToken(token: string | null): void {
+  if (token === null) storage().removeItem(TOKEN_KEY);
+  else storage().setItem(TOKEN_KEY, token);
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  const token = getToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(`/api${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError('network', 'the server cannot be reached', 0);
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    throw new ApiError('internal', `unexpected answer (${response.status})`, response.status);
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: { code: string; message: string } })?.error;
+    throw new ApiError(
+      error?.code ?? 'internal',
+      error?.message ?? `HTTP ${response.status}`,
+      response.status,
+    );
+  }
+  return parsed as T;
+}
+
+const enc = encodeURIComponent;
+
+/** Every call the app makes. */
+export const api = {
+  me: () => request<Me>('GET', '/me'),
+  users: () => request<UserSummary[]>('GET', '/users'),
+  addUser: (name: string, role: Role) => request<CreatedUser>('POST', '/users', { name, role }),
+  issueToken: (id: number) => request<CreatedUser>('POST', `/users/${id}/tokens`),
+  revokeUser: (id: number) => request<{ revoked: number }>('POST', `/users/${id}/revoke`),
+
+  collections: () => request<Collection[]>('GET', '/collections'),
+  collection: (c: string) => request<Collection>('GET', `/collections/${enc(c)}`),
+  topics: (c: string) => request<Topic[]>('GET', `/collections/${enc(c)}/topics`),
+  runs: (c: string) => request<Run[]>('GET', `/collections/${enc(c)}/runs`),
+  labelSets: (c: string) => request<LabelSet[]>('GET', `/collections/${enc(c)}/label-sets`),
+  pool: (c: string, runs: string[], depth: number) =>
+    request<Pool>('POST', `/collections/${enc(c)}/pools`, { runs, depth }),
+  evaluate: (collection: string, labelSet: string, runs: string[], measures: string[]) =>
+    request<Evaluation>('POST', '/evaluations', { collection, labelSet, runs, measures }),
+
+  judgeJobs: (c: string) => request<JudgeJob[]>('GET', `/collections/${enc(c)}/judge-jobs`),
+  startJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/start`),
+  stopJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/stop`),
+  retryJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/retry-failed`),
+
+  campaigns: (c: string) => request<Campaign[]>('GET', `/collections/${enc(c)}/campaigns`),
+  createCampaign: (c: string, body: Record<string, unknown>) =>
+    request<Campaign>('POST', `/collections/${enc(c)}/campaigns`, body),
+  campaign: (id: number) => request<Campaign>('GET', `/campaigns/${id}`),
+  agreement: (id: number) => request<CampaignAgreement>('GET', `/campaigns/${id}/agreement`),
+  myCampaigns: () => request<MyCampaign[]>('GET', '/campaigns'),
+  next: (id: number) => request<AnnotationItem | undefined>('GET', `/campaigns/${id}/next`),
+  item: (id: number, item: number) =>
+    request<AnnotationItem>('GET', `/campaigns/${id}/items/${item}`),
+  label: (id: number, item: number, grade: number, seconds: number) =>
+    request<SavedLabel>('POST', `/campaigns/${id}/labels`, { item, grade, seconds }),
+  undo: (id: number, item: number) =>
+    request<SavedLabel>('POST', `/campaigns/${id}/labels/${item}/undo`),
+  skip: (id: number, item: number) =>
+    request<SavedLabel>('POST', `/campaigns/${id}/skip`, { item }),
+
+  reports: (collection: string) =>
+    request<ReportSummary[]>('GET', `/reports?collection=${enc(collection)}`),
+  report: (id: number) => request<Report>('GET', `/reports/${id}`),
+  compare: (body: Record<string, unknown>) => request<Report>('POST', '/reports/comparisons', body),
+  publicLeaderboard: (slug: string) =>
+    request<PublicLeaderboard>('GET', `/public/leaderboards/${enc(slug)}`),
+};

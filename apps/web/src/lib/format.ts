@@ -1,0 +1,9 @@
+/** A statistic for reading: four decimals, `n/a` when undefined. */
+export function f4(x: number | null | undefined): string {
+  return x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(4);
+}
+
+/** A share as a percentage with no decimals. */
+export function percent(done: number, total: number): string {
+  return total === 0 ? '0%' : `${Math.round((100 * done) / total)}%`;
+}

@@ -1,0 +1,267 @@
+// End-to-end: the built web app in Debian's Chromium (driven by playwright-core) against
+// the real assay server on embedded PGlite. Screenshots go to apps/web/e2e-screenshots/
+// (git-ignored). Without /usr/bin/chromium the suite is skipped, unless CI=true, where a
+// missing browser is a failure.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '@assay/platform';
+import { startServer, type RunningServer } from '@assay/server';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CHROMIUM = process.env.ASSAY_CHROMIUM ?? '/usr/bin/chromium';
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const webRoot = fileURLToPath(new URL('..', import.meta.url));
+const shots = join(webRoot, 'e2e-screenshots');
+const ADMIN = 'assay_e2e-admin-token-0123456789';
+const XSS = '<img src=x onerror=alert(1)>';
+
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && process.env.CI !== 'true') {
+  console.warn(
+    `web e2e skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set ASSAY_CHROMIUM)`,
+  );
+}
+
+// Twelve passages over three topics; passage d5 carries markup that must show as text.
+const DOCS =
+  Array.from({ length: 12 }, (_, i) => {
+    const n = i + 1;
+    const text = n === 5 ? `boundary layer ${XSS} at speed` : `passage ${n} about wing flutter`;
+    return `d${n}\t${text}`;
+  }).join('\n') + '\n';
+const TOPICS = '1\twing flutter\n2\tboundary layer\n3\tshock waves\n';
+// Run a: four documents per topic (depth 4 pools 12 items).
+const RUN = [1, 2, 3]
+  .flatMap((t) => [1, 2, 3, 4].map((r) => `${t} Q0 d${(t - 1) * 4 + r} ${r} ${10 - r} runA`))
+  .join('\n');
+// Run b: the same documents, reversed within each topic.
+const RUN_B = [1, 2, 3]
+  .flatMap((t) => [1, 2, 3, 4].map((r) => `${t} Q0 d${(t - 1) * 4 + 5 - r} ${r} ${10 - r} runB`))
+  .join('\n');
+const LLM = [1, 2, 3]
+  .flatMap((t) => [1, 2, 3, 4].map((r) => `${t} 0 d${(t - 1) * 4 + r} ${r % 4}`))
+  .join('\n');
+
+describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium', () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let base: string;
+  let dataDir: string;
+
+  async function call(method: string, path: string, token: string, body?: string | object) {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (body !== undefined)
+      headers['content-type'] = typeof body === 'string' ? 'text/plain' : 'application/json';
+    const response = await fetch(`${base}/api${path}`, {
+      method,
+      headers,
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    return response;
+  }
+
+  beforeAll(async () => {
+    // The app under test is the one built from the current sources.
+    const vite = join(
+      dirname(createRequire(import.meta.url).resolve('vite/package.json')),
+      'bin/vite.js',
+    );
+    execFileSync(process.execPath, [vite, 'build'], {
+      cwd: webRoot,
+      stdio: 'ignore',
+    });
+    mkdirSync(shots, { recursive: true });
+    dataDir = mkdtempSync(join(tmpdir(), 'assay-e2e-'));
+    server = await startServer({
+      config: { ...loadConfig({ ASSAY_DATA_DIR: dataDir, ASSAY_ADMIN_TOKEN: ADMIN }), port: 0 },
+      log: () => {},
+      hostname: '127.0.0.1',
+    });
+    base = `http://127.0.0.1:${server.port}`;
+    const ok = async (r: Promise<Response>) => expect((await r).status).toBe(201);
+    await ok(call('POST', '/collections?name=aero&format=tsv', ADMIN, DOCS));
+    await ok(call('POST', '/collections/aero/topics', ADMIN, TOPICS));
+    await ok(call('POST', '/collections/aero/runs?name=runA', ADMIN, RUN));
+    await ok(call('POST', '/collections/aero/runs?name=runB', ADMIN, RUN_B));
+    await ok(call('POST', '/collections/aero/label-sets?name=llm-judge', ADMIN, LLM));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close({ graceMs: 1000 });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  async function signedIn(token: string, path = '/'): Promise<Page> {
+    const page = await browser.newPage();
+    await page.goto(`${base}${path}#token=${encodeURIComponent(token)}`);
+    return page;
+  }
+
+  it('runs the campaign round trip: users, campaign, keyboard labelling, reload, agreement', async () => {
+    // The admin creates two annotators and reads their tokens from the page.
+    const admin = await signedIn(ADMIN, '/admin/users');
+    const tokens: Record<string, string> = {};
+    for (const name of ['ada', 'bob']) {
+      await admin.getByLabel('Name').fill(name);
+      await admin.getByRole('button', { name: 'Add user' }).click();
+      const token = admin.getByTestId('new-token');
+      await token.waitFor();
+      tokens[name] = (await token.textContent())!.trim();
+      await admin.getByRole('button', { name: 'Done' }).click();
+    }
+    await admin.getByRole('cell', { name: 'bob', exact: true }).waitFor();
+    await admin.screenshot({ path: join(shots, 'users.png'), fullPage: true });
+
+    // … and a blind campaign from a depth-4 pool of runA, two annotators per item.
+    await admin.goto(`${base}/admin/collections/aero`);
+    const pool = admin.getByRole('form', { name: 'pool' });
+    await pool.getByLabel('runA').check();
+    await pool.getByLabel('Depth').fill('4');
+    await pool.getByRole('button', { name: 'Compute pool' }).click();
+    await admin.getByText('12 items over 3 topics.').waitFor();
+    const form = admin.getByRole('form', { name: 'new campaign' });
+    await form.getByLabel('Name').fill('round one');
+    await form.getByLabel('ada', { exact: true }).check();
+    await form.getByLabel('bob', { exact: true }).check();
+    await form.getByLabel('Overlap (annotators per item)').fill('2');
+    await form.getByLabel('llm-judge', { exact: true }).check();
+    await form.getByRole('button', { name: 'Create campaign' }).click();
+    await admin.getByRole('link', { name: 'round one' }).waitFor();
+    await admin.screenshot({ path: join(shots, 'collection.png'), fullPage: true });
+    const campaigns = (await (
+      await call('GET', '/collections/aero/campaigns', ADMIN)
+    ).json()) as Array<{
+      id: number;
+      items: number;
+      blind: boolean;
+    }>;
+    expect(campaigns[0]).toMatchObject({ items: 12, blind: true });
+    const id = campaigns[0]!.id;
+
+    // Ada labels ten items with the keyboard; every API answer she gets is recorded.
+    const ada = await browser.newPage();
+    const bodies: string[] = [];
+    ada.on('response', async (response) => {
+      if (!response.url().includes('/api/')) return;
+      try {
+        bodies.push(await response.text());
+      } catch {
+        // A response without a body (204).
+      }
+    });
+    let alerted = false;
+    ada.on('dialog', async (dialog) => {
+      alerted = true;
+      await dialog.dismiss();
+    });
+    await ada.goto(`${base}/#token=${encodeURIComponent(tokens.ada!)}`);
+    await ada.getByRole('link', { name: 'round one' }).click();
+    await ada.getByText('Progress: 0 of 12').waitFor();
+    // Grade buttons are named by grade and meaning.
+    await ada.getByRole('button', { name: /^2 – the passage partly answers/ }).waitFor();
+    await ada.keyboard.press('?');
+    await ada.getByRole('region', { name: 'keyboard shortcuts' }).waitFor();
+    await ada.screenshot({ path: join(shots, 'annotate.png'), fullPage: true });
+    await ada.keyboard.press('?');
+    let sawXss = false;
+    for (let i = 0; i < 10; i++) {
+      const passage = ada.getByTestId('passage');
+      const text = (await passage.textContent()) ?? '';
+      if (text.includes(XSS)) {
+        sawXss = true;
+        // Shown as characters: no element was made from the passage's markup.
+        expect(await passage.locator('img').count()).toBe(0);
+        expect(await passage.locator('mark').first().textContent()).toBe('boundary');
+        await ada.screenshot({ path: join(shots, 'annotate-markup-as-text.png'), fullPage: true });
+      }
+      await ada.keyboard.press(String(i % 4));
+      await ada.getByText(`Progress: ${i + 1} of 12`).waitFor();
+    }
+    expect(sawXss).toBe(true);
+    expect(alerted).toBe(false);
+    await ada.reload();
+    await ada.getByText('Progress: 10 of 12').waitFor();
+    await ada.getByText('All labels saved.').waitFor();
+    // Undo with `u`: the last label is cleared and its item comes back.
+    await ada.keyboard.press('u');
+    await ada.getByText('Progress: 9 of 12').waitFor();
+    await ada.keyboard.press('3');
+    await ada.getByText('Progress: 10 of 12').waitFor();
+    const summary = (await (await call('GET', `/campaigns/${id}`, ADMIN)).json()) as {
+      annotators: Array<{ name: string; done: number }>;
+    };
+    expect(summary.annotators.find((a) => a.name === 'ada')?.done).toBe(10);
+
+    // In the blind campaign nothing Ada received names or grades the LLM label set.
+    expect(bodies.length).toBeGreaterThan(20);
+    for (const body of bodies) {
+      expect(body).not.toContain('llm-judge');
+      expect(body).not.toContain('reference');
+      expect(body).not.toContain('compareWith');
+    }
+
+    // Bob labels through the API, so the two can be compared.
+    for (let i = 0; i < 12; i++) {
+      const next = await call('GET', `/campaigns/${id}/next`, tokens.bob!);
+      if (next.status === 204) break;
+      const item = ((await next.json()) as { item: { id: number } }).item.id;
+      await call('POST', `/campaigns/${id}/labels`, tokens.bob!, { item, grade: i % 3 });
+    }
+
+    // The admin sees both heatmaps.
+    await admin.goto(`${base}/admin/campaigns/${id}`);
+    await admin
+      .getByRole('img', { name: "Human vs human: Cohen's kappa between annotators" })
+      .waitFor();
+    await admin
+      .getByRole('img', { name: "Human vs label sets: kappa and alpha of the campaign's labels" })
+      .waitFor();
+    await admin.screenshot({ path: join(shots, 'campaign-agreement.png'), fullPage: true });
+
+    // A leaderboard under the LLM labels and the campaign's, published: its public page
+    // needs no token and shows the slope chart of the two rankings.
+    const report = await call('POST', '/reports/comparisons', ADMIN, {
+      collection: 'aero',
+      labelSets: ['llm-judge', 'round one'],
+      runs: ['runA', 'runB'],
+      measures: ['ndcg_cut.10'],
+    });
+    expect(report.status).toBe(201);
+    const { id: reportId } = (await report.json()) as { id: number };
+    const published = await call('POST', `/reports/${reportId}/publish`, ADMIN, {
+      slug: 'aero-board',
+    });
+    expect(published.status).toBeLessThan(300);
+    const visitor = await browser.newPage();
+    await visitor.goto(`${base}/leaderboards/aero-board`);
+    await visitor
+      .getByRole('img', { name: /^Rank of each run under llm-judge and round one/ })
+      .waitFor();
+    await visitor.getByRole('img', { name: 'Judged@10 per run under round one' }).waitFor();
+    await visitor.screenshot({ path: join(shots, 'public-leaderboard.png'), fullPage: true });
+
+    // The policy header forbids inline scripts on every page.
+    const root = await fetch(`${base}/annotate/1`);
+    const scripts = /script-src ([^;]*)/.exec(
+      root.headers.get('content-security-policy') ?? '',
+    )?.[1];
+    expect(scripts).toMatch(/^'self'( 'sha256-[A-Za-z0-9+/=]+')*$/);
+  }, 240_000);
+});

@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+// Concurrent annotators saving labels through the HTTP API of a real `assay serve`
+// process: N annotators (default 50), each in a loop of GET …/next and POST …/labels
+// (and, once their queue is empty, relabelling their own items with new grades, so the
+// load never stops) for D seconds (default 60). Prints p50/p95/p99 save latency and the
+// labels lost: labels the server acknowledged (201) whose last acknowledged grade is not
+// what the campaign's label set holds at the end (must be 0). On a fresh embedded PGlite
+// and on PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test, in a
+// schema of its own, dropped afterwards). Items and passages are synthetic text made here.
+//
+//   npm run build && node bench/annotators.mjs [pglite] [postgres] [--annotators N] [--seconds D] [--items-per-annotator K]
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const value = Number(args[i + 1]);
+  args.splice(i, 2);
+  return value;
+};
+const annotators = flag('--annotators', 50);
+const seconds = flag('--seconds', 60);
+const perAnnotator = flag('--items-per-annotator', 40);
+const engines = args.length > 0 ? args : ['pglite', 'postgres'];
+const ADMIN = 'assay_bench-admin-token-0123456789';
+
+const bin = join(root, 'apps/cli/bin/assay.js');
+if (!existsSync(join(root, 'apps/cli/dist/assay.mjs'))) {
+  console.log('building the CLI bundle (npm run build) …');
+  spawnSync(process.execPath, [join(root, 'apps/cli/build.mjs')], { stdio: 'inherit' });
+}
+
+function quantile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+
+/** A port nobody listens on right now. */
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(env) {
+  const childEnv = {
+    ...process.env,
+    ...env,
+    PORT: String(await freePort()),
+    ASSAY_ADMIN_TOKEN: ADMIN,
+    ASSAY_SERVER_WORKER: '0',
+  };
+  if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /serving (http:\/\/localhost:\d+)\/api/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`assay serve exited with ${code}: ${out}`)));
+  });
+  return { url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGINT'))) };
+}
+
+async function call(base, method, path, token, body) {
+  const headers = { authorization: `Bearer ${token}` };
+  if (body !== undefined)
+    headers['content-type'] = typeof body === 'string' ? 'text/plain' : 'application/json';
+  const response = await fetch(`${base}/api${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  if (response.status >= 400)
+    throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.status === 204 ? undefined : response.json();
+}
+
+async function run(engine) {
+  let dataDir;
+  let schema;
+  const env = {};
+  if (engine === 'pglite') {
+    dataDir = mkdtempSync(join(tmpdir(), 'assay-bench-annotators-'));
+    env.ASSAY_DATA_DIR = dataDir;
+  } else {
+    const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+    const name = `assay_bench_${process.pid}`;
+    const sql = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    await sql.unsafe(`create schema "${name}"`);
+    await sql.end();
+    const url = new URL(baseUrl);
+    url.searchParams.set('search_path', name);
+    env.DATABASE_URL = url.toString();
+    env.ASSAY_DATA_DIR = mkdtempSync(join(tmpdir(), 'assay-bench-unused-'));
+    schema = { baseUrl, name };
+  }
+  const server = await startServer(env);
+  const base = server.url;
+  try {
+    // A collection of annotators × K passages over annotators topics, one item list.
+    const topics = annotators;
+    const docs = [];
+    const items = [];
+    for (let t = 1; t <= topics; t++) {
+      for (let d = 1; d <= perAnnotator; d++) {
+        const docno = `t${t}d${d}`;
+        docs.push(
+          `${docno}\tsynthetic passage ${d} for topic ${t} about wing flutter and boundary layers`,
+        );
+        items.push({ topic: String(t), docno });
+      }
+    }
+    await call(base, 'POST', '/collections?name=bench&format=tsv', ADMIN, `${docs.join('\n')}\n`);
+    await call(
+      base,
+      'POST',
+      '/collections/bench/topics',
+      ADMIN,
+      Array.from({ length: topics }, (_, i) => `${i + 1}\tquery ${i + 1}`).join('\n'),
+    );
+    const people = [];
+    for (let i = 0; i < annotators; i++) {
+      const user = await call(base, 'POST', '/users', ADMIN, { name: `a${i}`, role: 'annotator' });
+      people.push(user);
+    }
+    const campaign = await call(base, 'POST', '/collections/bench/campaigns', ADMIN, {
+      name: 'bench',
+      items,
+      judge: 'graded-0-3',
+      annotators: people.map((p) => p.id),
+      overlap: 1,
+    });
+
+    const latencies = [];
+    const acknowledged = new Map(); // `${topic}\t${docno}` → last acknowledged grade
+    let errors = 0;
+    const deadline = performance.now() + seconds * 1000;
+    await Promise.all(
+      people.map(async (person, index) => {
+        const mine = [];
+        let round = 0;
+        while (performance.now() < deadline) {
+          let item;
+          if (round === 0) {
+            const next = await call(base, 'GET', `/campaigns/${campaign.id}/next`, person.token);
+            if (next === undefined) {
+              round = 1;
+              continue;
+            }
+            item = { id: next.item.id, key: `${next.item.topic.id}\t${next.item.document.id}` };
+            mine.push(item);
+          } else {
+            item = mine[(round++ - 1) % mine.length];
+          }
+          const grade = (index + round + item.id) % 4;
+          const started = performance.now();
+          try {
+            await call(base, 'POST', `/campaigns/${campaign.id}/labels`, person.token, {
+              item: item.id,
+              grade,
+              seconds: 1,
+            });
+            latencies.push(performance.now() - started);
+            acknowledged.set(item.key, grade);
+          } catch {
+            errors++;
+          }
+        }
+      }),
+    );
+
+    const stored = await call(base, 'GET', '/collections/bench/label-sets/bench/labels', ADMIN);
+    const have = new Map(stored.map((l) => [`${l.topicId}\t${l.docId}`, l.grade]));
+    let lost = 0;
+    for (const [key, grade] of acknowledged) if (have.get(key) !== grade) lost++;
+    latencies.sort((a, b) => a - b);
+    const f = (x) => x.toFixed(1);
+    console.log(
+      `${engine.padEnd(8)} ${annotators} annotators, ${seconds} s: ${latencies.length} labels saved ` +
+        `(${Math.round(latencies.length / seconds)}/s), save latency p50 ${f(quantile(latencies, 0.5))} ms, ` +
+        `p95 ${f(quantile(latencies, 0.95))} ms, p99 ${f(quantile(latencies, 0.99))} ms, ` +
+        `errors ${errors}, labels lost ${lost} of ${acknowledged.size} items`,
+    );
+  } finally {
+    await server.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (schema) {
+      const sql = postgres(schema.baseUrl, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`drop schema if exists "${schema.name}" cascade`);
+      await sql.end();
+    }
+  }
+}
+
+console.log(
+  `bench/annotators: node ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}`,
+);
+for (const engine of engines) await run(engine);

@@ -1,0 +1,464 @@
+import { sql } from 'kysely';
+import { bulkInsert, type Queryable } from '../bulk.js';
+import type { CampaignGrade, JsonObject, Row } from '../schema.js';
+
+/** An annotation campaign: a sample of items labelled by people into one label set. */
+export interface Campaign {
+  id: number;
+  collectionId: number;
+  labelSetId: number;
+  name: string;
+  rubric: string;
+  grades: CampaignGrade[];
+  overlap: number;
+  blind: boolean;
+  /** Source, sampling, judge template, compared label sets. */
+  settings: JsonObject;
+  createdAt: Date;
+}
+
+/** Fields of a new campaign; its label set exists already. */
+export interface NewCampaign {
+  collectionId: number;
+  labelSetId: number;
+  name: string;
+  rubric: string;
+  grades: CampaignGrade[];
+  overlap: number;
+  blind: boolean;
+  settings?: JsonObject;
+}
+
+/** An item of a campaign. */
+export interface CampaignItem {
+  id: number;
+  campaignId: number;
+  topicId: string;
+  docId: string;
+  position: number;
+  adjudicatedGrade: number | null;
+  adjudicatedBy: number | null;
+}
+
+/** An item given to one annotator, with what they did with it. */
+export interface CampaignAssignment {
+  campaignId: number;
+  itemId: number;
+  userId: number;
+  position: number;
+  grade: number | null;
+  skipped: boolean;
+  seconds: number;
+}
+
+/** How far one annotator is in a campaign. */
+export interface AnnotatorProgress {
+  userId: number;
+  name: string;
+  done: number;
+  skipped: number;
+  total: number;
+  seconds: number;
+}
+
+/** One annotator's current grade of one item. */
+export interface AnnotatorGrade {
+  itemId: number;
+  userId: number;
+  topicId: string;
+  docId: string;
+  grade: number;
+}
+
+export function toCampaign(row: Row<'campaigns'>): Campaign {
+  return {
+    id: row.id,
+    collectionId: row.collection_id,
+    labelSetId: row.label_set_id,
+    name: row.name,
+    rubric: row.rubric,
+    grades: row.grades,
+    overlap: row.overlap,
+    blind: row.blind,
+    settings: row.settings,
+    createdAt: row.created_at,
+  };
+}
+
+function toItem(row: Row<'campaign_items'>): CampaignItem {
+  return {
+    id: row.id,
+    campaignId: row.campaign_id,
+    topicId: row.topic_id,
+    docId: row.doc_id,
+    position: row.position,
+    adjudicatedGrade: row.adjudicated_grade,
+    adjudicatedBy: row.adjudicated_by,
+  };
+}
+
+function toAssignment(row: Row<'campaign_assignments'>): CampaignAssignment {
+  return {
+    campaignId: row.campaign_id,
+    itemId: row.item_id,
+    userId: row.user_id,
+    position: row.position,
+    grade: row.grade,
+    skipped: row.skipped,
+    seconds: row.seconds,
+  };
+}
+
+/**
+ * Creates a campaign with its items (in the given order) and assignments: item i goes to
+ * the annotators at positions `assign(i)` of `annotators`. Call inside a transaction.
+ */
+export async function createCampaign(
+  db: Queryable,
+  input: NewCampaign & {
+    items: ReadonlyArray<{ topicId: string; docId: string }>;
+    annotators: readonly number[];
+    assign: (itemIndex: number) => readonly number[];
+  },
+): Promise<Campaign> {
+  const row = await db
+    .insertInto('campaigns')
+    .values({
+      collection_id: input.collectionId,
+      label_set_id: input.labelSetId,
+      name: input.name,
+      rubric: input.rubric,
+      grades: sql<CampaignGrade[]>`${JSON.stringify(input.grades)}::text::jsonb`,
+      overlap: input.overlap,
+      blind: input.blind,
+      settings: input.settings ?? {},
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const items = input.items.map((item, position) => ({ ...item, position }));
+  await bulkInsert(db, {
+    table: 'campaign_items',
+    constant: { campaign_id: row.id },
+    columns: [
+      { name: 'topic_id', type: 'text', value: (i: (typeof items)[number]) => i.topicId },
+      { name: 'doc_id', type: 'text', value: (i) => i.docId },
+      { name: 'position', type: 'int4', value: (i) => i.position },
+    ],
+    rows: items,
+  });
+  const stored = await db
+    .selectFrom('campaign_items')
+    .select(['id', 'position'])
+    .where('campaign_id', '=', row.id)
+    .orderBy('position')
+    .execute();
+  const assignments: Array<{ itemId: number; userId: number; position: number }> = [];
+  for (const item of stored) {
+    for (const a of input.assign(item.position)) {
+      assignments.push({ itemId: item.id, userId: input.annotators[a]!, position: item.position });
+    }
+  }
+  await bulkInsert(db, {
+    table: 'campaign_assignments',
+    constant: { campaign_id: row.id },
+    columns: [
+      { name: 'item_id', type: 'int8', value: (a: (typeof assignments)[number]) => a.itemId },
+      { name: 'user_id', type: 'int8', value: (a) => a.userId },
+      { name: 'position', type: 'int4', value: (a) => a.position },
+    ],
+    rows: assignments,
+  });
+  return toCampaign(row);
+}
+
+/** The campaign with this id, if any. */
+export async function getCampaign(db: Queryable, id: number): Promise<Campaign | undefined> {
+  const row = await db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toCampaign(row);
+}
+
+/** The campaign that writes this label set, if any. */
+export async function findCampaignByLabelSet(
+  db: Queryable,
+  labelSetId: number,
+): Promise<Campaign | undefined> {
+  const row = await db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('label_set_id', '=', labelSetId)
+    .executeTakeFirst();
+  return row && toCampaign(row);
+}
+
+/** Campaigns of a collection (or of every collection), newest first. */
+export async function listCampaigns(db: Queryable, collectionId?: number): Promise<Campaign[]> {
+  let query = db.selectFrom('campaigns').selectAll().orderBy('id', 'desc');
+  if (collectionId !== undefined) query = query.where('collection_id', '=', collectionId);
+  return (await query.execute()).map(toCampaign);
+}
+
+/** Campaigns in which a user has assignments, newest first. */
+export async function listAnnotatorCampaigns(db: Queryable, userId: number): Promise<Campaign[]> {
+  const rows = await db
+    .selectFrom('campaigns as c')
+    .selectAll('c')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('campaign_assignments as a')
+          .select('a.item_id')
+          .whereRef('a.campaign_id', '=', 'c.id')
+          .where('a.user_id', '=', userId),
+      ),
+    )
+    .orderBy('c.id', 'desc')
+    .execute();
+  return rows.map(toCampaign);
+}
+
+/** Whether a user has an assignment in any blind campaign. */
+export async function hasBlindAssignment(db: Queryable, userId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('campaign_assignments as a')
+    .innerJoin('campaigns as c', 'c.id', 'a.campaign_id')
+    .select('a.item_id')
+    .where('a.user_id', '=', userId)
+    .where('c.blind', '=', true)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Each annotator's progress in a campaign, by name. */
+export async function campaignProgress(
+  db: Queryable,
+  campaignId: number,
+  userId?: number,
+): Promise<AnnotatorProgress[]> {
+  let query = db
+    .selectFrom('campaign_assignments as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .select([
+      'a.user_id',
+      'u.name',
+      sql<number>`count(*)`.as('total'),
+      sql<number>`count(a.grade)`.as('done'),
+      sql<number>`count(*) filter (where a.skipped and a.grade is null)`.as('skipped'),
+      sql<number>`coalesce(sum(a.seconds), 0)`.as('seconds'),
+    ])
+    .where('a.campaign_id', '=', campaignId)
+    .groupBy(['a.user_id', 'u.name'])
+    .orderBy('u.name');
+  if (userId !== undefined) query = query.where('a.user_id', '=', userId);
+  return (await query.execute()).map((r) => ({
+    userId: r.user_id,
+    name: r.name,
+    done: Number(r.done),
+    skipped: Number(r.skipped),
+    total: Number(r.total),
+    seconds: Number(r.seconds),
+  }));
+}
+
+/**
+ * An annotator's next item: the first unlabelled, unskipped one in their order; when only
+ * skipped ones are left, the first of those. Undefined when everything is labelled.
+ */
+export async function nextCampaignItem(
+  db: Queryable,
+  campaignId: number,
+  userId: number,
+): Promise<CampaignItem | undefined> {
+  const row = await db
+    .selectFrom('campaign_assignments as a')
+    .innerJoin('campaign_items as i', 'i.id', 'a.item_id')
+    .selectAll('i')
+    .where('a.campaign_id', '=', campaignId)
+    .where('a.user_id', '=', userId)
+    .where('a.grade', 'is', null)
+    .orderBy('a.skipped')
+    .orderBy('a.position')
+    .limit(1)
+    .executeTakeFirst();
+  return row && toItem(row);
+}
+
+/** A campaign's item by id, if it belongs to the campaign. */
+export async function getCampaignItem(
+  db: Queryable,
+  campaignId: number,
+  itemId: number,
+  options: { forUpdate?: boolean } = {},
+): Promise<CampaignItem | undefined> {
+  let query = db
+    .selectFrom('campaign_items')
+    .selectAll()
+    .where('campaign_id', '=', campaignId)
+    .where('id', '=', itemId);
+  if (options.forUpdate) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && toItem(row);
+}
+
+/** A campaign's items in their order. */
+export async function listCampaignItems(
+  db: Queryable,
+  campaignId: number,
+): Promise<CampaignItem[]> {
+  const rows = await db
+    .selectFrom('campaign_items')
+    .selectAll()
+    .where('campaign_id', '=', campaignId)
+    .orderBy('position')
+    .execute();
+  return rows.map(toItem);
+}
+
+/** One annotator's assignment of an item, if the item is theirs. */
+export async function getCampaignAssignment(
+  db: Queryable,
+  itemId: number,
+  userId: number,
+): Promise<CampaignAssignment | undefined> {
+  const row = await db
+    .selectFrom('campaign_assignments')
+    .selectAll()
+    .where('item_id', '=', itemId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row && toAssignment(row);
+}
+
+/** Sets what an annotator did with an item (grade, skip flag, time spent added). */
+export async function updateCampaignAssignment(
+  db: Queryable,
+  itemId: number,
+  userId: number,
+  change: { grade?: number | null; skipped?: boolean; addSeconds?: number },
+): Promise<void> {
+  await db
+    .updateTable('campaign_assignments')
+    .set({
+      ...(change.grade === undefined ? {} : { grade: change.grade }),
+      ...(change.skipped === undefined ? {} : { skipped: change.skipped }),
+      ...(change.addSeconds ? { seconds: sql<number>`seconds + ${change.addSeconds}` } : {}),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('item_id', '=', itemId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/** Every annotator's current grade of an item. */
+export async function listItemGrades(db: Queryable, itemId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('campaign_assignments')
+    .select('grade')
+    .where('item_id', '=', itemId)
+    .where('grade', 'is not', null)
+    .execute();
+  return rows.map((r) => r.grade as number);
+}
+
+/** Every annotator's current grades in a campaign (labelled assignments only). */
+export async function listAnnotatorGrades(
+  db: Queryable,
+  campaignId: number,
+): Promise<AnnotatorGrade[]> {
+  const rows = await db
+    .selectFrom('campaign_assignments as a')
+    .innerJoin('campaign_items as i', 'i.id', 'a.item_id')
+    .select(['a.item_id', 'a.user_id', 'i.topic_id', 'i.doc_id', 'a.grade'])
+    .where('a.campaign_id', '=', campaignId)
+    .where('a.grade', 'is not', null)
+    .orderBy('i.position')
+    .orderBy('a.user_id')
+    .execute();
+  return rows.map((r) => ({
+    itemId: r.item_id,
+    userId: r.user_id,
+    topicId: r.topic_id,
+    docId: r.doc_id,
+    grade: r.grade as number,
+  }));
+}
+
+/** Records (or clears, with null) an admin's decision on an item. */
+export async function adjudicateCampaignItem(
+  db: Queryable,
+  itemId: number,
+  grade: number | null,
+  userId: number | null,
+): Promise<void> {
+  await db
+    .updateTable('campaign_items')
+    .set({ adjudicated_grade: grade, adjudicated_by: grade === null ? null : userId })
+    .where('id', '=', itemId)
+    .execute();
+}
+
+/** Sets (or, with null, removes) the label of one item in a label set. */
+export async function setLabel(
+  db: Queryable,
+  labelSetId: number,
+  topicId: string,
+  docId: string,
+  grade: number | null,
+  producedBy: string | null,
+): Promise<void> {
+  if (grade === null) {
+    await db
+      .deleteFrom('labels')
+      .where('label_set_id', '=', labelSetId)
+      .where('topic_id', '=', topicId)
+      .where('doc_id', '=', docId)
+      .execute();
+    return;
+  }
+  const values = { grade, produced_by: producedBy, created_at: sql<Date>`now()` };
+  await db
+    .insertInto('labels')
+    .values({ label_set_id: labelSetId, topic_id: topicId, doc_id: docId, ...values })
+    .onConflict((oc) => oc.columns(['label_set_id', 'topic_id', 'doc_id']).doUpdateSet(values))
+    .execute();
+}
+
+/** Appends a revision of one annotator's label (no derived table touched). */
+export async function appendLabelRevision(
+  db: Queryable,
+  input: {
+    labelSetId: number;
+    topicId: string;
+    docId: string;
+    grade: number | null;
+    userId: number;
+    rationale?: string | null;
+  },
+): Promise<void> {
+  await db
+    .insertInto('label_revisions')
+    .values({
+      label_set_id: input.labelSetId,
+      topic_id: input.topicId,
+      doc_id: input.docId,
+      grade: input.grade,
+      user_id: input.userId,
+      rationale: input.rationale ?? null,
+    })
+    .execute();
+}
+
+/** One annotator's revisions of one item, oldest first (grade and rationale). */
+export async function listUserItemRevisions(
+  db: Queryable,
+  input: { labelSetId: number; topicId: string; docId: string; userId: number },
+): Promise<Array<{ grade: number | null; rationale: string | null }>> {
+  return db
+    .selectFrom('label_revisions')
+    .select(['grade', 'rationale'])
+    .where('label_set_id', '=', input.labelSetId)
+    .where('topic_id', '=', input.topicId)
+    .where('doc_id', '=', input.docId)
+    .where('user_id', '=', input.userId)
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,329 @@
+// The annotator's side of a campaign: the next item, saving, undoing and skipping labels,
+// and an admin's adjudication. Every change is a new label revision; the campaign's label
+// of an item (majority, ties low, or the adjudicated grade) is updated in the same
+// transaction.
+import {
+  adjudicateCampaignItem,
+  appendLabelRevision,
+  campaignProgress,
+  getCampaignAssignment,
+  getCampaignItem,
+  getDocument,
+  getLabelGrades,
+  getLabelSet,
+  getTopic,
+  hasBlindAssignment,
+  listAnnotatorCampaigns,
+  listItemGrades,
+  listUserItemRevisions,
+  nextCampaignItem,
+  setLabel,
+  updateCampaignAssignment,
+  userProducer,
+  withTransaction,
+  type Campaign,
+  type CampaignGrade,
+  type CampaignItem,
+  type Queryable,
+  type TopicContext,
+  type User,
+} from '@assay/db';
+import { consensusLabels } from '@assay/stats';
+import { compareWithIds, requireCampaign } from './campaigns.js';
+import { PlatformError } from './errors.js';
+
+/** The rationale that marks a revision as an undo of the annotator's previous change. */
+export const UNDO_REVISION = 'undo';
+
+/** What an annotator sees of one item. */
+export interface AnnotationItem {
+  item: {
+    id: number;
+    topic: {
+      id: string;
+      query: string;
+      description?: string;
+      narrative?: string;
+      context?: TopicContext;
+    };
+    document: { id: string; title?: string; text: string };
+  };
+  scale: { min: number; max: number; grades: CampaignGrade[] };
+  rubric: string;
+  progress: { done: number; total: number };
+  /** Other label sets' grades: only in campaigns that are not blind. */
+  reference?: Array<{ labelSet: string; grade: number | null }>;
+}
+
+/** An annotator's label as it now stands, with their progress. */
+export interface SavedLabel {
+  item: number;
+  grade: number | null;
+  progress: { done: number; total: number };
+}
+
+/** A campaign as its annotator sees it. */
+export interface AnnotatorCampaign {
+  id: number;
+  name: string;
+  blind: boolean;
+  progress: { done: number; total: number };
+}
+
+async function progressOf(db: Queryable, campaignId: number, userId: number) {
+  const [mine] = await campaignProgress(db, campaignId, userId);
+  return { done: mine?.done ?? 0, total: mine?.total ?? 0 };
+}
+
+/** The campaigns a user has items in, with their own progress. */
+export async function listMyCampaigns(db: Queryable, user: User): Promise<AnnotatorCampaign[]> {
+  const out = [];
+  for (const c of await listAnnotatorCampaigns(db, user.id))
+    out.push({
+      id: c.id,
+      name: c.name,
+      blind: c.blind,
+      progress: await progressOf(db, c.id, user.id),
+    });
+  return out;
+}
+
+async function campaignOfAnnotator(db: Queryable, id: number, user: User): Promise<Campaign> {
+  const campaign = await requireCampaign(db, id);
+  const [mine] = await campaignProgress(db, id, user.id);
+  // Someone without items in the campaign learns nothing about it.
+  if (!mine) throw new PlatformError('not_found', `no campaign ${id}`);
+  return campaign;
+}
+
+async function itemOfAnnotator(
+  db: Queryable,
+  campaign: Campaign,
+  itemId: number,
+  user: User,
+  forUpdate = false,
+): Promise<CampaignItem> {
+  const item = await getCampaignItem(db, campaign.id, itemId, { forUpdate });
+  const assigned = item && (await getCampaignAssignment(db, item.id, user.id));
+  if (!item || !assigned)
+    throw new PlatformError('not_found', `no item ${itemId} of yours in campaign ${campaign.id}`);
+  return item;
+}
+
+/** The annotator's next item, or undefined when they have labelled everything. */
+export async function nextAnnotationItem(
+  db: Queryable,
+  campaignId: number,
+  user: User,
+): Promise<AnnotationItem | undefined> {
+  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const item = await nextCampaignItem(db, campaign.id, user.id);
+  if (!item) return undefined;
+  return presentItem(db, campaign, item, user);
+}
+
+/** One of the annotator's items (to look at again, e.g. after an undo). */
+export async function annotationItem(
+  db: Queryable,
+  campaignId: number,
+  itemId: number,
+  user: User,
+): Promise<AnnotationItem & { grade: number | null }> {
+  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const item = await itemOfAnnotator(db, campaign, itemId, user);
+  const assignment = await getCampaignAssignment(db, item.id, user.id);
+  return { ...(await presentItem(db, campaign, item, user)), grade: assignment?.grade ?? null };
+}
+
+async function presentItem(
+  db: Queryable,
+  campaign: Campaign,
+  item: CampaignItem,
+  user: User,
+): Promise<AnnotationItem> {
+  const topic = await getTopic(db, campaign.collectionId, item.topicId);
+  const doc = await getDocument(db, campaign.collectionId, item.docId);
+  const set = await getLabelSet(db, campaign.labelSetId);
+  const out: AnnotationItem = {
+    item: {
+      id: item.id,
+      topic: {
+        id: item.topicId,
+        query: topic?.query ?? '',
+        ...(topic?.description ? { description: topic.description } : {}),
+        ...(topic?.narrative ? { narrative: topic.narrative } : {}),
+        ...(topic?.context ? { context: topic.context } : {}),
+      },
+      document: {
+        id: item.docId,
+        ...(doc?.title ? { title: doc.title } : {}),
+        text: doc?.text ?? '',
+      },
+    },
+    scale: { min: set?.scaleMin ?? 0, max: set?.scaleMax ?? 0, grades: campaign.grades },
+    rubric: campaign.rubric,
+    progress: await progressOf(db, campaign.id, user.id),
+  };
+  if (!campaign.blind) {
+    out.reference = [];
+    for (const setId of compareWithIds(campaign)) {
+      const other = await getLabelSet(db, setId);
+      if (!other) continue;
+      const grades = await getLabelGrades(db, setId, { topicIds: [item.topicId] });
+      out.reference.push({
+        labelSet: other.name,
+        grade: grades.get(item.topicId)?.get(item.docId) ?? null,
+      });
+    }
+  }
+  return out;
+}
+
+/** Recomputes the campaign's label of an item: adjudicated grade, else majority (ties low). */
+async function refreshCampaignLabel(db: Queryable, campaign: Campaign, item: CampaignItem) {
+  const itemId = item.id;
+  let grade: number | null = item.adjudicatedGrade;
+  let producer = grade === null ? 'majority' : userProducer(item.adjudicatedBy ?? 0);
+  if (grade === null) {
+    const votes = await listItemGrades(db, itemId);
+    if (votes.length > 0) {
+      const sets = votes.map((g) => new Map([['t', new Map([['d', g]])]]));
+      grade = consensusLabels(sets, { method: 'majority', tie: 'low' }).labels.get('t')!.get('d')!;
+    }
+    producer = votes.length === 1 ? 'annotator' : 'majority';
+  }
+  await setLabel(db, campaign.labelSetId, item.topicId, item.docId, grade, producer);
+}
+
+/** Saves an annotator's grade of one of their items (a new revision). */
+export async function saveAnnotationLabel(
+  db: Queryable,
+  campaignId: number,
+  user: User,
+  input: { item: number; grade: number; seconds?: number },
+): Promise<SavedLabel> {
+  const campaign = await requireCampaign(db, campaignId);
+  if (!campaign.grades.some((g) => g.grade === input.grade))
+    throw new PlatformError(
+      'invalid_input',
+      `grade ${input.grade} is not on this campaign's scale (${campaign.grades.map((g) => g.grade).join(', ')})`,
+    );
+  return withTransaction(db, async (trx) => {
+    const item = await itemOfAnnotator(trx, campaign, input.item, user, true);
+    await appendLabelRevision(trx, {
+      labelSetId: campaign.labelSetId,
+      topicId: item.topicId,
+      docId: item.docId,
+      grade: input.grade,
+      userId: user.id,
+    });
+    await updateCampaignAssignment(trx, item.id, user.id, {
+      grade: input.grade,
+      skipped: false,
+      addSeconds: Math.max(0, Math.min(input.seconds ?? 0, 86_400)),
+    });
+    await refreshCampaignLabel(trx, campaign, item);
+    return {
+      item: item.id,
+      grade: input.grade,
+      progress: await progressOf(trx, campaign.id, user.id),
+    };
+  });
+}
+
+/**
+ * Undoes the annotator's latest change to an item: records a revision restoring the grade
+ * they had before it (none: the item is unlabelled and comes back in their queue).
+ * Repeated undos walk further back; a label that was never changed cannot be undone.
+ */
+export async function undoAnnotationLabel(
+  db: Queryable,
+  campaignId: number,
+  user: User,
+  itemId: number,
+): Promise<SavedLabel> {
+  const campaign = await requireCampaign(db, campaignId);
+  return withTransaction(db, async (trx) => {
+    const item = await itemOfAnnotator(trx, campaign, itemId, user, true);
+    const revisions = await listUserItemRevisions(trx, {
+      labelSetId: campaign.labelSetId,
+      topicId: item.topicId,
+      docId: item.docId,
+      userId: user.id,
+    });
+    // Replay: a change pushes its grade, an undo pops the latest one.
+    const stack: Array<number | null> = [];
+    for (const r of revisions) {
+      if (r.rationale === UNDO_REVISION) stack.pop();
+      else stack.push(r.grade);
+    }
+    if (stack.length === 0)
+      throw new PlatformError('conflict', `item ${itemId} has no label of yours to undo`);
+    stack.pop();
+    const restored = stack.length > 0 ? stack[stack.length - 1]! : null;
+    await appendLabelRevision(trx, {
+      labelSetId: campaign.labelSetId,
+      topicId: item.topicId,
+      docId: item.docId,
+      grade: restored,
+      userId: user.id,
+      rationale: UNDO_REVISION,
+    });
+    await updateCampaignAssignment(trx, item.id, user.id, { grade: restored, skipped: false });
+    await refreshCampaignLabel(trx, campaign, item);
+    return {
+      item: item.id,
+      grade: restored,
+      progress: await progressOf(trx, campaign.id, user.id),
+    };
+  });
+}
+
+/** Puts an unlabelled item at the back of the annotator's queue. */
+export async function skipAnnotationItem(
+  db: Queryable,
+  campaignId: number,
+  user: User,
+  itemId: number,
+): Promise<SavedLabel> {
+  const campaign = await requireCampaign(db, campaignId);
+  const item = await itemOfAnnotator(db, campaign, itemId, user);
+  const assignment = await getCampaignAssignment(db, item.id, user.id);
+  if (assignment?.grade !== null)
+    throw new PlatformError('conflict', `item ${itemId} is labelled: undo it instead of skipping`);
+  await updateCampaignAssignment(db, item.id, user.id, { skipped: true });
+  return { item: item.id, grade: null, progress: await progressOf(db, campaign.id, user.id) };
+}
+
+/** An admin decides an item's campaign label (null hands it back to the majority). */
+export async function adjudicateItem(
+  db: Queryable,
+  campaignId: number,
+  admin: User,
+  input: { item: number; grade: number | null },
+): Promise<{ item: number; grade: number | null }> {
+  const campaign = await requireCampaign(db, campaignId);
+  if (input.grade !== null && !campaign.grades.some((g) => g.grade === input.grade))
+    throw new PlatformError(
+      'invalid_input',
+      `grade ${input.grade} is not on this campaign's scale`,
+    );
+  return withTransaction(db, async (trx) => {
+    const item = await getCampaignItem(trx, campaign.id, input.item, { forUpdate: true });
+    if (!item)
+      throw new PlatformError('not_found', `no item ${input.item} in campaign ${campaignId}`);
+    await adjudicateCampaignItem(trx, item.id, input.grade, admin.id);
+    await refreshCampaignLabel(trx, campaign, {
+      ...item,
+      adjudicatedGrade: input.grade,
+      adjudicatedBy: input.grade === null ? null : admin.id,
+    });
+    const grades = await getLabelGrades(trx, campaign.labelSetId, { topicIds: [item.topicId] });
+    return { item: item.id, grade: grades.get(item.topicId)?.get(item.docId) ?? null };
+  });
+}
+
+/** Whether a user labels in a blind campaign (and so may see no other label set). */
+export async function isBlindAnnotator(db: Queryable, user: User): Promise<boolean> {
+  return user.role === 'annotator' && (await hasBlindAssignment(db, user.id));
+}

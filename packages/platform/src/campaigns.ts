@@ -1,0 +1,319 @@
+// Creating annotation campaigns and reading their state (admin side).
+import {
+  campaignProgress,
+  createCampaign as insertCampaign,
+  createLabelSet,
+  getCampaign,
+  getLabelGrades,
+  getLabelSet,
+  listCampaignItems,
+  listCampaigns as listStoredCampaigns,
+  withTransaction,
+  type AnnotatorProgress,
+  type Campaign,
+  type CampaignGrade,
+  type JsonObject,
+  type Queryable,
+  type User,
+} from '@assay/db';
+import { loadJudgeTemplates } from '@assay/judge';
+import {
+  assignAnnotators,
+  sampleCampaignItems,
+  type CampaignCandidate,
+  type CampaignSampling,
+} from './campaign-sampling.js';
+import { PlatformError, writing } from './errors.js';
+import { resolveLabelSet } from './evaluate.js';
+import { buildCollectionPool, type CollectionPoolSpec } from './judge-jobs.js';
+import { defaultJudgesDir } from './judging.js';
+import { resolveCollection, type CollectionRef } from './resolve.js';
+import { resolveUser } from './users.js';
+
+/** How a campaign picks its items, naming label sets by name or id. */
+export type CampaignSamplingSpec =
+  | { mode: 'all' }
+  | { mode: 'random'; perTopic: number; seed?: number }
+  | { mode: 'stratified'; labelSet: string | number; perGrade: number; seed?: number }
+  | { mode: 'disagreement'; labelSets: Array<string | number>; limit?: number };
+
+/** What POST /api/collections/{c}/campaigns and the CLI give. */
+export interface CreateCampaignInput {
+  collection: CollectionRef;
+  name: string;
+  /** Items from a pool of stored runs … */
+  pool?: CollectionPoolSpec;
+  /** … or listed explicitly. */
+  items?: Array<{ topic: string; docno: string }>;
+  /** Judge template whose scale, grade labels and rubric the campaign uses. */
+  judge?: string;
+  /** Scale and rubric given directly (override the template's). */
+  scale?: { min: number; max: number };
+  gradeLabels?: Record<string, string>;
+  rubric?: string;
+  /** Users (id or name) who label. */
+  annotators: Array<string | number>;
+  /** Each item goes to this many annotators (default 1). */
+  overlap?: number;
+  sampling?: CampaignSamplingSpec;
+  /** Label sets the campaign's labels are compared with. */
+  compareWith?: Array<string | number>;
+  /** Annotators never see other label sets (default true). */
+  blind?: boolean;
+  /** Where judge templates live (default: the repository's judges/). */
+  judgesDir?: string;
+}
+
+/** A campaign with its items and each annotator's progress. */
+export interface CampaignSummary {
+  id: number;
+  collectionId: number;
+  name: string;
+  labelSet: { id: number; name: string };
+  rubric: string;
+  scale: { min: number; max: number };
+  grades: CampaignGrade[];
+  overlap: number;
+  blind: boolean;
+  items: number;
+  /** Items that have a campaign label (majority or adjudicated). */
+  labelled: number;
+  compareWith: Array<{ id: number; name: string }>;
+  settings: JsonObject;
+  annotators: AnnotatorProgress[];
+  createdAt: Date;
+}
+
+const DEFAULT_SEED = 42;
+
+/** Creates a campaign: its label set, its items (sampled) and everyone's assignments. */
+export async function createCampaign(
+  db: Queryable,
+  input: CreateCampaignInput,
+): Promise<CampaignSummary> {
+  const collection = await resolveCollection(db, input.collection);
+  const name = input.name.trim();
+  if (!name) throw new PlatformError('invalid_input', 'a campaign needs a name');
+  if ((input.pool === undefined) === (input.items === undefined))
+    throw new PlatformError('invalid_input', 'give either a pool or a list of items');
+  const { scale, grades, rubric } = campaignScale(input);
+  const overlap = input.overlap ?? 1;
+  if (!Number.isInteger(overlap) || overlap < 1)
+    throw new PlatformError('invalid_input', 'overlap must be a positive integer');
+  const annotators: User[] = [];
+  for (const ref of input.annotators) annotators.push(await resolveUser(db, ref));
+  if (new Set(annotators.map((a) => a.id)).size !== annotators.length)
+    throw new PlatformError('invalid_input', 'an annotator is listed twice');
+  if (annotators.length < overlap)
+    throw new PlatformError(
+      'invalid_input',
+      `overlap ${overlap} needs at least ${overlap} annotators (got ${annotators.length})`,
+    );
+
+  let candidates: CampaignCandidate[];
+  if (input.pool) {
+    const pool = await buildCollectionPool(db, { collection: collection.id, ...input.pool });
+    candidates = pool.items.map((i) => ({ topicId: i.topicId, docId: i.docId }));
+  } else {
+    const seen = new Set<string>();
+    candidates = [];
+    for (const item of input.items!) {
+      const key = JSON.stringify([item.topic, item.docno]);
+      if (seen.has(key))
+        throw new PlatformError(
+          'invalid_input',
+          `item ${item.topic} ${item.docno} is listed twice`,
+        );
+      seen.add(key);
+      candidates.push({ topicId: item.topic, docId: item.docno });
+    }
+  }
+  const compareWith = [];
+  for (const ref of input.compareWith ?? [])
+    compareWith.push(await resolveLabelSet(db, collection, ref));
+  const sampling = await resolveSampling(db, collection, input.sampling ?? { mode: 'all' });
+  const items = sampleCampaignItems(candidates, sampling.sampling);
+  if (items.length === 0) throw new PlatformError('invalid_input', 'the campaign has no items');
+
+  const settings: JsonObject = {
+    source: input.pool
+      ? { pool: JSON.parse(JSON.stringify(input.pool)) as JsonObject }
+      : { items: items.length },
+    sampling: sampling.stored,
+    judge: input.judge ?? null,
+    compareWith: compareWith.map((s) => s.id),
+    annotators: annotators.map((a) => a.id),
+  };
+  const campaign = await writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        const labelSet = await createLabelSet(trx, {
+          collectionId: collection.id,
+          name,
+          kind: 'campaign',
+          scaleMin: scale.min,
+          scaleMax: scale.max,
+          config: { campaign: true, overlap, blind: input.blind ?? true },
+        });
+        return insertCampaign(trx, {
+          collectionId: collection.id,
+          labelSetId: labelSet.id,
+          name,
+          rubric,
+          grades,
+          overlap,
+          blind: input.blind ?? true,
+          settings,
+          items,
+          annotators: annotators.map((a) => a.id),
+          assign: (i) => assignAnnotators(i, annotators.length, overlap),
+        });
+      }),
+    `a label set or campaign named ${JSON.stringify(name)} already exists in "${collection.name}"`,
+  );
+  return campaignSummary(db, campaign.id);
+}
+
+function campaignScale(input: CreateCampaignInput): {
+  scale: { min: number; max: number };
+  grades: CampaignGrade[];
+  rubric: string;
+} {
+  let scale = input.scale;
+  let labels = input.gradeLabels;
+  let rubric = input.rubric;
+  if (input.judge !== undefined) {
+    const templates = loadJudgeTemplates(input.judgesDir ?? defaultJudgesDir());
+    const template = templates.get(input.judge);
+    if (!template)
+      throw new PlatformError(
+        'not_found',
+        `no judge "${input.judge}" (known: ${[...templates.keys()].join(', ')})`,
+      );
+    scale ??= template.scale;
+    labels ??= template.labels;
+    rubric ??= [
+      template.description,
+      ...Object.entries(template.labels ?? {}).map(([g, text]) => `${g}: ${text}`),
+    ].join('\n');
+  }
+  if (!scale)
+    throw new PlatformError('invalid_input', 'give a judge template or a scale {min, max}');
+  if (!Number.isInteger(scale.min) || !Number.isInteger(scale.max) || scale.min > scale.max)
+    throw new PlatformError('invalid_input', 'the scale needs integer min <= max');
+  if (scale.max - scale.min > 20)
+    throw new PlatformError('invalid_input', 'a campaign scale has at most 21 grades');
+  const grades: CampaignGrade[] = [];
+  for (let g = scale.min; g <= scale.max; g++)
+    grades.push({ grade: g, label: labels?.[String(g)] ?? String(g) });
+  return { scale, grades, rubric: rubric ?? '' };
+}
+
+async function resolveSampling(
+  db: Queryable,
+  collection: Awaited<ReturnType<typeof resolveCollection>>,
+  spec: CampaignSamplingSpec,
+): Promise<{ sampling: CampaignSampling; stored: JsonObject }> {
+  switch (spec.mode) {
+    case 'all':
+      return { sampling: { mode: 'all' }, stored: { mode: 'all' } };
+    case 'random': {
+      const seed = spec.seed ?? DEFAULT_SEED;
+      return {
+        sampling: { mode: 'random', perTopic: spec.perTopic, seed },
+        stored: { mode: 'random', perTopic: spec.perTopic, seed },
+      };
+    }
+    case 'stratified': {
+      const set = await resolveLabelSet(db, collection, spec.labelSet);
+      const seed = spec.seed ?? DEFAULT_SEED;
+      return {
+        sampling: {
+          mode: 'stratified',
+          perGrade: spec.perGrade,
+          seed,
+          grades: await getLabelGrades(db, set.id),
+        },
+        stored: { mode: 'stratified', labelSet: set.id, perGrade: spec.perGrade, seed },
+      };
+    }
+    case 'disagreement': {
+      if (spec.labelSets.length < 2)
+        throw new PlatformError(
+          'invalid_input',
+          'disagreement-first sampling needs two label sets',
+        );
+      const sets = [];
+      for (const ref of spec.labelSets) sets.push(await resolveLabelSet(db, collection, ref));
+      return {
+        sampling: {
+          mode: 'disagreement',
+          sets: await Promise.all(sets.map((s) => getLabelGrades(db, s.id))),
+          ...(spec.limit === undefined ? {} : { limit: spec.limit }),
+        },
+        stored: {
+          mode: 'disagreement',
+          labelSets: sets.map((s) => s.id),
+          ...(spec.limit === undefined ? {} : { limit: spec.limit }),
+        },
+      };
+    }
+  }
+}
+
+/** The campaign with this id; not_found otherwise. */
+export async function requireCampaign(db: Queryable, id: number): Promise<Campaign> {
+  const campaign = await getCampaign(db, id);
+  if (!campaign) throw new PlatformError('not_found', `no campaign ${id}`);
+  return campaign;
+}
+
+/** A campaign's settings, item counts and per-annotator progress. */
+export async function campaignSummary(db: Queryable, id: number): Promise<CampaignSummary> {
+  const campaign = await requireCampaign(db, id);
+  const labelSet = await getLabelSet(db, campaign.labelSetId);
+  if (!labelSet) throw new PlatformError('not_found', `campaign ${id} has no label set`);
+  const items = await listCampaignItems(db, id);
+  const labels = await getLabelGrades(db, labelSet.id);
+  let labelled = 0;
+  for (const docs of labels.values()) labelled += docs.size;
+  const compareWith = [];
+  for (const setId of compareWithIds(campaign)) {
+    const set = await getLabelSet(db, setId);
+    if (set) compareWith.push({ id: set.id, name: set.name });
+  }
+  return {
+    id: campaign.id,
+    collectionId: campaign.collectionId,
+    name: campaign.name,
+    labelSet: { id: labelSet.id, name: labelSet.name },
+    rubric: campaign.rubric,
+    scale: { min: labelSet.scaleMin, max: labelSet.scaleMax },
+    grades: campaign.grades,
+    overlap: campaign.overlap,
+    blind: campaign.blind,
+    items: items.length,
+    labelled,
+    compareWith,
+    settings: campaign.settings,
+    annotators: await campaignProgress(db, id),
+    createdAt: campaign.createdAt,
+  };
+}
+
+/** The ids of the label sets a campaign is compared with. */
+export function compareWithIds(campaign: Campaign): number[] {
+  const ids = campaign.settings.compareWith;
+  return Array.isArray(ids) ? ids.filter((v): v is number => typeof v === 'number') : [];
+}
+
+/** A collection's campaigns (all collections' when none is given), newest first. */
+export async function listCollectionCampaigns(
+  db: Queryable,
+  collection?: CollectionRef,
+): Promise<CampaignSummary[]> {
+  const id = collection === undefined ? undefined : (await resolveCollection(db, collection)).id;
+  const out = [];
+  for (const c of await listStoredCampaigns(db, id)) out.push(await campaignSummary(db, c.id));
+  return out;
+}
