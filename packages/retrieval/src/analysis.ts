@@ -1,3 +1,6 @@
+// The declaration travels with this file, so type checks that reach it from other workspaces see it too.
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./stopword.d.ts" />
 import { eng as englishStopwords } from 'stopword';
 import { stemmer as porterStem } from 'stemmer';
 
