@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
-import { findRunByName } from '@assay/db';
 import {
   importCollection,
   importQrels,
   importRun,
   importTopics,
   resolveCollection,
+  takenRunNames,
 } from '@assay/platform';
 import { parseRun } from '@assay/trec';
 import { readText } from './evaluate-files.js';
@@ -194,13 +194,11 @@ async function importRuns(
   return withDatabase(io, async (db) => {
     const collection = await resolveCollection(db, input.collection);
     if (!input.replace) {
-      for (const [name, file] of names) {
-        if (await findRunByName(db, collection.id, name))
-          throw new CliError(
-            `${file}: run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
-            EXIT.conflict,
-          );
-      }
+      for (const name of await takenRunNames(db, collection.id, names.keys()))
+        throw new CliError(
+          `${names.get(name)}: run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
+          EXIT.conflict,
+        );
     }
     const total = { lines: 0, started: performance.now() };
     for (const file of input.files) {

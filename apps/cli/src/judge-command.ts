@@ -1,17 +1,19 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { countJudgeTasks, releaseJudgeTasks, retryFailedJudgeTasks } from '@assay/db';
 import { DEFAULT_PRICES, loadJudgeTemplates, type JudgeTemplate } from '@assay/judge';
 import {
   defaultJudgesDir,
   ensureJudgeJob,
   estimateJudgeRun,
   exportLabelsAsQrels,
+  judgeJobProgress,
   judgeValues,
   judgeWorkerDeps,
   listJudgeFailures,
   newWorkerId,
   releaseDeadLocalLeases,
+  releaseWorkerTasks,
+  retryJudgeJobFailures,
   runJudgeWorker,
   type JudgeEndpointOptions,
   type JudgeItemInput,
@@ -176,7 +178,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
   if (options.has('enqueue')) {
     return withDatabase(io, async (db) => {
       const ensured = await ensureJob(db);
-      const counts = await countJudgeTasks(db, ensured.job.id);
+      const counts = await judgeJobProgress(db, ensured.job.id);
       io.stdout(
         `judge job ${ensured.job.id} (label set "${labelSet}", id ${ensured.labelSet.id}): ` +
           `${counts.total} items, ${ensured.added} added, ${counts.pending} pending, ${counts.labelled} labelled\n` +
@@ -197,8 +199,8 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     const ensured = await ensureJob(db);
     const jobId = ensured.job.id;
     const freed = await releaseDeadLocalLeases(db, jobId);
-    const retried = await retryFailedJudgeTasks(db, jobId);
-    const before = await countJudgeTasks(db, jobId);
+    const { retried } = await retryJudgeJobFailures(db, jobId);
+    const before = await judgeJobProgress(db, jobId);
     io.stderr(
       `assay judge: ${ensured.created ? 'created' : 'resuming'} label set "${labelSet}" (id ${ensured.labelSet.id}): ` +
         `${before.total} items, ${before.labelled} labelled, ${before.pending} to judge` +
@@ -234,7 +236,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
       }).finally(() => reporter.finish());
     });
 
-    const after = await countJudgeTasks(db, jobId);
+    const after = await judgeJobProgress(db, jobId);
     const qrels = await exportLabelsAsQrels(db, ensured.labelSet.id);
     writeAtomically(out, qrels);
     io.stdout(
@@ -306,7 +308,7 @@ export function endpointOptions(option: (key: string) => string | undefined): En
  */
 export async function withInterrupts<T>(
   io: PlatformCommandIo,
-  db: Parameters<typeof releaseJudgeTasks>[0],
+  db: Parameters<typeof releaseWorkerTasks>[0],
   workerId: string,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
@@ -317,7 +319,7 @@ export async function withInterrupts<T>(
       controller.abort();
       return;
     }
-    void releaseJudgeTasks(db, workerId)
+    void releaseWorkerTasks(db, workerId)
       .catch(() => 0)
       .then((n) => {
         io.stderr(`stopped; ${n} items in flight put back to pending\n`);

@@ -1,5 +1,5 @@
-import type { AssayDb } from '@assay/db';
 import {
+  type AssayDb,
   ConfigError,
   loadConfig,
   openDatabase,

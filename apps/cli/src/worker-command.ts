@@ -1,12 +1,12 @@
-import { getJudgeJob, listJudgeJobs } from '@assay/db';
 import {
+  judgeJobStatus,
+  judgeJobsWithWork,
   judgeWorkerDeps,
   newWorkerId,
   releaseDeadLocalLeases,
   runJudgeWorker,
 } from '@assay/platform';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
-import { CliError } from './io.js';
 import {
   endpointOptions,
   JUDGE_EXIT,
@@ -14,7 +14,7 @@ import {
   withInterrupts,
   type JudgeCommandIo,
 } from './judge-command.js';
-import { EXIT, withDatabase } from './platform-session.js';
+import { withDatabase } from './platform-session.js';
 import { compact, ProgressReporter } from './progress.js';
 
 export const WORKER_USAGE = `Usage: assay worker [--job ID]... [--concurrency N] [--follow] [--base-url URL]
@@ -66,11 +66,10 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       throw new UsageError(
         'set OPENAI_API_KEY (and OPENAI_BASE_URL or --base-url for other endpoints)',
       );
-    for (const id of jobIds)
-      if (!(await getJudgeJob(db, id))) throw new CliError(`no judge job ${id}`, EXIT.notFound);
+    for (const id of jobIds) await judgeJobStatus(db, id);
     const freed = await releaseDeadLocalLeases(db);
     const jobs =
-      jobIds.length > 0 ? jobIds : (await listJudgeJobs(db, { withWork: true })).map((j) => j.id);
+      jobIds.length > 0 ? jobIds : await judgeJobsWithWork(db);
     io.stderr(
       `assay worker: ${jobs.length === 0 ? 'no job has work' : `jobs ${jobs.join(', ')}`}` +
         `${freed ? `; ${freed} tasks taken back from killed workers` : ''}` +

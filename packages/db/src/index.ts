@@ -68,11 +68,14 @@ export { withTransaction } from './bulk.js';
 export { bulkInsert, DEFAULT_BULK_BATCH_SIZE } from './bulk.js';
 /** The database or a transaction; bulk-insert column and option types. */
 export type { BulkColumn, BulkInsertOptions, Queryable } from './bulk.js';
+/** A row named by id and name, as the find…Summary calls take it. */
+export type { IdOrName } from './id-or-name.js';
 
 /** Collections: create, list with counts, get by id or name, delete (cascades). */
 export {
   createCollection,
   deleteCollection,
+  findCollectionSummary,
   getCollection,
   getCollectionByName,
   listCollections,
@@ -100,6 +103,7 @@ export {
   createRun,
   deleteRun,
   findRunByName,
+  findRunSummary,
   getRun,
   getRunEntries,
   getRunWithEntries,
@@ -114,6 +118,7 @@ export {
   createLabelSet,
   deleteLabelSet,
   findLabelSetByName,
+  findLabelSetSummary,
   getLabelGrades,
   getLabelSet,
   insertLabels,

@@ -1,7 +1,9 @@
 import {
+  countJudgeTasks,
   getCollection,
   getDocuments,
   getJudgeJob,
+  listJudgeTasks,
   getLabelGrades,
   getLabelSet,
   listJudgeJobs,
@@ -26,17 +28,10 @@ import {
 } from '@assay/pooling';
 import type { Qrels, Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
-import { readTrecRun, resolveLabelSet, resolveRun } from './evaluate.js';
-import {
-  checkRelevanceTemplate,
-  defaultJudgesDir,
-  ensureJudgeJob,
-  judgeJobProgress,
-  judgeValues,
-  listJudgeFailures,
-  type JudgeItemInput,
-} from './judging.js';
-import { resolveCollection, type CollectionRef } from './resolve.js';
+import { readTrecRun } from './runs.js';
+import { ensureJudgeJob, type JudgeItemInput } from './ensure-judge-job.js';
+import { checkRelevanceTemplate, defaultJudgesDir, judgeValues } from './judge-templates.js';
+import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
 
 /** The pool orders a collection pool can use. */
 export const POOL_ORDERS: readonly PoolOrder[] = ['best-rank', 'rrf', 'move-to-front', 'docno'];
@@ -408,4 +403,27 @@ export async function retryJudgeJobFailures(
   await judgeJobStatus(db, id);
   const retried = await retryFailedJudgeTasks(db, id);
   return { retried, job: await judgeJobStatus(db, id) };
+}
+
+/** A job's progress: tasks per state and cost so far. */
+export async function judgeJobProgress(db: Queryable, jobId: number): Promise<JudgeTaskCounts> {
+  return countJudgeTasks(db, jobId);
+}
+
+/** A job's failed tasks with their reasons and unreadable answers. */
+export async function listJudgeFailures(
+  db: Queryable,
+  jobId: number,
+): Promise<Array<{ topicId: string; docId: string; error: string; raw: string | null }>> {
+  return (await listJudgeTasks(db, jobId, { status: ['failed'] })).map((t) => ({
+    topicId: t.topicId,
+    docId: t.docId,
+    error: t.error ?? 'unknown',
+    raw: t.raw,
+  }));
+}
+
+/** The ids of the active judge jobs that have items to judge, oldest first. */
+export async function judgeJobsWithWork(db: Queryable): Promise<number[]> {
+  return (await listJudgeJobs(db, { withWork: true })).map((job) => job.id);
 }

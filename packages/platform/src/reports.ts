@@ -1,15 +1,10 @@
 import {
-  createPublication,
   createReport,
-  deletePublication,
   deleteReport as deleteStoredReport,
   getLabelGrades,
-  getPublication,
   getReport as getStoredReport,
   listReports as listStoredReports,
-  SLUG_PATTERN,
   type JsonObject,
-  type JsonValue,
   type LabelSet,
   type Queryable,
   type Report,
@@ -31,31 +26,21 @@ import {
   BOOTSTRAP_SAMPLES,
   compareRuns,
   CompareError,
-  comparisonCsv,
-  comparisonHtml,
-  comparisonJson,
-  comparisonLatex,
   correlateLeaderboards,
   observedScale,
   testableMeasures,
   type AgreementReport,
   type CompareReport,
   type CompareSettings,
-  type Comparison,
   type GradeScale,
   type RankCorrelation,
   type TestName,
 } from './analysis/index.js';
 import { PlatformError, writing } from './errors.js';
-import {
-  evaluateRuns,
-  readTrecRun,
-  resolveLabelSet,
-  resolveRun,
-  type EvaluateRunsInput,
-  type EvaluateRunsResult,
-} from './evaluate.js';
-import { resolveCollection, type CollectionRef } from './resolve.js';
+import { evaluateRuns, type EvaluateRunsInput, type EvaluateRunsResult } from './evaluate.js';
+import { decodeReport, toJson } from './report-codec.js';
+import { readTrecRun } from './runs.js';
+import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
 
 /** The assay version every report records (the root package.json's). */
 export const ASSAY_VERSION: string = rootPackage.version;
@@ -156,23 +141,6 @@ export interface AgreementReportInput {
 export interface EvaluationReportInput extends EvaluateRunsInput {
   title?: string;
   createdBy?: Actor;
-}
-
-/** A published leaderboard: its slug, when it was published, and the comparison report. */
-export interface PublishedLeaderboard {
-  slug: string;
-  publishedAt: Date;
-  report: StoredReport & { kind: 'comparison' };
-}
-
-/** Download formats of a published leaderboard. */
-export type LeaderboardFormat = 'csv' | 'latex' | 'json' | 'html';
-
-/** A rendered download: its text, media type and file extension. */
-export interface RenderedLeaderboard {
-  body: string;
-  contentType: string;
-  extension: string;
 }
 
 const TESTS: readonly TestName[] = ['t', 'wilcoxon', 'randomization'];
@@ -466,223 +434,4 @@ export async function deleteReport(db: Queryable, id: number): Promise<void> {
       `report ${id} is published as ${report.slugs.join(', ')}; unpublish it first`,
     );
   await deleteStoredReport(db, id);
-}
-
-// ------------------------------------------------------------------------------ publish
-
-/**
- * Publishes a comparison report as a public, read-only leaderboard under `slug`
- * (`^[a-z0-9][a-z0-9-]{0,62}$`). A taken slug is a conflict; the report is not copied, and
- * being a snapshot it never changes.
- */
-export async function publishLeaderboard(
-  db: Queryable,
-  input: { report: number; slug: string; publishedBy?: Actor },
-): Promise<PublishedLeaderboard> {
-  if (!SLUG_PATTERN.test(input.slug))
-    throw new PlatformError(
-      'invalid_input',
-      `slug ${JSON.stringify(input.slug)} must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit`,
-    );
-  const report = await getReport(db, input.report);
-  if (report.kind !== 'comparison')
-    throw new PlatformError(
-      'invalid_input',
-      `report ${report.id} is an ${report.kind} report; only comparisons are leaderboards`,
-    );
-  const publication = await writing(
-    () =>
-      createPublication(db, {
-        slug: input.slug,
-        reportId: report.id,
-        publishedBy: input.publishedBy?.id ?? null,
-      }),
-    `the slug "${input.slug}" is taken`,
-  );
-  return {
-    slug: publication.slug,
-    publishedAt: publication.publishedAt,
-    report: { ...report, slugs: [...report.slugs, input.slug].sort() },
-  };
-}
-
-/** Unpublishes a leaderboard (the report stays); not_found when nothing has that slug. */
-export async function unpublishLeaderboard(db: Queryable, slug: string): Promise<void> {
-  if (!(await deletePublication(db, slug)))
-    throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
-}
-
-/** The leaderboard published under `slug`; not_found when there is none. */
-export async function getPublishedLeaderboard(
-  db: Queryable,
-  slug: string,
-): Promise<PublishedLeaderboard> {
-  const publication = SLUG_PATTERN.test(slug) ? await getPublication(db, slug) : undefined;
-  if (!publication) throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
-  const report = await getReport(db, publication.reportId);
-  if (report.kind !== 'comparison')
-    throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
-  return { slug, publishedAt: publication.publishedAt, report };
-}
-
-/**
- * A comparison rendered for download, exactly as `assay compare --format` renders it:
- * csv, latex (booktabs), json (full precision) or html (one self-contained page).
- */
-export function renderLeaderboard(
-  result: CompareReport,
-  format: LeaderboardFormat,
-): RenderedLeaderboard {
-  switch (format) {
-    case 'csv':
-      return {
-        body: comparisonCsv(result),
-        contentType: 'text/csv; charset=utf-8',
-        extension: 'csv',
-      };
-    case 'latex':
-      return {
-        body: comparisonLatex(result),
-        contentType: 'application/x-tex; charset=utf-8',
-        extension: 'tex',
-      };
-    case 'json':
-      return {
-        body: comparisonJson(result),
-        contentType: 'application/json; charset=utf-8',
-        extension: 'json',
-      };
-    case 'html':
-      return {
-        body: comparisonHtml(result),
-        contentType: 'text/html; charset=utf-8',
-        extension: 'html',
-      };
-  }
-}
-
-// ---------------------------------------------------------------------------- encoding
-
-/** The tag a non-finite number is stored under (jsonb has no NaN or Infinity). */
-const FLOAT_TAG = '$float';
-
-/**
- * A value as JSON for jsonb: NaN and ±Infinity (a kappa over no pairs, a t statistic when
- * every topic differs by the same amount) become `{ "$float": "NaN" }` and so on, so that a
- * snapshot reads back exactly as computed; undefined properties are dropped.
- */
-export function toJson(value: unknown): JsonValue {
-  if (typeof value === 'number')
-    return Number.isFinite(value) ? value : { [FLOAT_TAG]: String(value) };
-  if (Array.isArray(value)) return value.map((v) => toJson(v));
-  if (value !== null && typeof value === 'object') {
-    const out: JsonObject = {};
-    for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = toJson(v);
-    return out;
-  }
-  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
-  throw new TypeError(`cannot store a ${typeof value} in a report`);
-}
-
-/** The inverse of {@link toJson}: tagged non-finite numbers become numbers again. */
-export function fromJson(value: JsonValue): unknown {
-  if (Array.isArray(value)) return value.map((v) => fromJson(v));
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value);
-    if (keys.length === 1 && keys[0] === FLOAT_TAG && typeof value[FLOAT_TAG] === 'string')
-      return Number(value[FLOAT_TAG]);
-    return Object.fromEntries(keys.map((k) => [k, fromJson(value[k]!)]));
-  }
-  return value;
-}
-
-function decodeReport(report: Report): StoredReport {
-  const result = fromJson(report.result);
-  return {
-    ...report,
-    provenance: report.provenance as unknown as ReportProvenance,
-    result: report.kind === 'comparison' ? canonicalComparison(result as CompareReport) : result,
-  } as StoredReport;
-}
-
-/** An object with the keys of `keys` (those present) in that order. */
-function ordered<T extends object>(value: T, keys: readonly (keyof T)[]): T {
-  const out = {} as T;
-  for (const key of keys) if (value[key] !== undefined) out[key] = value[key];
-  return out;
-}
-
-/** A record keyed by `keys` in that order, each value mapped by `map`. */
-function keyedBy<V, W = V>(
-  value: Record<string, V>,
-  keys: readonly string[],
-  map: (v: V) => W = (v) => v as unknown as W,
-): Record<string, W> {
-  const out: Record<string, W> = {};
-  for (const key of keys) if (key in value) out[key] = map(value[key]!);
-  return out;
-}
-
-/**
- * A comparison read back from jsonb, with its keys in the order `compareRuns` made them.
- * jsonb keeps objects with sorted keys, and the JSON download must come out byte for byte
- * as `assay compare --format json` writes it (measures in -m order, fields as documented).
- */
-function canonicalComparison(report: CompareReport): CompareReport {
-  const leaderboards = report.leaderboards.map(({ qrels, comparison: c }) => {
-    const runNames = Object.keys(c.perTopic[c.measures[0]!] ?? {});
-    const comparison: Comparison = ordered(
-      {
-        ...c,
-        runs: c.runs.map((r) => ({
-          run: r.run,
-          means: keyedBy(r.means, c.measures),
-          ci: keyedBy(r.ci, c.measures),
-          judgedAt10: r.judgedAt10,
-          differsFrom: keyedBy(r.differsFrom, c.measures),
-          betterThan: keyedBy(r.betterThan, c.measures),
-        })),
-        pairs: c.pairs.map((p) =>
-          ordered(p, [
-            'a',
-            'b',
-            'measure',
-            'meanDiff',
-            'statistic',
-            'p',
-            'pAdjusted',
-            'significant',
-          ]),
-        ),
-        perTopic: keyedBy(c.perTopic, [...c.measures, 'Judged@10'], (byRun) =>
-          keyedBy(byRun, runNames),
-        ),
-      },
-      [
-        'topicHandling',
-        'topics',
-        'test',
-        'correction',
-        'alpha',
-        'seed',
-        'permutations',
-        'baseline',
-        'measures',
-        'runs',
-        'pairs',
-        'perTopic',
-        'topicIds',
-      ],
-    );
-    return { qrels, comparison };
-  });
-  const measures = leaderboards[0]?.comparison.measures ?? [];
-  return report.rankCorrelation === undefined
-    ? { leaderboards }
-    : {
-        leaderboards,
-        rankCorrelation: keyedBy(report.rankCorrelation, measures, (r) =>
-          ordered(r, ['kendallTauB', 'tauAP', 'spearman', 'rbo']),
-        ),
-      };
 }

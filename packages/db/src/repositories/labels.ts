@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { JsonObject, LabelSetKind, Row } from '../schema.js';
+import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 
 /** A label set: one source of relevance labels on one grade scale. */
 export interface LabelSet {
@@ -138,12 +139,9 @@ export async function createLabelSet(db: Queryable, input: NewLabelSet): Promise
   return toLabelSet(row);
 }
 
-/** A collection's label sets by name, with label and topic counts. */
-export async function listLabelSets(
-  db: Queryable,
-  collectionId: number,
-): Promise<LabelSetSummary[]> {
-  const rows = await db
+/** The label sets of a collection with their label and topic counts. */
+function labelSetSummaries(db: Queryable, collectionId: number) {
+  return db
     .selectFrom('label_sets as s')
     .leftJoin(
       (eb) =>
@@ -162,15 +160,42 @@ export async function listLabelSets(
     )
     .selectAll('s')
     .select(['counts.label_count', 'counts.topic_count'])
-    .where('s.collection_id', '=', collectionId)
-    .orderBy('s.name')
-    .orderBy('s.id')
-    .execute();
-  return rows.map((row) => ({
+    .where('s.collection_id', '=', collectionId);
+}
+
+function toLabelSetSummary(
+  row: Row<'label_sets'> & { label_count: number | null; topic_count: number | null },
+): LabelSetSummary {
+  return {
     ...toLabelSet(row),
     labelCount: Number(row.label_count ?? 0),
     topicCount: Number(row.topic_count ?? 0),
-  }));
+  };
+}
+
+/** A collection's label sets by name, with label and topic counts. */
+export async function listLabelSets(
+  db: Queryable,
+  collectionId: number,
+): Promise<LabelSetSummary[]> {
+  const rows = await labelSetSummaries(db, collectionId)
+    .orderBy('s.name')
+    .orderBy('s.id')
+    .execute();
+  return rows.map(toLabelSetSummary);
+}
+
+/**
+ * One label set of a collection with its counts, in one query: the set whose id is `id`
+ * when there is one, else the set called `name`.
+ */
+export async function findLabelSetSummary(
+  db: Queryable,
+  collectionId: number,
+  ref: IdOrName,
+): Promise<LabelSetSummary | undefined> {
+  const row = await whereIdOrName(labelSetSummaries(db, collectionId), 's', ref).executeTakeFirst();
+  return row && toLabelSetSummary(row);
 }
 
 /** The label set with this id, if any. */

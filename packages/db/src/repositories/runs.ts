@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 
 /** One line of a run: a document retrieved for a topic at a rank with a score. */
@@ -100,9 +101,9 @@ export async function insertRunEntries(
   );
 }
 
-/** A collection's runs by name, with entry and topic counts. */
-export async function listRuns(db: Queryable, collectionId: number): Promise<RunSummary[]> {
-  const rows = await db
+/** The runs of a collection with their entry and topic counts, narrowed by `where`. */
+function runSummaries(db: Queryable, collectionId: number) {
+  return db
     .selectFrom('runs as r')
     .leftJoin(
       (eb) =>
@@ -121,15 +122,36 @@ export async function listRuns(db: Queryable, collectionId: number): Promise<Run
     )
     .selectAll('r')
     .select(['counts.entry_count', 'counts.topic_count'])
-    .where('r.collection_id', '=', collectionId)
-    .orderBy('r.name')
-    .orderBy('r.id')
-    .execute();
-  return rows.map((row) => ({
+    .where('r.collection_id', '=', collectionId);
+}
+
+function toRunSummary(
+  row: Row<'runs'> & { entry_count: number | null; topic_count: number | null },
+): RunSummary {
+  return {
     ...toRun(row),
     entryCount: Number(row.entry_count ?? 0),
     topicCount: Number(row.topic_count ?? 0),
-  }));
+  };
+}
+
+/** A collection's runs by name, with entry and topic counts. */
+export async function listRuns(db: Queryable, collectionId: number): Promise<RunSummary[]> {
+  const rows = await runSummaries(db, collectionId).orderBy('r.name').orderBy('r.id').execute();
+  return rows.map(toRunSummary);
+}
+
+/**
+ * One run of a collection with its counts, in one query: the run whose id is `id` when
+ * there is one, else the run called `name`.
+ */
+export async function findRunSummary(
+  db: Queryable,
+  collectionId: number,
+  ref: IdOrName,
+): Promise<RunSummary | undefined> {
+  const row = await whereIdOrName(runSummaries(db, collectionId), 'r', ref).executeTakeFirst();
+  return row && toRunSummary(row);
 }
 
 /** The run with this id (without entries), if any. */

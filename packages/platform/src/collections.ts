@@ -1,0 +1,14 @@
+import * as store from '@assay/db';
+import type { CollectionSummary, Queryable } from '@assay/db';
+import { resolveCollection, type CollectionRef } from './resolve.js';
+
+/** Every collection by name, with its document and topic counts. */
+export function listCollections(db: Queryable): Promise<CollectionSummary[]> {
+  return store.listCollections(db);
+}
+
+/** Deletes a collection with its documents, topics, runs, label sets and jobs; not_found if absent. */
+export async function deleteCollection(db: Queryable, ref: CollectionRef): Promise<void> {
+  const collection = await resolveCollection(db, ref);
+  await store.deleteCollection(db, collection.id);
+}
