@@ -68,8 +68,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       );
     for (const id of jobIds) await judgeJobStatus(db, id);
     const freed = await releaseDeadLocalLeases(db);
-    const jobs =
-      jobIds.length > 0 ? jobIds : await judgeJobsWithWork(db);
+    const jobs = jobIds.length > 0 ? jobIds : await judgeJobsWithWork(db);
     io.stderr(
       `assay worker: ${jobs.length === 0 ? 'no job has work' : `jobs ${jobs.join(', ')}`}` +
         `${freed ? `; ${freed} tasks taken back from killed workers` : ''}` +

@@ -80,9 +80,10 @@ export { getTopic, listTopics } from './topics.js';
 export { deleteRun, listRunEntries, listRuns, readTrecRun, takenRunNames } from './runs.js';
 /** Label sets: list, labels, delete, a label set as qrels text. */
 export { deleteLabelSet, exportLabelsAsQrels, listLabels, listLabelSets } from './label-sets.js';
+/** The assay version reports record. */
+export { ASSAY_VERSION } from './version.js';
 /** Reports: evaluations, comparisons and agreement reports stored as immutable snapshots. */
 export {
-  ASSAY_VERSION,
   createAgreementReport,
   createComparisonReport,
   createEvaluationReport,
@@ -120,22 +121,25 @@ export {
   type CreateConsensusInput,
   type CreateConsensusResult,
 } from './consensus.js';
-/** Judge jobs over a stored collection: pools of stored runs, jobs, status, pause, retry. */
+/** Pools of a collection's stored runs, in judging priority order, with their statistics. */
 export {
   buildCollectionPool,
+  POOL_ORDERS,
+  type CollectionPool,
+  type CollectionPoolItem,
+  type CollectionPoolSpec,
+} from './pools.js';
+/** Judge jobs over a stored collection: jobs, status, progress, pause, failures, retry. */
+export {
   createCollectionJudgeJob,
   judgeJobFailures,
   judgeJobProgress,
   judgeJobsWithWork,
   judgeJobStatus,
-  listJudgeFailures,
   listCollectionJudgeJobs,
-  POOL_ORDERS,
+  listJudgeFailures,
   retryJudgeJobFailures,
   setJudgeJobPaused,
-  type CollectionPool,
-  type CollectionPoolItem,
-  type CollectionPoolSpec,
   type CreateCollectionJudgeJobInput,
   type CreateCollectionJudgeJobResult,
   type JudgeJobSettings,

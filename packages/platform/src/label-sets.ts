@@ -17,7 +17,11 @@ export async function listLabels(
 ): Promise<Label[]> {
   const collection = await resolveCollection(db, collectionRef);
   const set = await resolveLabelSet(db, collection, labelSetRef);
-  return store.listLabels(db, set.id, options.topic === undefined ? {} : { topicId: options.topic });
+  return store.listLabels(
+    db,
+    set.id,
+    options.topic === undefined ? {} : { topicId: options.topic },
+  );
 }
 
 /** Deletes a label set with its labels and revisions; not_found if absent. */
@@ -37,4 +41,3 @@ export async function exportLabelsAsQrels(db: Queryable, labelSetId: number): Pr
     text += `${label.topicId} 0 ${label.docId} ${label.grade}\n`;
   return text;
 }
-

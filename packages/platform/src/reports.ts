@@ -20,7 +20,6 @@ import {
   type RunEvaluation,
 } from '@assay/measures';
 import type { PValueAdjustment } from '@assay/stats';
-import rootPackage from '../../../package.json' with { type: 'json' };
 import {
   agreement,
   BOOTSTRAP_SAMPLES,
@@ -40,10 +39,9 @@ import { PlatformError, writing } from './errors.js';
 import { evaluateRuns, type EvaluateRunsInput, type EvaluateRunsResult } from './evaluate.js';
 import { decodeReport, toJson } from './report-codec.js';
 import { readTrecRun } from './runs.js';
+import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
 
-/** The assay version every report records (the root package.json's). */
-export const ASSAY_VERSION: string = rootPackage.version;
 
 /** Who creates a report or publishes a leaderboard (recorded by id and name). */
 export interface Actor {

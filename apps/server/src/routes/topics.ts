@@ -49,7 +49,10 @@ export const topics = createRouter()
       },
     }),
     async (c) => {
-      return c.json((await listTopics(c.var.db, c.req.valid('param').collection)).map(present), 200);
+      return c.json(
+        (await listTopics(c.var.db, c.req.valid('param').collection)).map(present),
+        200,
+      );
     },
   )
   .openapi(
