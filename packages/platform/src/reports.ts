@@ -42,7 +42,6 @@ import { readTrecRun } from './runs.js';
 import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
 
-
 /** Who creates a report or publishes a leaderboard (recorded by id and name). */
 export interface Actor {
   id: number;
