@@ -1,20 +1,17 @@
 import { writeFileSync } from 'node:fs';
-import type { PValueAdjustment } from '@assay/stats';
 import { parseQrels } from '@assay/trec';
 import {
+  COMPARE_FORMATS,
   compareRuns,
+  comparisonReport,
+  renderComparison,
+  type CompareFormat,
   CompareError,
-  correlateLeaderboards,
-  comparisonCsv,
-  comparisonHtml,
-  comparisonJson,
-  comparisonLatex,
-  comparisonTable,
+  compareSettings,
+  CompareSettingsError,
   testableMeasures as testableMeasureColumns,
   type CompareReport,
   type CompareSettings,
-  type RankCorrelation,
-  type TestName,
 } from '@assay/platform/analysis';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
@@ -64,10 +61,6 @@ CSV holds sections separated by a blank line, each with its own header: one row 
 (run, measure), then one row per test, then (two qrels) one row per measure of rank
 correlations; with two qrels the first two sections start with a qrels column.`;
 
-const TESTS = ['t', 'wilcoxon', 'randomization'];
-const CORRECTIONS = ['holm', 'bonferroni', 'bh', 'none'];
-const FORMATS = ['table', 'json', 'csv', 'latex', 'html'];
-
 /** `assay compare`: a significance-tested leaderboard, or two leaderboards side by side. */
 export async function compareCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   const { options, positionals } = getopt(argv, OPTIONS);
@@ -92,22 +85,22 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
   const measureSpecs = options.get('m') ?? [];
   if (measureSpecs.length === 0) throw new UsageError('give at least one -m MEASURE');
 
-  const test = last('test') ?? 't';
-  if (!TESTS.includes(test))
-    throw new UsageError(`--test must be t, wilcoxon or randomization, not '${test}'`);
-  const correction = last('correction') ?? 'holm';
-  if (!CORRECTIONS.includes(correction)) {
-    throw new UsageError(`--correction must be holm, bonferroni, bh or none, not '${correction}'`);
+  let checked: ReturnType<typeof compareSettings>;
+  try {
+    checked = compareSettings({
+      test: last('test'),
+      correction: last('correction'),
+      alpha: numberOption(last('alpha'), '--alpha'),
+      permutations: numberOption(last('permutations'), '--permutations'),
+      seed: numberOption(last('seed'), '--seed'),
+    });
+  } catch (error) {
+    if (error instanceof CompareSettingsError)
+      throw new UsageError(`--${error.setting} ${error.problem}`);
+    throw error;
   }
-  const alpha = numberOption(last('alpha'), 0.05, '--alpha');
-  if (!(alpha > 0 && alpha < 1)) throw new UsageError('--alpha must lie between 0 and 1');
-  const permutations = numberOption(last('permutations'), 10000, '--permutations');
-  if (!Number.isSafeInteger(permutations) || permutations < 1)
-    throw new UsageError('--permutations must be a positive integer');
-  const seed = numberOption(last('seed'), 42, '--seed');
-  if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be an integer');
-  const format = last('format') ?? 'table';
-  if (!FORMATS.includes(format)) {
+  const format = (last('format') ?? 'table') as CompareFormat;
+  if (!COMPARE_FORMATS.includes(format)) {
     throw new UsageError(`--format must be table, json, csv, latex or html, not '${format}'`);
   }
   const measures = testableMeasures(measureSpecs, io);
@@ -137,11 +130,7 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
             runPaths,
           );
     const settings: CompareSettings = {
-      test: test as TestName,
-      correction: correction as PValueAdjustment,
-      alpha,
-      permutations,
-      seed,
+      ...checked,
       ...(baseline === undefined ? {} : { baseline }),
     };
     try {
@@ -151,18 +140,7 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       throw error;
     }
   }
-  const report: CompareReport = { leaderboards };
-  if (leaderboards.length === 2) {
-    const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
-    report.rankCorrelation = Object.fromEntries(
-      measures.map((m): [string, RankCorrelation] => [
-        m,
-        correlateLeaderboards(a.comparison, b.comparison, m),
-      ]),
-    );
-  }
-
-  const output = render(format, report);
+  const output = renderComparison(comparisonReport(leaderboards, measures), format);
   const out = last('out');
   if (out === undefined) io.stdout(output);
   else {
@@ -176,8 +154,8 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
   return 0;
 }
 
-function numberOption(text: string | undefined, fallback: number, name: string): number {
-  if (text === undefined) return fallback;
+function numberOption(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value))
     throw new UsageError(`${name} must be a number, not '${text}'`);
@@ -217,19 +195,4 @@ function resolveBaseline(arg: string, tags: string[], paths: readonly string[]):
   const i = paths.indexOf(arg);
   if (i >= 0) return tags[i]!;
   throw new UsageError(`--baseline ${arg} is none of the runs (tags: ${tags.join(', ')})`);
-}
-
-function render(format: string, report: CompareReport): string {
-  switch (format) {
-    case 'json':
-      return comparisonJson(report);
-    case 'csv':
-      return comparisonCsv(report);
-    case 'latex':
-      return comparisonLatex(report);
-    case 'html':
-      return comparisonHtml(report);
-    default:
-      return comparisonTable(report);
-  }
 }

@@ -6,13 +6,7 @@ import {
   SLUG_PATTERN,
   type Queryable,
 } from '@assay/db';
-import {
-  comparisonCsv,
-  comparisonHtml,
-  comparisonJson,
-  comparisonLatex,
-  type CompareReport,
-} from './analysis/index.js';
+import { renderComparison, type CompareReport } from './analysis/index.js';
 import { PlatformError, writing } from './errors.js';
 import { getReport, type Actor, type StoredReport } from './reports.js';
 
@@ -96,33 +90,16 @@ export function renderLeaderboard(
   result: CompareReport,
   format: LeaderboardFormat,
 ): RenderedLeaderboard {
-  switch (format) {
-    case 'csv':
-      return {
-        body: comparisonCsv(result),
-        contentType: 'text/csv; charset=utf-8',
-        extension: 'csv',
-      };
-    case 'latex':
-      return {
-        body: comparisonLatex(result),
-        contentType: 'application/x-tex; charset=utf-8',
-        extension: 'tex',
-      };
-    case 'json':
-      return {
-        body: comparisonJson(result),
-        contentType: 'application/json; charset=utf-8',
-        extension: 'json',
-      };
-    case 'html':
-      return {
-        body: comparisonHtml(result),
-        contentType: 'text/html; charset=utf-8',
-        extension: 'html',
-      };
-  }
+  return { body: renderComparison(result, format), ...DOWNLOADS[format] };
 }
+
+/** The media type and file extension of each download format. */
+const DOWNLOADS: Record<LeaderboardFormat, Omit<RenderedLeaderboard, 'body'>> = {
+  csv: { contentType: 'text/csv; charset=utf-8', extension: 'csv' },
+  latex: { contentType: 'application/x-tex; charset=utf-8', extension: 'tex' },
+  json: { contentType: 'application/json; charset=utf-8', extension: 'json' },
+  html: { contentType: 'text/html; charset=utf-8', extension: 'html' },
+};
 
 /** A published leaderboard as listed: its slug, report, collection, title and date. */
 export interface PublishedLeaderboardSummary {

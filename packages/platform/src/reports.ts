@@ -24,15 +24,16 @@ import {
   agreement,
   BOOTSTRAP_SAMPLES,
   compareRuns,
+  comparisonReport,
+  compareSettings,
+  CompareSettingsError,
   CompareError,
-  correlateLeaderboards,
   observedScale,
   testableMeasures,
   type AgreementReport,
   type CompareReport,
   type CompareSettings,
   type GradeScale,
-  type RankCorrelation,
   type TestName,
 } from './analysis/index.js';
 import { PlatformError, writing } from './errors.js';
@@ -140,9 +141,6 @@ export interface EvaluationReportInput extends EvaluateRunsInput {
   createdBy?: Actor;
 }
 
-const TESTS: readonly TestName[] = ['t', 'wilcoxon', 'randomization'];
-const CORRECTIONS: readonly PValueAdjustment[] = ['holm', 'bonferroni', 'bh', 'none'];
-
 // ------------------------------------------------------------------------------- create
 
 /**
@@ -216,16 +214,7 @@ export async function createComparisonReport(
       throw error;
     }
   }
-  const result: CompareReport = { leaderboards };
-  if (leaderboards.length === 2) {
-    const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
-    result.rankCorrelation = Object.fromEntries(
-      tested.map((m): [string, RankCorrelation] => [
-        m,
-        correlateLeaderboards(a.comparison, b.comparison, m),
-      ]),
-    );
-  }
+  const result = comparisonReport(leaderboards, tested);
   const provenance: ReportProvenance = {
     assayVersion: ASSAY_VERSION,
     createdBy: actorRef(input.createdBy),
@@ -328,22 +317,13 @@ export async function createEvaluationReport(
 function comparisonSettings(
   input: ComparisonReportInput,
 ): Required<Omit<CompareSettings, 'baseline'>> {
-  const test = input.test ?? 't';
-  if (!TESTS.includes(test))
-    throw new PlatformError('invalid_input', 'test must be t, wilcoxon or randomization');
-  const correction = input.correction ?? 'holm';
-  if (!CORRECTIONS.includes(correction))
-    throw new PlatformError('invalid_input', 'correction must be holm, bonferroni, bh or none');
-  const alpha = input.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1))
-    throw new PlatformError('invalid_input', 'alpha must lie between 0 and 1');
-  const permutations = input.permutations ?? 10000;
-  if (!Number.isSafeInteger(permutations) || permutations < 1)
-    throw new PlatformError('invalid_input', 'permutations must be a positive integer');
-  const seed = input.seed ?? 42;
-  if (!Number.isSafeInteger(seed))
-    throw new PlatformError('invalid_input', 'seed must be an integer');
-  return { test, correction, alpha, permutations, seed };
+  try {
+    return compareSettings(input);
+  } catch (error) {
+    if (error instanceof CompareSettingsError)
+      throw new PlatformError('invalid_input', error.message);
+    throw error;
+  }
 }
 
 /** Grades outside the scale fail, or with `clip` are clamped into it (in place) and counted. */

@@ -20,6 +20,22 @@ export {
   type RankCorrelation,
   type TestName,
 } from './compare.js';
+/** Comparison settings: the tests, corrections and defaults, checked in one place. */
+export {
+  COMPARE_CORRECTIONS,
+  COMPARE_DEFAULTS,
+  COMPARE_TESTS,
+  compareSettings,
+  CompareSettingsError,
+  type CompareSettingsInput,
+} from './compare-settings.js';
+/** A report of one or two leaderboards (with their rank correlation) in any output format. */
+export {
+  COMPARE_FORMATS,
+  comparisonReport,
+  renderComparison,
+  type CompareFormat,
+} from './compare-output.js';
 /** Comparisons rendered as a text table, JSON, CSV and LaTeX. */
 export {
   ciLine,
