@@ -1,8 +1,10 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { DEFAULT_PRICES, loadJudgeTemplates, type JudgeTemplate } from '@assay/judge';
+import { DEFAULT_PRICES, type JudgeTemplate } from '@assay/judge';
 import {
-  defaultJudgesDir,
+  checkRelevanceTemplate,
+  loadJudgeTemplate,
+  PlatformError,
   ensureJudgeJob,
   estimateJudgeRun,
   exportLabelsAsQrels,
@@ -336,23 +338,23 @@ export async function withInterrupts<T>(
   }
 }
 
+/** The relevance judge `judgeId`: an unknown or unfit judge is a usage error. */
 function loadTemplate(judgeId: string, dir: string | undefined): JudgeTemplate {
-  let templates: Map<string, JudgeTemplate>;
+  let template: JudgeTemplate;
   try {
-    templates = loadJudgeTemplates(dir ?? defaultJudgesDir());
+    template = loadJudgeTemplate(judgeId, dir);
   } catch (error) {
-    throw new CliError(
-      `cannot read judge templates: ${(error as Error).message}`,
-      EXIT.invalidInput,
-    );
+    if (!(error instanceof PlatformError)) throw error;
+    // An unreadable folder is bad input; a judge it does not have is a usage error.
+    if (error.code === 'not_found') throw new UsageError(error.message);
+    throw new CliError(error.message, EXIT.invalidInput);
   }
-  const template = templates.get(judgeId);
-  if (!template)
-    throw new UsageError(`no judge '${judgeId}' (known: ${[...templates.keys()].join(', ')})`);
-  if (!template.gradeField)
-    throw new UsageError(
-      `judge '${judgeId}' scores answers, not relevance; pick a relevance judge`,
-    );
+  try {
+    checkRelevanceTemplate(template);
+  } catch (error) {
+    if (error instanceof PlatformError) throw new UsageError(error.message);
+    throw error;
+  }
   return template;
 }
 

@@ -154,6 +154,7 @@ export {
   checkRelevanceTemplate,
   defaultJudgesDir,
   judgeValues,
+  loadJudgeTemplate,
   templateHash,
   type JudgeDocument,
   type JudgeTopic,

@@ -10,7 +10,7 @@ import {
   callCost,
   DEFAULT_PRICES,
   estimateTokens,
-  requestHash,
+  chatRequestHash,
   type JudgeSettings,
   type JudgeTemplate,
   type ModelPrice,
@@ -70,7 +70,7 @@ export async function estimateJudgeRun(
     }
     const request = buildJudgeRequest(input.template, item.values, input.settings);
     todo.push({
-      hash: requestHash({ endpoint: 'chat.completions', ...request }),
+      hash: chatRequestHash(request),
       prompt: request.messages.reduce((s, m) => s + estimateTokens(m.content), 0),
       completion: request.max_tokens ?? 256,
     });

@@ -16,11 +16,11 @@ import {
   type JudgeTaskCounts,
   type Queryable,
 } from '@assay/db';
-import { loadJudgeTemplates, type JudgeSettings, type JudgeTemplate } from '@assay/judge';
+import { type JudgeSettings, type JudgeTemplate } from '@assay/judge';
 import { PlatformError } from './errors.js';
 import { poolOf, type CollectionPoolSpec } from './pools.js';
 import { ensureJudgeJob, type JudgeItemInput } from './ensure-judge-job.js';
-import { checkRelevanceTemplate, defaultJudgesDir, judgeValues } from './judge-templates.js';
+import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './judge-templates.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** Model settings of a job made through the API (the model may come from configuration). */
@@ -90,7 +90,7 @@ export async function createCollectionJudgeJob(
   if (labelSet === '') throw new PlatformError('invalid_input', 'the job needs a label set name');
   if ((input.pool === undefined) === (input.items === undefined))
     throw new PlatformError('invalid_input', 'give either a pool or items, not both or neither');
-  const template = loadTemplate(input.judge, input.judgesDir);
+  const template = loadJudgeTemplate(input.judge, input.judgesDir);
   checkRelevanceTemplate(template);
   const model = input.settings.model ?? input.defaultModel ?? template.model.name;
   if (!model)
@@ -126,17 +126,6 @@ export async function createCollectionJudgeJob(
       added: ensured.added,
     };
   });
-}
-
-function loadTemplate(judge: string, dir: string | undefined): JudgeTemplate {
-  const templates = loadJudgeTemplates(dir ?? defaultJudgesDir());
-  const template = templates.get(judge);
-  if (!template)
-    throw new PlatformError(
-      'not_found',
-      `no judge "${judge}" (known: ${[...templates.keys()].join(', ')})`,
-    );
-  return template;
 }
 
 /** Each pair's prompt values from the stored topic and document; all must be stored. */

@@ -1,7 +1,12 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requestHash, type JudgeTemplate, type TemplateValues } from '@assay/judge';
+import {
+  loadJudgeTemplates,
+  requestHash,
+  type JudgeTemplate,
+  type TemplateValues,
+} from '@assay/judge';
 import { PlatformError } from './errors.js';
 
 /** The `judges/` folder of this assay checkout (the shipped judge templates). */
@@ -65,7 +70,7 @@ export function checkRelevanceTemplate(template: JudgeTemplate): void {
   if (!template.gradeField)
     throw new PlatformError(
       'invalid_input',
-      `judge ${template.id} is a ${template.kind} judge with no single grade; labels need a relevance judge`,
+      `judge '${template.id}' scores answers, not relevance; pick a relevance judge`,
     );
   const available = new Set(['query', 'description', 'narrative', 'passage', 'title']);
   const missing = template.requiredVariables.filter((v) => !available.has(v));
@@ -74,4 +79,28 @@ export function checkRelevanceTemplate(template: JudgeTemplate): void {
       'invalid_input',
       `judge ${template.id} needs ${missing.map((v) => `{{${v}}}`).join(', ')}, which topics and documents do not provide`,
     );
+}
+
+/**
+ * The judge template `id` of `dir` (default: the shipped judges/). invalid_input when the
+ * folder cannot be read, not_found when it has no such judge (the message lists those it has).
+ */
+export function loadJudgeTemplate(id: string, dir?: string): JudgeTemplate {
+  let templates: Map<string, JudgeTemplate>;
+  try {
+    templates = loadJudgeTemplates(dir ?? defaultJudgesDir());
+  } catch (error) {
+    if (error instanceof PlatformError) throw error;
+    throw new PlatformError(
+      'invalid_input',
+      `cannot read judge templates: ${(error as Error).message}`,
+    );
+  }
+  const template = templates.get(id);
+  if (!template)
+    throw new PlatformError(
+      'not_found',
+      `no judge '${id}' (known: ${[...templates.keys()].join(', ')})`,
+    );
+  return template;
 }

@@ -19,7 +19,7 @@ import {
   buildJudgeRequest,
   canonicalJson,
   judgeItem,
-  requestHash,
+  chatRequestHash,
   type CallStore,
   type ChatClient,
   type JudgeSettings,
@@ -164,7 +164,7 @@ export async function runJudgeWorker(
       const { template, settings } = await loadJob(task.jobId);
       try {
         const request = buildJudgeRequest(template, task.values as TemplateValues, settings);
-        hashes.push(requestHash({ endpoint: 'chat.completions', ...request }));
+        hashes.push(chatRequestHash(request));
       } catch {
         // A template that cannot render this item fails it when judged.
       }
@@ -408,7 +408,7 @@ function recordingClient(inner: ChatClient, record: (call: LlmCallRecord) => voi
         return await inner.complete(request);
       } catch (error) {
         record({
-          hash: requestHash({ endpoint: 'chat.completions', ...request }),
+          hash: chatRequestHash(request),
           model: request.model,
           request,
           promptTokens: 0,
