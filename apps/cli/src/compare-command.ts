@@ -15,6 +15,7 @@ import {
 } from '@assay/platform/analysis';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
@@ -136,7 +137,8 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
     try {
       leaderboards.push({ qrels: qrelsPath, comparison: compareRuns(results, measures, settings) });
     } catch (error) {
-      if (error instanceof CompareError) throw new CliError(`${qrelsPath}: ${error.message}`, 1);
+      if (error instanceof CompareError)
+        throw new CliError(`${qrelsPath}: ${error.message}`, EXIT.usage);
       throw error;
     }
   }
@@ -148,7 +150,7 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       writeFileSync(out, output);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-      throw new CliError(`${out}: cannot write file (${code})`, 2);
+      throw new CliError(`${out}: cannot write file (${code})`, EXIT.invalidInput);
     }
   }
   return 0;
@@ -183,7 +185,7 @@ function checkDistinctTags(tags: string[], paths: readonly string[]): void {
     if (j !== i) {
       throw new CliError(
         `${paths[j]} and ${paths[i]} both carry the run tag '${tags[i]}'; runs are told apart by tag`,
-        2,
+        EXIT.invalidInput,
       );
     }
   }

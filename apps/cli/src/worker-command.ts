@@ -7,13 +7,10 @@ import {
   runJudgeWorker,
 } from '@assay/platform';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
-import {
-  endpointOptions,
-  JUDGE_EXIT,
-  positiveInteger,
-  withInterrupts,
-  type JudgeCommandIo,
-} from './judge-command.js';
+import { EXIT } from './exit-codes.js';
+import { withInterrupts } from './interrupts.js';
+import type { JudgeCommandIo } from './judge-command.js';
+import { endpointOptions, positiveInteger, requireEndpoint } from './judge-options.js';
 import { withDatabase } from './platform-session.js';
 import { compact, ProgressReporter } from './progress.js';
 
@@ -62,10 +59,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
   const leaseMs = positiveInteger('--lease', option('lease') ?? '120') * 1000;
   const endpoint = endpointOptions(option);
   return withDatabase(io, async (db, config) => {
-    if (!endpoint.baseUrl && !config.openaiBaseUrl && !config.openaiApiKey)
-      throw new UsageError(
-        'set OPENAI_API_KEY (and OPENAI_BASE_URL or --base-url for other endpoints)',
-      );
+    requireEndpoint(config, endpoint);
     for (const id of jobIds) await judgeJobStatus(db, id);
     const freed = await releaseDeadLocalLeases(db);
     const jobs = jobIds.length > 0 ? jobIds : await judgeJobsWithWork(db);
@@ -107,7 +101,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
     );
     for (const f of result.failures.slice(0, 20))
       io.stderr(`failed: job ${f.jobId} ${f.topicId} ${f.docId}: ${f.reason}\n`);
-    if (result.stoppedBy === 'signal') return JUDGE_EXIT.stopped;
-    return result.failed > 0 ? JUDGE_EXIT.failed : 0;
+    if (result.stoppedBy === 'signal') return EXIT.judgeStopped;
+    return result.failed > 0 ? EXIT.judgeFailed : 0;
   });
 }

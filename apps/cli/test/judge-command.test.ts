@@ -13,7 +13,7 @@ import {
 } from '../../../packages/judge/test/openai-test-server.js';
 import { runCli } from '../src/main.js';
 import type { JudgeCommandIo } from '../src/judge-command.js';
-import { parsePoolFile } from '../src/judge-command.js';
+import { parsePoolFile } from '../src/judge-items.js';
 import {
   docNumber,
   expectedQrels,
