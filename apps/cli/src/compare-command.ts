@@ -14,21 +14,79 @@ import {
   type CompareSettings,
 } from '@assay/platform/analysis';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
-  { short: 'm', long: 'measure', key: 'm', takesValue: true },
+  {
+    short: 'm',
+    long: 'measure',
+    key: 'm',
+    takesValue: true,
+    arg: 'MEASURE',
+    help: `as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
+measures that are not per-topic means (num_ret, gm_map ...) are skipped`,
+  },
   { long: 'qrels', key: 'qrels', takesValue: true },
-  { long: 'test', key: 'test', takesValue: true },
-  { long: 'permutations', key: 'permutations', takesValue: true },
-  { long: 'seed', key: 'seed', takesValue: true },
-  { long: 'correction', key: 'correction', takesValue: true },
-  { long: 'alpha', key: 'alpha', takesValue: true },
-  { long: 'baseline', key: 'baseline', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'out', key: 'out', takesValue: true },
+  {
+    long: 'test',
+    key: 'test',
+    takesValue: true,
+    arg: 'T',
+    help: `t (paired t-test, default), wilcoxon (signed-rank) or randomization
+(paired sign-flip test); all two-sided, as scipy.stats`,
+  },
+  {
+    long: 'permutations',
+    key: 'permutations',
+    takesValue: true,
+    arg: 'N',
+    help: 'sign flips of the randomization test (default 10000)',
+  },
+  {
+    long: 'seed',
+    key: 'seed',
+    takesValue: true,
+    arg: 'S',
+    help: 'seed of the randomization test and the bootstrap (default 42)',
+  },
+  {
+    long: 'correction',
+    key: 'correction',
+    takesValue: true,
+    arg: 'C',
+    help: `holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
+per measure: the correction runs over that measure's comparisons`,
+  },
+  {
+    long: 'alpha',
+    key: 'alpha',
+    takesValue: true,
+    arg: 'A',
+    help: 'significant when the corrected p < A (default 0.05)',
+  },
+  {
+    long: 'baseline',
+    key: 'baseline',
+    takesValue: true,
+    arg: 'RUN',
+    help: 'test each run against RUN (a run tag or one of the RUN paths) only',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    takesValue: true,
+    arg: 'F',
+    help: 'table (default), json, csv, latex or html (one self-contained file)',
+  },
+  {
+    long: 'out',
+    key: 'out',
+    takesValue: true,
+    arg: 'FILE',
+    help: 'write there instead of stdout',
+  },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -45,18 +103,7 @@ With two --qrels (e.g. human and LLM labels): both leaderboards, both rankings s
 side, and per measure their rank correlation from full-precision means: Kendall tau-b,
 tau-AP (first qrels as ground truth), Spearman, and RBO (p = 0.9) of the two orderings.
 
-  -m MEASURE        as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
-                    measures that are not per-topic means (num_ret, gm_map ...) are skipped
-  --test T          t (paired t-test, default), wilcoxon (signed-rank) or randomization
-                    (paired sign-flip test); all two-sided, as scipy.stats
-  --permutations N  sign flips of the randomization test (default 10000)
-  --seed S          seed of the randomization test and the bootstrap (default 42)
-  --correction C    holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
-                    per measure: the correction runs over that measure's comparisons
-  --alpha A         significant when the corrected p < A (default 0.05)
-  --baseline RUN    test each run against RUN (a run tag or one of the RUN paths) only
-  --format F        table (default), json, csv, latex or html (one self-contained file)
-  --out FILE        write there instead of stdout
+${optionsHelp(OPTIONS)}
 
 CSV holds sections separated by a blank line, each with its own header: one row per
 (run, measure), then one row per test, then (two qrels) one row per measure of rank

@@ -18,13 +18,14 @@ import {
   type JudgeWorkerProgress,
   type AssayConfig,
 } from '@assay/platform';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import { CliError } from './io.js';
 import { commandConfig, withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { EXIT } from './exit-codes.js';
 import { withInterrupts } from './interrupts.js';
 import { readItems } from './judge-items.js';
 import {
+  ENDPOINT_OPTIONS,
   endpointOptions,
   nonNegativeNumber,
   positiveInteger,
@@ -33,6 +34,111 @@ import {
 } from './judge-options.js';
 import { writeAtomically } from './write-atomically.js';
 import { ProgressReporter, compact } from './progress.js';
+
+const OPTIONS: OptionSpec[] = [
+  {
+    long: 'judge',
+    key: 'judge',
+    takesValue: true,
+    arg: 'ID',
+    help: 'a judge template of judges/ (graded-0-3, graded-0-4, binary-filter)',
+  },
+  {
+    long: 'topics',
+    key: 'topics',
+    takesValue: true,
+    arg: 'FILE',
+    help: `topics: TSV, JSONL or TREC <top> (description and narrative are used
+when the judge asks for them)`,
+  },
+  {
+    long: 'docs',
+    key: 'docs',
+    takesValue: true,
+    arg: 'FILE',
+    help: 'documents: JSONL {"id","title"?,"text"} or TSV id<TAB>[title<TAB>]text',
+  },
+  {
+    long: 'pool',
+    key: 'pool',
+    takesValue: true,
+    arg: 'FILE',
+    help: 'the pool: topic<TAB>docno lines in judging order (assay pool writes it)',
+  },
+  {
+    long: 'depth',
+    key: 'depth',
+    takesValue: true,
+    arg: 'K RUN...',
+    help: "or build the pool here: each run's top K per topic (as assay pool)",
+  },
+  {
+    long: 'out',
+    key: 'out',
+    takesValue: true,
+    arg: 'QRELS',
+    help: 'where the qrels go (written to a temporary file, then renamed)',
+  },
+  {
+    long: 'model',
+    key: 'model',
+    takesValue: true,
+    arg: 'M',
+    help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
+  },
+  {
+    long: 'concurrency',
+    key: 'concurrency',
+    takesValue: true,
+    arg: 'N',
+    help: 'items judged at once (default 8)',
+  },
+  {
+    long: 'label-set',
+    key: 'labelSet',
+    takesValue: true,
+    arg: 'NAME',
+    help: `the label set the labels go to (default: --out's name without its
+extension); another judge, model or prompt needs another name`,
+  },
+  {
+    long: 'collection',
+    key: 'collection',
+    takesValue: true,
+    arg: 'NAME',
+    help: `the collection the label set belongs to (default judge-files,
+created when absent)`,
+  },
+  ...ENDPOINT_OPTIONS,
+  {
+    long: 'dry-run',
+    key: 'dryRun',
+    takesValue: false,
+    help: 'print the calls, tokens and cost it would spend; send nothing',
+  },
+  {
+    long: 'budget',
+    key: 'budget',
+    takesValue: true,
+    arg: 'USD',
+    help: 'stop claiming items once this run has paid USD; the rest stay pending',
+  },
+  {
+    long: 'judges',
+    key: 'judges',
+    takesValue: true,
+    arg: 'DIR',
+    help: 'read judge templates from DIR instead of the shipped judges/',
+  },
+  {
+    long: 'enqueue',
+    key: 'enqueue',
+    takesValue: false,
+    help: `only create the job and its tasks (for 'assay worker' processes on
+any machine sharing DATABASE_URL); run without it to write the qrels`,
+  },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
 
 export const JUDGE_USAGE = `Usage: assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
                    --out QRELS [--model M] [--concurrency N] [--label-set NAME]
@@ -45,28 +151,7 @@ is set, else embedded PGlite under ASSAY_DATA_DIR, default ./.assay), so running
 command again after a crash or Ctrl-C judges only what is left, and an answer already
 paid for is never asked again (the request hash is the cache key).
 
-  --judge ID          a judge template of judges/ (graded-0-3, graded-0-4, binary-filter)
-  --topics FILE       topics: TSV, JSONL or TREC <top> (description and narrative are used
-                      when the judge asks for them)
-  --docs FILE         documents: JSONL {"id","title"?,"text"} or TSV id<TAB>[title<TAB>]text
-  --pool FILE         the pool: topic<TAB>docno lines in judging order (assay pool writes it)
-  --depth K RUN...    or build the pool here: each run's top K per topic (as assay pool)
-  --out QRELS         where the qrels go (written to a temporary file, then renamed)
-  --model M           model name (default ASSAY_JUDGE_MODEL, then the judge's own)
-  --concurrency N     items judged at once (default 8)
-  --label-set NAME    the label set the labels go to (default: --out's name without its
-                      extension); another judge, model or prompt needs another name
-  --collection NAME   the collection the label set belongs to (default judge-files,
-                      created when absent)
-  --base-url URL      an OpenAI-compatible endpoint (default OPENAI_BASE_URL, else OpenAI);
-                      the key comes from OPENAI_API_KEY
-  --dry-run           print the calls, tokens and cost it would spend; send nothing
-  --budget USD        stop claiming items once this run has paid USD; the rest stay pending
-  --rpm N, --tpm N    at most N requests / tokens per minute
-  --timeout SECONDS   per-request timeout (default 120)
-  --judges DIR        read judge templates from DIR instead of the shipped judges/
-  --enqueue           only create the job and its tasks (for 'assay worker' processes on
-                      any machine sharing DATABASE_URL); run without it to write the qrels
+${optionsHelp(OPTIONS)}
 
 Progress (done/total, items/s, ETA, tokens, cost) goes to stderr: a bar on a terminal,
 a line every 5 s otherwise. Ctrl-C stops claiming and lets the items in flight finish;
@@ -78,28 +163,6 @@ Exit status: 0 every item labelled; 1 usage, configuration or database error;
 2 unreadable or malformed input; 4 the label set belongs to another judge configuration;
 5 some items failed (the qrels hold the others); 6 stopped by --budget or Ctrl-C with
 items left (the qrels hold those labelled so far).`;
-
-const OPTIONS: OptionSpec[] = [
-  { long: 'judge', key: 'judge', takesValue: true },
-  { long: 'topics', key: 'topics', takesValue: true },
-  { long: 'docs', key: 'docs', takesValue: true },
-  { long: 'pool', key: 'pool', takesValue: true },
-  { long: 'depth', key: 'depth', takesValue: true },
-  { long: 'out', key: 'out', takesValue: true },
-  { long: 'model', key: 'model', takesValue: true },
-  { long: 'concurrency', key: 'concurrency', takesValue: true },
-  { long: 'label-set', key: 'labelSet', takesValue: true },
-  { long: 'collection', key: 'collection', takesValue: true },
-  { long: 'base-url', key: 'baseUrl', takesValue: true },
-  { long: 'dry-run', key: 'dryRun', takesValue: false },
-  { long: 'budget', key: 'budget', takesValue: true },
-  { long: 'rpm', key: 'rpm', takesValue: true },
-  { long: 'tpm', key: 'tpm', takesValue: true },
-  { long: 'timeout', key: 'timeout', takesValue: true },
-  { long: 'judges', key: 'judges', takesValue: true },
-  { long: 'enqueue', key: 'enqueue', takesValue: false },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
-];
 
 /** CommandIo of the judging commands: whether stderr is a terminal, and signal handling. */
 export interface JudgeCommandIo extends PlatformCommandIo {

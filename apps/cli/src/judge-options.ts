@@ -1,8 +1,29 @@
 import { hasJudgeEndpoint, type AssayConfig, type JudgeEndpointOptions } from '@assay/platform';
-import { UsageError } from './getopt.js';
+import { UsageError, type OptionSpec } from './getopt.js';
 
 /** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
 export type EndpointOptions = JudgeEndpointOptions;
+
+/** The endpoint options `assay judge` and `assay worker` share, declared once. */
+export const ENDPOINT_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'base-url',
+    key: 'baseUrl',
+    takesValue: true,
+    arg: 'URL',
+    help: `an OpenAI-compatible endpoint (default OPENAI_BASE_URL, else OpenAI);
+the key comes from OPENAI_API_KEY`,
+  },
+  { long: 'rpm', key: 'rpm', takesValue: true, arg: 'N', help: 'at most N requests per minute' },
+  { long: 'tpm', key: 'tpm', takesValue: true, arg: 'N', help: 'at most N tokens per minute' },
+  {
+    long: 'timeout',
+    key: 'timeout',
+    takesValue: true,
+    arg: 'SECONDS',
+    help: 'per-request timeout (default 120)',
+  },
+];
 
 /** Reads --base-url, --rpm, --tpm and --timeout. */
 export function endpointOptions(option: (key: string) => string | undefined): EndpointOptions {
