@@ -1,4 +1,9 @@
-import { agreement, agreementText, observedScale } from '@assay/platform/analysis';
+import {
+  agreement,
+  agreementText,
+  fitGradesToScale,
+  observedScale,
+} from '@assay/platform/analysis';
 import { parseQrels, TrecFormatError, type Qrels } from '@assay/trec';
 import { readText } from './evaluate-files.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
@@ -86,22 +91,13 @@ function checkScale(
   file: string,
   text: string,
 ): number {
-  let clipped = 0;
-  for (const [qid, docs] of qrels) {
-    for (const [docno, grade] of docs) {
-      if (grade >= scale.min && grade <= scale.max) continue;
-      if (!clip) {
-        throw new TrecFormatError(
-          file,
-          findLine(text, qid, docno),
-          `grade ${grade} is outside the scale ${scale.min}-${scale.max} (use --clip to clamp it)`,
-        );
-      }
-      docs.set(docno, Math.min(scale.max, Math.max(scale.min, grade)));
-      clipped++;
-    }
-  }
-  return clipped;
+  return fitGradesToScale(qrels, scale, clip, (qid, docno, grade) => {
+    throw new TrecFormatError(
+      file,
+      findLine(text, qid, docno),
+      `grade ${grade} is outside the scale ${scale.min}-${scale.max} (use --clip to clamp it)`,
+    );
+  });
 }
 
 function findLine(text: string, qid: string, docno: string): number {

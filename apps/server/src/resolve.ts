@@ -1,9 +1,5 @@
 /**
- * Routes name collections, runs and label sets in their paths by the platform's one rule:
- * a numeric segment is the id when such a row exists, else the name.
+ * Routes name a collection in their path by the platform's one rule: a numeric segment
+ * is the id when such a collection exists, else the name.
  */
-export {
-  resolveCollection as collectionFromPath,
-  resolveLabelSet,
-  resolveRun,
-} from '@assay/platform';
+export { resolveCollection as collectionFromPath } from '@assay/platform';

@@ -24,6 +24,7 @@ import {
   agreement,
   BOOTSTRAP_SAMPLES,
   compareRuns,
+  fitGradesToScale,
   comparisonReport,
   compareSettings,
   CompareSettingsError,
@@ -333,20 +334,12 @@ function fitToScale(
   clip: boolean,
   name: string,
 ): number {
-  let clipped = 0;
-  for (const [qid, docs] of grades) {
-    for (const [docno, grade] of docs) {
-      if (grade >= scale.min && grade <= scale.max) continue;
-      if (!clip)
-        throw new PlatformError(
-          'invalid_input',
-          `label set "${name}": grade ${grade} of topic ${qid} document ${docno} is outside the scale ${scale.min}-${scale.max} (clip to clamp it)`,
-        );
-      docs.set(docno, Math.min(scale.max, Math.max(scale.min, grade)));
-      clipped++;
-    }
-  }
-  return clipped;
+  return fitGradesToScale(grades, scale, clip, (qid, docno, grade) => {
+    throw new PlatformError(
+      'invalid_input',
+      `label set "${name}": grade ${grade} of topic ${qid} document ${docno} is outside the scale ${scale.min}-${scale.max} (clip to clamp it)`,
+    );
+  });
 }
 
 function actorRef(actor: Actor | undefined): NamedRef | null {

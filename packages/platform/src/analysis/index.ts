@@ -8,11 +8,7 @@ export {
   bootstrapMeanIntervals,
   compareRuns,
   CompareError,
-  correlateLeaderboards,
   correlateMeans,
-  highlightedPair,
-  RBO_P,
-  TOPIC_HANDLING,
   type CompareSettings,
   type Comparison,
   type LeaderboardRow,
@@ -38,23 +34,16 @@ export {
 } from './compare-output.js';
 /** Comparisons rendered as a text table, JSON, CSV and LaTeX. */
 export {
-  ciLine,
   comparisonCsv,
   comparisonJson,
   comparisonLatex,
   comparisonTable,
-  f4,
-  formatP,
-  latexEscape,
-  legendLine,
-  marks,
-  orderings,
-  runTags,
-  testLine,
   type CompareReport,
 } from './compare-report.js';
 /** A comparison as one self-contained HTML page. */
-export { comparisonHtml, escapeHtml } from './compare-html.js';
+export { comparisonHtml } from './compare-html.js';
+/** Grades fitted into a scale: clamped, or refused by the caller. */
+export { fitGradesToScale } from './grade-scale.js';
 /** Which measures a comparison can test topic by topic. */
 export { testableMeasures, type TestableMeasures } from './measures.js';
 /** Agreement between two label sets and its text rendering. */
