@@ -27,7 +27,8 @@ export const IMPORT_USAGE = `Usage: assay import collection --name NAME [--forma
 
 Imports into the configured database: PostgreSQL when DATABASE_URL is set, else embedded
 PGlite under ASSAY_DATA_DIR (default ./.assay). The collection C (--collection or -c) is
-named by its name or its id.
+named as everywhere in assay: digits mean its id when a collection has that id, else its
+name; anything else is its name.
 
   collection  documents: JSONL {"id","title"?,"text"} (id may be docid, doc_id or _id,
               text may be contents, body or doc; other keys are kept as metadata),
