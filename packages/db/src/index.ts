@@ -68,14 +68,15 @@ export { withTransaction } from './bulk.js';
 export { bulkInsert, DEFAULT_BULK_BATCH_SIZE } from './bulk.js';
 /** The database or a transaction; bulk-insert column and option types. */
 export type { BulkColumn, BulkInsertOptions, Queryable } from './bulk.js';
-/** A row named by id and name, as the find…Summary calls take it. */
+/** A row named by id and name, as findCollection, findRun and findLabelSet take it. */
 export type { IdOrName } from './id-or-name.js';
 
 /** Collections: create, list with counts, get by id or name, delete (cascades). */
 export {
   createCollection,
   deleteCollection,
-  findCollectionSummary,
+  findCollection,
+  getCollectionSummary,
   getCollection,
   getCollectionByName,
   listCollections,
@@ -103,9 +104,10 @@ export {
   createRun,
   deleteRun,
   findRunByName,
-  findRunSummary,
+  findRun,
   getRun,
   getRunEntries,
+  getRunSummary,
   getRunWithEntries,
   insertRunEntries,
   listRuns,
@@ -118,9 +120,10 @@ export {
   createLabelSet,
   deleteLabelSet,
   findLabelSetByName,
-  findLabelSetSummary,
+  findLabelSet,
   getLabelGrades,
   getLabelSet,
+  getLabelSetSummary,
   insertLabels,
   listLabelRevisions,
   listLabels,

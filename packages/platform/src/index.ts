@@ -73,13 +73,26 @@ export {
   type RunMeasures,
 } from './evaluate.js';
 /** Collections, documents and topics: list, get, delete, by the one naming rule. */
-export { deleteCollection, listCollections } from './collections.js';
+export { deleteCollection, getCollectionSummary, listCollections } from './collections.js';
 export { getDocument, listDocuments } from './documents.js';
 export { getTopic, listTopics } from './topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */
-export { deleteRun, listRunEntries, listRuns, readTrecRun, takenRunNames } from './runs.js';
+export {
+  deleteRun,
+  getRunSummary,
+  listRunEntries,
+  listRuns,
+  readTrecRun,
+  takenRunNames,
+} from './runs.js';
 /** Label sets: list, labels, delete, a label set as qrels text. */
-export { deleteLabelSet, exportLabelsAsQrels, listLabels, listLabelSets } from './label-sets.js';
+export {
+  deleteLabelSet,
+  exportLabelsAsQrels,
+  getLabelSetSummary,
+  listLabels,
+  listLabelSets,
+} from './label-sets.js';
 /** The assay version reports record. */
 export { ASSAY_VERSION } from './version.js';
 /** Reports: evaluations, comparisons and agreement reports stored as immutable snapshots. */

@@ -1,13 +1,12 @@
 import {
-  findCollectionSummary,
-  findLabelSetSummary,
-  findRunSummary,
+  findCollection,
+  findLabelSet,
+  findRun,
   type Collection,
-  type CollectionSummary,
   type IdOrName,
-  type LabelSetSummary,
+  type LabelSet,
   type Queryable,
-  type RunSummary,
+  type Run,
 } from '@assay/db';
 import { PlatformError } from './errors.js';
 
@@ -30,23 +29,20 @@ export function refToIdOrName(ref: string | number): IdOrName {
   return /^\d{1,15}$/.test(ref) ? { id: Number(ref), name } : { name };
 }
 
-/** A collection by id or name (see refToIdOrName), with its counts; not_found otherwise. */
-export async function resolveCollection(
-  db: Queryable,
-  ref: CollectionRef,
-): Promise<CollectionSummary> {
-  const found = await findCollectionSummary(db, refToIdOrName(ref));
+/** A collection by id or name (see refToIdOrName), in one query; not_found otherwise. */
+export async function resolveCollection(db: Queryable, ref: CollectionRef): Promise<Collection> {
+  const found = await findCollection(db, refToIdOrName(ref));
   if (!found) throw new PlatformError('not_found', `no collection ${JSON.stringify(ref)}`);
   return found;
 }
 
-/** A run of the collection by id or name (see refToIdOrName), with its counts; not_found otherwise. */
+/** A run of the collection by id or name (see refToIdOrName), in one query; not_found otherwise. */
 export async function resolveRun(
   db: Queryable,
   collection: Collection,
   ref: ItemRef,
-): Promise<RunSummary> {
-  const found = await findRunSummary(db, collection.id, refToIdOrName(ref));
+): Promise<Run> {
+  const found = await findRun(db, collection.id, refToIdOrName(ref));
   if (!found)
     throw new PlatformError(
       'not_found',
@@ -55,13 +51,13 @@ export async function resolveRun(
   return found;
 }
 
-/** A label set of the collection by id or name (see refToIdOrName), with its counts; not_found otherwise. */
+/** A label set of the collection by id or name (see refToIdOrName), in one query; not_found otherwise. */
 export async function resolveLabelSet(
   db: Queryable,
   collection: Collection,
   ref: ItemRef,
-): Promise<LabelSetSummary> {
-  const found = await findLabelSetSummary(db, collection.id, refToIdOrName(ref));
+): Promise<LabelSet> {
+  const found = await findLabelSet(db, collection.id, refToIdOrName(ref));
   if (!found)
     throw new PlatformError(
       'not_found',

@@ -1,12 +1,26 @@
 import * as store from '@assay/db';
 import type { Queryable, Run, RunEntry, RunSummary } from '@assay/db';
 import type { Run as TrecRun } from '@assay/trec';
+import { PlatformError } from './errors.js';
 import { resolveCollection, resolveRun, type CollectionRef, type ItemRef } from './resolve.js';
 
 /** A collection's runs by name, with entry and topic counts. */
 export async function listRuns(db: Queryable, ref: CollectionRef): Promise<RunSummary[]> {
   const collection = await resolveCollection(db, ref);
   return store.listRuns(db, collection.id);
+}
+
+/** A run (by the naming rule) with its entry and topic counts; not_found if absent. */
+export async function getRunSummary(
+  db: Queryable,
+  collectionRef: CollectionRef,
+  runRef: ItemRef,
+): Promise<RunSummary> {
+  const collection = await resolveCollection(db, collectionRef);
+  const run = await resolveRun(db, collection, runRef);
+  const summary = await store.getRunSummary(db, run.id);
+  if (!summary) throw new PlatformError('not_found', `no run ${JSON.stringify(runRef)}`);
+  return summary;
 }
 
 /** A stored run's entries, topics in qid byte order and each in rank order; optionally one topic. */

@@ -1,6 +1,9 @@
 import { expect, it } from 'vitest';
 import { forEachDatabase } from '../../db/test/helpers.js';
 import {
+  getCollectionSummary,
+  getLabelSetSummary,
+  getRunSummary,
   importCollection,
   importQrels,
   importRun,
@@ -34,9 +37,13 @@ forEachDatabase('the naming rule', (t) => {
     expect((await resolveRun(t.db, c, String(first.runId))).name).toBe('first');
     expect((await resolveRun(t.db, c, first.runId)).name).toBe('first');
     expect((await resolveRun(t.db, c, 'first')).id).toBe(first.runId);
-    // No run has id 987654321: the name answers, with the counts of the run.
-    const byName = await resolveRun(t.db, c, '987654321');
-    expect(byName).toMatchObject({ id: numeric.runId, entryCount: 2, topicCount: 1 });
+    // No run has id 987654321: the name answers; the summary counts that run's entries.
+    expect((await resolveRun(t.db, c, '987654321')).id).toBe(numeric.runId);
+    expect(await getRunSummary(t.db, 'c', '987654321')).toMatchObject({
+      id: numeric.runId,
+      entryCount: 2,
+      topicCount: 1,
+    });
     // The id of a run of another collection is not this collection's run.
     const error = await rejection(resolveRun(t.db, c, String(elsewhere.runId)));
     expect(error.code).toBe('not_found');
@@ -59,10 +66,16 @@ forEachDatabase('the naming rule', (t) => {
     });
     await importQrels(t.db, { collection: 'c', labelSet: '31337', file: 'q', text: QRELS });
     const c = await resolveCollection(t.db, made.collectionId);
-    expect(c).toMatchObject({ name: 'c', documentCount: 1, topicCount: 0 });
+    expect(c.name).toBe('c');
+    expect(await getCollectionSummary(t.db, String(made.collectionId))).toMatchObject({
+      name: 'c',
+      documentCount: 1,
+      topicCount: 0,
+    });
 
     expect((await resolveLabelSet(t.db, c, String(nist.labelSetId))).name).toBe('nist');
-    expect(await resolveLabelSet(t.db, c, '31337')).toMatchObject({
+    expect((await resolveLabelSet(t.db, c, '31337')).name).toBe('31337');
+    expect(await getLabelSetSummary(t.db, 'c', '31337')).toMatchObject({
       name: '31337',
       labelCount: 2,
       topicCount: 1,

@@ -2,7 +2,7 @@ import {
   deleteCollection,
   importCollection,
   listCollections,
-  resolveCollection,
+  getCollectionSummary,
   type CollectionSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -89,7 +89,7 @@ export const collections = createRouter()
           ? {}
           : { description: upload.options.description }),
       });
-      return c.json(present(await resolveCollection(c.var.db, created.collectionId)), 201);
+      return c.json(present(await getCollectionSummary(c.var.db, created.collectionId)), 201);
     },
   )
   .openapi(
@@ -109,7 +109,7 @@ export const collections = createRouter()
       },
     }),
     async (c) => {
-      const collection = await resolveCollection(c.var.db, c.req.valid('param').collection);
+      const collection = await getCollectionSummary(c.var.db, c.req.valid('param').collection);
       return c.json(present(collection), 200);
     },
   )

@@ -4,7 +4,7 @@ import {
   importQrels,
   listLabels,
   listLabelSets,
-  resolveLabelSet,
+  getLabelSetSummary,
   type LabelSetSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -152,7 +152,7 @@ export const labelSets = createRouter()
           ? {}
           : { scale: { min: scaleMin, max: scaleMax } }),
       });
-      const stored = await resolveLabelSet(c.var.db, collection, String(result.labelSetId));
+      const stored = await getLabelSetSummary(c.var.db, collection.id, result.labelSetId);
       return c.json(present(stored), 201);
     },
   )
@@ -186,7 +186,7 @@ export const labelSets = createRouter()
         ...(body.minVotes === undefined ? {} : { minVotes: body.minVotes }),
         ...(body.tie === undefined ? {} : { tie: body.tie }),
       });
-      const stored = await resolveLabelSet(c.var.db, collection, String(result.labelSetId));
+      const stored = await getLabelSetSummary(c.var.db, collection.id, result.labelSetId);
       return c.json(present(stored), 201);
     },
   )
@@ -208,8 +208,8 @@ export const labelSets = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      return c.json(present(await resolveLabelSet(c.var.db, collection, params.labelSet)), 200);
+      const set = await getLabelSetSummary(c.var.db, params.collection, params.labelSet);
+      return c.json(present(set), 200);
     },
   )
   .openapi(

@@ -3,7 +3,7 @@ import {
   importRun,
   listRunEntries,
   listRuns,
-  resolveRun,
+  getRunSummary,
   type RunSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -111,7 +111,7 @@ export const runs = createRouter()
         replace: upload.options.replace,
         ...(upload.options.name === undefined ? {} : { name: upload.options.name }),
       });
-      return c.json(present(await resolveRun(c.var.db, collection, String(result.runId))), 201);
+      return c.json(present(await getRunSummary(c.var.db, collection.id, result.runId)), 201);
     },
   )
   .openapi(
@@ -129,8 +129,7 @@ export const runs = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      return c.json(present(await resolveRun(c.var.db, collection, params.run)), 200);
+      return c.json(present(await getRunSummary(c.var.db, params.collection, params.run)), 200);
     },
   )
   .openapi(

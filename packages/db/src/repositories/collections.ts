@@ -77,14 +77,27 @@ export async function listCollections(db: Queryable): Promise<CollectionSummary[
 }
 
 /**
- * One collection with its counts, in one query: the collection whose id is `id` when
- * there is one, else the collection called `name`.
+ * The collection named by `ref`, in one query: the collection whose id is `ref.id` when
+ * there is one, else the collection called `ref.name`.
  */
-export async function findCollectionSummary(
+export async function findCollection(
   db: Queryable,
   ref: IdOrName,
+): Promise<Collection | undefined> {
+  const row = await whereIdOrName(
+    db.selectFrom('collections as c').selectAll('c'),
+    'c',
+    ref,
+  ).executeTakeFirst();
+  return row && toCollection(row);
+}
+
+/** A collection with its document and topic counts. */
+export async function getCollectionSummary(
+  db: Queryable,
+  id: number,
 ): Promise<CollectionSummary | undefined> {
-  const row = await whereIdOrName(collectionSummaries(db), 'c', ref).executeTakeFirst();
+  const row = await collectionSummaries(db).where('c.id', '=', id).executeTakeFirst();
   return row && toCollectionSummary(row);
 }
 

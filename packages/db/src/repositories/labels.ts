@@ -186,15 +186,44 @@ export async function listLabelSets(
 }
 
 /**
- * One label set of a collection with its counts, in one query: the set whose id is `id`
- * when there is one, else the set called `name`.
+ * The label set of a collection named by `ref`, in one query: the set whose id is `ref.id`
+ * when there is one, else the set called `ref.name`.
  */
-export async function findLabelSetSummary(
+export async function findLabelSet(
   db: Queryable,
   collectionId: number,
   ref: IdOrName,
+): Promise<LabelSet | undefined> {
+  const query = db
+    .selectFrom('label_sets as s')
+    .selectAll('s')
+    .where('s.collection_id', '=', collectionId);
+  const row = await whereIdOrName(query, 's', ref).executeTakeFirst();
+  return row && toLabelSet(row);
+}
+
+/** A label set with its label and topic counts, counting that set's labels only. */
+export async function getLabelSetSummary(
+  db: Queryable,
+  id: number,
 ): Promise<LabelSetSummary | undefined> {
-  const row = await whereIdOrName(labelSetSummaries(db, collectionId), 's', ref).executeTakeFirst();
+  const row = await db
+    .selectFrom('label_sets as s')
+    .selectAll('s')
+    .select((eb) => [
+      eb
+        .selectFrom('labels as l')
+        .whereRef('l.label_set_id', '=', 's.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('label_count'),
+      eb
+        .selectFrom('labels as l')
+        .whereRef('l.label_set_id', '=', 's.id')
+        .select(sql<number>`count(distinct l.topic_id)`.as('n'))
+        .as('topic_count'),
+    ])
+    .where('s.id', '=', id)
+    .executeTakeFirst();
   return row && toLabelSetSummary(row);
 }
 

@@ -142,15 +142,41 @@ export async function listRuns(db: Queryable, collectionId: number): Promise<Run
 }
 
 /**
- * One run of a collection with its counts, in one query: the run whose id is `id` when
- * there is one, else the run called `name`.
+ * The run of a collection named by `ref`, in one query: the run whose id is `ref.id` when
+ * there is one, else the run called `ref.name`.
  */
-export async function findRunSummary(
+export async function findRun(
   db: Queryable,
   collectionId: number,
   ref: IdOrName,
-): Promise<RunSummary | undefined> {
-  const row = await whereIdOrName(runSummaries(db, collectionId), 'r', ref).executeTakeFirst();
+): Promise<Run | undefined> {
+  const query = db
+    .selectFrom('runs as r')
+    .selectAll('r')
+    .where('r.collection_id', '=', collectionId);
+  const row = await whereIdOrName(query, 'r', ref).executeTakeFirst();
+  return row && toRun(row);
+}
+
+/** A run with its entry and topic counts, counting that run's entries only. */
+export async function getRunSummary(db: Queryable, runId: number): Promise<RunSummary | undefined> {
+  const row = await db
+    .selectFrom('runs as r')
+    .selectAll('r')
+    .select((eb) => [
+      eb
+        .selectFrom('run_entries as e')
+        .whereRef('e.run_id', '=', 'r.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('entry_count'),
+      eb
+        .selectFrom('run_entries as e')
+        .whereRef('e.run_id', '=', 'r.id')
+        .select(sql<number>`count(distinct e.topic_id)`.as('n'))
+        .as('topic_count'),
+    ])
+    .where('r.id', '=', runId)
+    .executeTakeFirst();
   return row && toRunSummary(row);
 }
 
