@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
-import type { JsonObject, JudgeTaskStatus, Row } from '../schema.js';
+import type { Database, JsonObject, JudgeTaskStatus, Row } from '../schema.js';
 
 /** A pool item to judge: its key, priority and the values its prompt renders. */
 export interface JudgeTaskInput {
@@ -343,11 +343,7 @@ export async function completeJudgeTask(
         raw: null,
         updated_at: sql`now()`,
       })
-      .where('job_id', '=', key.jobId)
-      .where('topic_id', '=', key.topicId)
-      .where('doc_id', '=', key.docId)
-      .where('status', '=', 'running')
-      .where('lease_owner', '=', owner)
+      .where(heldBy(key, owner))
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return false;
     await sql`
@@ -357,6 +353,18 @@ export async function completeJudgeTask(
         from judge_jobs j where j.id = ${key.jobId}::int8`.execute(trx);
     return true;
   });
+}
+
+/** The task `key` while it is running under `owner`'s lease (a lost lease matches nothing). */
+function heldBy(key: JudgeTaskKey, owner: string) {
+  return (eb: ExpressionBuilder<Database, 'judge_tasks'>) =>
+    eb.and([
+      eb('job_id', '=', key.jobId),
+      eb('topic_id', '=', key.topicId),
+      eb('doc_id', '=', key.docId),
+      eb('status', '=', 'running'),
+      eb('lease_owner', '=', owner),
+    ]);
 }
 
 /**
@@ -381,11 +389,7 @@ export async function failJudgeTask(
       lease_expires_at: null,
       updated_at: sql`now()`,
     })
-    .where('job_id', '=', key.jobId)
-    .where('topic_id', '=', key.topicId)
-    .where('doc_id', '=', key.docId)
-    .where('status', '=', 'running')
-    .where('lease_owner', '=', owner)
+    .where(heldBy(key, owner))
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }
