@@ -24,4 +24,19 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Layering: the apps call platform use-cases; only the platform talks to the database.
+    files: ['apps/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: '@assay/db', message: 'apps call @assay/platform use-cases instead' },
+            { name: 'kysely', message: 'apps call @assay/platform use-cases instead' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 export const SHARED_DATA =
   process.env.ASSAY_SHARED_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
 
-/** Absolute path of `relative` under the shared data folder, or undefined when absent. */
+/**
+ * Absolute path of `relative` under the shared data folder, or undefined when absent.
+ * @public for tests that read the shared data
+ */
 export function sharedData(relative: string): string | undefined {
   const path = `${SHARED_DATA.replace(/\/$/, '')}/${relative}`;
   if (existsSync(path)) return path;
@@ -22,7 +25,10 @@ export function sharedData(relative: string): string | undefined {
   return undefined;
 }
 
-/** Reason shown for tests skipped because the shared data is absent. */
+/**
+ * Reason shown for tests skipped because the shared data is absent.
+ * @public for tests that read the shared data
+ */
 export const SHARED_DATA_SKIP = `needs ../shared/data beside the checkout (public TREC data assay does not ship)`;
 
 /** True when `path` (inside the shared data folder) is absent; throws instead when CI requires it. */

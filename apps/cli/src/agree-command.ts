@@ -1,13 +1,30 @@
-import { agreement, agreementText, observedScale } from '@assay/platform/analysis';
+import {
+  agreement,
+  agreementText,
+  fitGradesToScale,
+  observedScale,
+} from '@assay/platform/analysis';
 import { parseQrels, TrecFormatError, type Qrels } from '@assay/trec';
 import { readText } from './evaluate-files.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
-  { long: 'scale', key: 'scale', takesValue: true },
-  { long: 'clip', key: 'clip', takesValue: false },
-  { long: 'format', key: 'format', takesValue: true },
+  {
+    long: 'scale',
+    key: 'scale',
+    takesValue: true,
+    arg: 'MIN-MAX',
+    help: 'the grade scale, e.g. 0-3 (default: the grades seen in either file)',
+  },
+  {
+    long: 'clip',
+    key: 'clip',
+    takesValue: false,
+    help: `clamp grades outside the scale into it instead of failing; the report
+says how many were clamped`,
+  },
+  { long: 'format', key: 'format', takesValue: true, arg: 'F', help: 'text (default) or json' },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -18,10 +35,7 @@ pairs both contain: confusion matrix (rows A, columns B), exact agreement, Cohen
 (unweighted, linear, quadratic), Krippendorff's alpha (nominal, ordinal, interval) and
 kappa after binarising at every threshold (relevant = grade >= t).
 
-  --scale MIN-MAX  the grade scale, e.g. 0-3 (default: the grades seen in either file)
-  --clip           clamp grades outside the scale into it instead of failing; the report
-                   says how many were clamped
-  --format F       text (default) or json`;
+${optionsHelp(OPTIONS)}`;
 
 /** The agreement report `assay agree` prints. */
 export type { AgreementReport } from '@assay/platform/analysis';
@@ -77,22 +91,13 @@ function checkScale(
   file: string,
   text: string,
 ): number {
-  let clipped = 0;
-  for (const [qid, docs] of qrels) {
-    for (const [docno, grade] of docs) {
-      if (grade >= scale.min && grade <= scale.max) continue;
-      if (!clip) {
-        throw new TrecFormatError(
-          file,
-          findLine(text, qid, docno),
-          `grade ${grade} is outside the scale ${scale.min}-${scale.max} (use --clip to clamp it)`,
-        );
-      }
-      docs.set(docno, Math.min(scale.max, Math.max(scale.min, grade)));
-      clipped++;
-    }
-  }
-  return clipped;
+  return fitGradesToScale(qrels, scale, clip, (qid, docno, grade) => {
+    throw new TrecFormatError(
+      file,
+      findLine(text, qid, docno),
+      `grade ${grade} is outside the scale ${scale.min}-${scale.max} (use --clip to clamp it)`,
+    );
+  });
 }
 
 function findLine(text: string, qid: string, docno: string): number {

@@ -1,37 +1,102 @@
 import { writeFileSync } from 'node:fs';
-import type { PValueAdjustment } from '@assay/stats';
 import {
+  COMPARE_FORMATS,
   compareRuns,
+  comparisonReport,
+  renderComparison,
+  type CompareFormat,
   CompareError,
-  correlateLeaderboards,
-  comparisonCsv,
-  comparisonHtml,
-  comparisonJson,
-  comparisonLatex,
-  comparisonTable,
+  compareSettings,
+  CompareSettingsError,
   testableMeasures as testableMeasureColumns,
   type CompareReport,
   type CompareSettings,
-  type RankCorrelation,
-  type TestName,
 } from '@assay/platform/analysis';
 import { chooseTopics, readNamedQrels, topicChoice } from './compare-qrels.js';
 import { evaluateRunFiles } from './evaluate-files.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
-  { short: 'm', long: 'measure', key: 'm', takesValue: true },
+  {
+    short: 'm',
+    long: 'measure',
+    key: 'm',
+    takesValue: true,
+    arg: 'MEASURE',
+    help: `as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
+measures that are not per-topic means (num_ret, gm_map ...) are skipped`,
+  },
   { long: 'qrels', key: 'qrels', takesValue: true },
-  { long: 'topics', key: 'topics', takesValue: true },
-  { long: 'test', key: 'test', takesValue: true },
-  { long: 'permutations', key: 'permutations', takesValue: true },
-  { long: 'seed', key: 'seed', takesValue: true },
-  { long: 'correction', key: 'correction', takesValue: true },
-  { long: 'alpha', key: 'alpha', takesValue: true },
-  { long: 'baseline', key: 'baseline', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'out', key: 'out', takesValue: true },
+  {
+    long: 'topics',
+    key: 'topics',
+    takesValue: true,
+    arg: 'T',
+    help: `common (topics both qrels judge), first (the first qrels' topics) or
+a topic FILE; a chosen topic a qrels does not judge scores 0 there.
+Without it each leaderboard uses its own qrels' topics, with a
+warning when the two sets differ`,
+  },
+  {
+    long: 'test',
+    key: 'test',
+    takesValue: true,
+    arg: 'T',
+    help: `t (paired t-test, default), wilcoxon (signed-rank) or randomization
+(paired sign-flip test); all two-sided, as scipy.stats`,
+  },
+  {
+    long: 'permutations',
+    key: 'permutations',
+    takesValue: true,
+    arg: 'N',
+    help: 'sign flips of the randomization test (default 10000)',
+  },
+  {
+    long: 'seed',
+    key: 'seed',
+    takesValue: true,
+    arg: 'S',
+    help: 'seed of the randomization test and the bootstrap (default 42)',
+  },
+  {
+    long: 'correction',
+    key: 'correction',
+    takesValue: true,
+    arg: 'C',
+    help: `holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
+per measure: the correction runs over that measure's comparisons`,
+  },
+  {
+    long: 'alpha',
+    key: 'alpha',
+    takesValue: true,
+    arg: 'A',
+    help: 'significant when the corrected p < A (default 0.05)',
+  },
+  {
+    long: 'baseline',
+    key: 'baseline',
+    takesValue: true,
+    arg: 'RUN',
+    help: 'test each run against RUN (a run tag or one of the RUN paths) only',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    takesValue: true,
+    arg: 'F',
+    help: 'table (default), json, csv, latex or html (one self-contained file)',
+  },
+  {
+    long: 'out',
+    key: 'out',
+    takesValue: true,
+    arg: 'FILE',
+    help: 'write there instead of stdout',
+  },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -49,30 +114,11 @@ both rankings side by side, and per measure their rank correlation from full-pre
 means: Kendall tau-b, tau-AP (first qrels as ground truth), Spearman, and RBO (p = 0.9) of
 the two orderings. Every output names each leaderboard by its NAME (else by its path).
 
-  --topics T        common (topics both qrels judge), first (the first qrels' topics) or
-                    a topic FILE; a chosen topic a qrels does not judge scores 0 there.
-                    Without it each leaderboard uses its own qrels' topics, with a
-                    warning when the two sets differ
-  -m MEASURE        as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
-                    measures that are not per-topic means (num_ret, gm_map ...) are skipped
-  --test T          t (paired t-test, default), wilcoxon (signed-rank) or randomization
-                    (paired sign-flip test); all two-sided, as scipy.stats
-  --permutations N  sign flips of the randomization test (default 10000)
-  --seed S          seed of the randomization test and the bootstrap (default 42)
-  --correction C    holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
-                    per measure: the correction runs over that measure's comparisons
-  --alpha A         significant when the corrected p < A (default 0.05)
-  --baseline RUN    test each run against RUN (a run tag or one of the RUN paths) only
-  --format F        table (default), json, csv, latex or html (one self-contained file)
-  --out FILE        write there instead of stdout
+${optionsHelp(OPTIONS)}
 
 CSV holds sections separated by a blank line, each with its own header: one row per
 (run, measure), then one row per test, then (two qrels) one row per measure of rank
 correlations; with two qrels the first two sections start with a qrels column.`;
-
-const TESTS = ['t', 'wilcoxon', 'randomization'];
-const CORRECTIONS = ['holm', 'bonferroni', 'bh', 'none'];
-const FORMATS = ['table', 'json', 'csv', 'latex', 'html'];
 
 /** `assay compare`: a significance-tested leaderboard, or two leaderboards side by side. */
 export async function compareCommand(argv: readonly string[], io: CommandIo): Promise<number> {
@@ -98,22 +144,22 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
   const measureSpecs = options.get('m') ?? [];
   if (measureSpecs.length === 0) throw new UsageError('give at least one -m MEASURE');
 
-  const test = last('test') ?? 't';
-  if (!TESTS.includes(test))
-    throw new UsageError(`--test must be t, wilcoxon or randomization, not '${test}'`);
-  const correction = last('correction') ?? 'holm';
-  if (!CORRECTIONS.includes(correction)) {
-    throw new UsageError(`--correction must be holm, bonferroni, bh or none, not '${correction}'`);
+  let checked: ReturnType<typeof compareSettings>;
+  try {
+    checked = compareSettings({
+      test: last('test'),
+      correction: last('correction'),
+      alpha: numberOption(last('alpha'), '--alpha'),
+      permutations: numberOption(last('permutations'), '--permutations'),
+      seed: numberOption(last('seed'), '--seed'),
+    });
+  } catch (error) {
+    if (error instanceof CompareSettingsError)
+      throw new UsageError(`--${error.setting} ${error.problem}`);
+    throw error;
   }
-  const alpha = numberOption(last('alpha'), 0.05, '--alpha');
-  if (!(alpha > 0 && alpha < 1)) throw new UsageError('--alpha must lie between 0 and 1');
-  const permutations = numberOption(last('permutations'), 10000, '--permutations');
-  if (!Number.isSafeInteger(permutations) || permutations < 1)
-    throw new UsageError('--permutations must be a positive integer');
-  const seed = numberOption(last('seed'), 42, '--seed');
-  if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be an integer');
-  const format = last('format') ?? 'table';
-  if (!FORMATS.includes(format)) {
+  const format = (last('format') ?? 'table') as CompareFormat;
+  if (!COMPARE_FORMATS.includes(format)) {
     throw new UsageError(`--format must be table, json, csv, latex or html, not '${format}'`);
   }
   const measures = testableMeasures(measureSpecs, io);
@@ -144,32 +190,18 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
             runPaths,
           );
     const settings: CompareSettings = {
-      test: test as TestName,
-      correction: correction as PValueAdjustment,
-      alpha,
-      permutations,
-      seed,
+      ...checked,
       ...(baseline === undefined ? {} : { baseline }),
     };
     try {
       leaderboards.push({ qrels: qrelsName, comparison: compareRuns(results, measures, settings) });
     } catch (error) {
-      if (error instanceof CompareError) throw new CliError(`${qrelsName}: ${error.message}`, 1);
+      if (error instanceof CompareError)
+        throw new CliError(`${qrelsName}: ${error.message}`, EXIT.usage);
       throw error;
     }
   }
-  const report: CompareReport = { leaderboards };
-  if (leaderboards.length === 2) {
-    const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
-    report.rankCorrelation = Object.fromEntries(
-      measures.map((m): [string, RankCorrelation] => [
-        m,
-        correlateLeaderboards(a.comparison, b.comparison, m),
-      ]),
-    );
-  }
-
-  const output = render(format, report);
+  const output = renderComparison(comparisonReport(leaderboards, measures), format);
   const out = last('out');
   if (out === undefined) io.stdout(output);
   else {
@@ -177,14 +209,14 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       writeFileSync(out, output);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-      throw new CliError(`${out}: cannot write file (${code})`, 2);
+      throw new CliError(`${out}: cannot write file (${code})`, EXIT.invalidInput);
     }
   }
   return 0;
 }
 
-function numberOption(text: string | undefined, fallback: number, name: string): number {
-  if (text === undefined) return fallback;
+function numberOption(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value))
     throw new UsageError(`${name} must be a number, not '${text}'`);
@@ -212,7 +244,7 @@ function checkDistinctTags(tags: string[], paths: readonly string[]): void {
     if (j !== i) {
       throw new CliError(
         `${paths[j]} and ${paths[i]} both carry the run tag '${tags[i]}'; runs are told apart by tag`,
-        2,
+        EXIT.invalidInput,
       );
     }
   }
@@ -224,19 +256,4 @@ function resolveBaseline(arg: string, tags: string[], paths: readonly string[]):
   const i = paths.indexOf(arg);
   if (i >= 0) return tags[i]!;
   throw new UsageError(`--baseline ${arg} is none of the runs (tags: ${tags.join(', ')})`);
-}
-
-function render(format: string, report: CompareReport): string {
-  switch (format) {
-    case 'json':
-      return comparisonJson(report);
-    case 'csv':
-      return comparisonCsv(report);
-    case 'latex':
-      return comparisonLatex(report);
-    case 'html':
-      return comparisonHtml(report);
-    default:
-      return comparisonTable(report);
-  }
 }

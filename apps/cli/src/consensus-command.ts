@@ -1,13 +1,32 @@
 import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
 import { formatQrels, parseQrels } from '@assay/trec';
 import { readText } from './evaluate-files.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
-  { long: 'method', key: 'method', takesValue: true },
-  { long: 'min-votes', key: 'minVotes', takesValue: true },
-  { long: 'tie', key: 'tie', takesValue: true },
+  {
+    long: 'method',
+    key: 'method',
+    takesValue: true,
+    arg: 'M',
+    help: 'majority (default), mean or median',
+  },
+  {
+    long: 'min-votes',
+    key: 'minVotes',
+    takesValue: true,
+    arg: 'N',
+    help: 'only items graded by at least N of the files (default 1)',
+  },
+  {
+    long: 'tie',
+    key: 'tie',
+    takesValue: true,
+    arg: 'T',
+    help: `low (default) or high: where a majority tie, an even median or a mean
+exactly halfway between two grades goes`,
+  },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -18,10 +37,7 @@ for every (topic, docno) any of them grades, the majority grade (default), the m
 rounded to the nearest grade, or the median. Negative grades (pooled, not judged) are
 not votes. Prints TREC qrels (topic 0 docno grade) on stdout and a summary on stderr.
 
-  --method M     majority (default), mean or median
-  --min-votes N  only items graded by at least N of the files (default 1)
-  --tie T        low (default) or high: where a majority tie, an even median or a mean
-                 exactly halfway between two grades goes`;
+${optionsHelp(OPTIONS)}`;
 
 /** `assay consensus`: one label set from several. */
 export function consensusCommand(argv: readonly string[], io: CommandIo): number {

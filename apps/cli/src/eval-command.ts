@@ -16,22 +16,98 @@ import {
 } from '@assay/trec';
 import { evaluateRunFiles, readText, type RelevanceInput } from './evaluate-files.js';
 import { readChunks } from './read-input.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
-  { short: 'q', long: 'query_eval_wanted', key: 'q', takesValue: false },
-  { short: 'm', long: 'measure', key: 'm', takesValue: true },
-  { short: 'c', long: 'complete_rel_info_wanted', key: 'c', takesValue: false },
-  { short: 'l', long: 'level_for_rel', key: 'l', takesValue: true },
-  { short: 'n', long: 'nosummary', key: 'n', takesValue: false },
-  { short: 'J', long: 'Judged_docs_only', key: 'J', takesValue: false },
-  { short: 'N', long: 'Number_docs_in_coll', key: 'N', takesValue: true },
-  { short: 'M', long: 'Max_retrieved_per_topic', key: 'M', takesValue: true },
-  { short: 'R', long: 'Rel_info_format', key: 'R', takesValue: true },
+  {
+    short: 'm',
+    long: 'measure',
+    key: 'm',
+    takesValue: true,
+    arg: 'MEASURE',
+    help: `measure, nickname or ir_measures name; repeatable
+(official [default], all_trec, set, P.5,10, ndcg_cut.10, nDCG@10,
+P(rel=2)@10, AP, RR, R@100, Judged@10, Success@5, Bpref, infAP, Rprec,
+ERR@20, nERR@20; aliases in any case such as MAP, MRR@10, ndcg@10,
+recall@100, P_10 print under the name typed;
+with -R prefs or qrels_prefs: prefs [default], all_prefs;
+with -R qrels_jg: qrels_jg [default], map_avgjg, P_avgjg.10)`,
+  },
+  {
+    short: 'R',
+    long: 'Rel_info_format',
+    key: 'R',
+    takesValue: true,
+    arg: 'FORMAT',
+    help: `how QRELS is read: qrels (default); qrels_jg (the iter column names
+a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
+(qrels read as preferences, the iter column as judgment group)`,
+  },
+  {
+    short: 'q',
+    long: 'query_eval_wanted',
+    key: 'q',
+    takesValue: false,
+    help: 'also print the value for each topic',
+  },
+  {
+    short: 'c',
+    long: 'complete_rel_info_wanted',
+    key: 'c',
+    takesValue: false,
+    help: `average over every qrels topic; topics a run lacks score 0
+(without -c such a topic is an error, as in trec_eval 10.0)`,
+  },
+  {
+    short: 'l',
+    long: 'level_for_rel',
+    key: 'l',
+    takesValue: true,
+    arg: 'LEVEL',
+    help: 'minimum grade that counts as relevant (default 1)',
+  },
+  {
+    short: 'M',
+    long: 'Max_retrieved_per_topic',
+    key: 'M',
+    takesValue: true,
+    arg: 'DEPTH',
+    help: 'evaluate at most DEPTH documents per topic',
+  },
+  {
+    short: 'J',
+    long: 'Judged_docs_only',
+    key: 'J',
+    takesValue: false,
+    help: 'keep only judged documents in each ranking',
+  },
+  {
+    short: 'N',
+    long: 'Number_docs_in_coll',
+    key: 'N',
+    takesValue: true,
+    arg: 'COUNT',
+    help: 'number of documents in the collection (for utility)',
+  },
+  {
+    short: 'Z',
+    long: 'Zscore',
+    key: 'Z',
+    takesValue: true,
+    arg: 'FILE',
+    help: 'print z-scores using the per-topic means and deviations in FILE',
+  },
+  { short: 'n', long: 'nosummary', key: 'n', takesValue: false, help: 'no summary lines' },
   { short: 'T', long: 'Results_format', key: 'T', takesValue: true },
-  { short: 'Z', long: 'Zscore', key: 'Z', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
+  {
+    long: 'format',
+    key: 'format',
+    takesValue: true,
+    arg: 'F',
+    help: `text (default), json or csv: {run, measure, qid, value} rows at full
+precision; qid "all" is the summary, per-topic rows come with -q`,
+  },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -41,27 +117,7 @@ Evaluates each RUN against QRELS and prints what trec_eval 10.0 prints for the s
 arguments, one block per run in argument order. QRELS or one RUN may be - (standard
 input); files ending in .gz are decompressed.
 
-  -m MEASURE     measure, nickname or ir_measures name; repeatable
-                 (official [default], all_trec, set, P.5,10, ndcg_cut.10, nDCG@10,
-                 P(rel=2)@10, AP, RR, R@100, Judged@10, Success@5, Bpref, infAP, Rprec,
-                 ERR@20, nERR@20; aliases in any case such as MAP, MRR@10, ndcg@10,
-                 recall@100, P_10 print under the name typed;
-                 with -R prefs or qrels_prefs: prefs [default], all_prefs;
-                 with -R qrels_jg: qrels_jg [default], map_avgjg, P_avgjg.10)
-  -R FORMAT      how QRELS is read: qrels (default); qrels_jg (the iter column names
-                 a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
-                 (qrels read as preferences, the iter column as judgment group)
-  -q             also print the value for each topic
-  -c             average over every qrels topic; topics a run lacks score 0
-                 (without -c such a topic is an error, as in trec_eval 10.0)
-  -l LEVEL       minimum grade that counts as relevant (default 1)
-  -M DEPTH       evaluate at most DEPTH documents per topic
-  -J             keep only judged documents in each ranking
-  -N COUNT       number of documents in the collection (for utility)
-  -Z FILE        print z-scores using the per-topic means and deviations in FILE
-  -n             no summary lines
-  --format F     text (default), json or csv: {run, measure, qid, value} rows at full
-                 precision; qid "all" is the summary, per-topic rows come with -q`;
+${optionsHelp(OPTIONS)}`;
 
 /** `assay eval`: trec_eval-compatible evaluation of one or more runs. */
 export async function evalCommand(argv: readonly string[], io: CommandIo): Promise<number> {

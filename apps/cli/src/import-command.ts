@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
-import { findRunByName } from '@assay/db';
 import {
   importCollection,
   importQrels,
   importRun,
   importTopics,
   resolveCollection,
+  takenRunNames,
 } from '@assay/platform';
 import { parseRun } from '@assay/trec';
 import { readText } from './evaluate-files.js';
@@ -27,7 +27,8 @@ export const IMPORT_USAGE = `Usage: assay import collection --name NAME [--forma
 
 Imports into the configured database: PostgreSQL when DATABASE_URL is set, else embedded
 PGlite under ASSAY_DATA_DIR (default ./.assay). The collection C (--collection or -c) is
-named by its name or its id.
+named as everywhere in assay: digits mean its id when a collection has that id, else its
+name; anything else is its name.
 
   collection  documents: JSONL {"id","title"?,"text"} (id may be docid, doc_id or _id,
               text may be contents, body or doc; other keys are kept as metadata),
@@ -194,13 +195,11 @@ async function importRuns(
   return withDatabase(io, async (db) => {
     const collection = await resolveCollection(db, input.collection);
     if (!input.replace) {
-      for (const [name, file] of names) {
-        if (await findRunByName(db, collection.id, name))
-          throw new CliError(
-            `${file}: run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
-            EXIT.conflict,
-          );
-      }
+      for (const name of await takenRunNames(db, collection.id, names.keys()))
+        throw new CliError(
+          `${names.get(name)}: run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
+          EXIT.conflict,
+        );
     }
     const total = { lines: 0, started: performance.now() };
     for (const file of input.files) {

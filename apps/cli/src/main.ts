@@ -1,6 +1,7 @@
 import { MeasureSpecError, MissingTopicError } from '@assay/measures';
 import { TrecFormatError } from '@assay/trec';
 import { UsageError } from './getopt.js';
+import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
 
 const USAGE = `Usage: assay <command> [options]
@@ -103,12 +104,12 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     io.stdout(`${USAGE}\n`);
-    return name === undefined ? 1 : 0;
+    return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const load = COMMANDS[name];
   if (!load) {
     io.stderr(`assay: unknown command '${name}'\n${USAGE}\n`);
-    return 1;
+    return EXIT.usage;
   }
   const command = await load();
   try {
@@ -121,19 +122,19 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
 function reportError(command: string, error: unknown, usage: string, io: CommandIo): number {
   if (error instanceof UsageError) {
     io.stderr(`assay ${command}: ${error.message}\n\n${usage}\n`);
-    return 1;
+    return EXIT.usage;
   }
   if (error instanceof MeasureSpecError) {
     io.stderr(`assay ${command}: ${error.message}\n`);
-    return 1;
+    return EXIT.usage;
   }
   if (error instanceof TrecFormatError) {
     io.stderr(`assay ${command}: ${error.message}\n`);
-    return 2;
+    return EXIT.invalidInput;
   }
   if (error instanceof MissingTopicError) {
     io.stderr(`assay ${command}: ${error.message}\n`);
-    return 4;
+    return EXIT.missingTopic;
   }
   if (error instanceof CliError) {
     io.stderr(`assay ${command}: ${error.message}\n`);

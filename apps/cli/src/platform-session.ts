@@ -1,11 +1,12 @@
-import type { AssayDb } from '@assay/db';
 import {
+  type AssayDb,
   ConfigError,
   loadConfig,
   openDatabase,
   PlatformError,
   type AssayConfig,
 } from '@assay/platform';
+import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
 
 /** CommandIo plus the environment to read the configuration from (tests pass their own). */
@@ -13,8 +14,8 @@ export interface PlatformCommandIo extends CommandIo {
   env?: Record<string, string | undefined>;
 }
 
-/** Exit statuses of the database commands, as their usage texts document them. */
-export const EXIT = { usage: 1, invalidInput: 2, notFound: 3, conflict: 4 } as const;
+/** The exit statuses (also here for the commands that take them from the session). */
+export { EXIT };
 
 const EXIT_BY_CODE: Record<PlatformError['code'], number> = {
   invalid_input: EXIT.invalidInput,

@@ -1,17 +1,58 @@
 import { buildDepthPool, formatPool, poolStats, poolToJson, type PoolOrder } from '@assay/pooling';
 import { parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
 import { readText } from './evaluate-files.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
-  { long: 'depth', key: 'depth', takesValue: true },
-  { long: 'topics', key: 'topics', takesValue: true },
-  { long: 'exclude-judged', key: 'exclude', takesValue: true },
-  { long: 'order', key: 'order', takesValue: true },
-  { long: 'per-topic-cap', key: 'cap', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'stats', key: 'stats', takesValue: false },
+  {
+    long: 'depth',
+    key: 'depth',
+    takesValue: true,
+    arg: 'K',
+    help: 'documents each run contributes per topic (required)',
+  },
+  {
+    long: 'topics',
+    key: 'topics',
+    takesValue: true,
+    arg: 'FILE',
+    help: 'only these topics (TSV, JSONL or TREC topic file), in that order',
+  },
+  {
+    long: 'exclude-judged',
+    key: 'exclude',
+    takesValue: true,
+    arg: 'Q',
+    help: 'leave out pairs already graded (grade >= 0) in qrels Q; repeatable',
+  },
+  {
+    long: 'order',
+    key: 'order',
+    takesValue: true,
+    arg: 'ORDER',
+    help: 'best-rank (default), rrf, move-to-front or docno',
+  },
+  {
+    long: 'per-topic-cap',
+    key: 'cap',
+    takesValue: true,
+    arg: 'N',
+    help: 'at most N documents per topic, after ordering',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    takesValue: true,
+    arg: 'F',
+    help: "text (default) or json (the pool with every item's ranks and runs)",
+  },
+  {
+    long: 'stats',
+    key: 'stats',
+    takesValue: false,
+    help: "print pool size per topic and each run's (unique) contribution to stderr",
+  },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -22,13 +63,7 @@ Builds a judgment pool: the union of each run's top K documents per topic (ranke
 trec_eval ranks: score descending, ties by docno descending), in judging-priority order,
 topics interleaved so that a partial budget covers every topic. Prints topic<TAB>docno lines.
 
-  --depth K            documents each run contributes per topic (required)
-  --topics FILE        only these topics (TSV, JSONL or TREC topic file), in that order
-  --exclude-judged Q   leave out pairs already graded (grade >= 0) in qrels Q; repeatable
-  --order ORDER        best-rank (default), rrf, move-to-front or docno
-  --per-topic-cap N    at most N documents per topic, after ordering
-  --format F           text (default) or json (the pool with every item's ranks and runs)
-  --stats              print pool size per topic and each run's (unique) contribution to stderr`;
+${optionsHelp(OPTIONS)}`;
 
 /** `assay pool`: a depth-k pool of runs, in judging-priority order. */
 export function poolCommand(argv: readonly string[], io: CommandIo): number {

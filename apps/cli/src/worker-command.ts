@@ -1,21 +1,55 @@
-import { getJudgeJob, listJudgeJobs } from '@assay/db';
 import {
+  judgeJobStatus,
+  judgeJobsWithWork,
   judgeWorkerDeps,
   newWorkerId,
   releaseDeadLocalLeases,
   runJudgeWorker,
 } from '@assay/platform';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
-import { CliError } from './io.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { EXIT } from './exit-codes.js';
+import { withInterrupts } from './interrupts.js';
+import type { JudgeCommandIo } from './judge-command.js';
 import {
+  ENDPOINT_OPTIONS,
   endpointOptions,
-  JUDGE_EXIT,
   positiveInteger,
-  withInterrupts,
-  type JudgeCommandIo,
-} from './judge-command.js';
-import { EXIT, withDatabase } from './platform-session.js';
+  requireEndpoint,
+} from './judge-options.js';
+import { withDatabase } from './platform-session.js';
 import { compact, ProgressReporter } from './progress.js';
+
+const OPTIONS: OptionSpec[] = [
+  {
+    long: 'job',
+    key: 'job',
+    takesValue: true,
+    arg: 'ID',
+    help: 'only this job (repeatable; default: every active job)',
+  },
+  {
+    long: 'concurrency',
+    key: 'concurrency',
+    takesValue: true,
+    arg: 'N',
+    help: 'items judged at once (default 8)',
+  },
+  {
+    long: 'follow',
+    key: 'follow',
+    takesValue: false,
+    help: 'keep polling for new tasks instead of exiting when none are left',
+  },
+  {
+    long: 'lease',
+    key: 'lease',
+    takesValue: true,
+    arg: 'SECONDS',
+    help: 'lease length (default 120), renewed while an item is judged',
+  },
+  ...ENDPOINT_OPTIONS,
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
 
 export const WORKER_USAGE = `Usage: assay worker [--job ID]... [--concurrency N] [--follow] [--base-url URL]
                     [--rpm N] [--tpm N] [--timeout SECONDS] [--lease SECONDS]
@@ -26,27 +60,11 @@ calls the model (OPENAI_BASE_URL or --base-url, OPENAI_API_KEY), and writes each
 A worker that dies loses nothing: its leases expire and another worker takes the tasks
 over (on the same machine at once). Jobs are created by 'assay judge'.
 
-  --job ID          only this job (repeatable; default: every active job)
-  --concurrency N   items judged at once (default 8)
-  --follow          keep polling for new tasks instead of exiting when none are left
-  --lease SECONDS   lease length (default 120), renewed while an item is judged
-  --base-url, --rpm, --tpm, --timeout   as for assay judge
+${optionsHelp(OPTIONS)}
 
 Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
 back to pending and exits. Exit status: 0 nothing left to do; 1 usage, configuration or
 database error; 3 unknown job; 5 some items failed; 6 interrupted.`;
-
-const OPTIONS: OptionSpec[] = [
-  { long: 'job', key: 'job', takesValue: true },
-  { long: 'concurrency', key: 'concurrency', takesValue: true },
-  { long: 'follow', key: 'follow', takesValue: false },
-  { long: 'lease', key: 'lease', takesValue: true },
-  { long: 'base-url', key: 'baseUrl', takesValue: true },
-  { long: 'rpm', key: 'rpm', takesValue: true },
-  { long: 'tpm', key: 'tpm', takesValue: true },
-  { long: 'timeout', key: 'timeout', takesValue: true },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
-];
 
 /** `assay worker`: judge pending tasks of the database's judge jobs. */
 export async function workerCommand(argv: readonly string[], io: JudgeCommandIo): Promise<number> {
@@ -62,15 +80,10 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
   const leaseMs = positiveInteger('--lease', option('lease') ?? '120') * 1000;
   const endpoint = endpointOptions(option);
   return withDatabase(io, async (db, config) => {
-    if (!endpoint.baseUrl && !config.openaiBaseUrl && !config.openaiApiKey)
-      throw new UsageError(
-        'set OPENAI_API_KEY (and OPENAI_BASE_URL or --base-url for other endpoints)',
-      );
-    for (const id of jobIds)
-      if (!(await getJudgeJob(db, id))) throw new CliError(`no judge job ${id}`, EXIT.notFound);
+    requireEndpoint(config, endpoint);
+    for (const id of jobIds) await judgeJobStatus(db, id);
     const freed = await releaseDeadLocalLeases(db);
-    const jobs =
-      jobIds.length > 0 ? jobIds : (await listJudgeJobs(db, { withWork: true })).map((j) => j.id);
+    const jobs = jobIds.length > 0 ? jobIds : await judgeJobsWithWork(db);
     io.stderr(
       `assay worker: ${jobs.length === 0 ? 'no job has work' : `jobs ${jobs.join(', ')}`}` +
         `${freed ? `; ${freed} tasks taken back from killed workers` : ''}` +
@@ -109,7 +122,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
     );
     for (const f of result.failures.slice(0, 20))
       io.stderr(`failed: job ${f.jobId} ${f.topicId} ${f.docId}: ${f.reason}\n`);
-    if (result.stoppedBy === 'signal') return JUDGE_EXIT.stopped;
-    return result.failed > 0 ? JUDGE_EXIT.failed : 0;
+    if (result.stoppedBy === 'signal') return EXIT.judgeStopped;
+    return result.failed > 0 ? EXIT.judgeFailed : 0;
   });
 }

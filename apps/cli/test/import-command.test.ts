@@ -2,8 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listRuns, listLabelSets } from '@assay/db';
-import { evaluateRuns, loadConfig, openDatabase, resolveCollection } from '@assay/platform';
+import { evaluateRuns, listLabelSets, listRuns, loadConfig, openDatabase } from '@assay/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
 import { runCli } from '../src/main.js';
@@ -191,16 +190,12 @@ for (const engine of engines) {
       const lines = bigRun(30_000, 'big');
       lines[29_999] = '30 Q0 doc30000 1000 1e999x big';
       const bad = file('bad.run', `${lines.join('\n')}\n`);
-      const before = await inspect(env(), async (db) =>
-        listRuns(db, (await resolveCollection(db, 'big')).id),
-      );
+      const before = await inspect(env(), async (db) => listRuns(db, 'big'));
       const r = await assay(env(), 'import', 'run', '--collection', 'big', good, bad);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(`assay import: ${bad}:30000: score "1e999x" is not a finite number\n`);
-      const after = await inspect(env(), async (db) =>
-        listRuns(db, (await resolveCollection(db, 'big')).id),
-      );
+      const after = await inspect(env(), async (db) => listRuns(db, 'big'));
       expect(after).toEqual(before);
       expect(after).toEqual([]);
     }, 120_000);
@@ -269,9 +264,7 @@ for (const engine of engines) {
         qrels,
       );
       expect(q3.stdout).toMatch(/^replaced label set "h" \(id \d+, grades 0\.\.3\)/);
-      const sets = await inspect(env(), async (db) =>
-        listLabelSets(db, (await resolveCollection(db, 'rep')).id),
-      );
+      const sets = await inspect(env(), async (db) => listLabelSets(db, 'rep'));
       expect(sets.map((s) => [s.name, s.labelCount, s.scaleMax])).toEqual([['h', 1, 3]]);
     }, 120_000);
 

@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getCollectionByName, listLabelSets, listLlmCalls } from '@assay/db';
-import { loadConfig, openDatabase } from '@assay/platform';
+import { listLlmCalls } from '@assay/db';
+import { listLabelSets, loadConfig, openDatabase } from '@assay/platform';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
@@ -13,7 +13,7 @@ import {
 } from '../../../packages/judge/test/openai-test-server.js';
 import { runCli } from '../src/main.js';
 import type { JudgeCommandIo } from '../src/judge-command.js';
-import { parsePoolFile } from '../src/judge-command.js';
+import { parsePoolFile } from '../src/judge-items.js';
 import {
   docNumber,
   expectedQrels,
@@ -181,8 +181,7 @@ function describeOn(kind: 'pglite' | 'postgres') {
       try {
         const calls = await listLlmCalls(database.db);
         expect(calls.filter((c) => c.response === 'Hard to say. Maybe relevant?')).toHaveLength(3);
-        const collection = await getCollectionByName(database.db, 'judge-files');
-        const sets = await listLabelSets(database.db, collection!.id);
+        const sets = await listLabelSets(database.db, 'judge-files');
         expect(sets.find((s) => s.name === 'fail')).toMatchObject({
           kind: 'llm_judge',
           scaleMin: 0,

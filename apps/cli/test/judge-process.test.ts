@@ -6,9 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb, type AssayDb } from '@assay/db';
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
+import {
+  countRows,
+  createIsolatedSchema,
+  queryRows,
+  testDatabaseUrl,
+} from '../../../packages/db/test/helpers.js';
 import {
   startOpenAITestServer,
   type TestServer,
@@ -74,17 +78,18 @@ async function until(condition: () => boolean, what: string, output: () => strin
 async function look(open: () => Promise<AssayDb>) {
   const database = await open();
   try {
-    const calls = await sql<{ hash: string }>`
-      select hash from llm_calls where response is not null`.execute(database.db);
-    const labels = await sql<{ n: string | number }>`select count(*) as n from labels`.execute(
+    const calls = await queryRows<{ hash: string }>(
       database.db,
+      'select hash from llm_calls where response is not null',
     );
-    const tasks = await sql<{ status: string; n: string | number }>`
-      select status, count(*) as n from judge_tasks group by status`.execute(database.db);
+    const tasks = await queryRows<{ status: string; n: string | number }>(
+      database.db,
+      'select status, count(*) as n from judge_tasks group by status',
+    );
     return {
-      answeredHashes: calls.rows.map((r) => r.hash),
-      labels: Number(labels.rows[0]!.n),
-      tasks: Object.fromEntries(tasks.rows.map((r) => [r.status, Number(r.n)])),
+      answeredHashes: calls.map((r) => r.hash),
+      labels: await countRows(database.db, 'labels'),
+      tasks: Object.fromEntries(tasks.map((r) => [r.status, Number(r.n)])),
     };
   } finally {
     await database.close();

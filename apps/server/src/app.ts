@@ -1,5 +1,4 @@
-import type { AssayDb } from '@assay/db';
-import type { AssayConfig } from '@assay/platform';
+import type { AssayConfig, AssayDb } from '@assay/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { annotatorScope } from './annotator-scope.js';

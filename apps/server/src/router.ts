@@ -1,5 +1,4 @@
-import type { AssayDb, User } from '@assay/db';
-import type { AssayConfig } from '@assay/platform';
+import type { AssayConfig, AssayDb, User } from '@assay/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 
 /** What every handler can read from the context. */

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { listCollections, type AssayDb } from '@assay/db';
 import {
+  listCollections,
+  type AssayDb,
   ensureAdmin,
   hasJudgeEndpoint,
   judgeWorkerDeps,

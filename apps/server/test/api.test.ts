@@ -1,7 +1,6 @@
 import { createApiToken, createUser, revokeApiToken, type AssayDb } from '@assay/db';
-import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { countRows, forEachDatabase } from '../../../packages/db/test/helpers.js';
 import { createApp } from '../src/index.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
@@ -20,10 +19,7 @@ async function counts(db: AssayDb['db']): Promise<Record<Table, number>> {
   ];
   const result = {} as Record<Table, number>;
   for (const table of tables) {
-    const row = await sql<{
-      n: string | number;
-    }>`select count(*) as n from ${sql.table(table)}`.execute(db);
-    result[table] = Number(row.rows[0]!.n);
+    result[table] = await countRows(db, table);
   }
   return result;
 }

@@ -1,8 +1,6 @@
-import type { AssayDb } from '@assay/db';
 import { judgeWorkerDeps, runJudgeWorker } from '@assay/platform';
-import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { countRows, forEachDatabase } from '../../../packages/db/test/helpers.js';
 import {
   startOpenAITestServer,
   type TestServer,
@@ -34,13 +32,6 @@ interface Job {
   model: string;
   status: string;
   progress: { total: number; pending: number; labelled: number; failed: number };
-}
-
-async function tableCount(db: AssayDb['db'], table: string): Promise<number> {
-  const row = await sql<{
-    n: string | number;
-  }>`select count(*) as n from ${sql.table(table)}`.execute(db);
-  return Number(row.rows[0]!.n);
 }
 
 forEachDatabase('pools and judge jobs API', (t) => {
@@ -146,7 +137,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
       }),
     );
     expect(bad).toMatchObject({ status: 400, code: 'invalid_input' });
-    expect(await tableCount(t.db, 'judge_tasks')).toBe(0);
+    expect(await countRows(t.db, 'judge_tasks')).toBe(0);
   });
 
   it('creates a job from a pool, judges it with a worker, and serves the labels', async () => {
@@ -223,7 +214,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
   });
 
   it('refuses items without stored text, writing nothing', async () => {
-    const before = await tableCount(t.db, 'label_sets');
+    const before = await countRows(t.db, 'label_sets');
     const error = await errorOf(
       await api.call('POST', '/api/collections/demo/judge-jobs', {
         token: api.admin,
@@ -241,9 +232,9 @@ forEachDatabase('pools and judge jobs API', (t) => {
     expect(error.message).toContain('2 of 4 items');
     expect(error.message).toContain('1/d9 (no document)');
     expect(error.message).toContain('3/d1 (no topic)');
-    expect(await tableCount(t.db, 'label_sets')).toBe(before);
-    expect(await tableCount(t.db, 'judge_jobs')).toBe(0);
-    expect(await tableCount(t.db, 'judge_tasks')).toBe(0);
+    expect(await countRows(t.db, 'label_sets')).toBe(before);
+    expect(await countRows(t.db, 'judge_jobs')).toBe(0);
+    expect(await countRows(t.db, 'judge_tasks')).toBe(0);
   });
 
   it('answers 404 for unknown judges, runs, label sets and jobs, 400 for bad bodies', async () => {
@@ -296,7 +287,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
       expect(
         await errorOf(await api.call(method, `/api/judge-jobs/999${suffix}`, { token: api.admin })),
       ).toMatchObject({ status: 404, code: 'not_found' });
-    expect(await tableCount(t.db, 'judge_jobs')).toBe(0);
+    expect(await countRows(t.db, 'judge_jobs')).toBe(0);
   });
 
   it('needs a token, and an admin to create, start, stop and retry', async () => {

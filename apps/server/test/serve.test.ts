@@ -7,9 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDb } from '@assay/db';
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
+import {
+  countRows,
+  createIsolatedSchema,
+  queryRows,
+  testDatabaseUrl,
+} from '../../../packages/db/test/helpers.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const ADMIN = 'assay_process-test-admin-token';
@@ -239,15 +243,10 @@ function sizeOf(dir: string): number {
 async function countRuns(open: () => ReturnType<typeof createDb>) {
   const database = await open();
   try {
-    const n = async (table: 'runs' | 'run_entries') =>
-      Number(
-        (
-          await sql<{ n: string }>`select count(*) as n from ${sql.table(table)}`.execute(
-            database.db,
-          )
-        ).rows[0]!.n,
-      );
-    return { runs: await n('runs'), entries: await n('run_entries') };
+    return {
+      runs: await countRows(database.db, 'runs'),
+      entries: await countRows(database.db, 'run_entries'),
+    };
   } finally {
     await database.close();
   }
@@ -293,11 +292,14 @@ describe('assay serve killed during an import', () => {
           { DATABASE_URL: url.toString(), ASSAY_DATA_DIR: dataDir },
           // A transaction of the server has written and is inserting run entries.
           async () => {
-            const result = await sql<{ n: string | number }>`
-              select count(*) as n from pg_stat_activity
-              where application_name = ${name} and backend_xid is not null
-                and query ilike '%run_entries%'`.execute(monitor.db);
-            return Number(result.rows[0]!.n) > 0;
+            // The application name is this test's own, made of letters, digits and dashes.
+            const [row] = await queryRows<{ n: string | number }>(
+              monitor.db,
+              `select count(*) as n from pg_stat_activity
+               where application_name = '${name}' and backend_xid is not null
+                 and query ilike '%run_entries%'`,
+            );
+            return Number(row!.n) > 0;
           },
           () => countRuns(() => createDb({ databaseUrl: schema!.url, maxConnections: 1 })),
         );

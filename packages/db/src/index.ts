@@ -68,11 +68,15 @@ export { withTransaction } from './bulk.js';
 export { bulkInsert, DEFAULT_BULK_BATCH_SIZE } from './bulk.js';
 /** The database or a transaction; bulk-insert column and option types. */
 export type { BulkColumn, BulkInsertOptions, Queryable } from './bulk.js';
+/** A row named by id and name, as findCollection, findRun and findLabelSet take it. */
+export type { IdOrName } from './id-or-name.js';
 
 /** Collections: create, list with counts, get by id or name, delete (cascades). */
 export {
   createCollection,
   deleteCollection,
+  findCollection,
+  getCollectionSummary,
   getCollection,
   getCollectionByName,
   listCollections,
@@ -100,8 +104,10 @@ export {
   createRun,
   deleteRun,
   findRunByName,
+  findRun,
   getRun,
   getRunEntries,
+  getRunSummary,
   getRunWithEntries,
   insertRunEntries,
   listRuns,
@@ -114,8 +120,10 @@ export {
   createLabelSet,
   deleteLabelSet,
   findLabelSetByName,
+  findLabelSet,
   getLabelGrades,
   getLabelSet,
+  getLabelSetSummary,
   insertLabels,
   listLabelRevisions,
   listLabels,
@@ -175,44 +183,52 @@ export {
 /** A user, a stored token record, and a freshly created token. */
 export type { ApiToken, CreatedApiToken, User } from './repositories/users.js';
 
-/** Judging: recorded LLM calls (the cache), judge jobs, and tasks claimed under a lease. */
+/** LLM calls: every call recorded; an answered one found again by its request hash (the cache). */
+export {
+  findAnsweredLlmCall,
+  findAnsweredLlmCalls,
+  insertLlmCall,
+  insertLlmCalls,
+  listLlmCalls,
+} from './repositories/llm-calls.js';
+/** A recorded LLM call and the fields of a new one. */
+export type { LlmCall, LlmCallInput } from './repositories/llm-calls.js';
+
+/** Judge jobs: create, get, find by label set, list (optionally those with work), set status. */
+export {
+  createJudgeJob,
+  findJudgeJobByLabelSet,
+  getJudgeJob,
+  listJudgeJobs,
+  setJudgeJobStatus,
+} from './repositories/judge-jobs.js';
+/** A judge job and the fields of a new one. */
+export type { JudgeJob, NewJudgeJob } from './repositories/judge-jobs.js';
+
+/** Judge tasks: insert, list, count, claim under a lease, renew, release, complete, fail, retry. */
 export {
   claimJudgeTasks,
   completeJudgeTask,
   completeJudgeTasks,
   countJudgeTasks,
-  createJudgeJob,
   failJudgeTask,
-  findAnsweredLlmCall,
-  findAnsweredLlmCalls,
-  findJudgeJobByLabelSet,
-  getJudgeJob,
   insertJudgeTasks,
-  insertLlmCall,
-  insertLlmCalls,
-  listJudgeJobs,
   listJudgeLeaseOwners,
   listJudgeTasks,
-  listLlmCalls,
   releaseJudgeTasks,
   renewJudgeTaskLeases,
   retryFailedJudgeTasks,
-  setJudgeJobStatus,
-} from './repositories/judging.js';
-/** Judge job, task, claim, label, failure and LLM call shapes. */
+} from './repositories/judge-tasks.js';
+/** Judge task, claim, label, failure and count shapes. */
 export type {
   ClaimedJudgeTask,
-  JudgeJob,
   JudgeTask,
   JudgeTaskCounts,
   JudgeTaskFailure,
   JudgeTaskInput,
   JudgeTaskKey,
   JudgeTaskLabel,
-  LlmCall,
-  LlmCallInput,
-  NewJudgeJob,
-} from './repositories/judging.js';
+} from './repositories/judge-tasks.js';
 
 /** Answer-quality evaluation: response sets (generated answers) and score sets (their grades). */
 export {

@@ -146,3 +146,16 @@ export function forEachDatabase(name: string, fn: (database: TestDatabase) => vo
     });
   }
 }
+
+/** Rows in a table (tests compare counts before and after a use-case). */
+export async function countRows(db: Kysely<Database>, table: keyof Database): Promise<number> {
+  const row = await sql<{
+    n: string | number;
+  }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+  return Number(row.rows[0]!.n);
+}
+
+/** The rows of a raw SQL statement (tests look at what a process left behind). */
+export async function queryRows<R>(db: Kysely<Database>, text: string): Promise<R[]> {
+  return (await sql.raw<R>(text).execute(db)).rows;
+}

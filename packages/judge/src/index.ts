@@ -20,7 +20,7 @@ export {
   type ParsedJudgment,
 } from './parse-output.js';
 /** Canonical JSON and the SHA-256 request hash used as cache key. */
-export { canonicalJson, requestHash } from './request-hash.js';
+export { canonicalJson, chatRequestHash, requestHash } from './request-hash.js';
 /** Retry policy: exponential backoff with jitter that honours Retry-After. */
 export {
   backoffDelay,

@@ -8,7 +8,7 @@ import {
 import type { CallStore, LlmCallRecord } from './call-store.js';
 import type { RateLimiter } from './limiter.js';
 import { parseJudgeOutput, type ParsedJudgment } from './parse-output.js';
-import { requestHash } from './request-hash.js';
+import { chatRequestHash } from './request-hash.js';
 import { withRetries, type RetryPolicy } from './retry.js';
 import { renderTemplate, type JudgeTemplate, type TemplateValues } from './template.js';
 
@@ -111,7 +111,7 @@ export async function judgeItem(
   let lastReason = 'no answer';
   for (let attempt = 1; attempt <= maxParseAttempts; attempt++) {
     const request = buildJudgeRequest(template, values, settings, attempt);
-    const hash = requestHash({ endpoint: 'chat.completions', ...request });
+    const hash = chatRequestHash(request);
     let call = await deps.store.get(hash);
     const cached = call !== undefined;
     if (!call) {

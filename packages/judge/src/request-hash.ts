@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ChatRequest } from './chat-client.js';
 
 /** JSON with object keys sorted at every level, so equal requests serialise identically. */
 export function canonicalJson(value: unknown): string {
@@ -16,4 +17,9 @@ export function canonicalJson(value: unknown): string {
  */
 export function requestHash(request: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(request)).digest('hex');
+}
+
+/** The cache key of a chat-completions request: requestHash with the endpoint named. */
+export function chatRequestHash(request: ChatRequest): string {
+  return requestHash({ endpoint: 'chat.completions', ...request });
 }

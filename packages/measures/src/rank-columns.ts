@@ -5,8 +5,6 @@ import { docnoStart, hashDocno, type TopicColumns } from '@assay/trec';
 import {
   REL_NONPOOL,
   REL_UNJUDGED,
-  rankRelevances,
-  type RankedTopic,
   type RankingOptions,
   type TopicJudgments,
 } from './ranking.js';
@@ -174,12 +172,3 @@ export function columnRelevances(
   return kept === n ? rels : rels.slice(0, kept);
 }
 
-/** rankTopic for a topic held as columns. */
-export function rankTopicColumns(
-  topic: TopicColumns,
-  judgments: TopicJudgments,
-  index: JudgmentIndex,
-  options: RankingOptions,
-): RankedTopic {
-  return rankRelevances(columnRelevances(topic, index, options), judgments, options.relevanceLevel);
-}

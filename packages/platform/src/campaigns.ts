@@ -24,10 +24,9 @@ import {
   type CampaignSampling,
 } from './campaign-sampling.js';
 import { PlatformError, writing } from './errors.js';
-import { resolveLabelSet } from './evaluate.js';
-import { buildCollectionPool, type CollectionPoolSpec } from './judge-jobs.js';
-import { defaultJudgesDir } from './judging.js';
-import { resolveCollection, type CollectionRef } from './resolve.js';
+import { defaultJudgesDir } from './judge-templates.js';
+import { buildCollectionPool, type CollectionPoolSpec } from './pools.js';
+import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
 import { resolveUser } from './users.js';
 
 /** How a campaign picks its items, naming label sets by name or id. */

@@ -8,8 +8,7 @@ import {
 } from '@assay/db';
 import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
 import { PlatformError, writing } from './errors.js';
-import { resolveLabelSet } from './evaluate.js';
-import { resolveCollection, type CollectionRef } from './resolve.js';
+import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
 
 /** Which label sets to combine, how, and under what name to store the result. */
 export interface CreateConsensusInput {

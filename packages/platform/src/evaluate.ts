@@ -1,15 +1,4 @@
-import {
-  findRunByName,
-  getLabelGrades,
-  findLabelSetByName,
-  getLabelSet,
-  getRun,
-  getRunEntries,
-  type Collection,
-  type LabelSet,
-  type Queryable,
-  type Run,
-} from '@assay/db';
+import { getLabelGrades, type Queryable } from '@assay/db';
 import {
   evaluateRun,
   MeasureSpecError,
@@ -17,9 +6,9 @@ import {
   prepareQrels,
   resolveMeasures,
 } from '@assay/measures';
-import type { Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
-import { resolveCollection, type CollectionRef } from './resolve.js';
+import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
+import { readTrecRun } from './runs.js';
 
 /** What to evaluate: stored runs against a stored label set. */
 export interface EvaluateRunsInput {
@@ -57,60 +46,6 @@ export interface EvaluateRunsResult {
   /** How topics missing from a run were treated (trec_eval -c or not). */
   topicHandling: string;
   runs: RunMeasures[];
-}
-
-/** A label set of the collection by name or id; not_found otherwise. */
-export async function resolveLabelSet(
-  db: Queryable,
-  collection: Collection,
-  ref: string | number,
-): Promise<LabelSet> {
-  const set =
-    typeof ref === 'number'
-      ? await getLabelSet(db, ref)
-      : await findLabelSetByName(db, collection.id, ref);
-  if (!set || set.collectionId !== collection.id)
-    throw new PlatformError(
-      'not_found',
-      `no label set ${JSON.stringify(ref)} in collection "${collection.name}"`,
-    );
-  return set;
-}
-
-/** A run of the collection by name or id; not_found otherwise. */
-export async function resolveRun(
-  db: Queryable,
-  collection: Collection,
-  ref: string | number,
-): Promise<Run> {
-  const stored =
-    typeof ref === 'number' ? await getRun(db, ref) : await findRunByName(db, collection.id, ref);
-  if (!stored || stored.collectionId !== collection.id)
-    throw new PlatformError(
-      'not_found',
-      `no run ${JSON.stringify(ref)} in collection "${collection.name}"`,
-    );
-  return stored;
-}
-
-/**
- * A stored run as a TREC run named after the stored run, with the entries of `topics`
- * only (all topics when absent): an evaluation reads just the judged topics, as trec_eval
- * evaluates only those.
- */
-export async function readTrecRun(
-  db: Queryable,
-  stored: Run,
-  topics?: readonly string[],
-): Promise<TrecRun> {
-  const byTopic = await getRunEntries(db, stored.id, topics ? { topicIds: topics } : {});
-  const run: TrecRun = { name: stored.name, topics: new Map() };
-  for (const [topic, entries] of byTopic)
-    run.topics.set(
-      topic,
-      entries.map((e) => ({ docno: e.docId, rank: e.rank, score: e.score })),
-    );
-  return run;
 }
 
 /** Evaluates stored runs against a stored label set with assay's trec_eval-exact measures. */

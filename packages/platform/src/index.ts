@@ -9,10 +9,33 @@ export {
   pgliteDataDir,
   type AssayConfig,
 } from './config.js';
+/** The stored shapes the use-cases return (apps take them from here, never from the database package). */
+export type {
+  AssayDb,
+  Collection,
+  CollectionSummary,
+  Label,
+  LabelSet,
+  LabelSetSummary,
+  Queryable,
+  Run,
+  RunEntry,
+  RunSummary,
+  StoredDocument,
+  Topic,
+  User,
+} from '@assay/db';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
-/** Resolving a collection by name or id. */
-export { resolveCollection, type CollectionRef } from './resolve.js';
+/** The one naming rule: collections, runs and label sets by id when numeric and it exists, else by name. */
+export {
+  refToIdOrName,
+  resolveCollection,
+  resolveLabelSet,
+  resolveRun,
+  type CollectionRef,
+  type ItemRef,
+} from './resolve.js';
 /** Imports: collection, topics, qrels (as a human label set), runs — parse fully, then one transaction. */
 export {
   importCollection,
@@ -49,35 +72,60 @@ export {
   type EvaluateRunsResult,
   type RunMeasures,
 } from './evaluate.js';
-/** Looking up a stored label set or run by name or id; a stored run as a TREC run. */
-export { readTrecRun, resolveLabelSet, resolveRun } from './evaluate.js';
+/** Collections, documents and topics: list, get, delete, by the one naming rule. */
+export { deleteCollection, getCollectionSummary, listCollections } from './collections.js';
+export { getDocument, listDocuments } from './documents.js';
+export { getTopic, listTopics } from './topics.js';
+/** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */
+export {
+  deleteRun,
+  getRunSummary,
+  listRunEntries,
+  listRuns,
+  readTrecRun,
+  takenRunNames,
+} from './runs.js';
+/** Label sets: list, labels, delete, a label set as qrels text. */
+export {
+  deleteLabelSet,
+  exportLabelsAsQrels,
+  getLabelSetSummary,
+  listLabels,
+  listLabelSets,
+} from './label-sets.js';
+/** The assay version reports record. */
+export { ASSAY_VERSION } from './version.js';
 /** Reports: evaluations, comparisons and agreement reports stored as immutable snapshots. */
 export {
-  ASSAY_VERSION,
   createAgreementReport,
   createComparisonReport,
   createEvaluationReport,
   deleteReport,
-  fromJson,
-  getPublishedLeaderboard,
   getReport,
   listReports,
-  publishLeaderboard,
-  renderLeaderboard,
-  toJson,
-  unpublishLeaderboard,
   type Actor,
   type AgreementReportInput,
   type ComparisonReportInput,
   type EvaluationReportInput,
-  type LeaderboardFormat,
   type NamedRef,
-  type PublishedLeaderboard,
-  type RenderedLeaderboard,
   type ReportProvenance,
   type StoredReport,
   type StoredReportSummary,
 } from './reports.js';
+/** How a report's result is kept in jsonb (non-finite numbers tagged) and read back. */
+export { fromJson, toJson } from './report-codec.js';
+/** Leaderboards: publish a comparison under a slug, list, read, render for download, unpublish. */
+export {
+  getPublishedLeaderboard,
+  listPublishedLeaderboards,
+  publishLeaderboard,
+  renderLeaderboard,
+  unpublishLeaderboard,
+  type LeaderboardFormat,
+  type PublishedLeaderboard,
+  type PublishedLeaderboardSummary,
+  type RenderedLeaderboard,
+} from './leaderboards.js';
 /** The pure analyses behind `assay compare` and `assay agree`, and their renderings. */
 export * from './analysis/index.js';
 /** The consensus (majority, mean or median) of several stored label sets, stored as a new one. */
@@ -86,19 +134,25 @@ export {
   type CreateConsensusInput,
   type CreateConsensusResult,
 } from './consensus.js';
-/** Judge jobs over a stored collection: pools of stored runs, jobs, status, pause, retry. */
+/** Pools of a collection's stored runs, in judging priority order, with their statistics. */
 export {
   buildCollectionPool,
-  createCollectionJudgeJob,
-  judgeJobFailures,
-  judgeJobStatus,
-  listCollectionJudgeJobs,
   POOL_ORDERS,
-  retryJudgeJobFailures,
-  setJudgeJobPaused,
   type CollectionPool,
   type CollectionPoolItem,
   type CollectionPoolSpec,
+} from './pools.js';
+/** Judge jobs over a stored collection: jobs, status, progress, pause, failures, retry. */
+export {
+  createCollectionJudgeJob,
+  judgeJobFailures,
+  judgeJobProgress,
+  judgeJobsWithWork,
+  judgeJobStatus,
+  listCollectionJudgeJobs,
+  listJudgeFailures,
+  retryJudgeJobFailures,
+  setJudgeJobPaused,
   type CreateCollectionJudgeJobInput,
   type CreateCollectionJudgeJobResult,
   type JudgeJobSettings,
@@ -106,32 +160,37 @@ export {
 } from './judge-jobs.js';
 /** A worker's model endpoint client and pacing from the configuration. */
 export { hasJudgeEndpoint, judgeWorkerDeps, type JudgeEndpointOptions } from './judge-endpoint.js';
-/** Judging: the database call store, judge jobs and tasks, the worker, estimates, export. */
+/** The database call store: every LLM call kept, an answered one found again by its hash. */
+export { DbCallStore } from './call-store.js';
+/** Judge templates: the shipped folder, a template's hash, the values it renders, the relevance check. */
 export {
   checkRelevanceTemplate,
-  DbCallStore,
   defaultJudgesDir,
-  ensureJudgeJob,
-  estimateJudgeRun,
-  exportLabelsAsQrels,
-  judgeJobProgress,
   judgeValues,
-  listJudgeFailures,
-  newWorkerId,
-  releaseDeadLocalLeases,
-  runJudgeWorker,
+  loadJudgeTemplate,
   templateHash,
+  type JudgeDocument,
+  type JudgeTopic,
+} from './judge-templates.js';
+/** Finding or creating the judge job of a label set, with its pool items as tasks. */
+export {
+  ensureJudgeJob,
   type EnsureJudgeJobInput,
   type EnsureJudgeJobResult,
-  type JudgeDocument,
-  type JudgeEstimate,
   type JudgeItemInput,
-  type JudgeTopic,
+} from './ensure-judge-job.js';
+/** What a judging run would send and cost, without sending anything. */
+export { estimateJudgeRun, type JudgeEstimate } from './judge-estimate.js';
+/** Worker identities and the leases of workers that stopped. */
+export { newWorkerId, releaseDeadLocalLeases, releaseWorkerTasks } from './worker-leases.js';
+/** The judge worker: claims tasks under a lease, judges them, writes labels and calls. */
+export {
+  runJudgeWorker,
   type JudgeWorkerDeps,
   type JudgeWorkerOptions,
   type JudgeWorkerProgress,
   type JudgeWorkerResult,
-} from './judging.js';
+} from './judge-worker.js';
 /** Answer-quality evaluation: response/gold/example/score files, scoring answers, the report. */
 export * from './answers/index.js';
 /** Retrieval over stored collections: an index per collection, runs made by BM25, PRF, fusion. */

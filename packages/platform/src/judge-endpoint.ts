@@ -1,6 +1,6 @@
 import { OpenAIChatClient, RateLimiter } from '@assay/judge';
 import type { AssayConfig } from './config.js';
-import type { JudgeWorkerDeps } from './judging.js';
+import type { JudgeWorkerDeps } from './judge-worker.js';
 
 /** Where and how fast a worker calls the model, over what the configuration says. */
 export interface JudgeEndpointOptions {

@@ -1,8 +1,9 @@
 import {
+  countJudgeTasks,
   getCollection,
   getDocuments,
   getJudgeJob,
-  getLabelGrades,
+  listJudgeTasks,
   getLabelSet,
   listJudgeJobs,
   listLabelSets,
@@ -15,161 +16,12 @@ import {
   type JudgeTaskCounts,
   type Queryable,
 } from '@assay/db';
-import { loadJudgeTemplates, type JudgeSettings, type JudgeTemplate } from '@assay/judge';
-import {
-  buildDepthPool,
-  compareDocno,
-  poolStats,
-  type Pool,
-  type PoolOrder,
-  type PoolParameters,
-} from '@assay/pooling';
-import type { Qrels, Run as TrecRun } from '@assay/trec';
+import { type JudgeSettings, type JudgeTemplate } from '@assay/judge';
 import { PlatformError } from './errors.js';
-import { readTrecRun, resolveLabelSet, resolveRun } from './evaluate.js';
-import {
-  checkRelevanceTemplate,
-  defaultJudgesDir,
-  ensureJudgeJob,
-  judgeJobProgress,
-  judgeValues,
-  listJudgeFailures,
-  type JudgeItemInput,
-} from './judging.js';
+import { poolOf, type CollectionPoolSpec } from './pools.js';
+import { ensureJudgeJob, type JudgeItemInput } from './ensure-judge-job.js';
+import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './judge-templates.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
-
-/** The pool orders a collection pool can use. */
-export const POOL_ORDERS: readonly PoolOrder[] = ['best-rank', 'rrf', 'move-to-front', 'docno'];
-
-/** How to pool stored runs: depth-k over some runs, optionally some topics only. */
-export interface CollectionPoolSpec {
-  /** Stored runs of the collection, by name or id. */
-  runs: Array<string | number>;
-  /** Each run contributes its top `depth` documents per topic (trec_eval order). */
-  depth: number;
-  /** Only these topics, in this order (default: every topic a run retrieved for, byte order). */
-  topics?: string[];
-  /** Judging order within a topic (default best-rank). */
-  order?: PoolOrder;
-  /** Keep at most this many documents per topic. */
-  perTopicCap?: number;
-  /** Label sets whose pairs graded ≥ 0 are left out (already judged). */
-  excludeLabelSets?: Array<string | number>;
-}
-
-/** One pooled (topic, document) with the evidence that put it in the pool. */
-export interface CollectionPoolItem {
-  topicId: string;
-  docId: string;
-  /** Smallest rank any pooled run gave the document. */
-  bestRank: number;
-  /** Runs that retrieved it within the depth, with their ranks. */
-  runs: Array<{ run: string; rank: number }>;
-  rrfScore: number;
-}
-
-/** A pool of a collection's stored runs, in judging priority order, with its statistics. */
-export interface CollectionPool {
-  collection: string;
-  parameters: PoolParameters & { excludeLabelSets: string[] };
-  /** Pooled topics in pool order. */
-  topics: string[];
-  /** Items in judging priority order (topics interleaved round-robin). */
-  items: CollectionPoolItem[];
-  stats: {
-    total: number;
-    perTopic: Array<{ topicId: string; items: number }>;
-    /** Each run's top-depth documents, pool items it brought and those no other run did. */
-    perRun: Array<{ run: string; retrieved: number; contributed: number; unique: number }>;
-  };
-}
-
-/**
- * The depth-k pool of stored runs of a collection (packages/pooling's buildDepthPool):
- * pairs graded ≥ 0 in `excludeLabelSets` left out, items in judging priority order, plus
- * pool size per topic and each run's contribution and unique contribution. Reads only.
- */
-export async function buildCollectionPool(
-  db: Queryable,
-  input: CollectionPoolSpec & { collection: CollectionRef },
-): Promise<CollectionPool> {
-  const collection = await resolveCollection(db, input.collection);
-  return poolOf(db, collection, input);
-}
-
-async function poolOf(
-  db: Queryable,
-  collection: Collection,
-  spec: CollectionPoolSpec,
-): Promise<CollectionPool> {
-  if (!Number.isInteger(spec.depth) || spec.depth < 1)
-    throw new PlatformError('invalid_input', `depth must be an integer ≥ 1, not ${spec.depth}`);
-  if (
-    spec.perTopicCap !== undefined &&
-    (!Number.isInteger(spec.perTopicCap) || spec.perTopicCap < 1)
-  )
-    throw new PlatformError(
-      'invalid_input',
-      `perTopicCap must be an integer ≥ 1, not ${spec.perTopicCap}`,
-    );
-  const order = spec.order ?? 'best-rank';
-  if (!POOL_ORDERS.includes(order))
-    throw new PlatformError(
-      'invalid_input',
-      `order must be one of ${POOL_ORDERS.join(', ')}, not "${String(order)}"`,
-    );
-  if (spec.runs.length === 0) throw new PlatformError('invalid_input', 'a pool needs runs');
-  const wanted = spec.topics && [...new Set(spec.topics)];
-  const runs: TrecRun[] = [];
-  const seen = new Set<number>();
-  for (const ref of spec.runs) {
-    const stored = await resolveRun(db, collection, ref);
-    if (seen.has(stored.id)) continue;
-    seen.add(stored.id);
-    runs.push(await readTrecRun(db, stored, wanted));
-  }
-  const excluded: string[] = [];
-  const exclude: Qrels[] = [];
-  for (const ref of spec.excludeLabelSets ?? []) {
-    const set = await resolveLabelSet(db, collection, ref);
-    excluded.push(set.name);
-    exclude.push(await getLabelGrades(db, set.id, wanted ? { topicIds: wanted } : {}));
-  }
-  const topics =
-    wanted ?? [...new Set(runs.flatMap((r) => [...r.topics.keys()]))].sort(compareDocno);
-  let pool: Pool;
-  try {
-    pool = buildDepthPool(runs, {
-      depth: spec.depth,
-      topics,
-      order,
-      exclude,
-      ...(spec.perTopicCap === undefined ? {} : { perTopicCap: spec.perTopicCap }),
-    });
-  } catch (error) {
-    // The pool refuses what cannot be ranked (e.g. a document twice in one topic of a run).
-    if (error instanceof Error) throw new PlatformError('invalid_input', error.message);
-    throw error;
-  }
-  const stats = poolStats(pool, runs);
-  return {
-    collection: collection.name,
-    parameters: { ...pool.parameters, excludeLabelSets: excluded },
-    topics: pool.topics,
-    items: pool.items.map((item) => ({
-      topicId: item.topic,
-      docId: item.docno,
-      bestRank: item.bestRank,
-      runs: item.contributingRuns.map((run, i) => ({ run, rank: item.ranks[i]! })),
-      rrfScore: item.rrfScore,
-    })),
-    stats: {
-      total: stats.total,
-      perTopic: [...stats.perTopic].map(([topicId, items]) => ({ topicId, items })),
-      perRun: [...stats.perRun].map(([run, c]) => ({ run, ...c })),
-    },
-  };
-}
 
 /** Model settings of a job made through the API (the model may come from configuration). */
 export interface JudgeJobSettings {
@@ -238,7 +90,7 @@ export async function createCollectionJudgeJob(
   if (labelSet === '') throw new PlatformError('invalid_input', 'the job needs a label set name');
   if ((input.pool === undefined) === (input.items === undefined))
     throw new PlatformError('invalid_input', 'give either a pool or items, not both or neither');
-  const template = loadTemplate(input.judge, input.judgesDir);
+  const template = loadJudgeTemplate(input.judge, input.judgesDir);
   checkRelevanceTemplate(template);
   const model = input.settings.model ?? input.defaultModel ?? template.model.name;
   if (!model)
@@ -274,17 +126,6 @@ export async function createCollectionJudgeJob(
       added: ensured.added,
     };
   });
-}
-
-function loadTemplate(judge: string, dir: string | undefined): JudgeTemplate {
-  const templates = loadJudgeTemplates(dir ?? defaultJudgesDir());
-  const template = templates.get(judge);
-  if (!template)
-    throw new PlatformError(
-      'not_found',
-      `no judge "${judge}" (known: ${[...templates.keys()].join(', ')})`,
-    );
-  return template;
 }
 
 /** Each pair's prompt values from the stored topic and document; all must be stored. */
@@ -408,4 +249,27 @@ export async function retryJudgeJobFailures(
   await judgeJobStatus(db, id);
   const retried = await retryFailedJudgeTasks(db, id);
   return { retried, job: await judgeJobStatus(db, id) };
+}
+
+/** A job's progress: tasks per state and cost so far. */
+export async function judgeJobProgress(db: Queryable, jobId: number): Promise<JudgeTaskCounts> {
+  return countJudgeTasks(db, jobId);
+}
+
+/** A job's failed tasks with their reasons and unreadable answers. */
+export async function listJudgeFailures(
+  db: Queryable,
+  jobId: number,
+): Promise<Array<{ topicId: string; docId: string; error: string; raw: string | null }>> {
+  return (await listJudgeTasks(db, jobId, { status: ['failed'] })).map((t) => ({
+    topicId: t.topicId,
+    docId: t.docId,
+    error: t.error ?? 'unknown',
+    raw: t.raw,
+  }));
+}
+
+/** The ids of the active judge jobs that have items to judge, oldest first. */
+export async function judgeJobsWithWork(db: Queryable): Promise<number[]> {
+  return (await listJudgeJobs(db, { withWork: true })).map((job) => job.id);
 }

@@ -1,15 +1,10 @@
 import {
-  createPublication,
   createReport,
-  deletePublication,
   deleteReport as deleteStoredReport,
   getLabelGrades,
-  getPublication,
   getReport as getStoredReport,
   listReports as listStoredReports,
-  SLUG_PATTERN,
   type JsonObject,
-  type JsonValue,
   type LabelSet,
   type Queryable,
   type Report,
@@ -25,40 +20,29 @@ import {
   type RunEvaluation,
 } from '@assay/measures';
 import type { PValueAdjustment } from '@assay/stats';
-import rootPackage from '../../../package.json' with { type: 'json' };
 import {
   agreement,
   BOOTSTRAP_SAMPLES,
   compareRuns,
+  fitGradesToScale,
+  comparisonReport,
+  compareSettings,
+  CompareSettingsError,
   CompareError,
-  comparisonCsv,
-  comparisonHtml,
-  comparisonJson,
-  comparisonLatex,
-  correlateLeaderboards,
   observedScale,
   testableMeasures,
   type AgreementReport,
   type CompareReport,
   type CompareSettings,
-  type Comparison,
   type GradeScale,
-  type RankCorrelation,
   type TestName,
 } from './analysis/index.js';
 import { PlatformError, writing } from './errors.js';
-import {
-  evaluateRuns,
-  readTrecRun,
-  resolveLabelSet,
-  resolveRun,
-  type EvaluateRunsInput,
-  type EvaluateRunsResult,
-} from './evaluate.js';
-import { resolveCollection, type CollectionRef } from './resolve.js';
-
-/** The assay version every report records (the root package.json's). */
-export const ASSAY_VERSION: string = rootPackage.version;
+import { evaluateRuns, type EvaluateRunsInput, type EvaluateRunsResult } from './evaluate.js';
+import { decodeReport, toJson } from './report-codec.js';
+import { readTrecRun } from './runs.js';
+import { ASSAY_VERSION } from './version.js';
+import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
 
 /** Who creates a report or publishes a leaderboard (recorded by id and name). */
 export interface Actor {
@@ -158,26 +142,6 @@ export interface EvaluationReportInput extends EvaluateRunsInput {
   createdBy?: Actor;
 }
 
-/** A published leaderboard: its slug, when it was published, and the comparison report. */
-export interface PublishedLeaderboard {
-  slug: string;
-  publishedAt: Date;
-  report: StoredReport & { kind: 'comparison' };
-}
-
-/** Download formats of a published leaderboard. */
-export type LeaderboardFormat = 'csv' | 'latex' | 'json' | 'html';
-
-/** A rendered download: its text, media type and file extension. */
-export interface RenderedLeaderboard {
-  body: string;
-  contentType: string;
-  extension: string;
-}
-
-const TESTS: readonly TestName[] = ['t', 'wilcoxon', 'randomization'];
-const CORRECTIONS: readonly PValueAdjustment[] = ['holm', 'bonferroni', 'bh', 'none'];
-
 // ------------------------------------------------------------------------------- create
 
 /**
@@ -251,16 +215,7 @@ export async function createComparisonReport(
       throw error;
     }
   }
-  const result: CompareReport = { leaderboards };
-  if (leaderboards.length === 2) {
-    const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
-    result.rankCorrelation = Object.fromEntries(
-      tested.map((m): [string, RankCorrelation] => [
-        m,
-        correlateLeaderboards(a.comparison, b.comparison, m),
-      ]),
-    );
-  }
+  const result = comparisonReport(leaderboards, tested);
   const provenance: ReportProvenance = {
     assayVersion: ASSAY_VERSION,
     createdBy: actorRef(input.createdBy),
@@ -363,22 +318,13 @@ export async function createEvaluationReport(
 function comparisonSettings(
   input: ComparisonReportInput,
 ): Required<Omit<CompareSettings, 'baseline'>> {
-  const test = input.test ?? 't';
-  if (!TESTS.includes(test))
-    throw new PlatformError('invalid_input', 'test must be t, wilcoxon or randomization');
-  const correction = input.correction ?? 'holm';
-  if (!CORRECTIONS.includes(correction))
-    throw new PlatformError('invalid_input', 'correction must be holm, bonferroni, bh or none');
-  const alpha = input.alpha ?? 0.05;
-  if (!(alpha > 0 && alpha < 1))
-    throw new PlatformError('invalid_input', 'alpha must lie between 0 and 1');
-  const permutations = input.permutations ?? 10000;
-  if (!Number.isSafeInteger(permutations) || permutations < 1)
-    throw new PlatformError('invalid_input', 'permutations must be a positive integer');
-  const seed = input.seed ?? 42;
-  if (!Number.isSafeInteger(seed))
-    throw new PlatformError('invalid_input', 'seed must be an integer');
-  return { test, correction, alpha, permutations, seed };
+  try {
+    return compareSettings(input);
+  } catch (error) {
+    if (error instanceof CompareSettingsError)
+      throw new PlatformError('invalid_input', error.message);
+    throw error;
+  }
 }
 
 /** Grades outside the scale fail, or with `clip` are clamped into it (in place) and counted. */
@@ -388,20 +334,12 @@ function fitToScale(
   clip: boolean,
   name: string,
 ): number {
-  let clipped = 0;
-  for (const [qid, docs] of grades) {
-    for (const [docno, grade] of docs) {
-      if (grade >= scale.min && grade <= scale.max) continue;
-      if (!clip)
-        throw new PlatformError(
-          'invalid_input',
-          `label set "${name}": grade ${grade} of topic ${qid} document ${docno} is outside the scale ${scale.min}-${scale.max} (clip to clamp it)`,
-        );
-      docs.set(docno, Math.min(scale.max, Math.max(scale.min, grade)));
-      clipped++;
-    }
-  }
-  return clipped;
+  return fitGradesToScale(grades, scale, clip, (qid, docno, grade) => {
+    throw new PlatformError(
+      'invalid_input',
+      `label set "${name}": grade ${grade} of topic ${qid} document ${docno} is outside the scale ${scale.min}-${scale.max} (clip to clamp it)`,
+    );
+  });
 }
 
 function actorRef(actor: Actor | undefined): NamedRef | null {
@@ -466,223 +404,4 @@ export async function deleteReport(db: Queryable, id: number): Promise<void> {
       `report ${id} is published as ${report.slugs.join(', ')}; unpublish it first`,
     );
   await deleteStoredReport(db, id);
-}
-
-// ------------------------------------------------------------------------------ publish
-
-/**
- * Publishes a comparison report as a public, read-only leaderboard under `slug`
- * (`^[a-z0-9][a-z0-9-]{0,62}$`). A taken slug is a conflict; the report is not copied, and
- * being a snapshot it never changes.
- */
-export async function publishLeaderboard(
-  db: Queryable,
-  input: { report: number; slug: string; publishedBy?: Actor },
-): Promise<PublishedLeaderboard> {
-  if (!SLUG_PATTERN.test(input.slug))
-    throw new PlatformError(
-      'invalid_input',
-      `slug ${JSON.stringify(input.slug)} must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit`,
-    );
-  const report = await getReport(db, input.report);
-  if (report.kind !== 'comparison')
-    throw new PlatformError(
-      'invalid_input',
-      `report ${report.id} is an ${report.kind} report; only comparisons are leaderboards`,
-    );
-  const publication = await writing(
-    () =>
-      createPublication(db, {
-        slug: input.slug,
-        reportId: report.id,
-        publishedBy: input.publishedBy?.id ?? null,
-      }),
-    `the slug "${input.slug}" is taken`,
-  );
-  return {
-    slug: publication.slug,
-    publishedAt: publication.publishedAt,
-    report: { ...report, slugs: [...report.slugs, input.slug].sort() },
-  };
-}
-
-/** Unpublishes a leaderboard (the report stays); not_found when nothing has that slug. */
-export async function unpublishLeaderboard(db: Queryable, slug: string): Promise<void> {
-  if (!(await deletePublication(db, slug)))
-    throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
-}
-
-/** The leaderboard published under `slug`; not_found when there is none. */
-export async function getPublishedLeaderboard(
-  db: Queryable,
-  slug: string,
-): Promise<PublishedLeaderboard> {
-  const publication = SLUG_PATTERN.test(slug) ? await getPublication(db, slug) : undefined;
-  if (!publication) throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
-  const report = await getReport(db, publication.reportId);
-  if (report.kind !== 'comparison')
-    throw new PlatformError('not_found', `no leaderboard ${JSON.stringify(slug)}`);
-  return { slug, publishedAt: publication.publishedAt, report };
-}
-
-/**
- * A comparison rendered for download, exactly as `assay compare --format` renders it:
- * csv, latex (booktabs), json (full precision) or html (one self-contained page).
- */
-export function renderLeaderboard(
-  result: CompareReport,
-  format: LeaderboardFormat,
-): RenderedLeaderboard {
-  switch (format) {
-    case 'csv':
-      return {
-        body: comparisonCsv(result),
-        contentType: 'text/csv; charset=utf-8',
-        extension: 'csv',
-      };
-    case 'latex':
-      return {
-        body: comparisonLatex(result),
-        contentType: 'application/x-tex; charset=utf-8',
-        extension: 'tex',
-      };
-    case 'json':
-      return {
-        body: comparisonJson(result),
-        contentType: 'application/json; charset=utf-8',
-        extension: 'json',
-      };
-    case 'html':
-      return {
-        body: comparisonHtml(result),
-        contentType: 'text/html; charset=utf-8',
-        extension: 'html',
-      };
-  }
-}
-
-// ---------------------------------------------------------------------------- encoding
-
-/** The tag a non-finite number is stored under (jsonb has no NaN or Infinity). */
-const FLOAT_TAG = '$float';
-
-/**
- * A value as JSON for jsonb: NaN and ±Infinity (a kappa over no pairs, a t statistic when
- * every topic differs by the same amount) become `{ "$float": "NaN" }` and so on, so that a
- * snapshot reads back exactly as computed; undefined properties are dropped.
- */
-export function toJson(value: unknown): JsonValue {
-  if (typeof value === 'number')
-    return Number.isFinite(value) ? value : { [FLOAT_TAG]: String(value) };
-  if (Array.isArray(value)) return value.map((v) => toJson(v));
-  if (value !== null && typeof value === 'object') {
-    const out: JsonObject = {};
-    for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = toJson(v);
-    return out;
-  }
-  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
-  throw new TypeError(`cannot store a ${typeof value} in a report`);
-}
-
-/** The inverse of {@link toJson}: tagged non-finite numbers become numbers again. */
-export function fromJson(value: JsonValue): unknown {
-  if (Array.isArray(value)) return value.map((v) => fromJson(v));
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value);
-    if (keys.length === 1 && keys[0] === FLOAT_TAG && typeof value[FLOAT_TAG] === 'string')
-      return Number(value[FLOAT_TAG]);
-    return Object.fromEntries(keys.map((k) => [k, fromJson(value[k]!)]));
-  }
-  return value;
-}
-
-function decodeReport(report: Report): StoredReport {
-  const result = fromJson(report.result);
-  return {
-    ...report,
-    provenance: report.provenance as unknown as ReportProvenance,
-    result: report.kind === 'comparison' ? canonicalComparison(result as CompareReport) : result,
-  } as StoredReport;
-}
-
-/** An object with the keys of `keys` (those present) in that order. */
-function ordered<T extends object>(value: T, keys: readonly (keyof T)[]): T {
-  const out = {} as T;
-  for (const key of keys) if (value[key] !== undefined) out[key] = value[key];
-  return out;
-}
-
-/** A record keyed by `keys` in that order, each value mapped by `map`. */
-function keyedBy<V, W = V>(
-  value: Record<string, V>,
-  keys: readonly string[],
-  map: (v: V) => W = (v) => v as unknown as W,
-): Record<string, W> {
-  const out: Record<string, W> = {};
-  for (const key of keys) if (key in value) out[key] = map(value[key]!);
-  return out;
-}
-
-/**
- * A comparison read back from jsonb, with its keys in the order `compareRuns` made them.
- * jsonb keeps objects with sorted keys, and the JSON download must come out byte for byte
- * as `assay compare --format json` writes it (measures in -m order, fields as documented).
- */
-function canonicalComparison(report: CompareReport): CompareReport {
-  const leaderboards = report.leaderboards.map(({ qrels, comparison: c }) => {
-    const runNames = Object.keys(c.perTopic[c.measures[0]!] ?? {});
-    const comparison: Comparison = ordered(
-      {
-        ...c,
-        runs: c.runs.map((r) => ({
-          run: r.run,
-          means: keyedBy(r.means, c.measures),
-          ci: keyedBy(r.ci, c.measures),
-          judgedAt10: r.judgedAt10,
-          differsFrom: keyedBy(r.differsFrom, c.measures),
-          betterThan: keyedBy(r.betterThan, c.measures),
-        })),
-        pairs: c.pairs.map((p) =>
-          ordered(p, [
-            'a',
-            'b',
-            'measure',
-            'meanDiff',
-            'statistic',
-            'p',
-            'pAdjusted',
-            'significant',
-          ]),
-        ),
-        perTopic: keyedBy(c.perTopic, [...c.measures, 'Judged@10'], (byRun) =>
-          keyedBy(byRun, runNames),
-        ),
-      },
-      [
-        'topicHandling',
-        'topics',
-        'test',
-        'correction',
-        'alpha',
-        'seed',
-        'permutations',
-        'baseline',
-        'measures',
-        'runs',
-        'pairs',
-        'perTopic',
-        'topicIds',
-      ],
-    );
-    return { qrels, comparison };
-  });
-  const measures = leaderboards[0]?.comparison.measures ?? [];
-  return report.rankCorrelation === undefined
-    ? { leaderboards }
-    : {
-        leaderboards,
-        rankCorrelation: keyedBy(report.rankCorrelation, measures, (r) =>
-          ordered(r, ['kendallTauB', 'tauAP', 'spearman', 'rbo']),
-        ),
-      };
 }

@@ -1,23 +1,67 @@
-import { getCollection, getCollectionByName, type Collection, type Queryable } from '@assay/db';
+import {
+  findCollection,
+  findLabelSet,
+  findRun,
+  type Collection,
+  type IdOrName,
+  type LabelSet,
+  type Queryable,
+  type Run,
+} from '@assay/db';
 import { PlatformError } from './errors.js';
 
-/** A collection named by its name (string) or its id (number). */
+/** A collection named by its name (string) or its id (number, or a string of digits). */
 export type CollectionRef = string | number;
 
+/** A run or label set named by its name, or by its id (number, or a string of digits). */
+export type ItemRef = string | number;
+
 /**
- * Finds a collection by id (a number) or by name (a string). A string of digits that
- * names no collection is tried as an id, so `--collection 3` works from a command line;
- * a collection actually named "3" wins. not_found when there is none.
+ * The one naming rule of assay, for collections, runs and label sets alike: a reference
+ * that is numeric (a number, or a string of digits) means the row with that id when one
+ * exists, and otherwise the row with that name; any other reference is a name. So `3`
+ * finds the run with id 3, and a run called "2024" stays reachable as long as no run of
+ * the collection has id 2024.
  */
+export function refToIdOrName(ref: string | number): IdOrName {
+  const name = String(ref);
+  if (typeof ref === 'number') return Number.isSafeInteger(ref) ? { id: ref, name } : { name };
+  return /^\d{1,15}$/.test(ref) ? { id: Number(ref), name } : { name };
+}
+
+/** A collection by id or name (see refToIdOrName), in one query; not_found otherwise. */
 export async function resolveCollection(db: Queryable, ref: CollectionRef): Promise<Collection> {
-  let collection =
-    typeof ref === 'number'
-      ? Number.isSafeInteger(ref)
-        ? await getCollection(db, ref)
-        : undefined
-      : await getCollectionByName(db, ref);
-  if (!collection && typeof ref === 'string' && /^[1-9]\d{0,14}$/.test(ref))
-    collection = await getCollection(db, Number(ref));
-  if (!collection) throw new PlatformError('not_found', `no collection ${JSON.stringify(ref)}`);
-  return collection;
+  const found = await findCollection(db, refToIdOrName(ref));
+  if (!found) throw new PlatformError('not_found', `no collection ${JSON.stringify(ref)}`);
+  return found;
+}
+
+/** A run of the collection by id or name (see refToIdOrName), in one query; not_found otherwise. */
+export async function resolveRun(
+  db: Queryable,
+  collection: Collection,
+  ref: ItemRef,
+): Promise<Run> {
+  const found = await findRun(db, collection.id, refToIdOrName(ref));
+  if (!found)
+    throw new PlatformError(
+      'not_found',
+      `no run ${JSON.stringify(ref)} in collection "${collection.name}"`,
+    );
+  return found;
+}
+
+/** A label set of the collection by id or name (see refToIdOrName), in one query; not_found otherwise. */
+export async function resolveLabelSet(
+  db: Queryable,
+  collection: Collection,
+  ref: ItemRef,
+): Promise<LabelSet> {
+  const found = await findLabelSet(db, collection.id, refToIdOrName(ref));
+  if (!found)
+    throw new PlatformError(
+      'not_found',
+      `no label set ${JSON.stringify(ref)} in collection "${collection.name}"`,
+    );
+  return found;
 }

@@ -18,7 +18,7 @@ import {
   type RetrieveOptions,
 } from '@assay/retrieval';
 import { PlatformError, writing } from './errors.js';
-import { ASSAY_VERSION } from './reports.js';
+import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** Settings of a stored retrieval; absent ones take the method's defaults. */

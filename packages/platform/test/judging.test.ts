@@ -10,9 +10,8 @@ import {
   type Queryable,
 } from '@assay/db';
 import { judgeItem, loadJudgeTemplates, OpenAIChatClient, type JudgeSettings } from '@assay/judge';
-import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { forEachDatabase, testDatabaseUrl } from '../../db/test/helpers.js';
+import { forEachDatabase, queryRows, testDatabaseUrl } from '../../db/test/helpers.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import {
   startOpenAITestServer,
@@ -257,7 +256,7 @@ forEachDatabase('judging with the database call store', (t) => {
     // Nothing to claim but what the dead worker holds until its lease expires.
     const early = await runJudgeWorker(db, { deps: depsFor(server.baseURL) });
     expect(early.labelled).toBe(2);
-    await sql`update judge_tasks set lease_expires_at = now() - interval '1 second'`.execute(db);
+    await queryRows(db, "update judge_tasks set lease_expires_at = now() - interval '1 second'");
     const late = await runJudgeWorker(db, { deps: depsFor(server.baseURL) });
     expect(late.labelled).toBe(1);
     expect(await countJudgeTasks(db, created.id)).toMatchObject({ labelled: 3 });
@@ -317,8 +316,10 @@ forEachDatabase('judging with the database call store', (t) => {
     const { job: created } = await job(db, 'llm', items(n));
     let second: AssayDb | undefined;
     if (t.kind === 'postgres') {
-      const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!
-        .s;
+      const [{ s: schema }] = (await queryRows<{ s: string }>(
+        db,
+        'select current_schema() as s',
+      )) as [{ s: string }];
       const url = new URL(testDatabaseUrl()!);
       url.searchParams.set('search_path', schema);
       second = await createDb({ databaseUrl: url.toString(), migrate: false, maxConnections: 4 });

@@ -1,8 +1,11 @@
-import { deleteCollection, listCollections, type CollectionSummary } from '@assay/db';
-import { importCollection } from '@assay/platform';
+import {
+  deleteCollection,
+  importCollection,
+  listCollections,
+  getCollectionSummary,
+  type CollectionSummary,
+} from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -31,12 +34,6 @@ function present(c: CollectionSummary) {
     topicCount: c.topicCount,
     createdAt: c.createdAt.toISOString(),
   };
-}
-
-async function summary(db: Parameters<typeof listCollections>[0], id: number) {
-  const found = (await listCollections(db)).find((x) => x.id === id);
-  if (!found) throw new ApiError('not_found', `no collection ${id}`);
-  return present(found);
 }
 
 /** `/api/collections`: test collections (documents and topics live under each). */
@@ -92,7 +89,7 @@ export const collections = createRouter()
           ? {}
           : { description: upload.options.description }),
       });
-      return c.json(await summary(c.var.db, created.collectionId), 201);
+      return c.json(present(await getCollectionSummary(c.var.db, created.collectionId)), 201);
     },
   )
   .openapi(
@@ -112,8 +109,8 @@ export const collections = createRouter()
       },
     }),
     async (c) => {
-      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
-      return c.json(await summary(c.var.db, collection.id), 200);
+      const collection = await getCollectionSummary(c.var.db, c.req.valid('param').collection);
+      return c.json(present(collection), 200);
     },
   )
   .openapi(
@@ -127,8 +124,7 @@ export const collections = createRouter()
       responses: { 204: { description: 'deleted' }, ...writeErrors },
     }),
     async (c) => {
-      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
-      await deleteCollection(c.var.db, collection.id);
+      await deleteCollection(c.var.db, c.req.valid('param').collection);
       return c.body(null, 204);
     },
   );

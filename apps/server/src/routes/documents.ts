@@ -1,7 +1,5 @@
-import { getDocument, listDocuments, type StoredDocument } from '@assay/db';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { collectionFromPath } from '../resolve.js';
+import { getDocument, listDocuments, type StoredDocument } from '@assay/platform';
 import { createRouter } from '../router.js';
 import { anyUser, CollectionParam, DocumentSchema, readErrors } from '../schemas.js';
 
@@ -46,11 +44,10 @@ export const documents = createRouter()
       },
     }),
     async (c) => {
-      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
       const { limit, after } = c.req.valid('query');
       const page = await listDocuments(
         c.var.db,
-        collection.id,
+        c.req.valid('param').collection,
         after === undefined ? { limit } : { limit, after },
       );
       const next = page.length === limit ? page[page.length - 1]!.docId : null;
@@ -82,13 +79,6 @@ export const documents = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      const doc = await getDocument(c.var.db, collection.id, params.docId);
-      if (!doc)
-        throw new ApiError(
-          'not_found',
-          `no document ${JSON.stringify(params.docId)} in collection "${collection.name}"`,
-        );
-      return c.json(present(doc), 200);
+      return c.json(present(await getDocument(c.var.db, params.collection, params.docId)), 200);
     },
   );

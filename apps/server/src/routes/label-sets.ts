@@ -1,8 +1,15 @@
-import { deleteLabelSet, listLabels, listLabelSets, type LabelSetSummary } from '@assay/db';
-import { createConsensusLabelSet, importQrels } from '@assay/platform';
+import {
+  createConsensusLabelSet,
+  deleteLabelSet,
+  importQrels,
+  listLabels,
+  listLabelSets,
+  getLabelSetSummary,
+  type LabelSetSummary,
+} from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
-import { collectionFromPath, resolveLabelSet } from '../resolve.js';
+import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -98,8 +105,10 @@ export const labelSets = createRouter()
       },
     }),
     async (c) => {
-      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
-      return c.json((await listLabelSets(c.var.db, collection.id)).map(present), 200);
+      return c.json(
+        (await listLabelSets(c.var.db, c.req.valid('param').collection)).map(present),
+        200,
+      );
     },
   )
   .openapi(
@@ -143,7 +152,7 @@ export const labelSets = createRouter()
           ? {}
           : { scale: { min: scaleMin, max: scaleMax } }),
       });
-      const stored = await resolveLabelSet(c.var.db, collection, String(result.labelSetId));
+      const stored = await getLabelSetSummary(c.var.db, collection.id, result.labelSetId);
       return c.json(present(stored), 201);
     },
   )
@@ -177,7 +186,7 @@ export const labelSets = createRouter()
         ...(body.minVotes === undefined ? {} : { minVotes: body.minVotes }),
         ...(body.tie === undefined ? {} : { tie: body.tie }),
       });
-      const stored = await resolveLabelSet(c.var.db, collection, String(result.labelSetId));
+      const stored = await getLabelSetSummary(c.var.db, collection.id, result.labelSetId);
       return c.json(present(stored), 201);
     },
   )
@@ -199,8 +208,8 @@ export const labelSets = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      return c.json(present(await resolveLabelSet(c.var.db, collection, params.labelSet)), 200);
+      const set = await getLabelSetSummary(c.var.db, params.collection, params.labelSet);
+      return c.json(present(set), 200);
     },
   )
   .openapi(
@@ -227,12 +236,11 @@ export const labelSets = createRouter()
     async (c) => {
       const params = c.req.valid('param');
       const { topic } = c.req.valid('query');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      const set = await resolveLabelSet(c.var.db, collection, params.labelSet);
       const labels = await listLabels(
         c.var.db,
-        set.id,
-        topic === undefined ? {} : { topicId: topic },
+        params.collection,
+        params.labelSet,
+        topic === undefined ? {} : { topic },
       );
       return c.json(
         labels.map((l) => ({
@@ -259,9 +267,7 @@ export const labelSets = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      const set = await resolveLabelSet(c.var.db, collection, params.labelSet);
-      await deleteLabelSet(c.var.db, set.id);
+      await deleteLabelSet(c.var.db, params.collection, params.labelSet);
       return c.body(null, 204);
     },
   );

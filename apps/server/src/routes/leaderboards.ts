@@ -1,7 +1,7 @@
-import { listPublicationSummaries } from '@assay/db';
 import {
   comparisonJson,
   getPublishedLeaderboard,
+  listPublishedLeaderboards,
   renderLeaderboard,
   unpublishLeaderboard,
   type LeaderboardFormat,
@@ -86,7 +86,7 @@ export const leaderboards = createRouter()
     }),
     async (c) =>
       c.json(
-        (await listPublicationSummaries(c.var.db)).map((p) => ({
+        (await listPublishedLeaderboards(c.var.db)).map((p) => ({
           slug: p.slug,
           reportId: p.reportId,
           collectionId: p.collectionId,

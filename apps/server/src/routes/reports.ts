@@ -1,4 +1,6 @@
 import {
+  COMPARE_CORRECTIONS,
+  COMPARE_TESTS,
   createAgreementReport,
   createComparisonReport,
   createEvaluationReport,
@@ -60,12 +62,9 @@ const ComparisonRequest = z
         description: 'as `assay compare -m`; the first orders the leaderboard',
         example: ['ndcg_cut.10', 'map'],
       }),
-    test: z
-      .enum(['t', 'wilcoxon', 'randomization'])
-      .optional()
-      .openapi({ description: 'default t' }),
+    test: z.enum(COMPARE_TESTS).optional().openapi({ description: 'default t' }),
     correction: z
-      .enum(['holm', 'bonferroni', 'bh', 'none'])
+      .enum(COMPARE_CORRECTIONS)
       .optional()
       .openapi({ description: 'default holm; one family per measure' }),
     alpha: z.number().gt(0).lt(1).optional().openapi({ description: 'default 0.05' }),

@@ -1,7 +1,13 @@
-import { deleteRun, getRunEntries, listRuns, type RunSummary } from '@assay/db';
-import { importRun } from '@assay/platform';
+import {
+  deleteRun,
+  importRun,
+  listRunEntries,
+  listRuns,
+  getRunSummary,
+  type RunSummary,
+} from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { collectionFromPath, resolveRun } from '../resolve.js';
+import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -69,8 +75,7 @@ export const runs = createRouter()
       },
     }),
     async (c) => {
-      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
-      return c.json((await listRuns(c.var.db, collection.id)).map(present), 200);
+      return c.json((await listRuns(c.var.db, c.req.valid('param').collection)).map(present), 200);
     },
   )
   .openapi(
@@ -106,7 +111,7 @@ export const runs = createRouter()
         replace: upload.options.replace,
         ...(upload.options.name === undefined ? {} : { name: upload.options.name }),
       });
-      return c.json(present(await resolveRun(c.var.db, collection, String(result.runId))), 201);
+      return c.json(present(await getRunSummary(c.var.db, collection.id, result.runId)), 201);
     },
   )
   .openapi(
@@ -124,8 +129,7 @@ export const runs = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      return c.json(present(await resolveRun(c.var.db, collection, params.run)), 200);
+      return c.json(present(await getRunSummary(c.var.db, params.collection, params.run)), 200);
     },
   )
   .openapi(
@@ -152,14 +156,13 @@ export const runs = createRouter()
     async (c) => {
       const params = c.req.valid('param');
       const { topic } = c.req.valid('query');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      const run = await resolveRun(c.var.db, collection, params.run);
-      const byTopic = await getRunEntries(
+      const entries = await listRunEntries(
         c.var.db,
-        run.id,
-        topic === undefined ? {} : { topicIds: [topic] },
+        params.collection,
+        params.run,
+        topic === undefined ? {} : { topic },
       );
-      return c.json([...byTopic.values()].flat(), 200);
+      return c.json(entries, 200);
     },
   )
   .openapi(
@@ -174,9 +177,7 @@ export const runs = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      const run = await resolveRun(c.var.db, collection, params.run);
-      await deleteRun(c.var.db, run.id);
+      await deleteRun(c.var.db, params.collection, params.run);
       return c.body(null, 204);
     },
   );

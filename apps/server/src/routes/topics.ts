@@ -1,7 +1,5 @@
-import { getTopic, listTopics, type Topic } from '@assay/db';
-import { importTopics } from '@assay/platform';
+import { getTopic, importTopics, listTopics, type Topic } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
 import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
 import {
@@ -51,8 +49,10 @@ export const topics = createRouter()
       },
     }),
     async (c) => {
-      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
-      return c.json((await listTopics(c.var.db, collection.id)).map(present), 200);
+      return c.json(
+        (await listTopics(c.var.db, c.req.valid('param').collection)).map(present),
+        200,
+      );
     },
   )
   .openapi(
@@ -111,13 +111,6 @@ export const topics = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const collection = await collectionFromPath(c.var.db, params.collection);
-      const topic = await getTopic(c.var.db, collection.id, params.topicId);
-      if (!topic)
-        throw new ApiError(
-          'not_found',
-          `no topic ${JSON.stringify(params.topicId)} in collection "${collection.name}"`,
-        );
-      return c.json(present(topic), 200);
+      return c.json(present(await getTopic(c.var.db, params.collection, params.topicId)), 200);
     },
   );

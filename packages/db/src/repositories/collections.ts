@@ -1,4 +1,5 @@
 import type { Queryable } from '../bulk.js';
+import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 
 /** A test collection. */
@@ -40,9 +41,9 @@ export async function createCollection(db: Queryable, input: NewCollection): Pro
   return toCollection(row);
 }
 
-/** All collections by name, with their document and topic counts. */
-export async function listCollections(db: Queryable): Promise<CollectionSummary[]> {
-  const rows = await db
+/** Collections with their document and topic counts. */
+function collectionSummaries(db: Queryable) {
+  return db
     .selectFrom('collections as c')
     .selectAll('c')
     .select((eb) => [
@@ -56,15 +57,48 @@ export async function listCollections(db: Queryable): Promise<CollectionSummary[
         .whereRef('t.collection_id', '=', 'c.id')
         .select(eb.fn.countAll<number>().as('n'))
         .as('topic_count'),
-    ])
-    .orderBy('c.name')
-    .orderBy('c.id')
-    .execute();
-  return rows.map((row) => ({
+    ]);
+}
+
+function toCollectionSummary(
+  row: Row<'collections'> & { document_count: number | null; topic_count: number | null },
+): CollectionSummary {
+  return {
     ...toCollection(row),
     documentCount: Number(row.document_count ?? 0),
     topicCount: Number(row.topic_count ?? 0),
-  }));
+  };
+}
+
+/** All collections by name, with their document and topic counts. */
+export async function listCollections(db: Queryable): Promise<CollectionSummary[]> {
+  const rows = await collectionSummaries(db).orderBy('c.name').orderBy('c.id').execute();
+  return rows.map(toCollectionSummary);
+}
+
+/**
+ * The collection named by `ref`, in one query: the collection whose id is `ref.id` when
+ * there is one, else the collection called `ref.name`.
+ */
+export async function findCollection(
+  db: Queryable,
+  ref: IdOrName,
+): Promise<Collection | undefined> {
+  const row = await whereIdOrName(
+    db.selectFrom('collections as c').selectAll('c'),
+    'c',
+    ref,
+  ).executeTakeFirst();
+  return row && toCollection(row);
+}
+
+/** A collection with its document and topic counts. */
+export async function getCollectionSummary(
+  db: Queryable,
+  id: number,
+): Promise<CollectionSummary | undefined> {
+  const row = await collectionSummaries(db).where('c.id', '=', id).executeTakeFirst();
+  return row && toCollectionSummary(row);
 }
 
 /** The collection with this id, if any. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { JsonObject, LabelSetKind, Row } from '../schema.js';
+import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 
 /** A label set: one source of relevance labels on one grade scale. */
 export interface LabelSet {
@@ -138,12 +139,9 @@ export async function createLabelSet(db: Queryable, input: NewLabelSet): Promise
   return toLabelSet(row);
 }
 
-/** A collection's label sets by name, with label and topic counts. */
-export async function listLabelSets(
-  db: Queryable,
-  collectionId: number,
-): Promise<LabelSetSummary[]> {
-  const rows = await db
+/** The label sets of a collection with their label and topic counts. */
+function labelSetSummaries(db: Queryable, collectionId: number) {
+  return db
     .selectFrom('label_sets as s')
     .leftJoin(
       (eb) =>
@@ -162,15 +160,71 @@ export async function listLabelSets(
     )
     .selectAll('s')
     .select(['counts.label_count', 'counts.topic_count'])
-    .where('s.collection_id', '=', collectionId)
-    .orderBy('s.name')
-    .orderBy('s.id')
-    .execute();
-  return rows.map((row) => ({
+    .where('s.collection_id', '=', collectionId);
+}
+
+function toLabelSetSummary(
+  row: Row<'label_sets'> & { label_count: number | null; topic_count: number | null },
+): LabelSetSummary {
+  return {
     ...toLabelSet(row),
     labelCount: Number(row.label_count ?? 0),
     topicCount: Number(row.topic_count ?? 0),
-  }));
+  };
+}
+
+/** A collection's label sets by name, with label and topic counts. */
+export async function listLabelSets(
+  db: Queryable,
+  collectionId: number,
+): Promise<LabelSetSummary[]> {
+  const rows = await labelSetSummaries(db, collectionId)
+    .orderBy('s.name')
+    .orderBy('s.id')
+    .execute();
+  return rows.map(toLabelSetSummary);
+}
+
+/**
+ * The label set of a collection named by `ref`, in one query: the set whose id is `ref.id`
+ * when there is one, else the set called `ref.name`.
+ */
+export async function findLabelSet(
+  db: Queryable,
+  collectionId: number,
+  ref: IdOrName,
+): Promise<LabelSet | undefined> {
+  const query = db
+    .selectFrom('label_sets as s')
+    .selectAll('s')
+    .where('s.collection_id', '=', collectionId);
+  const row = await whereIdOrName(query, 's', ref).executeTakeFirst();
+  return row && toLabelSet(row);
+}
+
+/** A label set with its label and topic counts, counting that set's labels only. */
+export async function getLabelSetSummary(
+  db: Queryable,
+  id: number,
+): Promise<LabelSetSummary | undefined> {
+  const row = await db
+    .selectFrom('label_sets as s')
+    .selectAll('s')
+    .select((eb) => [
+      eb
+        .selectFrom('labels as l')
+        .whereRef('l.label_set_id', '=', 's.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('label_count'),
+      eb
+        .selectFrom('labels as l')
+        .whereRef('l.label_set_id', '=', 's.id')
+        .select(sql<number>`count(distinct l.topic_id)`.as('n'))
+        .as('topic_count'),
+    ])
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+  return row && toLabelSetSummary(row);
 }
 
 /** The label set with this id, if any. */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 
 /** One line of a run: a document retrieved for a topic at a rank with a score. */
@@ -100,9 +101,9 @@ export async function insertRunEntries(
   );
 }
 
-/** A collection's runs by name, with entry and topic counts. */
-export async function listRuns(db: Queryable, collectionId: number): Promise<RunSummary[]> {
-  const rows = await db
+/** The runs of a collection with their entry and topic counts, narrowed by `where`. */
+function runSummaries(db: Queryable, collectionId: number) {
+  return db
     .selectFrom('runs as r')
     .leftJoin(
       (eb) =>
@@ -121,15 +122,62 @@ export async function listRuns(db: Queryable, collectionId: number): Promise<Run
     )
     .selectAll('r')
     .select(['counts.entry_count', 'counts.topic_count'])
-    .where('r.collection_id', '=', collectionId)
-    .orderBy('r.name')
-    .orderBy('r.id')
-    .execute();
-  return rows.map((row) => ({
+    .where('r.collection_id', '=', collectionId);
+}
+
+function toRunSummary(
+  row: Row<'runs'> & { entry_count: number | null; topic_count: number | null },
+): RunSummary {
+  return {
     ...toRun(row),
     entryCount: Number(row.entry_count ?? 0),
     topicCount: Number(row.topic_count ?? 0),
-  }));
+  };
+}
+
+/** A collection's runs by name, with entry and topic counts. */
+export async function listRuns(db: Queryable, collectionId: number): Promise<RunSummary[]> {
+  const rows = await runSummaries(db, collectionId).orderBy('r.name').orderBy('r.id').execute();
+  return rows.map(toRunSummary);
+}
+
+/**
+ * The run of a collection named by `ref`, in one query: the run whose id is `ref.id` when
+ * there is one, else the run called `ref.name`.
+ */
+export async function findRun(
+  db: Queryable,
+  collectionId: number,
+  ref: IdOrName,
+): Promise<Run | undefined> {
+  const query = db
+    .selectFrom('runs as r')
+    .selectAll('r')
+    .where('r.collection_id', '=', collectionId);
+  const row = await whereIdOrName(query, 'r', ref).executeTakeFirst();
+  return row && toRun(row);
+}
+
+/** A run with its entry and topic counts, counting that run's entries only. */
+export async function getRunSummary(db: Queryable, runId: number): Promise<RunSummary | undefined> {
+  const row = await db
+    .selectFrom('runs as r')
+    .selectAll('r')
+    .select((eb) => [
+      eb
+        .selectFrom('run_entries as e')
+        .whereRef('e.run_id', '=', 'r.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('entry_count'),
+      eb
+        .selectFrom('run_entries as e')
+        .whereRef('e.run_id', '=', 'r.id')
+        .select(sql<number>`count(distinct e.topic_id)`.as('n'))
+        .as('topic_count'),
+    ])
+    .where('r.id', '=', runId)
+    .executeTakeFirst();
+  return row && toRunSummary(row);
 }
 
 /** The run with this id (without entries), if any. */

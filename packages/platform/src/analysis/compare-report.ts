@@ -263,8 +263,11 @@ export function comparisonTable(report: CompareReport): string {
 // ---------------------------------------------------------------------------------- CSV
 
 function csvCell(v: unknown): string {
-  const s =
+  let s =
     typeof v === 'number' && !Number.isFinite(v) ? (Number.isNaN(v) ? '' : String(v)) : String(v);
+  // A text cell a spreadsheet would read as a formula (a run tag or label set name such as
+  // `=HYPERLINK(…)`) is written with a leading quote, as OWASP advises; numbers stay numbers.
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
@@ -373,7 +376,8 @@ export function comparisonCsv(report: CompareReport): string {
 
 /** Escapes text for LaTeX (run tags and measure names come from users' files). */
 export function latexEscape(s: string): string {
-  return s.replace(/[\\{}$&#^_%~<>|]/g, (ch) => {
+  // Line breaks become spaces: a name must not end a `%` comment or start a paragraph.
+  return s.replace(/[\\{}$&#^_%~<>|\r\n]/g, (ch) => {
     switch (ch) {
       case '\\':
         return '\\textbackslash{}';
@@ -387,6 +391,9 @@ export function latexEscape(s: string): string {
         return '\\textgreater{}';
       case '|':
         return '\\textbar{}';
+      case '\r':
+      case '\n':
+        return ' ';
       default:
         return `\\${ch}`;
     }
@@ -398,10 +405,11 @@ function leaderboardLatex(c: Comparison, qrels: string): string[] {
   const best = Object.fromEntries(
     c.measures.map((m) => [m, Math.max(...c.runs.map((r) => r.means[m]!))]),
   );
-  const comment = (s: string) => `% ${s.replace(/\n/g, ' ')}`;
+  const comment = (s: string) => `% ${s.replace(/[\r\n]+/g, ' ')}`;
+  const baseline = c.baseline === undefined ? {} : { baseline: latexEscape(c.baseline) };
   const lines = [
-    comment(`assay compare, qrels ${qrels}: ${c.topics} topics; ${c.topicHandling}`),
-    comment(`${testLine(c)}`),
+    comment(`assay compare, qrels ${latexEscape(qrels)}: ${c.topics} topics; ${c.topicHandling}`),
+    comment(`${testLine({ ...c, ...baseline })}`),
     comment(ciLine(c)),
     comment(
       'Bold: best mean per column (ties all bold). Superscript letters: significantly better than the run with that tag.',
@@ -432,7 +440,7 @@ export function comparisonLatex(report: CompareReport): string {
   for (const l of report.leaderboards) parts.push(...leaderboardLatex(l.comparison, l.qrels), '');
   if (report.rankCorrelation) {
     parts.push(
-      `% Rank correlation of the two leaderboards from full-precision means; tau-AP with the first qrels (${report.leaderboards[0]!.qrels}) as ground truth; RBO p = ${RBO_P}.`,
+      `% Rank correlation of the two leaderboards from full-precision means; tau-AP with the first qrels (${latexEscape(report.leaderboards[0]!.qrels)}) as ground truth; RBO p = ${RBO_P}.`,
       '\\begin{tabular}{lrrrr}',
       '\\toprule',
       'Measure & Kendall $\\tau_b$ & $\\tau_{AP}$ & Spearman $\\rho$ & RBO \\\\',

@@ -8,11 +8,7 @@ export {
   bootstrapMeanIntervals,
   compareRuns,
   CompareError,
-  correlateLeaderboards,
   correlateMeans,
-  highlightedPair,
-  RBO_P,
-  TOPIC_HANDLING,
   type CompareSettings,
   type Comparison,
   type LeaderboardRow,
@@ -20,25 +16,34 @@ export {
   type RankCorrelation,
   type TestName,
 } from './compare.js';
+/** Comparison settings: the tests, corrections and defaults, checked in one place. */
+export {
+  COMPARE_CORRECTIONS,
+  COMPARE_DEFAULTS,
+  COMPARE_TESTS,
+  compareSettings,
+  CompareSettingsError,
+  type CompareSettingsInput,
+} from './compare-settings.js';
+/** A report of one or two leaderboards (with their rank correlation) in any output format. */
+export {
+  COMPARE_FORMATS,
+  comparisonReport,
+  renderComparison,
+  type CompareFormat,
+} from './compare-output.js';
 /** Comparisons rendered as a text table, JSON, CSV and LaTeX. */
 export {
-  ciLine,
   comparisonCsv,
   comparisonJson,
   comparisonLatex,
   comparisonTable,
-  f4,
-  formatP,
-  latexEscape,
-  legendLine,
-  marks,
-  orderings,
-  runTags,
-  testLine,
   type CompareReport,
 } from './compare-report.js';
 /** A comparison as one self-contained HTML page. */
-export { comparisonHtml, escapeHtml } from './compare-html.js';
+export { comparisonHtml } from './compare-html.js';
+/** Grades fitted into a scale: clamped, or refused by the caller. */
+export { fitGradesToScale } from './grade-scale.js';
 /** Which measures a comparison can test topic by topic. */
 export { testableMeasures, type TestableMeasures } from './measures.js';
 /** Agreement between two label sets and its text rendering. */

@@ -39,7 +39,7 @@ import {
   type TrialSpread,
 } from '@assay/stats';
 import { PlatformError, writing } from '../errors.js';
-import { defaultJudgesDir, templateHash } from '../judging.js';
+import { defaultJudgesDir, templateHash } from '../judge-templates.js';
 import type { Actor } from '../reports.js';
 import {
   parseGoldAnswers,

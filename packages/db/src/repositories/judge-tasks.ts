@@ -1,60 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
-import type { JsonObject, JsonValue, JudgeTaskStatus, Row } from '../schema.js';
-
-/** One LLM call to record (answered, or failed with the reason). */
-export interface LlmCallInput {
-  hash: string;
-  model: string;
-  request: JsonObject;
-  response?: string | null;
-  logprobs?: JsonValue | null;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd?: number | null;
-  latencyMs: number;
-  error?: string | null;
-  createdAt?: Date | string;
-}
-
-/** A recorded LLM call. */
-export interface LlmCall {
-  id: number;
-  hash: string;
-  model: string;
-  request: JsonObject;
-  response: string | null;
-  logprobs: JsonValue | null;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number | null;
-  latencyMs: number;
-  error: string | null;
-  createdAt: Date;
-}
-
-/** A judge job: a judge configuration writing one LLM label set. */
-export interface JudgeJob {
-  id: number;
-  labelSetId: number;
-  judgeId: string;
-  /** The judge template as JSON (exactly what workers render). */
-  template: JsonObject;
-  templateHash: string;
-  /** Model settings (model, temperature, max tokens …). */
-  settings: JsonObject;
-  status: 'active' | 'paused';
-  createdAt: Date;
-}
-
-/** Fields of a new judge job. */
-export interface NewJudgeJob {
-  labelSetId: number;
-  judgeId: string;
-  template: JsonObject;
-  templateHash: string;
-  settings: JsonObject;
-}
+import type { Database, JsonObject, JudgeTaskStatus, Row } from '../schema.js';
 
 /** A pool item to judge: its key, priority and the values its prompt renders. */
 export interface JudgeTaskInput {
@@ -130,36 +76,6 @@ export interface JudgeTaskFailure {
   costUsd?: number;
 }
 
-function toLlmCall(row: Row<'llm_calls'>): LlmCall {
-  return {
-    id: row.id,
-    hash: row.hash,
-    model: row.model,
-    request: row.request,
-    response: row.response,
-    logprobs: row.logprobs,
-    promptTokens: row.prompt_tokens,
-    completionTokens: row.completion_tokens,
-    costUsd: row.cost_usd,
-    latencyMs: row.latency_ms,
-    error: row.error,
-    createdAt: row.created_at,
-  };
-}
-
-function toJudgeJob(row: Row<'judge_jobs'>): JudgeJob {
-  return {
-    id: row.id,
-    labelSetId: row.label_set_id,
-    judgeId: row.judge_id,
-    template: row.template,
-    templateHash: row.template_hash,
-    settings: row.settings,
-    status: row.status,
-    createdAt: row.created_at,
-  };
-}
-
 function toJudgeTask(row: Row<'judge_tasks'>): JudgeTask {
   return {
     jobId: row.job_id,
@@ -180,161 +96,6 @@ function toJudgeTask(row: Row<'judge_tasks'>): JudgeTask {
     costUsd: row.cost_usd,
     updatedAt: row.updated_at,
   };
-}
-
-/** Records one LLM call (every call is kept, answered or not). */
-export async function insertLlmCall(db: Queryable, call: LlmCallInput): Promise<void> {
-  await db
-    .insertInto('llm_calls')
-    .values({
-      hash: call.hash,
-      model: call.model,
-      request: call.request,
-      response: call.response ?? null,
-      logprobs: call.logprobs ?? null,
-      prompt_tokens: call.promptTokens,
-      completion_tokens: call.completionTokens,
-      cost_usd: call.costUsd ?? null,
-      latency_ms: Math.round(call.latencyMs),
-      error: call.error ?? null,
-      ...(call.createdAt === undefined ? {} : { created_at: call.createdAt }),
-    })
-    .execute();
-}
-
-/** Records many LLM calls in one statement (the worker's group commit). */
-export async function insertLlmCalls(
-  db: Queryable,
-  calls: readonly LlmCallInput[],
-): Promise<number> {
-  return bulkInsert(db, {
-    table: 'llm_calls',
-    columns: [
-      { name: 'hash', type: 'text', value: (c: LlmCallInput) => c.hash },
-      { name: 'model', type: 'text', value: (c) => c.model },
-      { name: 'request', type: 'jsonb', value: (c) => c.request },
-      { name: 'response', type: 'text', value: (c) => c.response ?? null },
-      { name: 'logprobs', type: 'jsonb', value: (c) => c.logprobs ?? null },
-      { name: 'prompt_tokens', type: 'int4', value: (c) => c.promptTokens },
-      { name: 'completion_tokens', type: 'int4', value: (c) => c.completionTokens },
-      { name: 'cost_usd', type: 'float8', value: (c) => c.costUsd ?? null },
-      { name: 'latency_ms', type: 'int4', value: (c) => Math.round(c.latencyMs) },
-      { name: 'error', type: 'text', value: (c) => c.error ?? null },
-    ],
-    rows: calls,
-  });
-}
-
-/** The first answered call with this request hash, if any (the cache lookup). */
-export async function findAnsweredLlmCall(
-  db: Queryable,
-  hash: string,
-): Promise<LlmCall | undefined> {
-  const row = await db
-    .selectFrom('llm_calls')
-    .selectAll()
-    .where('hash', '=', hash)
-    .where('response', 'is not', null)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row && toLlmCall(row);
-}
-
-/** The first answered call of each of these hashes that has one, by hash. */
-export async function findAnsweredLlmCalls(
-  db: Queryable,
-  hashes: readonly string[],
-): Promise<Map<string, LlmCall>> {
-  const found = new Map<string, LlmCall>();
-  if (hashes.length === 0) return found;
-  const rows = await db
-    .selectFrom('llm_calls')
-    .selectAll()
-    .where(sql<boolean>`hash = any(${[...new Set(hashes)]}::text[])`)
-    .where('response', 'is not', null)
-    .orderBy('id')
-    .execute();
-  for (const row of rows) if (!found.has(row.hash)) found.set(row.hash, toLlmCall(row));
-  return found;
-}
-
-/** Calls recorded with this hash, oldest first (answered and failed). */
-export async function listLlmCalls(db: Queryable, hash?: string): Promise<LlmCall[]> {
-  let query = db.selectFrom('llm_calls').selectAll().orderBy('id');
-  if (hash !== undefined) query = query.where('hash', '=', hash);
-  return (await query.execute()).map(toLlmCall);
-}
-
-/** Creates a judge job for a label set (one job per label set). */
-export async function createJudgeJob(db: Queryable, input: NewJudgeJob): Promise<JudgeJob> {
-  const row = await db
-    .insertInto('judge_jobs')
-    .values({
-      label_set_id: input.labelSetId,
-      judge_id: input.judgeId,
-      template: input.template,
-      template_hash: input.templateHash,
-      settings: input.settings,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toJudgeJob(row);
-}
-
-/** The judge job with this id, if any. */
-export async function getJudgeJob(db: Queryable, id: number): Promise<JudgeJob | undefined> {
-  const row = await db.selectFrom('judge_jobs').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && toJudgeJob(row);
-}
-
-/** The judge job writing this label set, if any. */
-export async function findJudgeJobByLabelSet(
-  db: Queryable,
-  labelSetId: number,
-): Promise<JudgeJob | undefined> {
-  const row = await db
-    .selectFrom('judge_jobs')
-    .selectAll()
-    .where('label_set_id', '=', labelSetId)
-    .executeTakeFirst();
-  return row && toJudgeJob(row);
-}
-
-/** Judge jobs, oldest first; optionally only those with pending or claimable tasks. */
-export async function listJudgeJobs(
-  db: Queryable,
-  options: { withWork?: boolean } = {},
-): Promise<JudgeJob[]> {
-  let query = db.selectFrom('judge_jobs').selectAll().orderBy('id');
-  if (options.withWork) {
-    query = query.where('status', '=', 'active').where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('judge_tasks as t')
-          .select(sql`1`.as('one'))
-          .whereRef('t.job_id', '=', 'judge_jobs.id')
-          .where(
-            sql<boolean>`(t.status = 'pending' or (t.status = 'running' and t.lease_expires_at < now()))`,
-          ),
-      ),
-    );
-  }
-  return (await query.execute()).map(toJudgeJob);
-}
-
-/** Sets a job's status: paused jobs are never claimed from. */
-export async function setJudgeJobStatus(
-  db: Queryable,
-  id: number,
-  status: 'active' | 'paused',
-): Promise<boolean> {
-  const result = await db
-    .updateTable('judge_jobs')
-    .set({ status })
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
 }
 
 /**
@@ -582,11 +343,7 @@ export async function completeJudgeTask(
         raw: null,
         updated_at: sql`now()`,
       })
-      .where('job_id', '=', key.jobId)
-      .where('topic_id', '=', key.topicId)
-      .where('doc_id', '=', key.docId)
-      .where('status', '=', 'running')
-      .where('lease_owner', '=', owner)
+      .where(heldBy(key, owner))
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return false;
     await sql`
@@ -596,6 +353,18 @@ export async function completeJudgeTask(
         from judge_jobs j where j.id = ${key.jobId}::int8`.execute(trx);
     return true;
   });
+}
+
+/** The task `key` while it is running under `owner`'s lease (a lost lease matches nothing). */
+function heldBy(key: JudgeTaskKey, owner: string) {
+  return (eb: ExpressionBuilder<Database, 'judge_tasks'>) =>
+    eb.and([
+      eb('job_id', '=', key.jobId),
+      eb('topic_id', '=', key.topicId),
+      eb('doc_id', '=', key.docId),
+      eb('status', '=', 'running'),
+      eb('lease_owner', '=', owner),
+    ]);
 }
 
 /**
@@ -620,11 +389,7 @@ export async function failJudgeTask(
       lease_expires_at: null,
       updated_at: sql`now()`,
     })
-    .where('job_id', '=', key.jobId)
-    .where('topic_id', '=', key.topicId)
-    .where('doc_id', '=', key.docId)
-    .where('status', '=', 'running')
-    .where('lease_owner', '=', owner)
+    .where(heldBy(key, owner))
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }

@@ -1,0 +1,71 @@
+import { hasJudgeEndpoint, type AssayConfig, type JudgeEndpointOptions } from '@assay/platform';
+import { UsageError, type OptionSpec } from './getopt.js';
+
+/** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
+export type EndpointOptions = JudgeEndpointOptions;
+
+/** The endpoint options `assay judge` and `assay worker` share, declared once. */
+export const ENDPOINT_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'base-url',
+    key: 'baseUrl',
+    takesValue: true,
+    arg: 'URL',
+    help: `an OpenAI-compatible endpoint (default OPENAI_BASE_URL, else OpenAI);
+the key comes from OPENAI_API_KEY`,
+  },
+  { long: 'rpm', key: 'rpm', takesValue: true, arg: 'N', help: 'at most N requests per minute' },
+  { long: 'tpm', key: 'tpm', takesValue: true, arg: 'N', help: 'at most N tokens per minute' },
+  {
+    long: 'timeout',
+    key: 'timeout',
+    takesValue: true,
+    arg: 'SECONDS',
+    help: 'per-request timeout (default 120)',
+  },
+];
+
+/** Reads --base-url, --rpm, --tpm and --timeout. */
+export function endpointOptions(option: (key: string) => string | undefined): EndpointOptions {
+  const endpoint: EndpointOptions = {};
+  const baseUrl = option('baseUrl');
+  if (baseUrl !== undefined) {
+    if (!/^https?:\/\//.test(baseUrl))
+      throw new UsageError(`--base-url must be an http(s) URL, not '${baseUrl}'`);
+    endpoint.baseUrl = baseUrl;
+  }
+  const rpm = option('rpm');
+  if (rpm !== undefined) endpoint.rpm = positiveInteger('--rpm', rpm);
+  const tpm = option('tpm');
+  if (tpm !== undefined) endpoint.tpm = positiveInteger('--tpm', tpm);
+  const timeout = option('timeout');
+  if (timeout !== undefined) {
+    const seconds = nonNegativeNumber('--timeout', timeout);
+    if (seconds <= 0) throw new UsageError('--timeout must be above 0');
+    endpoint.timeoutMs = seconds * 1000;
+  }
+  return endpoint;
+}
+
+/** A `--flag N` value that must be a positive integer. */
+export function positiveInteger(name: string, text: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
+    throw new UsageError(`${name} needs a positive integer, not '${text}'`);
+  return Number(text);
+}
+
+/** A `--flag X` value that must be a number >= 0. */
+export function nonNegativeNumber(name: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
+    throw new UsageError(`${name} needs a number >= 0, not '${text}'`);
+  return value;
+}
+
+/** Refuses to judge without a model endpoint: OPENAI_API_KEY, OPENAI_BASE_URL or --base-url. */
+export function requireEndpoint(config: AssayConfig, endpoint: EndpointOptions): void {
+  if (!hasJudgeEndpoint(config, endpoint))
+    throw new UsageError(
+      'set OPENAI_API_KEY (and OPENAI_BASE_URL or --base-url for other endpoints)',
+    );
+}

@@ -1,0 +1,73 @@
+import {
+  findAnsweredLlmCalls,
+  insertLlmCall,
+  type JsonObject,
+  type JsonValue,
+  type LlmCall,
+  type LlmCallInput,
+  type Queryable,
+} from '@assay/db';
+import { type CallStore, type LlmCallRecord } from '@assay/judge';
+import { GroupCommit } from './group-commit.js';
+
+/**
+ * The database CallStore: every call goes into `llm_calls`, and an answered call is found
+ * again by its request hash, across processes, machines and reruns. Lookups made while an
+ * earlier one runs are answered together by one query.
+ */
+export class DbCallStore implements CallStore {
+  private readonly lookups: GroupCommit<string, LlmCallRecord | undefined>;
+
+  constructor(private readonly db: Queryable) {
+    this.lookups = new GroupCommit(async (hashes) => {
+      const found = await findAnsweredLlmCalls(this.db, hashes);
+      return hashes.map((hash) => {
+        const call = found.get(hash);
+        return call && toRecord(call);
+      });
+    });
+  }
+
+  get(hash: string): Promise<LlmCallRecord | undefined> {
+    return this.lookups.add(hash);
+  }
+
+  async put(record: LlmCallRecord): Promise<void> {
+    await insertLlmCall(this.db, toCallInput(record));
+  }
+}
+
+export function toCallInput(record: LlmCallRecord): LlmCallInput {
+  return {
+    hash: record.hash,
+    model: record.model,
+    request: record.request as unknown as JsonObject,
+    response: record.response ?? null,
+    logprobs: (record.logprobs as unknown as JsonValue) ?? null,
+    promptTokens: record.promptTokens,
+    completionTokens: record.completionTokens,
+    costUsd: record.costUsd ?? null,
+    latencyMs: record.latencyMs,
+    // A call without an answer always carries its reason.
+    error: record.error ?? (record.response === undefined ? 'no answer' : null),
+    createdAt: record.createdAt,
+  };
+}
+
+export function toRecord(call: LlmCall): LlmCallRecord {
+  const record: LlmCallRecord = {
+    hash: call.hash,
+    model: call.model,
+    request: call.request as unknown as LlmCallRecord['request'],
+    promptTokens: call.promptTokens,
+    completionTokens: call.completionTokens,
+    latencyMs: call.latencyMs,
+    createdAt: call.createdAt.toISOString(),
+  };
+  if (call.response !== null) record.response = call.response;
+  if (call.logprobs !== null)
+    record.logprobs = call.logprobs as unknown as LlmCallRecord['logprobs'];
+  if (call.costUsd !== null) record.costUsd = call.costUsd;
+  if (call.error !== null) record.error = call.error;
+  return record;
+}

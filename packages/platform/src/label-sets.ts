@@ -1,0 +1,57 @@
+import * as store from '@assay/db';
+import type { Label, LabelSetSummary, Queryable } from '@assay/db';
+import { PlatformError } from './errors.js';
+import { resolveCollection, resolveLabelSet, type CollectionRef, type ItemRef } from './resolve.js';
+
+/** A collection's label sets by name, with label and topic counts. */
+export async function listLabelSets(db: Queryable, ref: CollectionRef): Promise<LabelSetSummary[]> {
+  const collection = await resolveCollection(db, ref);
+  return store.listLabelSets(db, collection.id);
+}
+
+/** A label set (by the naming rule) with its label and topic counts; not_found if absent. */
+export async function getLabelSetSummary(
+  db: Queryable,
+  collectionRef: CollectionRef,
+  labelSetRef: ItemRef,
+): Promise<LabelSetSummary> {
+  const collection = await resolveCollection(db, collectionRef);
+  const set = await resolveLabelSet(db, collection, labelSetRef);
+  const summary = await store.getLabelSetSummary(db, set.id);
+  if (!summary) throw new PlatformError('not_found', `no label set ${JSON.stringify(labelSetRef)}`);
+  return summary;
+}
+
+/** The labels of a set by topic and docno (byte order); optionally one topic. */
+export async function listLabels(
+  db: Queryable,
+  collectionRef: CollectionRef,
+  labelSetRef: ItemRef,
+  options: { topic?: string } = {},
+): Promise<Label[]> {
+  const collection = await resolveCollection(db, collectionRef);
+  const set = await resolveLabelSet(db, collection, labelSetRef);
+  return store.listLabels(
+    db,
+    set.id,
+    options.topic === undefined ? {} : { topicId: options.topic },
+  );
+}
+
+/** Deletes a label set with its labels and revisions; not_found if absent. */
+export async function deleteLabelSet(
+  db: Queryable,
+  collectionRef: CollectionRef,
+  labelSetRef: ItemRef,
+): Promise<void> {
+  const collection = await resolveCollection(db, collectionRef);
+  const set = await resolveLabelSet(db, collection, labelSetRef);
+  await store.deleteLabelSet(db, set.id);
+}
+/** A label set as TREC qrels text (`topic 0 docno grade`), topics and docnos in byte order. */
+export async function exportLabelsAsQrels(db: Queryable, labelSetId: number): Promise<string> {
+  let text = '';
+  for (const label of await store.listLabels(db, labelSetId))
+    text += `${label.topicId} 0 ${label.docId} ${label.grade}\n`;
+  return text;
+}
