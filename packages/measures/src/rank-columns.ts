@@ -2,12 +2,7 @@
 // per document: the qrels docnos are indexed by a hash of their UTF-8 bytes, looked up with
 // the run's docno bytes, and the ranking is an index permutation. Results equal rankTopic's.
 import { docnoStart, hashDocno, type TopicColumns } from '@assay/trec';
-import {
-  REL_NONPOOL,
-  REL_UNJUDGED,
-  type RankingOptions,
-  type TopicJudgments,
-} from './ranking.js';
+import { REL_NONPOOL, REL_UNJUDGED, type RankingOptions, type TopicJudgments } from './ranking.js';
 
 /** A topic's judged docnos as UTF-8 bytes in an open-addressing hash table. */
 export interface JudgmentIndex {
@@ -171,4 +166,3 @@ export function columnRelevances(
   }
   return kept === n ? rels : rels.slice(0, kept);
 }
-
