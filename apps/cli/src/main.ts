@@ -2,6 +2,8 @@ import { MeasureSpecError, MissingTopicError } from '@assay/measures';
 import { TrecFormatError } from '@assay/trec';
 import { UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
+// The product's version is the root package's (the one stored reports record).
+import rootPackage from '../../../package.json' with { type: 'json' };
 
 const USAGE = `Usage: assay <command> [options]
 
@@ -18,7 +20,7 @@ Commands:
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
 
-Run 'assay <command> --help' for a command's options.`;
+Run 'assay <command> --help' for a command's options; 'assay --version' for the version.`;
 
 type Command = (argv: readonly string[], io: CommandIo) => number | Promise<number>;
 
@@ -79,6 +81,10 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     io.stdout(`${USAGE}\n`);
     return name === undefined ? 1 : 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout(`assay ${rootPackage.version}\n`);
+    return 0;
   }
   const load = COMMANDS[name];
   if (!load) {
