@@ -1,4 +1,4 @@
-import type { PGlite, Results } from '@electric-sql/pglite';
+import type { Results } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -17,11 +17,15 @@ import {
 } from 'kysely';
 import { FifoMutex } from './mutex.js';
 import { affectedRows } from './affected-rows.js';
+import type { PGliteHandle } from './pglite-thread.js';
 
 /** Options of {@link PGliteDialect}. */
 export interface PGliteDialectConfig {
-  /** The PGlite instance to use, or a function that creates it on first use. */
-  pglite: PGlite | (() => Promise<PGlite>);
+  /**
+   * The PGlite instance to use (in this thread, or a {@link PGliteThread}), or a function
+   * that creates it on first use.
+   */
+  pglite: PGliteHandle | (() => Promise<PGliteHandle>);
   /** Close the PGlite instance when the Kysely instance is destroyed (default true). */
   closeOnDestroy?: boolean;
 }
@@ -63,7 +67,7 @@ export class PGliteDialect implements Dialect {
 export class PGliteDriver extends PostgresDriver implements Driver {
   readonly #config: PGliteDialectConfig;
   readonly #mutex = new FifoMutex();
-  #pglite: PGlite | undefined;
+  #pglite: PGliteHandle | undefined;
   #connection: PGliteConnection | undefined;
 
   constructor(config: PGliteDialectConfig) {
@@ -114,9 +118,9 @@ export class PGliteDriver extends PostgresDriver implements Driver {
  * statement's result.
  */
 class PGliteConnection implements DatabaseConnection {
-  readonly #pglite: PGlite;
+  readonly #pglite: PGliteHandle;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGliteHandle) {
     this.#pglite = pglite;
   }
 
