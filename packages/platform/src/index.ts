@@ -9,6 +9,8 @@ export {
   pgliteDataDir,
   type AssayConfig,
 } from './config.js';
+/** Finding the data directory (`.assay` here or in a parent folder, as git finds `.git`). */
+export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
 /** Resolving a collection by name or id. */
