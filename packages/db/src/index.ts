@@ -208,6 +208,10 @@ export {
   retryFailedJudgeTasks,
   setJudgeJobStatus,
 } from './repositories/judging.js';
+/** When a judge job's items were finished (for its rate, ETA and finish time). */
+export { getJudgeJobTiming } from './repositories/judge-job-timing.js';
+/** A judge job's finish times. */
+export type { JudgeJobTiming } from './repositories/judge-job-timing.js';
 /** Judge job, task, claim, label, failure and LLM call shapes. */
 export type {
   ClaimedJudgeTask,

@@ -36,6 +36,7 @@ import {
   listJudgeFailures,
   type JudgeItemInput,
 } from './judging.js';
+import { readJudgeJobPace, type JudgeJobPace } from './judge-job-timing.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** The pool orders a collection pool can use. */
@@ -209,9 +210,14 @@ export interface JudgeJobSummary {
   templateHash: string;
   model: string;
   settings: Record<string, unknown>;
-  status: 'active' | 'paused';
+  /** `done` once every item is labelled or failed; else `active` or `paused` as set. */
+  status: JudgeJobPace['status'];
   createdAt: Date;
   progress: JudgeTaskCounts;
+  /** When the last item finished (done jobs); the rate and ETA (see JudgeJobPace). */
+  finishedAt: Date | null;
+  itemsPerSecond: number | null;
+  etaSeconds: number | null;
 }
 
 /** The job createCollectionJudgeJob found or made, and how many items it added. */
@@ -339,15 +345,17 @@ export async function judgeJobStatus(db: Queryable, id: number): Promise<JudgeJo
   const labelSet = await getLabelSet(db, job.labelSetId);
   const collection = labelSet && (await getCollection(db, labelSet.collectionId));
   if (!labelSet || !collection) throw new PlatformError('not_found', `no judge job ${id}`);
-  return summarise(job, collection.name, labelSet, await judgeJobProgress(db, job.id));
+  return summarise(job, collection.name, labelSet, await judgeJobProgress(db, job.id), db);
 }
 
-function summarise(
+async function summarise(
   job: JudgeJob,
   collection: string,
   labelSet: { id: number; name: string },
   progress: JudgeTaskCounts,
-): JudgeJobSummary {
+  db: Queryable,
+): Promise<JudgeJobSummary> {
+  const pace = await readJudgeJobPace(db, job.id, job.status, progress);
   return {
     id: job.id,
     collection,
@@ -356,9 +364,9 @@ function summarise(
     templateHash: job.templateHash,
     model: String(job.settings.model),
     settings: { ...job.settings },
-    status: job.status,
     createdAt: job.createdAt,
     progress,
+    ...pace,
   };
 }
 
@@ -372,7 +380,10 @@ export async function listCollectionJudgeJobs(
   const jobs = [];
   for (const job of await listJudgeJobs(db)) {
     const set = sets.get(job.labelSetId);
-    if (set) jobs.push(summarise(job, collection.name, set, await judgeJobProgress(db, job.id)));
+    if (set) {
+      const progress = await judgeJobProgress(db, job.id);
+      jobs.push(await summarise(job, collection.name, set, progress, db));
+    }
   }
   return jobs;
 }
