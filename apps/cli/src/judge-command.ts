@@ -1,7 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { countJudgeTasks, releaseJudgeTasks, retryFailedJudgeTasks } from '@assay/db';
-import { DEFAULT_PRICES, loadJudgeTemplates, type JudgeTemplate } from '@assay/judge';
+import { loadJudgeTemplates, type JudgeTemplate } from '@assay/judge';
 import {
   defaultJudgesDir,
   ensureJudgeJob,
@@ -10,7 +10,9 @@ import {
   judgeValues,
   judgeWorkerDeps,
   listJudgeFailures,
+  loadPrices,
   newWorkerId,
+  pricesFile,
   releaseDeadLocalLeases,
   runJudgeWorker,
   type JudgeEndpointOptions,
@@ -28,7 +30,14 @@ import {
 import { readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError } from './io.js';
-import { EXIT, commandConfig, withDatabase, type PlatformCommandIo } from './platform-session.js';
+import {
+  EXIT,
+  asCliErrors,
+  commandConfig,
+  withDatabase,
+  type PlatformCommandIo,
+} from './platform-session.js';
+import { modelPriceOptions } from './price-options.js';
 import { ProgressReporter, compact } from './progress.js';
 
 /** Exit statuses of `assay judge` beyond the database commands' ones. */
@@ -37,7 +46,7 @@ export const JUDGE_EXIT = { failed: 5, stopped: 6 } as const;
 export const JUDGE_USAGE = `Usage: assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
                    --out QRELS [--model M] [--concurrency N] [--label-set NAME]
                    [--collection NAME] [--base-url URL] [--dry-run] [--budget USD]
-                   [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]
+                   [--price-in USD --price-out USD] [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]
 
 Judges a pool with an LLM judge and writes the labels as TREC qrels (topic 0 docno grade).
 Tasks, labels and every LLM call are kept in the database (PostgreSQL when DATABASE_URL
@@ -62,6 +71,10 @@ paid for is never asked again (the request hash is the cache key).
                       the key comes from OPENAI_API_KEY
   --dry-run           print the calls, tokens and cost it would spend; send nothing
   --budget USD        stop claiming items once this run has paid USD; the rest stay pending
+  --price-in USD, --price-out USD
+                      the model's price per million prompt / completion tokens, for the
+                      cost, --dry-run and --budget (default: the data directory's
+                      prices.json, then assay's list prices of common hosted models)
   --rpm N, --tpm N    at most N requests / tokens per minute
   --timeout SECONDS   per-request timeout (default 120)
   --judges DIR        read judge templates from DIR instead of the shipped judges/
@@ -93,6 +106,8 @@ const OPTIONS: OptionSpec[] = [
   { long: 'base-url', key: 'baseUrl', takesValue: true },
   { long: 'dry-run', key: 'dryRun', takesValue: false },
   { long: 'budget', key: 'budget', takesValue: true },
+  { long: 'price-in', key: 'priceIn', takesValue: true },
+  { long: 'price-out', key: 'priceOut', takesValue: true },
   { long: 'rpm', key: 'rpm', takesValue: true },
   { long: 'tpm', key: 'tpm', takesValue: true },
   { long: 'timeout', key: 'timeout', takesValue: true },
@@ -143,8 +158,13 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
   const template = loadTemplate(judgeId, option('judges'));
   const config = await commandConfig(io);
   const model = option('model') ?? config.judgeModel ?? template.model.name;
-  if (!model) throw new UsageError('no model: give --model or set ASSAY_JUDGE_MODEL');
+  if (!model)
+    throw new UsageError(
+      "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
+    );
   const settings = { model };
+  const ownPrices = modelPriceOptions(option, model);
+  const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
 
   // Everything is read and checked before the database is opened or anything is sent.
   const items = readItems({
@@ -158,7 +178,14 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
 
   if (options.has('dryRun')) {
     return withDatabase(io, async (db) => {
-      const e = await estimateJudgeRun(db, { collection, labelSet, template, settings, items });
+      const e = await estimateJudgeRun(db, {
+        collection,
+        labelSet,
+        template,
+        settings,
+        items,
+        prices,
+      });
       io.stdout(
         `dry run: judge ${template.id}, model ${model}, label set "${labelSet}"\n` +
           `  ${e.items} pool items: ${e.alreadyLabelled} already labelled, ${e.cached} answered by stored calls\n` +
@@ -185,8 +212,10 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
       return 0;
     });
   }
-  if (budget !== undefined && !hasPrice(model))
-    throw new UsageError(`--budget needs the price of ${model}, which assay does not know`);
+  if (budget !== undefined && !Object.hasOwn(prices, model))
+    throw new UsageError(
+      `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
+    );
   const baseURL = endpoint.baseUrl ?? config.openaiBaseUrl;
   if (!baseURL && !config.openaiApiKey)
     throw new UsageError(
@@ -226,7 +255,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
       return runJudgeWorker(db, {
         jobIds: [jobId],
         workerId,
-        deps: judgeWorkerDeps(config, endpoint, concurrency),
+        deps: judgeWorkerDeps(config, { ...endpoint, prices: ownPrices }, concurrency),
         concurrency,
         signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),
@@ -444,10 +473,6 @@ function docsFormat(file: string): 'jsonl' | 'tsv' {
 
 function preview(list: readonly string[]): string {
   return `${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''}`;
-}
-
-function hasPrice(model: string): boolean {
-  return Object.hasOwn(DEFAULT_PRICES, model);
 }
 
 /** Writes `text` to `path` through a temporary file and a rename: never a half-written file. */

@@ -108,6 +108,10 @@ export {
 } from './judge-jobs.js';
 /** A worker's model endpoint client and pacing from the configuration. */
 export { hasJudgeEndpoint, judgeWorkerDeps, type JudgeEndpointOptions } from './judge-endpoint.js';
+/** Model prices for costs and budgets: list prices, the data directory's prices.json, a command's own. */
+export { loadPrices, pricesFile, PRICES_FILE } from './prices.js';
+/** A model's price: USD per million prompt (input) and completion (output) tokens. */
+export type { ModelPrice } from '@assay/judge';
 /** Judging: the database call store, judge jobs and tasks, the worker, estimates, export. */
 export {
   checkRelevanceTemplate,
