@@ -6,6 +6,7 @@ import {
   hasJudgeEndpoint,
   judgeWorkerDeps,
   loadDataset,
+  maxHeldTasks,
   openDatabase,
   releaseDeadLocalLeases,
   runJudgeWorker,
@@ -134,7 +135,7 @@ function startBackgroundWorker(
   // Where calls go, never the key (nor credentials or a query in the URL).
   const endpoint = config.openaiBaseUrl ? publicUrl(config.openaiBaseUrl) : 'the OpenAI API';
   log(
-    `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time (ASSAY_SERVER_WORKER=0 turns this off)`,
+    `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time plus up to ${maxHeldTasks(concurrency) - concurrency} claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
   );
   const run = async () => {
     while (!signal.aborted) {

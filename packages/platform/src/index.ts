@@ -108,6 +108,8 @@ export {
 } from './judge-jobs.js';
 /** A worker's model endpoint client and pacing from the configuration. */
 export { hasJudgeEndpoint, judgeWorkerDeps, type JudgeEndpointOptions } from './judge-endpoint.js';
+/** How many tasks a judge worker claims at a time and holds at most. */
+export { claimBatchSize, maxHeldTasks } from './judge-claims.js';
 /** Model prices for costs and budgets: list prices, the data directory's prices.json, a command's own. */
 export { loadPrices, pricesFile, PRICES_FILE } from './prices.js';
 /** A model's price: USD per million prompt (input) and completion (output) tokens. */

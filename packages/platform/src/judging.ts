@@ -57,6 +57,7 @@ import {
   type TemplateValues,
 } from '@assay/judge';
 import { PlatformError } from './errors.js';
+import { claimBatchSize } from './judge-claims.js';
 
 /**
  * The database CallStore: every call goes into `llm_calls`, and an answered call is found
@@ -802,7 +803,7 @@ export async function runJudgeWorker(
   });
   // Claims run in the background, in batches, keeping a few tasks ready: a free slot never
   // waits for a claim (on PGlite a claim may queue behind a group commit).
-  const batch = Math.max(1, Math.ceil(concurrency / 4));
+  const batch = claimBatchSize(concurrency);
   let claiming: Promise<void> | undefined;
   // After a claim found nothing, claim again only once another item has finished.
   let finished = 0;
