@@ -203,9 +203,9 @@ describe('one process at a time on an embedded data directory', () => {
     expect(imported.status).toBe(0);
     expect(imported.stderr).toBe(`assay: data directory ${join(project, '.assay')}\n`);
     const migrated = assay(sub, {}, 'db', 'migrate');
-    expect(migrated.stdout).toBe(
-      `embedded PGlite in ${join(project, '.assay', 'pglite')}: up to date (4 migration(s))\n`,
-    );
+    const where = `embedded PGlite in ${join(project, '.assay', 'pglite')}: `;
+    expect(migrated.stdout.slice(0, where.length)).toBe(where);
+    expect(migrated.stdout.slice(where.length)).toMatch(/^up to date \(\d+ migration\(s\)\)\n$/);
     expect(existsSync(join(project, '.assay', 'pglite', 'PG_VERSION'))).toBe(true);
     expect(existsSync(join(sub, '.assay'))).toBe(false);
   }, 240_000);

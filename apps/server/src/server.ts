@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import { listCollections, type AssayDb } from '@assay/db';
 import {
   ensureAdmin,
@@ -75,7 +76,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const where =
       database.kind === 'postgres'
         ? 'PostgreSQL (DATABASE_URL)'
-        : `embedded PGlite in ${config.dataDir}/pglite`;
+        : `embedded PGlite in ${resolve(config.dataDir, 'pglite')}`;
     log(
       `assay is serving ${url} (database: ${where}); API reference: ${url}/openapi.json; stop with Ctrl-C`,
     );
