@@ -38,7 +38,10 @@ function freePort(): Promise<number> {
 }
 
 function cleanEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, ...extra };
+  const env: Record<string, string | undefined> = { ...process.env };
+  // Only what a test gives: the data directory is found from the working directory.
+  delete env.ASSAY_DATA_DIR;
+  Object.assign(env, extra);
   delete env.DATABASE_URL;
   delete env.OPENAI_BASE_URL;
   delete env.OPENAI_API_KEY;
