@@ -1,5 +1,5 @@
 import { basename, extname } from 'node:path';
-import { DEFAULT_PRICES, type JudgeTemplate } from '@assay/judge';
+import type { ModelPrice, JudgeTemplate } from '@assay/judge';
 import {
   checkRelevanceTemplate,
   loadJudgeTemplate,
@@ -10,7 +10,9 @@ import {
   judgeJobProgress,
   judgeWorkerDeps,
   listJudgeFailures,
+  loadPrices,
   newWorkerId,
+  pricesFile,
   releaseDeadLocalLeases,
   retryJudgeJobFailures,
   runJudgeWorker,
@@ -20,7 +22,13 @@ import {
 } from '@assay/platform';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import { CliError } from './io.js';
-import { commandConfig, withDatabase, type PlatformCommandIo } from './platform-session.js';
+import {
+  asCliErrors,
+  commandConfig,
+  withDatabase,
+  type PlatformCommandIo,
+} from './platform-session.js';
+import { modelPriceOptions } from './price-options.js';
 import { EXIT } from './exit-codes.js';
 import { withInterrupts } from './interrupts.js';
 import { readItems } from './judge-items.js';
@@ -124,6 +132,22 @@ created when absent)`,
     help: 'stop claiming items once this run has paid USD; the rest stay pending',
   },
   {
+    long: 'price-in',
+    key: 'priceIn',
+    takesValue: true,
+    arg: 'USD',
+    help: `the model's price per million prompt tokens, with --price-out, for the
+cost, --dry-run and --budget (default: the data directory's prices.json,
+then assay's list prices of common hosted models)`,
+  },
+  {
+    long: 'price-out',
+    key: 'priceOut',
+    takesValue: true,
+    arg: 'USD',
+    help: "the model's price per million completion tokens, with --price-in",
+  },
+  {
     long: 'judges',
     key: 'judges',
     takesValue: true,
@@ -143,6 +167,7 @@ any machine sharing DATABASE_URL); run without it to write the qrels`,
 export const JUDGE_USAGE = `Usage: assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
                    --out QRELS [--model M] [--concurrency N] [--label-set NAME]
                    [--collection NAME] [--base-url URL] [--dry-run] [--budget USD]
+                   [--price-in USD --price-out USD]
                    [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]
 
 Judges a pool with an LLM judge and writes the labels as TREC qrels (topic 0 docno grade).
@@ -206,7 +231,12 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
   const template = loadTemplate(judgeId, option('judges'));
   const config = await commandConfig(io);
   const model = option('model') ?? config.judgeModel ?? template.model.name;
-  if (!model) throw new UsageError('no model: give --model or set ASSAY_JUDGE_MODEL');
+  if (!model)
+    throw new UsageError(
+      "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
+    );
+  const ownPrices = modelPriceOptions(option, model);
+  const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
 
   // Everything is read and checked before the database is opened or anything is sent.
   const items = readItems({
@@ -218,12 +248,20 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     runFiles: positionals,
   });
   const job: JudgeRun = { collection, labelSet, template, settings: { model }, items };
-  if (options.has('dryRun')) return dryRun(io, job);
+  if (options.has('dryRun')) return dryRun(io, job, prices);
   if (options.has('enqueue')) return enqueue(io, job);
-  if (budget !== undefined && !hasPrice(model))
-    throw new UsageError(`--budget needs the price of ${model}, which assay does not know`);
+  if (budget !== undefined && !Object.hasOwn(prices, model))
+    throw new UsageError(
+      `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
+    );
   requireEndpoint(config, endpoint);
-  return judgeIntoQrels(io, job, { out, budget, concurrency, endpoint, config });
+  return judgeIntoQrels(io, job, {
+    out,
+    budget,
+    concurrency,
+    endpoint: { ...endpoint, prices: ownPrices },
+    config,
+  });
 }
 
 /** What one `assay judge` command judges: the label set, the judge and the pool items. */
@@ -236,9 +274,13 @@ interface JudgeRun {
 }
 
 /** --dry-run: the calls, tokens and cost the run would spend; nothing is sent or written. */
-function dryRun(io: JudgeCommandIo, job: JudgeRun): Promise<number> {
+function dryRun(
+  io: JudgeCommandIo,
+  job: JudgeRun,
+  prices: Readonly<Record<string, ModelPrice>>,
+): Promise<number> {
   return withDatabase(io, async (db) => {
-    const e = await estimateJudgeRun(db, job);
+    const e = await estimateJudgeRun(db, { ...job, prices });
     const model = job.settings.model;
     io.stdout(
       `dry run: judge ${job.template.id}, model ${model}, label set "${job.labelSet}"\n` +
@@ -392,6 +434,3 @@ function loadTemplate(judgeId: string, dir: string | undefined): JudgeTemplate {
   return template;
 }
 
-function hasPrice(model: string): boolean {
-  return Object.hasOwn(DEFAULT_PRICES, model);
-}

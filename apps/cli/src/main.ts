@@ -3,6 +3,8 @@ import { TrecFormatError } from '@assay/trec';
 import { UsageError } from './getopt.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
+// The product's version is the root package's (the one stored reports record).
+import rootPackage from '../../../package.json' with { type: 'json' };
 
 const USAGE = `Usage: assay <command> [options]
 
@@ -24,7 +26,7 @@ Commands:
   index     build and save a BM25 index of a collection (assay index build)
   users     people who label or administer: add (prints their token), list, token, revoke
 
-Run 'assay <command> --help' for a command's options.`;
+Run 'assay <command> --help' for a command's options; 'assay --version' for the version.`;
 
 type Command = (argv: readonly string[], io: CommandIo) => number | Promise<number>;
 
@@ -105,6 +107,10 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
     io.stdout(`${USAGE}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout(`assay ${rootPackage.version}\n`);
+    return 0;
   }
   const load = COMMANDS[name];
   if (!load) {

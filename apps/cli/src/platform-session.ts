@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import {
   type AssayDb,
   ConfigError,
@@ -43,7 +44,7 @@ export function commandConfig(io: PlatformCommandIo): Promise<AssayConfig> {
 
 /** Where the configured database is, for messages (never the URL: it may hold a password). */
 export function describeDatabase(config: AssayConfig): string {
-  if (!config.databaseUrl) return `embedded PGlite in ${config.dataDir}/pglite`;
+  if (!config.databaseUrl) return `embedded PGlite in ${resolve(config.dataDir, 'pglite')}`;
   try {
     const url = new URL(config.databaseUrl);
     return `PostgreSQL at ${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
@@ -70,6 +71,12 @@ export async function withDatabase<T>(
       `cannot open the database (${describeDatabase(config)}): ${(error as Error).message}`,
       EXIT.usage,
     );
+  }
+  // Which store a command uses must never be a surprise: say it whenever it depends on
+  // the working directory (ASSAY_DATA_DIR unset or relative).
+  const named = (io.env ?? process.env).ASSAY_DATA_DIR?.trim();
+  if (!config.databaseUrl && !(named && isAbsolute(named))) {
+    io.stderr(`assay: data directory ${resolve(config.dataDir)}\n`);
   }
   try {
     return await asCliErrors(() => work(database.db, config));

@@ -1,3 +1,5 @@
+import { RateWindow } from './rate-window.js';
+
 /** Counters a progress line shows. */
 export interface ProgressState {
   /** Items finished so far (all runs), out of `total`. */
@@ -23,30 +25,36 @@ export interface ProgressOptions {
   unit?: string;
   /** Show tokens and cost (default true; off for work without LLM calls). */
   showCost?: boolean;
+  /** Seconds of recent progress the rate and ETA are computed over (default 30). */
+  rateWindowSeconds?: number;
   now?: () => number;
 }
 
 /**
  * A progress display on stderr: on a terminal, one bar redrawn in place (done/total,
  * items/s, ETA, tokens, cost); otherwise a plain line every few seconds and at the end,
- * so logs stay readable.
+ * so logs stay readable. The rate and ETA come from the last half minute of progress
+ * (see {@link RateWindow}); before a few items are finished they read "estimating".
  */
 export class ProgressReporter {
-  private readonly started: number;
+  private readonly rates: RateWindow;
   private lastDraw = -Infinity;
   private state: ProgressState = { done: 0, doneThisRun: 0, failed: 0, tokens: 0, costUsd: 0 };
   private drawn = false;
+  private finished = false;
   private readonly now: () => number;
 
   constructor(private readonly options: ProgressOptions) {
     this.now = options.now ?? (() => performance.now());
-    this.started = this.now();
+    const windowSeconds = options.rateWindowSeconds ?? 30;
+    this.rates = new RateWindow({ windowSeconds });
   }
 
   /** Takes new counters and redraws when due. */
   update(state: ProgressState): void {
     this.state = state;
     const now = this.now();
+    this.rates.add(now, state.doneThisRun);
     const every = this.options.tty ? 100 : (this.options.logEverySeconds ?? 5) * 1000;
     if (now - this.lastDraw < every) return;
     this.lastDraw = now;
@@ -55,16 +63,16 @@ export class ProgressReporter {
 
   /** Draws the final state and ends the line. */
   finish(): void {
+    this.finished = true;
     this.draw();
     if (this.options.tty && this.drawn) this.options.write('\n');
   }
 
   /** The progress line for the current counters. */
   line(): string {
-    const { done, doneThisRun, failed, tokens, costUsd } = this.state;
+    const { done, failed, tokens, costUsd } = this.state;
     const total = this.options.total;
-    const seconds = Math.max(1e-3, (this.now() - this.started) / 1000);
-    const rate = doneThisRun / seconds;
+    const rate = this.rates.rate(this.now());
     const parts = [this.options.label];
     if (total !== undefined) {
       const fraction = total === 0 ? 1 : Math.min(1, done / total);
@@ -76,9 +84,13 @@ export class ProgressReporter {
       parts.push(`${done}/${total}`, `${Math.floor(fraction * 100)}%`);
     } else parts.push(`${done} done`);
     if (failed > 0) parts.push(`${failed} failed`);
-    parts.push(`${rate.toFixed(1)} ${this.options.unit ?? 'items'}/s`);
-    if (total !== undefined && done < total)
-      parts.push(`ETA ${rate > 0 ? duration((total - done) / rate) : '?'}`);
+    const left = total !== undefined && done < total;
+    if (rate === undefined) {
+      if (!this.finished) parts.push(left ? 'estimating rate and ETA' : 'estimating rate');
+    } else {
+      parts.push(`${rate.toFixed(1)} ${this.options.unit ?? 'items'}/s`);
+      if (left) parts.push(`ETA ${rate > 0 ? duration((total - done) / rate) : '?'}`);
+    }
     if (this.options.showCost !== false)
       parts.push(`tokens ${compact(tokens)}`, `$${costUsd.toFixed(4)}`);
     return parts.join('  ');

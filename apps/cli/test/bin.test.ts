@@ -7,6 +7,18 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixtures = `${root}test/fixtures/trec_eval/`;
 
 describe('the assay executable', () => {
+  it('prints the version of the root package with --version', () => {
+    const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      version: string;
+    };
+    const result = spawnSync(process.execPath, ['apps/cli/bin/assay.js', '--version'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`assay ${version}\n`);
+  });
+
   it('runs `assay eval` from the built bundle with trec_eval output', () => {
     const result = spawnSync(
       process.execPath,

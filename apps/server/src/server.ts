@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import {
   listCollections,
   type AssayDb,
@@ -7,6 +8,7 @@ import {
   hasJudgeEndpoint,
   judgeWorkerDeps,
   loadDataset,
+  maxHeldTasks,
   openDatabase,
   releaseDeadLocalLeases,
   runJudgeWorker,
@@ -75,7 +77,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const where =
       database.kind === 'postgres'
         ? 'PostgreSQL (DATABASE_URL)'
-        : `embedded PGlite in ${config.dataDir}/pglite`;
+        : `embedded PGlite in ${resolve(config.dataDir, 'pglite')}`;
     log(
       `assay is serving ${url} (database: ${where}); API reference: ${url}/openapi.json; stop with Ctrl-C`,
     );
@@ -135,7 +137,7 @@ function startBackgroundWorker(
   // Where calls go, never the key (nor credentials or a query in the URL).
   const endpoint = config.openaiBaseUrl ? publicUrl(config.openaiBaseUrl) : 'the OpenAI API';
   log(
-    `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time (ASSAY_SERVER_WORKER=0 turns this off)`,
+    `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time plus up to ${maxHeldTasks(concurrency) - concurrency} claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
   );
   const run = async () => {
     while (!signal.aborted) {

@@ -31,6 +31,10 @@ interface Job {
   judgeId: string;
   model: string;
   status: string;
+  createdAt: string;
+  finishedAt: string | null;
+  itemsPerSecond: number | null;
+  etaSeconds: number | null;
   progress: { total: number; pending: number; labelled: number; failed: number };
 }
 
@@ -193,6 +197,10 @@ forEachDatabase('pools and judge jobs API', (t) => {
       labelled: 7,
       failed: 0,
     });
+    // Every item labelled: the job is done, with its finish time and no ETA.
+    expect(status.status).toBe('done');
+    expect(Date.parse(status.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(status.createdAt));
+    expect(status.etaSeconds).toBeNull();
     const labels = (await (
       await api.call('GET', '/api/collections/demo/label-sets/llm/labels', { token: api.annotator })
     ).json()) as Array<{ topicId: string; docId: string; grade: number; producedBy: string }>;
@@ -365,7 +373,8 @@ forEachDatabase('pools and judge jobs API', (t) => {
     const status = (await (
       await api.call('GET', `/api/judge-jobs/${job.id}`, { token: api.admin })
     ).json()) as Job;
-    expect(status).toMatchObject({ status: 'active', progress: { total: 2, labelled: 2 } });
+    // Both items labelled: the job reads done (it was active).
+    expect(status).toMatchObject({ status: 'done', progress: { total: 2, labelled: 2 } });
   });
 
   it('lists failures and puts them back for another try', async () => {

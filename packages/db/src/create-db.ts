@@ -1,19 +1,18 @@
 import { mkdir } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import postgres from 'postgres';
 import { PGliteDialect } from './drivers/pglite-dialect.js';
+import { PGliteThread } from './drivers/pglite-thread.js';
 import { PostgresJsDialect } from './drivers/postgres-js-dialect.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { migrate, type MigrateOptions } from './migrate.js';
 import type { Database } from './schema.js';
 
 /** Where the embedded database lives when no `databaseUrl` is given. */
 export const DEFAULT_PGLITE_DATA_DIR = './.assay/pglite';
 
-/** PostgreSQL type OIDs the drivers parse or serialise specially. */
+/** PostgreSQL's bigint type OID (PGlite's worker parses it the same way). */
 const INT8_OID = 20;
-const JSON_OID = 114;
-const JSONB_OID = 3802;
 
 /** Options of {@link createDb}. */
 export interface CreateDbOptions extends MigrateOptions {
@@ -25,6 +24,11 @@ export interface CreateDbOptions extends MigrateOptions {
   migrate?: boolean;
   /** Most connections postgres.js opens (default 10). */
   maxConnections?: number;
+  /**
+   * How the lock of a PGlite data folder names this process to a second one (default:
+   * `assay <command>` for the assay command, else the script's name).
+   */
+  lockHolder?: string;
 }
 
 /** An open assay database. */
@@ -41,11 +45,15 @@ export interface AssayDb {
  * Opens the assay database: postgres.js on `databaseUrl`, otherwise embedded PGlite in
  * `dataDir`; then applies pending migrations unless `migrate` is false. Both engines
  * read bigint columns as JS numbers and JSON-encode values bound to json/jsonb.
+ *
+ * A PGlite data folder is opened by one process at a time: the process takes the
+ * exclusive lock `<dataDir>.lock` (released on close or exit, taken over when its holder
+ * died) and a second process gets a `DatabaseInUseError` naming the holder.
  */
 export async function createDb(options: CreateDbOptions = {}): Promise<AssayDb> {
   const opened = options.databaseUrl
     ? openPostgres(options.databaseUrl, options.maxConnections ?? 10)
-    : await openPGlite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR);
+    : await openPGlite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options.lockHolder);
   if (options.migrate !== false) {
     try {
       const migrateOptions: MigrateOptions = {};
@@ -79,15 +87,29 @@ function openPostgres(databaseUrl: string, max: number): AssayDb {
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
-async function openPGlite(dataDir: string): Promise<AssayDb> {
-  if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
-  const json = (value: unknown) => JSON.stringify(value);
-  const pglite = new PGlite(dataDir, {
-    parsers: { [INT8_OID]: (value: string) => Number(value) },
-    // PGlite passes strings bound to json/jsonb through unencoded; postgres.js encodes
-    // every value. Encode always so both engines store the same thing.
-    serializers: { [JSON_OID]: json, [JSONB_OID]: json },
-  });
+async function openPGlite(dataDir: string, lockHolder: string | undefined): Promise<AssayDb> {
+  const onDisk = !dataDir.includes('://');
+  if (onDisk) await mkdir(dataDir, { recursive: true });
+  const lock = onDisk ? lockDataDir(dataDir, lockHolder) : undefined;
+  // PGlite runs on a worker thread of its own (which also sets assay's type parsers):
+  // its WebAssembly no longer blocks the event loop that serves requests and LLM calls.
+  const pglite = new PGliteThread(dataDir);
+  try {
+    await pglite.waitReady;
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'pglite',
+    async close() {
+      try {
+        await db.destroy();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
 }

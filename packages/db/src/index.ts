@@ -42,6 +42,11 @@ export { createDb, DEFAULT_PGLITE_DATA_DIR } from './create-db.js';
 /** Options of createDb and the handle it returns. */
 export type { AssayDb, CreateDbOptions } from './create-db.js';
 
+/** The exclusive lock of an embedded data folder, and the error a second process gets. */
+export { DatabaseInUseError, describeThisProcess, lockDataDir } from './data-dir-lock.js';
+/** A data folder lock held by this process. */
+export type { DataDirLock } from './data-dir-lock.js';
+
 /** Applies pending `migrations/NNNN_verb_noun.sql` files, one transaction each. */
 export { migrate } from './migrate.js';
 /** Reads and validates migration files from a folder. */
@@ -57,6 +62,10 @@ export type { Migration, MigrateOptions, MigrateResult } from './migrate.js';
 export { PGliteDialect, PGliteDriver } from './drivers/pglite-dialect.js';
 /** Options of the PGlite dialect. */
 export type { PGliteDialectConfig } from './drivers/pglite-dialect.js';
+/** Embedded PGlite on a worker thread of its own (what createDb opens). */
+export { PGliteThread } from './drivers/pglite-thread.js';
+/** The part of PGlite the PGlite dialect uses. */
+export type { PGliteHandle } from './drivers/pglite-thread.js';
 /** Kysely dialect over postgres.js (one reserved connection per Kysely connection). */
 export { PostgresJsDialect, PostgresJsDriver } from './drivers/postgres-js-dialect.js';
 /** Options of the postgres.js dialect. */
@@ -219,6 +228,10 @@ export {
   renewJudgeTaskLeases,
   retryFailedJudgeTasks,
 } from './repositories/judge-tasks.js';
+/** When a judge job's items were finished (for its rate, ETA and finish time). */
+export { getJudgeJobTiming } from './repositories/judge-job-timing.js';
+/** A judge job's finish times. */
+export type { JudgeJobTiming } from './repositories/judge-job-timing.js';
 /** Judge task, claim, label, failure and count shapes. */
 export type {
   ClaimedJudgeTask,

@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { PGliteDialect } from '../src/index.js';
+import { PGliteDialect, PGliteThread } from '../src/index.js';
 import { describeDriverContract, type ScratchDatabase } from './driver-contract.js';
 import { OPEN_TIMEOUT_MS } from './helpers.js';
 
@@ -76,6 +76,48 @@ describe('PGliteDialect: single connection', () => {
       expect(pglite.closed).toBe(false);
       expect((await pglite.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
       await pglite.close();
+    },
+    OPEN_TIMEOUT_MS,
+  );
+});
+
+describeDriverContract('PGliteDialect over PGliteThread', async () => {
+  const db = new Kysely<ScratchDatabase>({
+    dialect: new PGliteDialect({ pglite: new PGliteThread('memory://') }),
+  });
+  return { db, close: () => db.destroy() };
+});
+
+describe('PGliteThread', () => {
+  it(
+    'carries dates, bytes, JSON and bigints across the thread and fails with SQLSTATE codes',
+    async () => {
+      const pglite = new PGliteThread('memory://');
+      try {
+        await pglite.waitReady;
+        const when = new Date('2024-05-06T07:08:09.010Z');
+        const result = await pglite.query<Record<string, unknown>>(
+          'select $1::timestamptz as at, $2::bytea as bytes, $3::jsonb as doc, 9007199254740991::int8 as big',
+          [when, new Uint8Array([1, 2, 255]), { a: [1, 'two'] }],
+        );
+        expect(result.rows).toEqual([
+          {
+            at: when,
+            bytes: new Uint8Array([1, 2, 255]),
+            doc: { a: [1, 'two'] },
+            big: 2 ** 53 - 1,
+          },
+        ]);
+        await expect(pglite.query('select * from missing_table')).rejects.toMatchObject({
+          code: '42P01',
+        });
+        const many = await pglite.exec('select 1 as a; select 2 as b');
+        expect(many.map((r) => r.rows)).toEqual([[{ a: 1 }], [{ b: 2 }]]);
+      } finally {
+        await pglite.close();
+      }
+      expect(pglite.closed).toBe(true);
+      await expect(pglite.query('select 1')).rejects.toThrow();
     },
     OPEN_TIMEOUT_MS,
   );

@@ -1,12 +1,16 @@
 import { join } from 'node:path';
 import { createDb, migrate, type AssayDb, type MigrateResult } from '@assay/db';
 import { z } from 'zod';
+import { findDataDir } from './data-dir.js';
 
 /** assay's configuration, read once from the environment. */
 export interface AssayConfig {
   /** DATABASE_URL: a PostgreSQL URL; absent means embedded PGlite under `dataDir`. */
   databaseUrl?: string;
-  /** ASSAY_DATA_DIR (default `./.assay`); PGlite keeps its data in `<dataDir>/pglite`. */
+  /**
+   * ASSAY_DATA_DIR; by default the `.assay` of the working directory or its nearest
+   * ancestor, else `./.assay`. PGlite keeps its data in `<dataDir>/pglite`.
+   */
   dataDir: string;
   /** PORT the API listens on (default 8080). */
   port: number;
@@ -68,8 +72,14 @@ const Env = z.object({
   ),
 });
 
-/** Parses assay's environment variables (DATABASE_URL, ASSAY_DATA_DIR, PORT, …). */
-export function loadConfig(env: Record<string, string | undefined> = process.env): AssayConfig {
+/**
+ * Parses assay's environment variables (DATABASE_URL, ASSAY_DATA_DIR, PORT, …); without
+ * ASSAY_DATA_DIR the data directory is looked up from `cwd` (see {@link findDataDir}).
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+): AssayConfig {
   const parsed = Env.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -78,7 +88,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const config: AssayConfig = {
-    dataDir: e.ASSAY_DATA_DIR ?? './.assay',
+    dataDir: e.ASSAY_DATA_DIR ?? findDataDir(cwd),
     port: e.PORT ? Number(e.PORT) : 8080,
   };
   if (e.DATABASE_URL) config.databaseUrl = e.DATABASE_URL;

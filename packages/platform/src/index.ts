@@ -25,6 +25,8 @@ export type {
   Topic,
   User,
 } from '@assay/db';
+/** Finding the data directory (`.assay` here or in a parent folder, as git finds `.git`). */
+export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
 /** The one naming rule: collections, runs and label sets by id when numeric and it exists, else by name. */
@@ -162,6 +164,12 @@ export {
 export { hasJudgeEndpoint, judgeWorkerDeps, type JudgeEndpointOptions } from './judge-endpoint.js';
 /** The database call store: every LLM call kept, an answered one found again by its hash. */
 export { DbCallStore } from './call-store.js';
+/** How many tasks a judge worker claims at a time and holds at most. */
+export { claimBatchSize, maxHeldTasks } from './judge-claims.js';
+/** Model prices for costs and budgets: list prices, the data directory's prices.json, a command's own. */
+export { loadPrices, pricesFile, PRICES_FILE } from './prices.js';
+/** A model's price: USD per million prompt (input) and completion (output) tokens. */
+export type { ModelPrice } from '@assay/judge';
 /** Judge templates: the shipped folder, a template's hash, the values it renders, the relevance check. */
 export {
   checkRelevanceTemplate,

@@ -1,6 +1,7 @@
-import { OpenAIChatClient, RateLimiter } from '@assay/judge';
+import { OpenAIChatClient, RateLimiter, type ModelPrice } from '@assay/judge';
 import type { AssayConfig } from './config.js';
 import type { JudgeWorkerDeps } from './judge-worker.js';
+import { loadPrices } from './prices.js';
 
 /** Where and how fast a worker calls the model, over what the configuration says. */
 export interface JudgeEndpointOptions {
@@ -12,6 +13,8 @@ export interface JudgeEndpointOptions {
   tpm?: number;
   /** Per-request timeout in ms. */
   timeoutMs?: number;
+  /** Prices (USD per million tokens) over the list prices and the data directory's prices.json. */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /** Whether the configuration names a model endpoint (OPENAI_BASE_URL or OPENAI_API_KEY). */
@@ -38,6 +41,7 @@ export function judgeWorkerDeps(
       ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
       ...(endpoint.timeoutMs ? { timeoutMs: endpoint.timeoutMs } : {}),
     }),
+    prices: loadPrices(config, endpoint.prices),
   };
   if (endpoint.rpm || endpoint.tpm)
     deps.limiter = new RateLimiter({

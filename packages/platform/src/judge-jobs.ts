@@ -21,6 +21,7 @@ import { PlatformError } from './errors.js';
 import { poolOf, type CollectionPoolSpec } from './pools.js';
 import { ensureJudgeJob, type JudgeItemInput } from './ensure-judge-job.js';
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './judge-templates.js';
+import { readJudgeJobPace, type JudgeJobPace } from './judge-job-timing.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** Model settings of a job made through the API (the model may come from configuration). */
@@ -61,9 +62,14 @@ export interface JudgeJobSummary {
   templateHash: string;
   model: string;
   settings: Record<string, unknown>;
-  status: 'active' | 'paused';
+  /** `done` once every item is labelled or failed; else `active` or `paused` as set. */
+  status: JudgeJobPace['status'];
   createdAt: Date;
   progress: JudgeTaskCounts;
+  /** When the last item finished (done jobs); the rate and ETA (see JudgeJobPace). */
+  finishedAt: Date | null;
+  itemsPerSecond: number | null;
+  etaSeconds: number | null;
 }
 
 /** The job createCollectionJudgeJob found or made, and how many items it added. */
@@ -180,15 +186,17 @@ export async function judgeJobStatus(db: Queryable, id: number): Promise<JudgeJo
   const labelSet = await getLabelSet(db, job.labelSetId);
   const collection = labelSet && (await getCollection(db, labelSet.collectionId));
   if (!labelSet || !collection) throw new PlatformError('not_found', `no judge job ${id}`);
-  return summarise(job, collection.name, labelSet, await judgeJobProgress(db, job.id));
+  return summarise(job, collection.name, labelSet, await judgeJobProgress(db, job.id), db);
 }
 
-function summarise(
+async function summarise(
   job: JudgeJob,
   collection: string,
   labelSet: { id: number; name: string },
   progress: JudgeTaskCounts,
-): JudgeJobSummary {
+  db: Queryable,
+): Promise<JudgeJobSummary> {
+  const pace = await readJudgeJobPace(db, job.id, job.status, progress);
   return {
     id: job.id,
     collection,
@@ -197,9 +205,9 @@ function summarise(
     templateHash: job.templateHash,
     model: String(job.settings.model),
     settings: { ...job.settings },
-    status: job.status,
     createdAt: job.createdAt,
     progress,
+    ...pace,
   };
 }
 
@@ -213,7 +221,10 @@ export async function listCollectionJudgeJobs(
   const jobs = [];
   for (const job of await listJudgeJobs(db)) {
     const set = sets.get(job.labelSetId);
-    if (set) jobs.push(summarise(job, collection.name, set, await judgeJobProgress(db, job.id)));
+    if (set) {
+      const progress = await judgeJobProgress(db, job.id);
+      jobs.push(await summarise(job, collection.name, set, progress, db));
+    }
   }
   return jobs;
 }

@@ -32,6 +32,7 @@ import {
 } from '@assay/judge';
 import { DbCallStore, toCallInput, toRecord } from './call-store.js';
 import { GroupCommit } from './group-commit.js';
+import { claimBatchSize } from './judge-claims.js';
 import { newWorkerId } from './worker-leases.js';
 
 /** What a worker needs to call the model: the endpoint client, pacing, retry policy, prices. */
@@ -335,7 +336,7 @@ export async function runJudgeWorker(
   });
   // Claims run in the background, in batches, keeping a few tasks ready: a free slot never
   // waits for a claim (on PGlite a claim may queue behind a group commit).
-  const batch = Math.max(1, Math.ceil(concurrency / 4));
+  const batch = claimBatchSize(concurrency);
   let claiming: Promise<void> | undefined;
   // After a claim found nothing, claim again only once another item has finished.
   let finished = 0;

@@ -45,11 +45,23 @@ const JudgeJobSchema = z
     settings: z.record(z.string(), z.unknown()).openapi({
       description: 'model settings (model, temperature, maxTokens …)',
     }),
-    status: z.enum(['active', 'paused']).openapi({
-      description: 'workers claim items only from active jobs',
+    status: z.enum(['active', 'paused', 'done']).openapi({
+      description:
+        'workers claim items only from active jobs; done once every item is labelled or failed',
     }),
     createdAt: z.string().openapi({ format: 'date-time' }),
     progress: ProgressSchema,
+    finishedAt: z.string().nullable().openapi({
+      format: 'date-time',
+      description: 'when the last item was finished (done jobs only)',
+    }),
+    itemsPerSecond: z.number().nullable().openapi({
+      description:
+        'items finished per second: over the whole job once done, else over its latest items up to now; null before 5 items',
+    }),
+    etaSeconds: z.number().nullable().openapi({
+      description: 'seconds until the pending and running items are finished (active jobs only)',
+    }),
   })
   .openapi('JudgeJob');
 
@@ -112,7 +124,11 @@ const created = (description: string) => ({
 });
 
 function present(job: JudgeJobSummary) {
-  return { ...job, createdAt: job.createdAt.toISOString() };
+  return {
+    ...job,
+    createdAt: job.createdAt.toISOString(),
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+  };
 }
 
 /** `/api/collections/{collection}/judge-jobs`: LLM judging jobs writing label sets. */

@@ -1,7 +1,8 @@
-import type { PGlite, Results } from '@electric-sql/pglite';
+import type { Results } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
+  PostgresDriver,
   PostgresIntrospector,
   PostgresQueryCompiler,
   type DatabaseConnection,
@@ -11,16 +12,20 @@ import {
   type Driver,
   type Kysely,
   type QueryCompiler,
+  type PostgresDialectConfig,
   type QueryResult,
-  type TransactionSettings,
 } from 'kysely';
 import { FifoMutex } from './mutex.js';
-import { affectedRows, beginTransaction, savepointCommand } from './transaction-commands.js';
+import { affectedRows } from './affected-rows.js';
+import type { PGliteHandle } from './pglite-thread.js';
 
 /** Options of {@link PGliteDialect}. */
 export interface PGliteDialectConfig {
-  /** The PGlite instance to use, or a function that creates it on first use. */
-  pglite: PGlite | (() => Promise<PGlite>);
+  /**
+   * The PGlite instance to use (in this thread, or a {@link PGliteThread}), or a function
+   * that creates it on first use.
+   */
+  pglite: PGliteHandle | (() => Promise<PGliteHandle>);
   /** Close the PGlite instance when the Kysely instance is destroyed (default true). */
   closeOnDestroy?: boolean;
 }
@@ -55,25 +60,30 @@ export class PGliteDialect implements Dialect {
   }
 }
 
-/** Kysely driver that serialises access to PGlite's single connection. */
-export class PGliteDriver implements Driver {
+/**
+ * Kysely driver that serialises access to PGlite's single connection. Transactions and
+ * savepoints are Kysely's own PostgreSQL statements (inherited from its PostgresDriver).
+ */
+export class PGliteDriver extends PostgresDriver implements Driver {
   readonly #config: PGliteDialectConfig;
   readonly #mutex = new FifoMutex();
-  #pglite: PGlite | undefined;
+  #pglite: PGliteHandle | undefined;
   #connection: PGliteConnection | undefined;
 
   constructor(config: PGliteDialectConfig) {
+    // The pool setting is never read: every method that would use it is overridden here.
+    super({} as PostgresDialectConfig);
     this.#config = config;
   }
 
-  async init(): Promise<void> {
+  override async init(): Promise<void> {
     const { pglite } = this.#config;
     this.#pglite = typeof pglite === 'function' ? await pglite() : pglite;
     await this.#pglite.waitReady;
     this.#connection = new PGliteConnection(this.#pglite);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
+  override async acquireConnection(): Promise<DatabaseConnection> {
     await this.#mutex.lock();
     if (!this.#connection) {
       this.#mutex.unlock();
@@ -82,50 +92,11 @@ export class PGliteDriver implements Driver {
     return this.#connection;
   }
 
-  async beginTransaction(
-    connection: DatabaseConnection,
-    settings: TransactionSettings,
-  ): Promise<void> {
-    await beginTransaction(connection, settings);
-  }
-
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
-  }
-
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
-  }
-
-  async savepoint(
-    connection: DatabaseConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    await savepointCommand(connection, 'savepoint', savepointName, compileQuery);
-  }
-
-  async rollbackToSavepoint(
-    connection: DatabaseConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    await savepointCommand(connection, 'rollback to', savepointName, compileQuery);
-  }
-
-  async releaseSavepoint(
-    connection: DatabaseConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    await savepointCommand(connection, 'release', savepointName, compileQuery);
-  }
-
-  async releaseConnection(): Promise<void> {
+  override async releaseConnection(): Promise<void> {
     this.#mutex.unlock();
   }
 
-  async destroy(): Promise<void> {
+  override async destroy(): Promise<void> {
     const pglite = this.#pglite;
     if (!pglite) return;
     // Wait for the connection's current holder (and earlier waiters) to finish.
@@ -147,9 +118,9 @@ export class PGliteDriver implements Driver {
  * statement's result.
  */
 class PGliteConnection implements DatabaseConnection {
-  readonly #pglite: PGlite;
+  readonly #pglite: PGliteHandle;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGliteHandle) {
     this.#pglite = pglite;
   }
 

@@ -1,20 +1,14 @@
-import {
+import type {
   CompiledQuery,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type DialectAdapter,
-  type Driver,
-  type Kysely,
-  type QueryCompiler,
-  type QueryResult,
-  type TransactionSettings,
+  DatabaseConnection,
+  Driver,
+  QueryCompiler,
+  QueryResult,
+  TransactionSettings,
 } from 'kysely';
+import { PostgresJSDialect, PostgresJSDriver } from 'kysely-postgres-js';
 import type postgres from 'postgres';
-import { affectedRows, beginTransaction, savepointCommand } from './transaction-commands.js';
+import { affectedRows } from './affected-rows.js';
 
 /** The part of a postgres.js pool (`postgres(url, options)`) the driver uses. */
 export interface PostgresJsSql {
@@ -39,150 +33,119 @@ export interface PostgresJsDialectConfig {
 }
 
 /**
- * Kysely dialect over postgres.js. Every Kysely connection reserves one pooled
- * connection (`sql.reserve()`), so transactions run BEGIN … COMMIT on the connection
- * that holds them while other queries use the rest of the pool.
+ * Kysely dialect over postgres.js: kysely-postgres-js (one reserved pooled connection per
+ * Kysely connection, Kysely's own transaction and savepoint statements), plus what assay
+ * relies on besides: a parameterless multi-statement query (a migration) reports its last
+ * statement's result, and the pool can outlive the Kysely instance.
  */
-export class PostgresJsDialect implements Dialect {
+export class PostgresJsDialect extends PostgresJSDialect {
   readonly #config: PostgresJsDialectConfig;
 
   constructor(config: PostgresJsDialectConfig) {
+    super({ postgres: () => poolFor(config) });
     this.#config = config;
   }
 
-  createAdapter(): DialectAdapter {
-    return new PostgresAdapter();
-  }
-
-  createDriver(): Driver {
+  override createDriver(): Driver {
     return new PostgresJsDriver(this.#config);
-  }
-
-  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
-    return new PostgresIntrospector(db);
-  }
-
-  createQueryCompiler(): QueryCompiler {
-    return new PostgresQueryCompiler();
   }
 }
 
-/** Kysely driver lending one reserved postgres.js connection per Kysely connection. */
+/**
+ * Kysely driver lending one reserved postgres.js connection per Kysely connection:
+ * kysely-postgres-js's driver, whose connections report a multi-statement query's last
+ * result.
+ */
 export class PostgresJsDriver implements Driver {
-  readonly #config: PostgresJsDialectConfig;
-  #sql: PostgresJsSql | undefined;
+  readonly #inner: PostgresJSDriver;
 
   constructor(config: PostgresJsDialectConfig) {
-    this.#config = config;
+    this.#inner = new PostgresJSDriver({ postgres: () => poolFor(config) });
   }
 
-  async init(): Promise<void> {
-    // postgres.js pools are themselves functions, so no factory form here.
-    this.#sql = this.#config.sql;
+  init(): Promise<void> {
+    return this.#inner.init();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    if (!this.#sql) throw new Error('the postgres.js driver has been destroyed');
-    return new PostgresJsConnection(await this.#sql.reserve());
+    return new LastStatementConnection(await this.#inner.acquireConnection());
   }
 
-  async beginTransaction(
-    connection: DatabaseConnection,
-    settings: TransactionSettings,
-  ): Promise<void> {
-    await beginTransaction(connection, settings);
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.#inner.beginTransaction(unwrap(connection), settings);
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.#inner.commitTransaction(unwrap(connection));
   }
 
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.#inner.rollbackTransaction(unwrap(connection));
   }
 
-  async savepoint(
-    connection: DatabaseConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    await savepointCommand(connection, 'savepoint', savepointName, compileQuery);
+  savepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
+    return this.#inner.savepoint(unwrap(connection), name, compile);
   }
 
-  async rollbackToSavepoint(
-    connection: DatabaseConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    await savepointCommand(connection, 'rollback to', savepointName, compileQuery);
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Compile) {
+    return this.#inner.rollbackToSavepoint(unwrap(connection), name, compile);
   }
 
-  async releaseSavepoint(
-    connection: DatabaseConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    await savepointCommand(connection, 'release', savepointName, compileQuery);
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Compile) {
+    return this.#inner.releaseSavepoint(unwrap(connection), name, compile);
   }
 
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as PostgresJsConnection).release();
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.#inner.releaseConnection(unwrap(connection));
   }
 
-  async destroy(): Promise<void> {
-    const sql = this.#sql;
-    this.#sql = undefined;
-    if (sql && (this.#config.endOnDestroy ?? true)) await sql.end({ timeout: 5 });
+  destroy(): Promise<void> {
+    return this.#inner.destroy();
   }
+}
+
+type Compile = QueryCompiler['compileQuery'];
+
+/** The library's connection behind one of ours. */
+function unwrap(connection: DatabaseConnection): DatabaseConnection {
+  return (connection as LastStatementConnection).inner;
+}
+
+/** The pool as kysely-postgres-js sees it: `end` honours `endOnDestroy` and a timeout. */
+function poolFor(config: PostgresJsDialectConfig) {
+  const { sql } = config;
+  return {
+    reserve: () => sql.reserve(),
+    end: () => ((config.endOnDestroy ?? true) ? sql.end({ timeout: 5 }) : Promise.resolve()),
+  };
 }
 
 /** A postgres.js row list: an array of rows plus the statement's command tag and count. */
-type RowList = Record<string, unknown>[] & { command?: string; count?: number | null };
+type RowList = unknown[] & { command?: string; count?: number | null };
 
 /**
- * One reserved postgres.js connection. `unsafe(sql, params)` runs parameterised queries
- * over the extended protocol; without parameters postgres.js uses the simple protocol,
- * which accepts several statements (migrations) and returns one row list per statement.
+ * Wraps a kysely-postgres-js connection. postgres.js answers a parameterless query with
+ * several statements by one row list per statement; assay's drivers report the last one,
+ * as PGlite's does.
  */
-class PostgresJsConnection implements DatabaseConnection {
-  readonly #reserved: ReservedSql;
-
-  constructor(reserved: ReservedSql) {
-    this.#reserved = reserved;
-  }
+class LastStatementConnection implements DatabaseConnection {
+  constructor(readonly inner: DatabaseConnection) {}
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const params = compiledQuery.parameters as Parameters;
-    const raw = (await this.#reserved.unsafe(compiledQuery.sql, params)) as unknown as RowList;
-    const result = lastStatementResult(raw);
-    const rows = (result.length === 0 ? [] : Array.from(result)) as R[];
-    const numAffectedRows = affectedRows(result.command, result.count);
-    return numAffectedRows === undefined ? { rows } : { rows, numAffectedRows };
+    const result = await this.inner.executeQuery<R>(compiledQuery);
+    const { rows } = result;
+    if (result.numAffectedRows !== undefined || rows.length === 0) return result;
+    if (!rows.every((row) => Array.isArray(row))) return result;
+    const last = rows.at(-1) as unknown as RowList;
+    const numAffectedRows = affectedRows(last.command, last.count);
+    const lastRows = Array.from(last) as R[];
+    return numAffectedRows === undefined ? { rows: lastRows } : { rows: lastRows, numAffectedRows };
   }
 
-  async *streamQuery<R>(
+  streamQuery<R>(
     compiledQuery: CompiledQuery,
-    chunkSize = 1000,
+    chunkSize: number,
   ): AsyncIterableIterator<QueryResult<R>> {
-    if (!Number.isInteger(chunkSize) || chunkSize <= 0) {
-      throw new Error('chunkSize must be a positive integer');
-    }
-    const params = compiledQuery.parameters as Parameters;
-    const cursor = this.#reserved.unsafe(compiledQuery.sql, params).cursor(chunkSize);
-    for await (const chunk of cursor) {
-      yield { rows: Array.from(chunk) as R[] };
-    }
+    return this.inner.streamQuery<R>(compiledQuery, chunkSize);
   }
-
-  release(): void {
-    this.#reserved.release();
-  }
-}
-
-/** A multi-statement simple query returns one row list per statement: keep the last. */
-function lastStatementResult(raw: RowList): RowList {
-  if (raw.command === undefined && raw.length > 0 && raw.every((item) => Array.isArray(item))) {
-    return raw.at(-1) as unknown as RowList;
-  }
-  return raw;
 }

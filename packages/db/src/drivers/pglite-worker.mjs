@@ -1,0 +1,74 @@
+// The worker thread that hosts assay's embedded PGlite (see pglite-thread.ts): PGlite's
+// WebAssembly runs here, off the main thread, so HTTP requests, LLM calls and JSON work
+// of the main thread go on while a statement executes. Plain JavaScript so it runs from
+// the sources and from the bundle alike.
+//
+// Messages in:  { id, kind: 'query', sql, params } | { id, kind: 'exec', sql } | { id, kind: 'close' }
+// Messages out: { ready: true } | { ready: false, error } once, then { id, result } | { id, error }
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+/** PostgreSQL type OIDs assay parses or serialises specially. */
+const INT8_OID = 20;
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+
+const json = (value) => JSON.stringify(value);
+
+/** An error as plain data: message, name and the SQLSTATE fields PGlite sets. */
+function errorData(error) {
+  const data = { message: String(error?.message ?? error), name: error?.name ?? 'Error' };
+  if (error && typeof error === 'object') {
+    for (const [key, value] of Object.entries(error)) {
+      if (typeof value === 'string' || typeof value === 'number') data[key] = value;
+    }
+  }
+  return data;
+}
+
+/** What the main thread needs of a result: rows, the command tag and the affected rows. */
+function plain(result) {
+  if (!result) return undefined;
+  const out = { rows: result.rows, fields: result.fields };
+  if (result.affectedRows !== undefined) out.affectedRows = result.affectedRows;
+  // PGlite keeps the command tag on the parsed result when it has one.
+  if (result.command !== undefined) out.command = result.command;
+  if (result.rowCount !== undefined) out.rowCount = result.rowCount;
+  return out;
+}
+
+let pglite;
+try {
+  pglite = new PGlite(workerData.dataDir, {
+    parsers: { [INT8_OID]: (value) => Number(value) },
+    // PGlite passes strings bound to json/jsonb through unencoded; postgres.js encodes
+    // every value. Encode always so both engines store the same thing.
+    serializers: { [JSON_OID]: json, [JSONB_OID]: json },
+  });
+  await pglite.waitReady;
+  parentPort.postMessage({ ready: true });
+} catch (error) {
+  parentPort.postMessage({ ready: false, error: errorData(error) });
+  process.exit(1);
+}
+
+parentPort.on('message', async (message) => {
+  const { id, kind } = message;
+  try {
+    if (kind === 'query') {
+      parentPort.postMessage({
+        id,
+        result: plain(await pglite.query(message.sql, message.params)),
+      });
+    } else if (kind === 'exec') {
+      const results = await pglite.exec(message.sql);
+      parentPort.postMessage({ id, result: results.map(plain) });
+    } else if (kind === 'close') {
+      await pglite.close();
+      parentPort.postMessage({ id, result: null });
+      parentPort.close();
+    }
+  } catch (error) {
+    parentPort.postMessage({ id, error: errorData(error) });
+  }
+});
