@@ -433,4 +433,3 @@ function loadTemplate(judgeId: string, dir: string | undefined): JudgeTemplate {
   }
   return template;
 }
-
