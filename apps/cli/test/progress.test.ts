@@ -19,24 +19,28 @@ const state = { done: 0, doneThisRun: 0, failed: 0, tokens: 0, costUsd: 0 };
 describe('ProgressReporter', () => {
   it('shows done/total, percent, rate, ETA, tokens and cost', () => {
     const { r, at } = reporter({ tty: false, total: 200 });
+    at(2_000);
+    r.update({ done: 30, doneThisRun: 10, failed: 0, tokens: 2_000, costUsd: 0.1 });
     at(10_000);
     r.update({ done: 70, doneThisRun: 50, failed: 2, tokens: 12_345, costUsd: 0.5 });
-    // 50 items in 10 s: 5.0 items/s; 130 left take 26 s; 12,345 tokens read as 12.3k.
+    // The rate window starts at the first finished items: 40 more in 8 s is 5.0 items/s;
+    // 130 left take 26 s; 12,345 tokens read as 12.3k.
     expect(r.line()).toBe(
       'judging  70/200  35%  2 failed  5.0 items/s  ETA 0:26  tokens 12.3k  $0.5000',
     );
   });
 
-  it('draws a bar in place on a terminal and ends the line when finished', () => {
+  it('draws a bar in place on a terminal, estimating before five items, and ends the line', () => {
     const { r, written, at } = reporter({ tty: true, total: 4 });
     at(1000);
     r.update({ ...state, done: 1, doneThisRun: 1 });
     at(2000);
     r.finish();
-    // 1 of 4 fills 6 of 24 cells; finished after 2 s at 0.5 items/s, 3 left: 6 s.
+    // 1 of 4 fills 6 of 24 cells; one finished item gives no rate yet, and a finished
+    // run without a rate shows none.
     expect(written).toEqual([
-      '\r\x1b[Kjudging  [######------------------]  1/4  25%  1.0 items/s  ETA 0:03  tokens 0  $0.0000',
-      '\r\x1b[Kjudging  [######------------------]  1/4  25%  0.5 items/s  ETA 0:06  tokens 0  $0.0000',
+      '\r\x1b[Kjudging  [######------------------]  1/4  25%  estimating rate and ETA  tokens 0  $0.0000',
+      '\r\x1b[Kjudging  [######------------------]  1/4  25%  tokens 0  $0.0000',
       '\n',
     ]);
   });
