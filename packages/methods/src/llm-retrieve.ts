@@ -70,8 +70,8 @@ export interface ModelRun {
   trace: TraceEntry[];
   /** Topics that failed, with the reason (they have no entries in the run). */
   failures: Array<{ topic: string; reason: string }>;
-  /** Topics not started because the budget was reached. */
-  notStarted: string[];
+  /** Topics left unfinished (or not started) because the budget was reached. */
+  unfinished: string[];
   stoppedForBudget: boolean;
   spend: SpendTracker;
 }
@@ -142,7 +142,7 @@ export async function retrieveWithModels(
   const deps: CallDeps = { ...resources.deps, beforePaidCall: spend.check, onPaidCall: spend.add };
   const trace: TraceEntry[] = [];
   const failures: ModelRun['failures'] = [];
-  const notStarted: string[] = [];
+  const unfinished: string[] = [];
   const results = new Map<string, ScoredDoc[]>();
   let stoppedForBudget = false;
 
@@ -176,7 +176,7 @@ export async function retrieveWithModels(
           parameters: modelMethodParameters(resources.index, options, modelNames(resources)),
           trace,
           failures,
-          notStarted: topics.map((t) => t.id),
+          unfinished: topics.map((t) => t.id),
           stoppedForBudget: true,
           spend,
         };
@@ -208,7 +208,7 @@ export async function retrieveWithModels(
     while (next < topics.length) {
       const topic = topics[next++]!;
       if (stoppedForBudget) {
-        notStarted.push(topic.id);
+        unfinished.push(topic.id);
         continue;
       }
       try {
@@ -216,7 +216,7 @@ export async function retrieveWithModels(
       } catch (error) {
         if (error instanceof BudgetExceededError) {
           stoppedForBudget = true;
-          notStarted.push(topic.id);
+          unfinished.push(topic.id);
           continue;
         }
         const reason = topicFailure(error);
@@ -245,13 +245,13 @@ export async function retrieveWithModels(
     order.get(a.topic)! - order.get(b.topic)!;
   trace.sort(byTopic);
   failures.sort(byTopic);
-  notStarted.sort((a, b) => order.get(a)! - order.get(b)!);
+  unfinished.sort((a, b) => order.get(a)! - order.get(b)!);
   return {
     run: { name: options.tag ?? options.method, topics: out },
     parameters: modelMethodParameters(resources.index, options, modelNames(resources)),
     trace,
     failures,
-    notStarted,
+    unfinished,
     stoppedForBudget,
     spend,
   };
