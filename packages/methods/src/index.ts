@@ -40,3 +40,5 @@ export {
 } from './llm-retrieve.js';
 /** Dry-run estimate of calls, tokens and cost. */
 export { estimateModelRun, type RunEstimate } from './estimate.js';
+/** Where the shipped prompts are. */
+export { defaultMethodsDir } from './prompts-dir.js';
