@@ -15,7 +15,11 @@ import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 import { indexDocuments } from './index-command.js';
 import { ProgressReporter } from './progress.js';
-import { aggregationOption, retrieveWithModelsCommand } from './retrieve-models.js';
+import {
+  aggregationOption,
+  checkModelArguments,
+  retrieveWithModelsCommand,
+} from './retrieve-models.js';
 import {
   analyzerFrom,
   ASSAY_CLI_VERSION,
@@ -146,6 +150,16 @@ export async function retrieveCommand(
   if (topicsFile === undefined) throw new UsageError('--topics is required');
   const out = option('out');
   if (out === undefined) throw new UsageError('--out is required');
+  if (withModels)
+    checkModelArguments({
+      method: method as ModelMethod,
+      hasDocs: docsFile !== undefined,
+      ...defined({
+        model: option('model'),
+        embeddingModel: option('embeddingModel'),
+        aggregation,
+      }),
+    });
   const b = numberOption('--b', option('b'), 0);
   if (b !== undefined && b > 1) throw new UsageError(`--b must be between 0 and 1, not ${b}`);
   const fbDocs = countOption('--fb-docs', option('fbDocs'));

@@ -52,14 +52,14 @@ export async function retrieveWithModelsCommand(
   io: PlatformCommandIo & { stderrIsTTY?: boolean },
 ): Promise<number> {
   const { method, options } = input;
-  if (needsChat(method) && !input.model) throw new UsageError(`--method ${method} needs --model`);
+  checkModelArguments({
+    method,
+    hasDocs: input.documents !== undefined,
+    ...(input.model ? { model: input.model } : {}),
+    ...(input.embeddingModel ? { embeddingModel: input.embeddingModel } : {}),
+    ...(options.aggregation ? { aggregation: options.aggregation } : {}),
+  });
   const embeds = needsEmbeddings(method, options.aggregation);
-  if (embeds && !input.embeddingModel)
-    throw new UsageError(
-      `--method ${method}${options.aggregation ? ` --aggregation ${options.aggregation}` : ''} needs --embedding-model`,
-    );
-  if (embeds && !input.documents)
-    throw new UsageError('dense retrieval embeds the documents: give --docs FILE, not --index');
   let prompts: Map<string, MethodPrompt>;
   try {
     prompts = loadMethodPrompts(input.methodsDir ?? defaultMethodsDir());
@@ -77,7 +77,7 @@ export async function retrieveWithModelsCommand(
       ...(input.documents ? { documents: input.documents } : {}),
     });
     io.stdout(
-      `dry run: ${method} over ${input.topics.length} topics\n` +
+      `dry run: ${method} over ${input.topics.length} topic${input.topics.length === 1 ? '' : 's'}\n` +
         `  chat calls: at most ${e.chatCalls} (${e.promptTokens} prompt + at most ${e.completionTokens} completion tokens)\n` +
         `  embeddings: at most ${e.embeddedTexts} texts in ${e.embeddingRequests} requests (about ${e.embeddingTokens} tokens)\n` +
         `  estimated cost: ${e.costUsd === undefined ? 'unknown (a model has no price)' : `at most $${e.costUsd.toFixed(4)}`}\n` +
@@ -168,6 +168,28 @@ export async function retrieveWithModelsCommand(
       );
     return result.failures.length || result.stoppedForBudget ? EXIT_INCOMPLETE : 0;
   });
+}
+
+/**
+ * The models and inputs a method needs, checked before anything is read or indexed:
+ * a chat model, an embeddings model, and the documents' text for dense retrieval.
+ */
+export function checkModelArguments(input: {
+  method: ModelMethod;
+  model?: string;
+  embeddingModel?: string;
+  hasDocs: boolean;
+  aggregation?: AmdAggregation;
+}): void {
+  const { method, aggregation } = input;
+  if (needsChat(method) && !input.model) throw new UsageError(`--method ${method} needs --model`);
+  if (!needsEmbeddings(method, aggregation)) return;
+  if (!input.embeddingModel)
+    throw new UsageError(
+      `--method ${method}${aggregation ? ` --aggregation ${aggregation}` : ''} needs --embedding-model`,
+    );
+  if (!input.hasDocs)
+    throw new UsageError('dense retrieval embeds the documents: give --docs FILE, not --index');
 }
 
 function writeAtomically(file: string, text: string): void {
