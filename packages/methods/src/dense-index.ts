@@ -1,3 +1,5 @@
+import { TopK } from '@assay/retrieval';
+
 /** One dense hit: the document and its cosine similarity to the query. */
 export interface DenseHit {
   docno: string;
@@ -13,6 +15,8 @@ export class DenseIndex {
   readonly docnos: string[];
   readonly dimensions: number;
   private readonly matrix: Float32Array;
+  /** Position of each document in docno byte order (ties favour the later docno). */
+  private readonly docnoOrder: Uint32Array;
 
   constructor(docnos: readonly string[], vectors: readonly Float32Array[]) {
     if (docnos.length !== vectors.length)
@@ -27,6 +31,12 @@ export class DenseIndex {
         );
       this.matrix.set(unitVector(v), i * this.dimensions);
     });
+    const sorted = this.docnos.map((_, i) => i);
+    sorted.sort((a, b) =>
+      this.docnos[a]! < this.docnos[b]! ? -1 : this.docnos[a]! > this.docnos[b]! ? 1 : 0,
+    );
+    this.docnoOrder = new Uint32Array(this.docnos.length);
+    sorted.forEach((doc, position) => (this.docnoOrder[doc] = position));
   }
 
   get size(): number {
@@ -39,22 +49,14 @@ export class DenseIndex {
       throw new RangeError(`query has ${query.length} dimensions, not ${this.dimensions}`);
     const q = unitVector(query);
     const d = this.dimensions;
-    const scores = new Float64Array(this.size);
+    const top = new TopK(Math.min(k, this.size), this.docnoOrder);
     for (let i = 0; i < this.size; i++) {
-      let s = 0;
+      let score = 0;
       const row = i * d;
-      for (let j = 0; j < d; j++) s += this.matrix[row + j]! * q[j]!;
-      scores[i] = s;
+      for (let j = 0; j < d; j++) score += this.matrix[row + j]! * q[j]!;
+      top.offer(i, score);
     }
-    const order = Array.from({ length: this.size }, (_, i) => i);
-    order.sort((a, b) => {
-      const diff = scores[b]! - scores[a]!;
-      if (diff !== 0) return diff;
-      const x = this.docnos[a]!;
-      const y = this.docnos[b]!;
-      return x < y ? 1 : x > y ? -1 : 0;
-    });
-    return order.slice(0, k).map((i) => ({ docno: this.docnos[i]!, score: scores[i]! }));
+    return top.results().map((h) => ({ docno: this.docnos[h.doc]!, score: h.score }));
   }
 }
 

@@ -23,6 +23,31 @@ describe('DenseIndex', () => {
     expect(hits.map((h) => h.score)).toEqual([1, 1, 0]);
     expect(() => index.search(Float32Array.from([1]), 1)).toThrow('query has 1 dimensions, not 2');
   });
+
+  it('returns what scoring and sorting every document returns (seeded random vectors)', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647) * 2 - 1;
+    // Continuous values: exact ties are the previous test's business (here float rounding
+    // of equal cosines would decide them).
+    const vec = () => Float32Array.from({ length: 8 }, () => random());
+    const vectors = Array.from({ length: 300 }, vec);
+    const docnos = vectors.map((_, i) => `doc${(i * 37) % 300}`);
+    const index = new DenseIndex(docnos, vectors);
+    for (let t = 0; t < 20; t++) {
+      const q = vec();
+      const norm = (v: Float32Array) => Math.hypot(...v);
+      const expected = vectors
+        .map((v, i) => ({
+          docno: docnos[i]!,
+          score: norm(v) === 0 ? 0 : v.reduce((s, x, j) => s + x * q[j]!, 0) / (norm(v) * norm(q)),
+        }))
+        .sort((a, b) => b.score - a.score || (a.docno < b.docno ? 1 : -1))
+        .slice(0, 25);
+      const got = index.search(q, 25);
+      expect(got.map((h) => h.docno)).toEqual(expected.map((h) => h.docno));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));
+    }
+  });
 });
 
 describe('dense and hybrid', () => {
