@@ -170,6 +170,53 @@ function describeOn(kind: 'pglite' | 'postgres') {
       const strip = (text: string) => text.replace(/^# trace: .*$/m, '');
       expect(strip(readFileSync(join(dir, 'again.run'), 'utf8'))).toBe(strip(run));
     });
+
+    it('hybrid: embeds the collection once; a rerun sends nothing', async () => {
+      const vectors: Record<string, number[]> = {
+        'alpha beta': [1, 0],
+        beta: [0, 1],
+        gamma: [1, 1],
+        broken: [1, 0],
+      };
+      server = await startOpenAITestServer((body) => ({
+        json: {
+          data: (body.input as string[]).map((t, index) => ({ index, embedding: vectors[t] })),
+        },
+      }));
+      const hybrid = (out: string) =>
+        assay(
+          { ...env, OPENAI_BASE_URL: server!.baseURL },
+          'retrieve',
+          '--method',
+          'hybrid',
+          '--embedding-model',
+          'e',
+          '--docs',
+          join(dir, 'docs.jsonl'),
+          '--topics',
+          join(dir, 'topics.tsv'),
+          '--out',
+          join(dir, out),
+        );
+      const first = await hybrid('hybrid.run');
+      expect(first.code).toBe(0);
+      // The collection in one request; "beta" (topic 1) is d2's text, "broken" is new.
+      expect(server.requests.map((r) => r.body.input)).toEqual([
+        ['alpha beta', 'beta', 'gamma'],
+        ['broken'],
+      ]);
+      const run = readFileSync(join(dir, 'hybrid.run'), 'utf8');
+      expect(run).toContain('# embedding-model: e\n');
+      // Topic 1 "beta": BM25 [d2, d1]; dense [0,1] → d2 (1), then d3 and d1 (1/√2 and 0):
+      // d2 = 2/61, d1 = 1/62 + 1/63, d3 = 1/62.
+      const topic1 = run
+        .split('\n')
+        .filter((l) => l.startsWith('1 '))
+        .map((l) => l.split(/\s+/)[2]);
+      expect(topic1).toEqual(['d2', 'd1', 'd3']);
+      await hybrid('hybrid-again.run');
+      expect(server.requests).toHaveLength(2);
+    });
   });
 }
 describeOn('pglite');
