@@ -187,10 +187,18 @@ describe('amd', () => {
     expect(entries[2]!.score).toBeCloseTo(0.6 / Math.sqrt(0.85), 6);
   });
 
-  it('retries 429 and 500 answers; a rerun on the same store sends zero requests', async () => {
+  it('retries 429, 500, a dropped connection and a malformed body; a rerun on the same store sends zero requests', async () => {
     const script = amdScript();
     server = await startDouble((user, n) =>
-      n === 1 ? { status: 429, retryAfter: '0' } : n === 2 ? { status: 500 } : script(user),
+      n === 1
+        ? { status: 429, retryAfter: '0' }
+        : n === 2
+          ? { status: 500 }
+          : n === 3
+            ? { drop: true }
+            : n === 4
+              ? { malformedBody: true }
+              : script(user),
     );
     const store = new MemoryCallStore();
     const first = await retrieveWithModels([{ id: 't1', text: 'beta' }], resources(server, store), {
@@ -198,13 +206,14 @@ describe('amd', () => {
       k: 10,
     });
     expect(first.failures).toEqual([]);
-    expect(server.requests).toHaveLength(7);
+    // 4 refused or broken answers (each retried), then the 5 calls of the method.
+    expect(server.requests).toHaveLength(9);
     const second = await retrieveWithModels(
       [{ id: 't1', text: 'beta' }],
       resources(server, store),
       { method: 'amd', k: 10 },
     );
-    expect(server.requests).toHaveLength(7);
+    expect(server.requests).toHaveLength(9);
     expect(second.run).toEqual(first.run);
     expect(second.trace.map((t) => t.text)).toEqual(first.trace.map((t) => t.text));
   });
