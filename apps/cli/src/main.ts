@@ -21,7 +21,7 @@ Commands:
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
   answers   score generated answers with an LLM judge; report means, win rates, t-tests
-  retrieve  BM25, RM3, Rocchio or query-by-document retrieval into a TREC run
+  retrieve  BM25, RM3, Rocchio, query-by-document, Query2doc, AMD, dense or hybrid into a TREC run
   fuse      fuse runs: reciprocal rank fusion, CombSUM, CombMNZ, interleaving
   index     build and save a BM25 index of a collection (assay index build)
   users     people who label or administer: add (prints their token), list, token, revoke

@@ -9,11 +9,17 @@ import {
   type RetrievalMethod,
   type RetrieveOptions,
 } from '@assay/retrieval';
-import { formatRun } from '@assay/trec';
+import { MODEL_METHODS, type ModelMethod } from '@assay/methods';
+import { formatRun, type CollectionDocument } from '@assay/trec';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 import { indexDocuments } from './index-command.js';
 import { ProgressReporter } from './progress.js';
+import {
+  aggregationOption,
+  checkModelArguments,
+  retrieveWithModelsCommand,
+} from './retrieve-models.js';
 import {
   analyzerFrom,
   ASSAY_CLI_VERSION,
@@ -32,7 +38,8 @@ with '# key: value' lines recording the method, analyzer, parameters, index fing
 and assay version. Every input is read and checked before anything is written: a bad
 line fails with file:line and no run is written.
 
-  --method M        bm25, rm3, rocchio, rocchio-weighted or qbd
+  --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
+                    query2doc, amd, dense or hybrid (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -48,7 +55,22 @@ Feedback (defaults in brackets):
   --fb-weight W     rm3: weight of the original query [0.5]
   --alpha A --beta B --gamma G   Rocchio weights: rocchio [1, 0.75, 0], rocchio-weighted [1, 1, 1]
   --fb-depth N      rocchio-weighted: documents re-ranked by cosine [50]
-  --positives N     rocchio-weighted: how many of them are positives [5]`;
+  --positives N     rocchio-weighted: how many of them are positives [5]
+Methods with models (the endpoint is OPENAI_BASE_URL / OPENAI_API_KEY, as for judges; every
+call is kept in the database's call store, so a rerun sends no request; every generated
+text goes to RUN.trace.jsonl; prompts are the files of methods/):
+  --model M         chat model (query2doc, amd)
+  --embedding-model E   embeddings model (dense, hybrid, --aggregation dense); needs --docs
+  --aggregation A   query2doc: sparse [sparse] or dense; amd: sparse [sparse], dense or rrf
+  --no-feedback     amd without the reflective feedback step (the paper's ablation)
+  --budget USD      send no call once USD were spent (priced models only)
+  --dry-run         print the calls, tokens and cost it would take at most; send nothing
+  --concurrency N   topics worked on at once [4]
+  --base-url URL    the endpoint instead of OPENAI_BASE_URL
+  --methods DIR     read method prompts from DIR instead of the shipped methods/
+A topic whose answer stays unusable after three attempts, or whose calls fail after their
+retries, fails with the reason (no entries); the run is still written and the exit status
+is 5, as it is when --budget stopped the run.`;
 
 const OPTIONS: OptionSpec[] = [
   { long: 'method', key: 'method', takesValue: true },
@@ -71,6 +93,15 @@ const OPTIONS: OptionSpec[] = [
   { long: 'gamma', key: 'gamma', takesValue: true },
   { long: 'fb-depth', key: 'fbDepth', takesValue: true },
   { long: 'positives', key: 'positives', takesValue: true },
+  { long: 'model', key: 'model', takesValue: true },
+  { long: 'embedding-model', key: 'embeddingModel', takesValue: true },
+  { long: 'aggregation', key: 'aggregation', takesValue: true },
+  { long: 'no-feedback', key: 'noFeedback', takesValue: false },
+  { long: 'budget', key: 'budget', takesValue: true },
+  { long: 'dry-run', key: 'dryRun', takesValue: false },
+  { long: 'concurrency', key: 'concurrency', takesValue: true },
+  { long: 'base-url', key: 'baseUrl', takesValue: true },
+  { long: 'methods', key: 'methods', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -95,10 +126,22 @@ export async function retrieveCommand(
   const option = (key: string) => options.get(key)?.at(-1);
   const method = option('method');
   if (method === undefined) throw new UsageError('--method is required');
-  if (!(RETRIEVAL_METHODS as readonly string[]).includes(method))
+  const withModels = (MODEL_METHODS as readonly string[]).includes(method);
+  if (!withModels && !(RETRIEVAL_METHODS as readonly string[]).includes(method))
     throw new UsageError(
-      `--method must be one of ${RETRIEVAL_METHODS.join(', ')}, not '${method}'`,
+      `--method must be one of ${[...RETRIEVAL_METHODS, ...MODEL_METHODS].join(', ')}, not '${method}'`,
     );
+  if (!withModels)
+    for (const key of ['model', 'embeddingModel', 'aggregation', 'noFeedback', 'budget', 'dryRun'])
+      if (options.has(key))
+        throw new UsageError(
+          `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to methods with models`,
+        );
+  if (options.has('noFeedback') && method !== 'amd')
+    throw new UsageError('--no-feedback applies to amd only');
+  const aggregation = aggregationOption(method, option('aggregation'));
+  const budget = numberOption('--budget', option('budget'), 0);
+  const concurrency = countOption('--concurrency', option('concurrency'));
   const docsFile = option('docs');
   const indexFile = option('index');
   if ((docsFile === undefined) === (indexFile === undefined))
@@ -107,6 +150,16 @@ export async function retrieveCommand(
   if (topicsFile === undefined) throw new UsageError('--topics is required');
   const out = option('out');
   if (out === undefined) throw new UsageError('--out is required');
+  if (withModels)
+    checkModelArguments({
+      method: method as ModelMethod,
+      hasDocs: docsFile !== undefined,
+      ...defined({
+        model: option('model'),
+        embeddingModel: option('embeddingModel'),
+        aggregation,
+      }),
+    });
   const b = numberOption('--b', option('b'), 0);
   if (b !== undefined && b > 1) throw new UsageError(`--b must be between 0 and 1, not ${b}`);
   const fbDocs = countOption('--fb-docs', option('fbDocs'));
@@ -118,7 +171,7 @@ export async function retrieveCommand(
   const beta = numberOption('--beta', option('beta'));
   const gamma = numberOption('--gamma', option('gamma'));
   const retrieveOptions: RetrieveOptions = {
-    method: method as RetrievalMethod,
+    method: (withModels ? 'bm25' : method) as RetrievalMethod,
     k: countOption('--k', option('k')) ?? 1000,
     bm25: defined({ k1: numberOption('--k1', option('k1'), 0), b }),
     rm3: defined({ fbDocs, fbTerms, originalQueryWeight: fbWeight }),
@@ -140,6 +193,7 @@ export async function retrieveCommand(
   // Read and check every input before any work that takes long, and before writing.
   const topics = await readQueries(topicsFile);
   let index: Bm25Index;
+  let docs: CollectionDocument[] | undefined;
   if (indexFile !== undefined) {
     try {
       index = loadIndex(indexFile, analyzerGiven ? { analyzer } : undefined).index;
@@ -147,9 +201,38 @@ export async function retrieveCommand(
       throw new CliError((error as Error).message, 2);
     }
   } else {
-    const docs = readCollection(docsFile!, option('format'));
+    docs = readCollection(docsFile!, option('format'));
     index = indexDocuments(docs, new IndexBuilder(analyzer), io);
   }
+
+  if (withModels)
+    return retrieveWithModelsCommand(
+      {
+        method: method as ModelMethod,
+        index,
+        topics,
+        topicsFile,
+        source: docsFile !== undefined ? { docs: docsFile } : { 'index file': indexFile! },
+        ...(docs ? { documents: docs } : {}),
+        out,
+        ...defined({
+          model: option('model'),
+          embeddingModel: option('embeddingModel'),
+          baseUrl: option('baseUrl'),
+          methodsDir: option('methods'),
+        }),
+        dryRun: options.has('dryRun'),
+        options: {
+          method: method as ModelMethod,
+          k: retrieveOptions.k!,
+          bm25: retrieveOptions.bm25!,
+          tag: option('tag') ?? method,
+          ...defined({ aggregation, budgetUsd: budget, concurrency }),
+          ...(options.has('noFeedback') ? { feedback: false } : {}),
+        },
+      },
+      io,
+    );
 
   const progress = new ProgressReporter({
     label: 'retrieving',

@@ -16,12 +16,16 @@ export type Behaviour =
   | { status: number; message?: string; retryAfter?: string; retryAfterMs?: string }
   | { delayMs: number; then: Behaviour }
   | { malformedBody: true }
-  | { drop: true };
+  | { drop: true }
+  /** A 200 whose body is this JSON as is (for `/v1/embeddings` and `/v1/rerank`). */
+  | { json: unknown };
 
 /** A request the double received. */
 export interface ReceivedRequest {
   body: Record<string, unknown>;
   authorization: string | undefined;
+  /** The request path (e.g. `/v1/chat/completions`, `/v1/embeddings`). */
+  path: string;
 }
 
 /** The running double: its base URL, what it received, and a way to stop it. */
@@ -36,17 +40,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts the double on 127.0.0.1; `script(body, n)` picks the behaviour of request n (1-based). */
+/**
+ * Starts the double on 127.0.0.1; `script(body, n, path)` picks the behaviour of request n
+ * (1-based) to `path`.
+ */
 export async function startOpenAITestServer(
-  script: (body: Record<string, unknown>, n: number) => Behaviour,
+  script: (body: Record<string, unknown>, n: number, path: string) => Behaviour,
 ): Promise<TestServer> {
   const requests: ReceivedRequest[] = [];
   const delivered: ReceivedRequest[] = [];
   const server: Server = createServer(async (req, res) => {
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
-    const received = { body, authorization: req.headers.authorization };
+    const received = { body, authorization: req.headers.authorization, path: req.url ?? '' };
     requests.push(received);
-    let behaviour = script(body, requests.length);
+    let behaviour = script(body, requests.length, received.path);
     while ('then' in behaviour) {
       await sleep(behaviour.delayMs);
       behaviour = behaviour.then;
@@ -71,6 +78,12 @@ export async function startOpenAITestServer(
           error: { message: behaviour.message ?? `status ${behaviour.status}`, type: 'test' },
         }),
       );
+      return;
+    }
+    if ('json' in behaviour) {
+      res.on('finish', () => delivered.push(received));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(behaviour.json));
       return;
     }
     if (behaviour.delayMs) await sleep(behaviour.delayMs);

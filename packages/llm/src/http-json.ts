@@ -1,0 +1,88 @@
+import type { AttemptFailure } from '@assay/judge';
+import { parseRetryAfter } from '@assay/judge';
+
+/** Connection settings of an OpenAI-compatible endpoint for embeddings and reranking. */
+export interface HttpEndpoint {
+  /** Base URL ending in `/v1` (e.g. `http://127.0.0.1:8000/v1`); default OpenAI's. */
+  baseURL?: string;
+  apiKey?: string;
+  /** Per-request timeout in ms (default 120 000). */
+  timeoutMs?: number;
+}
+
+/** A failed HTTP call, classified for the retry loop. */
+export class LlmHttpError extends Error {
+  constructor(
+    message: string,
+    readonly failure: AttemptFailure,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'LlmHttpError';
+  }
+}
+
+/** Classifies an error of {@link postJson} for `withRetries`. */
+export function classifyHttpError(error: unknown): AttemptFailure {
+  return error instanceof LlmHttpError ? error.failure : { retryable: false };
+}
+
+/**
+ * POSTs a JSON body to `<baseURL><path>` and returns the parsed JSON answer. 408, 409,
+ * 429 and 5xx answers, timeouts, dropped connections and unreadable bodies are retryable
+ * failures (with the server's Retry-After when given); other statuses are final. The API
+ * key goes only into the Authorization header, never into an error message.
+ */
+export async function postJson(
+  endpoint: HttpEndpoint,
+  path: string,
+  body: unknown,
+  now: () => number = Date.now,
+): Promise<unknown> {
+  const base = (endpoint.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(endpoint.timeoutMs ?? 120_000),
+    });
+    text = await response.text();
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'TimeoutError' || name === 'AbortError')
+      throw new LlmHttpError(`timed out calling ${path}`, { retryable: true });
+    throw new LlmHttpError(`connection failed calling ${path}: ${(error as Error).message}`, {
+      retryable: true,
+    });
+  }
+  if (!response.ok) {
+    const status = response.status;
+    const failure: AttemptFailure = {
+      retryable: status === 408 || status === 409 || status === 429 || status >= 500,
+    };
+    const after = parseRetryAfter(response.headers, now());
+    if (after !== undefined) failure.retryAfterMs = after;
+    throw new LlmHttpError(`HTTP ${status} from ${path}: ${errorMessage(text)}`, failure, status);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new LlmHttpError(`malformed response body from ${path}`, { retryable: true });
+  }
+}
+
+function errorMessage(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string };
+    if (typeof parsed.error === 'string') return parsed.error.slice(0, 300);
+    if (typeof parsed.error?.message === 'string') return parsed.error.message.slice(0, 300);
+  } catch {
+    // not JSON: fall through
+  }
+  return text.slice(0, 300);
+}

@@ -1,0 +1,177 @@
+import { MemoryCallStore } from '@assay/judge';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  startOpenAITestServer,
+  type Behaviour,
+  type TestServer,
+} from '../../judge/test/openai-test-server.js';
+import { EmbeddingClient, LlmHttpError, RerankClient } from '../src/index.js';
+
+const noWait = { sleep: async () => {}, random: () => 0 };
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A deterministic vector per text: [length, number of 'a's]. */
+function vectorOf(text: string): number[] {
+  return [text.length, [...text].filter((c) => c === 'a').length];
+}
+function embeddingsAnswer(body: Record<string, unknown>): Behaviour {
+  const input = body.input as string[];
+  return {
+    json: {
+      object: 'list',
+      data: input.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t) })),
+      usage: { prompt_tokens: 7, total_tokens: 7 },
+    },
+  };
+}
+
+describe('EmbeddingClient against the test double', () => {
+  it('sends only unseen texts, batches them, and a rerun sends zero requests', async () => {
+    server = await startOpenAITestServer((body) => embeddingsAnswer(body));
+    const store = new MemoryCallStore();
+    const client = new EmbeddingClient(
+      { baseURL: server.baseURL, apiKey: 'k' },
+      { store, ...noWait },
+      { batchSize: 2 },
+    );
+    const vectors = await client.embed('e5', ['aa', 'b', 'aa', 'ccc']);
+    expect(vectors.map((v) => [...v])).toEqual([
+      [2, 2],
+      [1, 0],
+      [2, 2],
+      [3, 0],
+    ]);
+    // Three distinct texts in batches of two: two requests, the path and body as sent.
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/embeddings', '/v1/embeddings']);
+    expect(server.requests.map((r) => r.body)).toEqual([
+      { model: 'e5', input: ['aa', 'b'] },
+      { model: 'e5', input: ['ccc'] },
+    ]);
+    expect(server.requests[0]!.authorization).toBe('Bearer k');
+
+    // A new client (a new process) on the same store: nothing is sent.
+    const again = new EmbeddingClient({ baseURL: server.baseURL }, { store, ...noWait });
+    const second = await again.embed('e5', ['ccc', 'aa']);
+    expect(second.map((v) => [...v])).toEqual([
+      [3, 0],
+      [2, 2],
+    ]);
+    expect(server.requests).toHaveLength(2);
+    // The cache key includes the model: another model is asked.
+    await again.embed('other', ['aa']);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('retries 429 (honouring Retry-After), 500, a dropped connection and a malformed body', async () => {
+    const waits: number[] = [];
+    server = await startOpenAITestServer((body, n) =>
+      n === 1
+        ? { status: 429, retryAfter: '2' }
+        : n === 2
+          ? { status: 500 }
+          : n === 3
+            ? { drop: true }
+            : n === 4
+              ? { malformedBody: true }
+              : embeddingsAnswer(body),
+    );
+    const store = new MemoryCallStore();
+    const client = new EmbeddingClient(
+      { baseURL: server.baseURL },
+      { store, sleep: async (ms) => void waits.push(ms), random: () => 0.5 },
+    );
+    const [v] = await client.embed('e5', ['abc']);
+    expect([...v!]).toEqual([3, 1]);
+    expect(server.requests).toHaveLength(5);
+    // 2 s from Retry-After, then half of 0.5·2^(n-1) s with random 0.5.
+    expect(waits).toEqual([2000, 500, 1000, 2000]);
+  });
+
+  it('fails on a 400 at once, records the failure, and a later run asks again', async () => {
+    server = await startOpenAITestServer(() => ({ status: 400, message: 'bad model' }));
+    const store = new MemoryCallStore();
+    const client = new EmbeddingClient({ baseURL: server.baseURL }, { store, ...noWait });
+    await expect(client.embed('e5', ['x'])).rejects.toThrow(/HTTP 400 .*bad model/);
+    expect(server.requests).toHaveLength(1);
+    expect(store.records.map((r) => r.error !== undefined)).toEqual([true]);
+    await expect(client.embed('e5', ['x'])).rejects.toBeInstanceOf(LlmHttpError);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('rejects an answer with the wrong number of vectors (retried, then reported)', async () => {
+    server = await startOpenAITestServer(() => ({ json: { data: [] } }));
+    const client = new EmbeddingClient(
+      { baseURL: server.baseURL },
+      {
+        store: new MemoryCallStore(),
+        ...noWait,
+        retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      },
+    );
+    await expect(client.embed('e5', ['x'])).rejects.toThrow(
+      'embeddings answer has 0 vectors for 1 texts',
+    );
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('RerankClient against the test double', () => {
+  it('posts query and documents to /v1/rerank, orders by score, and reruns from the store', async () => {
+    server = await startOpenAITestServer((_, n) =>
+      n === 1
+        ? { status: 503 }
+        : {
+            json: {
+              results: [
+                { index: 0, relevance_score: 0.1 },
+                { index: 2, relevance_score: 0.9 },
+                { index: 1, relevance_score: 0.9 },
+              ],
+            },
+          },
+    );
+    const store = new MemoryCallStore();
+    const client = new RerankClient({ baseURL: server.baseURL }, { store, ...noWait });
+    const results = await client.rerank('minilm', 'q', ['d0', 'd1', 'd2']);
+    // Equal scores: the lower index first.
+    expect(results).toEqual([
+      { index: 1, score: 0.9 },
+      { index: 2, score: 0.9 },
+      { index: 0, score: 0.1 },
+    ]);
+    expect(server.requests.map((r) => [r.path, r.body])).toEqual([
+      ['/v1/rerank', { model: 'minilm', query: 'q', documents: ['d0', 'd1', 'd2'] }],
+      ['/v1/rerank', { model: 'minilm', query: 'q', documents: ['d0', 'd1', 'd2'] }],
+    ]);
+    await new RerankClient({ baseURL: server.baseURL }, { store, ...noWait }).rerank(
+      'minilm',
+      'q',
+      ['d0', 'd1', 'd2'],
+    );
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('reports an answer that scores a document twice', async () => {
+    server = await startOpenAITestServer(() => ({
+      json: {
+        results: [
+          { index: 0, relevance_score: 1 },
+          { index: 0, relevance_score: 1 },
+        ],
+      },
+    }));
+    const client = new RerankClient(
+      { baseURL: server.baseURL },
+      {
+        store: new MemoryCallStore(),
+        ...noWait,
+        retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      },
+    );
+    await expect(client.rerank('m', 'q', ['a', 'b'])).rejects.toThrow('malformed result');
+  });
+});

@@ -1,0 +1,89 @@
+import { TopK } from '@assay/retrieval';
+
+/** One dense hit: the document and its cosine similarity to the query. */
+export interface DenseHit {
+  docno: string;
+  score: number;
+}
+
+/**
+ * Exact cosine search over document vectors held in one Float32Array (row i = document i,
+ * scaled to unit length when added). Ties are ordered as trec_eval orders them: the
+ * document later in docno byte order first.
+ */
+export class DenseIndex {
+  readonly docnos: string[];
+  readonly dimensions: number;
+  private readonly matrix: Float32Array;
+  /** Position of each document in docno byte order (ties favour the later docno). */
+  private readonly docnoOrder: Uint32Array;
+
+  constructor(docnos: readonly string[], vectors: readonly Float32Array[]) {
+    if (docnos.length !== vectors.length)
+      throw new RangeError(`${vectors.length} vectors for ${docnos.length} documents`);
+    this.docnos = [...docnos];
+    this.dimensions = vectors[0]?.length ?? 0;
+    this.matrix = new Float32Array(vectors.length * this.dimensions);
+    vectors.forEach((v, i) => {
+      if (v.length !== this.dimensions)
+        throw new RangeError(
+          `document ${docnos[i]} has ${v.length} dimensions, not ${this.dimensions}`,
+        );
+      this.matrix.set(unitVector(v), i * this.dimensions);
+    });
+    const sorted = this.docnos.map((_, i) => i);
+    sorted.sort((a, b) =>
+      this.docnos[a]! < this.docnos[b]! ? -1 : this.docnos[a]! > this.docnos[b]! ? 1 : 0,
+    );
+    this.docnoOrder = new Uint32Array(this.docnos.length);
+    sorted.forEach((doc, position) => (this.docnoOrder[doc] = position));
+  }
+
+  get size(): number {
+    return this.docnos.length;
+  }
+
+  /** The k documents most similar to `query` by cosine. */
+  search(query: Float32Array, k: number): DenseHit[] {
+    if (query.length !== this.dimensions)
+      throw new RangeError(`query has ${query.length} dimensions, not ${this.dimensions}`);
+    const q = unitVector(query);
+    const d = this.dimensions;
+    const top = new TopK(Math.min(k, this.size), this.docnoOrder);
+    for (let i = 0; i < this.size; i++) {
+      let score = 0;
+      const row = i * d;
+      for (let j = 0; j < d; j++) score += this.matrix[row + j]! * q[j]!;
+      top.offer(i, score);
+    }
+    return top.results().map((h) => ({ docno: this.docnos[h.doc]!, score: h.score }));
+  }
+}
+
+/** The vector scaled to unit length (a zero vector stays zero). */
+export function unitVector(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm);
+  return norm === 0 ? new Float32Array(v) : v.map((x) => x / norm);
+}
+
+/**
+ * `wq · query + (1 − wq) · mean(others)`: AMD's dense aggregation (0.7 for the query, 0.3
+ * for the mean of the refined answers' embeddings).
+ */
+export function weightedQueryVector(
+  query: Float32Array,
+  others: readonly Float32Array[],
+  queryWeight: number,
+): Float32Array {
+  if (others.length === 0) return new Float32Array(query);
+  const out = new Float32Array(query.length);
+  for (let j = 0; j < query.length; j++) {
+    let mean = 0;
+    for (const o of others) mean += o[j]!;
+    mean /= others.length;
+    out[j] = queryWeight * query[j]! + (1 - queryWeight) * mean;
+  }
+  return out;
+}

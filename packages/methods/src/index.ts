@@ -1,0 +1,44 @@
+// @assay/methods: retrieval methods that use LLMs and embeddings (Query2doc, AMD, dense,
+// hybrid), every call recorded through the call store and every generated text traced.
+
+/** Exact cosine search over typed arrays; AMD's weighted query vector. */
+export { DenseIndex, unitVector, weightedQueryVector, type DenseHit } from './dense-index.js';
+/** The query strings the methods build (Query2doc's repetition, AMD's `[SEP]` string). */
+export { amdSparseQuery, query2docDenseText, query2docSparseQuery, SEP } from './query-strings.js';
+/** What a method works with on one topic. */
+export type { MethodContext, ScoredDoc } from './method-context.js';
+/** Query2doc (Wang et al., 2023). */
+export { query2docTopic, type Query2docMode } from './query2doc.js';
+/** AMD: Socratic sub-questions, pseudo-answers, reflective feedback, three aggregations. */
+export {
+  AMD_DIMENSIONS,
+  amdTopic,
+  DEFAULT_AMD,
+  type AmdAggregation,
+  type AmdOptions,
+} from './amd.js';
+/** Dense retrieval and its RRF hybrid with BM25. */
+export { denseTopic, hybridTopic } from './dense-methods.js';
+/** RRF over ranked lists. */
+export { rrfLists } from './ranked-lists.js';
+/** Spending and the budget stop. */
+export { BudgetExceededError, SpendTracker } from './spend-tracker.js';
+/** The JSONL trace of generated texts. */
+export { formatTrace, type TraceEntry } from './trace.js';
+/** Running a method over topics. */
+export {
+  documentText,
+  MODEL_METHODS,
+  modelMethodParameters,
+  needsChat,
+  needsEmbeddings,
+  retrieveWithModels,
+  type ModelMethod,
+  type ModelResources,
+  type ModelRetrieveOptions,
+  type ModelRun,
+} from './llm-retrieve.js';
+/** Dry-run estimate of calls, tokens and cost. */
+export { estimateModelRun, type RunEstimate } from './estimate.js';
+/** Where the shipped prompts are. */
+export { defaultMethodsDir } from './prompts-dir.js';

@@ -1,0 +1,22 @@
+/**
+ * One generated text (or the query built from them) of one topic, as written to the JSONL
+ * trace beside a run: what the LLM produced, step by step, for a user to read.
+ */
+export interface TraceEntry {
+  topic: string;
+  method: string;
+  /** `pseudo-document`, `sub-question`, `pseudo-answer`, `refined-answer`, `query`, `failed`. */
+  step: string;
+  /** The prompt file that produced the text, when an LLM did. */
+  prompt?: string;
+  /** AMD's dimension: clarification, assumption probing, implication probing. */
+  dimension?: string;
+  text: string;
+  /** True when the text came from a stored answer (nothing was paid this time). */
+  cached?: boolean;
+}
+
+/** The trace as JSONL (one entry a line). */
+export function formatTrace(entries: readonly TraceEntry[]): string {
+  return entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+}
