@@ -25,8 +25,9 @@ export default tseslint.config(
     },
   },
   {
-    // Layering: the apps call platform use-cases; only the platform talks to the database.
-    files: ['apps/*/src/**/*.ts'],
+    // Layering: the apps (their tests too) call platform use-cases; only the platform talks
+    // to the database. Tests open and inspect databases through @assay/platform/testing.
+    files: ['apps/*/src/**/*.ts', 'apps/*/test/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -34,6 +35,12 @@ export default tseslint.config(
           paths: [
             { name: '@assay/db', message: 'apps call @assay/platform use-cases instead' },
             { name: 'kysely', message: 'apps call @assay/platform use-cases instead' },
+          ],
+          patterns: [
+            {
+              group: ['@assay/db/*', 'kysely/*', '**/packages/db/**'],
+              message: 'apps call @assay/platform (or @assay/platform/testing in tests) instead',
+            },
           ],
         },
       ],

@@ -2,28 +2,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
+import { cliWith, type Env } from './run-cli.js';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
 } from '../../../packages/judge/test/openai-test-server.js';
-import type { PlatformCommandIo } from '../src/platform-session.js';
-import { runCli } from '../src/main.js';
 
-type Env = Record<string, string | undefined>;
-
-async function assay(env: Env, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: PlatformCommandIo = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
+/** Runs the CLI in-process against the database `env` configures. */
+function assay(env: Env, ...argv: string[]) {
+  return cliWith({ env }, ...argv);
 }
 
 const CRITERIA = ['informativeness', 'completeness', 'novelty', 'actionability'] as const;

@@ -8,7 +8,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDb, listLabelSets, getCollectionByName } from '@assay/db';
+import { listLabelSets } from '@assay/platform';
+import { openTestDatabase } from '@assay/platform/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -180,10 +181,9 @@ describe('one process at a time on an embedded data directory', () => {
     expect(after.stderr).toBe('');
     expect(after.status).toBe(0);
 
-    const database = await createDb({ dataDir: join(dataDir, 'pglite') });
+    const database = await openTestDatabase({ dataDir: join(dataDir, 'pglite') });
     try {
-      const collection = await getCollectionByName(database.db, 'cranfield');
-      const sets = await listLabelSets(database.db, collection!.id);
+      const sets = await listLabelSets(database.db, 'cranfield');
       const byName = new Map(sets.map((set) => [set.name, set]));
       expect(byName.get('api-upload')?.id).toBe(apiSet.id);
       expect(byName.get('api-upload')?.labelCount).toBe(3);

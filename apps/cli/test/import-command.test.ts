@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evaluateRuns, listLabelSets, listRuns, loadConfig, openDatabase } from '@assay/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
-import { runCli } from '../src/main.js';
-import type { PlatformCommandIo } from '../src/platform-session.js';
-import { cli } from './run-cli.js';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
+import { cli, cliWith, type Env } from './run-cli.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/trec_eval/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'assay-import-cli-'));
@@ -17,19 +15,9 @@ function file(name: string, text: string): string {
   return path;
 }
 
-type Env = Record<string, string | undefined>;
-
 /** Runs the CLI in-process against the database `env` configures. */
-async function assay(env: Env, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: PlatformCommandIo = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
+function assay(env: Env, ...argv: string[]) {
+  return cliWith({ env }, ...argv);
 }
 
 /** Opens the database `env` configures, for looking at what a command left. */

@@ -1,18 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listLlmCalls } from '@assay/db';
 import { listLabelSets, loadConfig, openDatabase } from '@assay/platform';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
+import { cliWith, type Env } from './run-cli.js';
+import { createIsolatedSchema, listLlmCalls, testDatabaseUrl } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
 } from '../../../packages/judge/test/openai-test-server.js';
-import { runCli } from '../src/main.js';
-import type { JudgeCommandIo } from '../src/judge-command.js';
 import { parsePoolFile } from '../src/judge-items.js';
 import {
   docNumber,
@@ -22,19 +20,9 @@ import {
   writeJudgeFixtures,
 } from './judge-fixtures.js';
 
-type Env = Record<string, string | undefined>;
-
-async function assay(env: Env, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: JudgeCommandIo = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env,
-    stderrIsTTY: false,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
+/** Runs the CLI in-process against the database `env` configures. */
+function assay(env: Env, ...argv: string[]) {
+  return cliWith({ env, stderrIsTTY: false }, ...argv);
 }
 
 let server: TestServer | undefined;

@@ -5,14 +5,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDb, type AssayDb } from '@assay/db';
+import type { AssayDb } from '@assay/platform';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   countRows,
   createIsolatedSchema,
+  openTestDatabase,
   queryRows,
   testDatabaseUrl,
-} from '../../../packages/db/test/helpers.js';
+} from '@assay/platform/testing';
 import {
   startOpenAITestServer,
   type TestServer,
@@ -182,7 +183,7 @@ async function killAndRerun(
 
 describe('assay judge killed mid-job', () => {
   it('resumes on embedded PGlite: every item labelled once, no stored answer paid again', async () => {
-    await killAndRerun({}, (dataDir) => createDb({ dataDir: join(dataDir, 'pglite') }));
+    await killAndRerun({}, (dataDir) => openTestDatabase({ dataDir: join(dataDir, 'pglite') }));
   }, 240_000);
 
   describe.runIf(testDatabaseUrl())('on PostgreSQL', () => {
@@ -195,7 +196,7 @@ describe('assay judge killed mid-job', () => {
       schema = await createIsolatedSchema(testDatabaseUrl()!);
       const url = schema.url;
       await killAndRerun({ DATABASE_URL: url }, () =>
-        createDb({ databaseUrl: url, maxConnections: 1 }),
+        openTestDatabase({ databaseUrl: url, maxConnections: 1 }),
       );
     }, 240_000);
   });
@@ -224,7 +225,7 @@ describe('assay judge killed mid-job', () => {
       run.child.kill('SIGINT');
       expect(await run.exited, run.output()).toBe(6);
       expect(run.output()).toContain('stopping: finishing the items in flight');
-      const state = await look(() => createDb({ dataDir: join(dir, 'data', 'pglite') }));
+      const state = await look(() => openTestDatabase({ dataDir: join(dir, 'data', 'pglite') }));
       expect(state.tasks.running ?? 0).toBe(0);
       // Every answer the double delivered was stored and labelled; nothing is lost.
       expect(state.answeredHashes).toHaveLength(server.delivered.length);

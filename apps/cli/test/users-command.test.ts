@@ -3,22 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authenticate, loadConfig, openDatabase } from '@assay/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
-import { runCli } from '../src/main.js';
-import type { PlatformCommandIo } from '../src/platform-session.js';
+import { cliWith, type Env } from './run-cli.js';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
 
-type Env = Record<string, string | undefined>;
-
-async function assay(env: Env, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: PlatformCommandIo = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
+/** Runs the CLI in-process against the database `env` configures. */
+function assay(env: Env, ...argv: string[]) {
+  return cliWith({ env }, ...argv);
 }
 
 /** Whether a token signs in, and as whom. */

@@ -1,6 +1,6 @@
 import type { AssayConfig } from '@assay/platform';
 import { afterEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import {
   startOpenAITestServer,

@@ -1,6 +1,6 @@
-import { createApiToken, createUser, revokeApiToken, type AssayDb } from '@assay/db';
+import { addUser, revokeUserTokens, type AssayDb } from '@assay/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { countRows, forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { countRows, forEachDatabase } from '@assay/platform/testing';
 import { createApp } from '../src/index.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
@@ -185,12 +185,11 @@ forEachDatabase('assay API', (t) => {
       expect(
         await errorOf(await api.call('GET', '/api/collections', { token: 'assay_not-a-token' })),
       ).toMatchObject({ status: 401, code: 'unauthorized' });
-      const user = await createUser(t.db, { name: 'gone', role: 'admin' });
-      const created = await createApiToken(t.db, { userId: user.id });
+      const created = await addUser(t.db, { name: 'gone', role: 'admin' });
       expect((await api.call('GET', '/api/collections', { token: created.token })).status).toBe(
         200,
       );
-      await revokeApiToken(t.db, created.apiToken.id);
+      await revokeUserTokens(t.db, 'gone');
       expect(
         await errorOf(await api.call('GET', '/api/collections', { token: created.token })),
       ).toMatchObject({ status: 401, code: 'unauthorized' });

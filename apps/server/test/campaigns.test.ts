@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 const DOCS_TSV = 'd1\tone\nd2\ttwo <img src=x onerror=alert(1)>\nd3\tthree\nd4\tfour\n';

@@ -1,6 +1,6 @@
 import { hc } from 'hono/client';
 import { beforeEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 import type { AssayApp } from '../src/index.js';
 import { setUpApi, type TestApi } from './helpers.js';
 

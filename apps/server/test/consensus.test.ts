@@ -1,5 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Two LLM judges and a person on three items; by hand the mean (ties low) is

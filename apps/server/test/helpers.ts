@@ -1,5 +1,4 @@
-import { createApiToken, createUser, type AssayDb } from '@assay/db';
-import { ensureAdmin } from '@assay/platform';
+import { addUser, ensureAdmin, type AssayDb } from '@assay/platform';
 import { createApp, type AppDeps } from '../src/index.js';
 
 /** An app over a test database, with an admin and an annotator token. */
@@ -27,8 +26,7 @@ export async function setUpApi(
   const logged: string[] = [];
   const app = createApp({ db, log: (line) => logged.push(line), ...deps });
   await ensureAdmin(db, { token: ADMIN_TOKEN });
-  const user = await createUser(db, { name: 'ann', role: 'annotator' });
-  const annotator = (await createApiToken(db, { userId: user.id, label: 'test' })).token;
+  const { token: annotator } = await addUser(db, { name: 'ann', role: 'annotator' });
   return {
     app,
     admin: ADMIN_TOKEN,

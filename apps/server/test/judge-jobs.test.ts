@@ -1,6 +1,6 @@
 import { judgeWorkerDeps, runJudgeWorker } from '@assay/platform';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { countRows, forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { countRows, forEachDatabase } from '@assay/platform/testing';
 import {
   startOpenAITestServer,
   type TestServer,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 import {
   assay,
   HUMAN,

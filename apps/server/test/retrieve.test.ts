@@ -1,5 +1,5 @@
 import { beforeEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Five short documents; topic 1 asks for "wing flutter", topic 2 for "shock".

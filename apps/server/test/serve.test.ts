@@ -6,14 +6,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDb } from '@assay/db';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   countRows,
   createIsolatedSchema,
+  openTestDatabase,
   queryRows,
   testDatabaseUrl,
-} from '../../../packages/db/test/helpers.js';
+} from '@assay/platform/testing';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const ADMIN = 'assay_process-test-admin-token';
@@ -240,7 +240,7 @@ function sizeOf(dir: string): number {
   return total;
 }
 
-async function countRuns(open: () => ReturnType<typeof createDb>) {
+async function countRuns(open: () => ReturnType<typeof openTestDatabase>) {
   const database = await open();
   try {
     return {
@@ -262,7 +262,7 @@ describe('assay serve killed during an import', () => {
         { ASSAY_DATA_DIR: dataDir },
         // The run's rows are being written once the table files have grown by a few MB.
         async () => sizeOf(tables) - (before ??= sizeOf(tables)) > 4 * 1024 * 1024,
-        () => countRuns(() => createDb({ dataDir: join(dataDir, 'pglite') })),
+        () => countRuns(() => openTestDatabase({ dataDir: join(dataDir, 'pglite') })),
       );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -282,7 +282,7 @@ describe('assay serve killed during an import', () => {
       const url = new URL(schema.url);
       url.searchParams.set('application_name', name);
       const dataDir = mkdtempSync(join(tmpdir(), 'assay-kill-pg-'));
-      const monitor = await createDb({
+      const monitor = await openTestDatabase({
         databaseUrl: testDatabaseUrl()!,
         migrate: false,
         maxConnections: 1,
@@ -301,7 +301,7 @@ describe('assay serve killed during an import', () => {
             );
             return Number(row!.n) > 0;
           },
-          () => countRuns(() => createDb({ databaseUrl: schema!.url, maxConnections: 1 })),
+          () => countRuns(() => openTestDatabase({ databaseUrl: schema!.url, maxConnections: 1 })),
         );
       } finally {
         await monitor.close();

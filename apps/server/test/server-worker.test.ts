@@ -3,10 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCollection, createDb, listJudgeTasks, listLabels } from '@assay/db';
-import type { AssayConfig } from '@assay/platform';
+import { importCollection, listLabels, type AssayConfig } from '@assay/platform';
 import { afterEach, expect, it } from 'vitest';
-import { OPEN_TIMEOUT_MS } from '../../../packages/db/test/helpers.js';
+import { listJudgeTasks, OPEN_TIMEOUT_MS, openTestDatabase } from '@assay/platform/testing';
 import {
   startOpenAITestServer,
   type TestServer,
@@ -141,7 +140,7 @@ it(
     expect(log.join('\n')).not.toContain(KEY);
     expect(log.filter((l) => l.includes('judge worker'))).toEqual([]);
 
-    const reopened = await createDb({ dataDir: join(dataDir, 'pglite') });
+    const reopened = await openTestDatabase({ dataDir: join(dataDir, 'pglite') });
     try {
       const tasks = await listJudgeTasks(reopened.db, id);
       expect(tasks.map((t) => `${t.topicId}/${t.docId}:${t.status}`)).toEqual([
@@ -151,7 +150,7 @@ it(
         '1/d4:labelled',
       ]);
       const labelSet = (created.json.labelSet as { id: number }).id;
-      expect(await listLabels(reopened.db, labelSet)).toHaveLength(4);
+      expect(await listLabels(reopened.db, 'demo', labelSet)).toHaveLength(4);
     } finally {
       await reopened.close();
     }
@@ -162,10 +161,15 @@ it(
 it(
   'leaves jobs to `assay worker` without an endpoint, or with ASSAY_SERVER_WORKER=0',
   async () => {
-    const database = await createDb({ dataDir: 'memory://' });
+    const database = await openTestDatabase({ dataDir: 'memory://' });
     try {
       // A collection already there: no demo to load.
-      await createCollection(database.db, { name: 'x' });
+      await importCollection(database.db, {
+        name: 'x',
+        format: 'jsonl',
+        text: '{"id":"d1","text":"x"}\n',
+        file: 'x.jsonl',
+      });
       const base = { dataDir: tempDir(), port: 0, adminToken: ADMIN };
       for (const [config, expected] of [
         [
