@@ -52,7 +52,8 @@ export interface ImportCollectionResult {
 }
 
 /**
- * Creates a collection with its documents. The whole file is parsed first (bad JSON, a
+ * Creates a collection with its documents (an empty file: none, for evaluating stored runs
+ * against stored qrels only). The whole file is parsed first (bad JSON, a
  * missing id or text, a duplicate id → invalid_input `file:line: reason`), then everything
  * is written in one transaction; conflict when the name is taken. A failure leaves nothing.
  */
@@ -61,7 +62,11 @@ export async function importCollection(
   input: ImportCollectionInput,
 ): Promise<ImportCollectionResult> {
   const name = requireName(input.name, 'collection name');
-  const docs = parsing(() => parseCollection(input.text, input.file, input.format));
+  // An empty file makes an evaluation-only collection: runs and qrels, no documents.
+  const docs =
+    input.text.trim() === ''
+      ? []
+      : parsing(() => parseCollection(input.text, input.file, input.format));
   const taken = `collection "${name}" already exists`;
   return writing(
     () =>
@@ -233,6 +238,12 @@ export interface ImportQrelsResult {
 }
 
 /**
+ * The details of a conflict that asking to replace would resolve: each interface adds its
+ * own way of asking (the CLI's `--replace`, the API's `?replace=true`).
+ */
+const REPLACEABLE = { replaceable: true } as const;
+
+/**
  * Stores qrels as a `human_qrels` label set in one transaction. conflict when the name is
  * taken and `replace` is not set (or when the existing set is not imported qrels);
  * with `replace` the old set is deleted and the new one written in the same transaction.
@@ -268,13 +279,13 @@ export async function importQrels(
       { file: input.file },
     );
   const collection = await resolveCollection(db, input.collection);
-  const taken = `label set "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`;
+  const taken = `label set "${name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
       withTransaction(db, async (trx) => {
         const existing = await findLabelSetByName(trx, collection.id, name);
         if (existing) {
-          if (!input.replace) throw new PlatformError('conflict', taken);
+          if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
           if (existing.kind !== 'human_qrels')
             throw new PlatformError(
               'conflict',
@@ -341,13 +352,13 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
   for (const [topicId, list] of run.topics)
     for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
   const collection = await resolveCollection(db, input.collection);
-  const taken = `run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`;
+  const taken = `run "${name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
       withTransaction(db, async (trx) => {
         const existing = await findRunByName(trx, collection.id, name);
         if (existing) {
-          if (!input.replace) throw new PlatformError('conflict', taken);
+          if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
           await deleteRun(trx, existing.id);
         }
         const created = await createRun(trx, {

@@ -1,6 +1,7 @@
 import {
   createConsensusLabelSet,
   deleteLabelSet,
+  exportLabelsAsQrels,
   importQrels,
   listLabels,
   listLabelSets,
@@ -210,6 +211,33 @@ export const labelSets = createRouter()
       const params = c.req.valid('param');
       const set = await getLabelSetSummary(c.var.db, params.collection, params.labelSet);
       return c.json(present(set), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{labelSet}/qrels',
+      tags: ['label sets'],
+      summary: 'The label set as a TREC qrels download (`topic 0 docno grade`, byte order)',
+      ...anyUser,
+      request: { params: LabelSetParams },
+      responses: {
+        200: {
+          description: 'the qrels file, as an attachment named after the label set',
+          content: { 'text/plain': { schema: z.string() } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const set = await getLabelSetSummary(c.var.db, params.collection, params.labelSet);
+      // The name is the user's; only a safe subset of it reaches the header.
+      const filename = `${set.name.replace(/[^A-Za-z0-9._-]/g, '_')}.qrels`;
+      return c.text(await exportLabelsAsQrels(c.var.db, set.id), 200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-disposition': `attachment; filename="${filename}"`,
+      });
     },
   )
   .openapi(
