@@ -64,6 +64,48 @@ forEachDatabase('API edges', (t) => {
       });
       expect((await upload('name=my%20set&replace=true')).status).toBe(201);
     });
+
+    it('stores an uploaded label set as an LLM label set with its judge and model', async () => {
+      const api = await setUpApi(t.db);
+      const admin = { token: api.admin };
+      await api.call('POST', '/api/collections?name=demo&format=tsv', { ...admin, body: 'a\tx\n' });
+      const upload = (query: string) =>
+        api.call('POST', `/api/collections/demo/label-sets?${query}`, {
+          ...admin,
+          body: '1 0 a 2\n1 0 b 0\n',
+        });
+      const created = await upload('name=gpt&kind=llm&judge=umbrela&model=gpt-4o');
+      expect(created.status).toBe(201);
+      expect(await created.json()).toMatchObject({
+        name: 'gpt',
+        kind: 'llm_judge',
+        config: { judge: 'umbrela', model: 'gpt-4o' },
+        labelCount: 2,
+      });
+      const human = (await (await upload('name=people')).json()) as {
+        kind: string;
+        config: Record<string, unknown>;
+      };
+      expect(human.kind).toBe('human_qrels');
+      expect(human.config).not.toHaveProperty('model');
+      // A model on a human label set is refused, and nothing is stored.
+      expect(await errorOf(await upload('name=odd&model=gpt-4o'))).toMatchObject({
+        status: 422,
+        code: 'invalid_input',
+        message: 'a judge or model belongs to an LLM label set only',
+      });
+      expect(await errorOf(await upload('name=odd&kind=robot'))).toMatchObject({ status: 400 });
+      // An uploaded LLM label set can be replaced by another upload.
+      const again = await upload('name=gpt&kind=llm&model=gpt-4.1&replace=true');
+      expect(again.status).toBe(201);
+      expect(await again.json()).toMatchObject({ kind: 'llm_judge', config: { model: 'gpt-4.1' } });
+      const names = (
+        (await (await api.call('GET', '/api/collections/demo/label-sets', admin)).json()) as Array<{
+          name: string;
+        }>
+      ).map((l) => l.name);
+      expect(names.sort()).toEqual(['gpt', 'people']);
+    });
   });
 
   describe('evaluation-only collections, default runs and numeric topic ids', () => {

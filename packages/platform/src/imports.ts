@@ -222,6 +222,15 @@ export interface ImportQrelsInput {
   replace?: boolean;
   /** Grade scale; default: the lowest and highest grade seen, widened to include 0. */
   scale?: { min: number; max: number };
+  /**
+   * Who made the labels: `human` (default; a `human_qrels` set) or `llm` (an `llm_judge`
+   * set written elsewhere, e.g. by another judging tool), with its `judge` and `model`.
+   */
+  kind?: 'human' | 'llm';
+  /** The judge (template or method) that wrote LLM labels; only with kind llm. */
+  judge?: string;
+  /** The model that wrote LLM labels; only with kind llm. */
+  model?: string;
 }
 
 /** What importQrels stored. */
@@ -278,6 +287,12 @@ export async function importQrels(
       `${input.file}: grades ${min}..${max} fall outside the scale ${scale.min}..${scale.max}`,
       { file: input.file },
     );
+  const llm = input.kind === 'llm';
+  if (!llm && (input.judge !== undefined || input.model !== undefined))
+    throw new PlatformError('invalid_input', 'a judge or model belongs to an LLM label set only');
+  const metadata: Record<string, string> = { source: input.file };
+  if (input.judge !== undefined) metadata.judge = input.judge;
+  if (input.model !== undefined) metadata.model = input.model;
   const collection = await resolveCollection(db, input.collection);
   const taken = `label set "${name}" already exists in collection "${collection.name}"`;
   return writing(
@@ -286,7 +301,7 @@ export async function importQrels(
         const existing = await findLabelSetByName(trx, collection.id, name);
         if (existing) {
           if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
-          if (existing.kind !== 'human_qrels')
+          if (!wasUploaded(existing))
             throw new PlatformError(
               'conflict',
               `label set "${name}" in collection "${collection.name}" holds ${existing.kind} labels, not imported qrels; choose another name`,
@@ -296,10 +311,10 @@ export async function importQrels(
         const set = await createLabelSet(trx, {
           collectionId: collection.id,
           name,
-          kind: 'human_qrels',
+          kind: llm ? 'llm_judge' : 'human_qrels',
           scaleMin: scale.min,
           scaleMax: scale.max,
-          config: { source: input.file },
+          config: metadata,
         });
         const count = await insertLabels(trx, set.id, labels);
         return {
@@ -314,6 +329,16 @@ export async function importQrels(
     taken,
     input.file,
   );
+}
+
+/**
+ * Whether a label set came from an uploaded qrels file (human, or LLM labels judged
+ * elsewhere), so that an upload may replace it; judge jobs' and campaigns' sets may not.
+ */
+function wasUploaded(set: { kind: string; config: unknown }): boolean {
+  if (set.kind === 'human_qrels') return true;
+  const config = set.config as Record<string, unknown> | null;
+  return set.kind === 'llm_judge' && typeof config?.source === 'string';
 }
 
 /** A TREC run file (`qid Q0 docno rank score tag`) for a collection. */

@@ -43,6 +43,23 @@ const ImportOptions = z.object({
   }),
   scaleMin: Grade.optional().openapi({ description: 'lowest grade of the scale' }),
   scaleMax: Grade.optional().openapi({ description: 'highest grade of the scale' }),
+  kind: z.enum(['human', 'llm']).optional().openapi({
+    description: 'who made the labels: human (default) or llm (labels judged elsewhere)',
+  }),
+  judge: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'the judge that wrote LLM labels (kind=llm only)' }),
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'the model that wrote LLM labels (kind=llm only)' }),
 });
 
 const ConsensusRequest = z
@@ -117,7 +134,7 @@ export const labelSets = createRouter()
       method: 'post',
       path: '/',
       tags: ['label sets'],
-      summary: 'Import TREC qrels as a human label set (all or nothing)',
+      summary: 'Import TREC qrels as a human or LLM label set (all or nothing)',
       ...adminOnly,
       request: {
         params: CollectionParam,
@@ -127,6 +144,9 @@ export const labelSets = createRouter()
           replace: { description: '"true" to replace a label set of the same name' },
           scaleMin: { description: 'lowest grade (default: from the file, at most 0)' },
           scaleMax: { description: 'highest grade (default: from the file)' },
+          kind: { description: 'human (default) or llm' },
+          judge: { description: 'the judge that wrote LLM labels (kind=llm only)' },
+          model: { description: 'the model that wrote LLM labels (kind=llm only)' },
         }),
       },
       responses: {
@@ -140,7 +160,7 @@ export const labelSets = createRouter()
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
       const upload = await readUpload(c, ImportOptions, 'qrels');
-      const { name, replace, scaleMin, scaleMax } = upload.options;
+      const { name, replace, scaleMin, scaleMax, kind, judge, model } = upload.options;
       if ((scaleMin === undefined) !== (scaleMax === undefined))
         throw new ApiError('invalid_input', 'give both scaleMin and scaleMax, or neither');
       const result = await importQrels(c.var.db, {
@@ -149,6 +169,9 @@ export const labelSets = createRouter()
         text: upload.text,
         file: upload.file,
         replace,
+        ...(kind === undefined ? {} : { kind }),
+        ...(judge === undefined ? {} : { judge }),
+        ...(model === undefined ? {} : { model }),
         ...(scaleMin === undefined || scaleMax === undefined
           ? {}
           : { scale: { min: scaleMin, max: scaleMax } }),
