@@ -31,7 +31,11 @@ export async function asCliErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof PlatformError) throw new CliError(error.message, EXIT_BY_CODE[error.code]);
+    if (error instanceof PlatformError) {
+      // A conflict that replacing resolves names the CLI's way of asking for it.
+      const hint = error.details?.replaceable === true ? '; use --replace to overwrite it' : '';
+      throw new CliError(`${error.message}${hint}`, EXIT_BY_CODE[error.code]);
+    }
     if (error instanceof ConfigError) throw new CliError(error.message, EXIT.usage);
     throw error;
   }

@@ -14,6 +14,7 @@ import { evaluations } from './routes/evaluations.js';
 import { health } from './routes/health.js';
 import { collectionJudgeJobs, judgeJobs } from './routes/judge-jobs.js';
 import { labelSets } from './routes/label-sets.js';
+import { judges } from './routes/judges.js';
 import { leaderboards, publicLeaderboards } from './routes/leaderboards.js';
 import { pools } from './routes/pools.js';
 import { reports } from './routes/reports.js';
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/collections/:collection/pools', pools)
     .route('/api/collections/:collection/judge-jobs', collectionJudgeJobs)
     .route('/api/judge-jobs', judgeJobs)
+    .route('/api/judges', judges)
     .route('/api/evaluations', evaluations)
     .route('/api/reports', reports)
     .route('/api/leaderboards', leaderboards)

@@ -6,12 +6,13 @@ import type { AppEnv } from './router.js';
 /**
  * Routes anyone may call without a token, as `METHOD path` (paths as the router sees them).
  * This is the one place that opens an endpoint to the public: besides health and the
- * OpenAPI document, only reading a published leaderboard (one path segment under
- * /api/public/leaderboards/, GET or HEAD).
+ * OpenAPI document, only the index of published leaderboards and reading one (one path
+ * segment under /api/public/leaderboards/, GET or HEAD).
  */
 const PUBLIC_ROUTES: ReadonlyArray<string | RegExp> = [
   'GET /api/health',
   'GET /api/openapi.json',
+  'GET /api/public/leaderboards',
   /^GET \/api\/public\/leaderboards\/[^/]+$/,
 ];
 

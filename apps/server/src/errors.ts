@@ -64,7 +64,10 @@ export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof PlatformError)
     return new ApiError(
       error.code,
-      error.message,
+      // A conflict that replacing resolves names the API's way of asking for it.
+      error.details?.replaceable === true
+        ? `${error.message}; add ?replace=true to overwrite it`
+        : error.message,
       error.code === 'invalid_input' ? 422 : undefined,
     );
   if (error instanceof ZodError) return new ApiError('invalid_input', describeZodError(error));

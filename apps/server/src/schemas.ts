@@ -53,6 +53,15 @@ export const CollectionParam = z.object({
 /** `name` or numeric id of a collection, run or label set, in a JSON body. */
 export const NameOrId = z.union([z.string().min(1), z.number().int().positive()]);
 
+/**
+ * A topic id in a request body: a string, or a JSON number (a whole number, written as its
+ * decimal digits), since TREC topic ids are often numbers (`{"topics": [301, 302]}`).
+ */
+export const TopicId = z
+  .union([z.string().min(1), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)])
+  .transform((v) => String(v))
+  .openapi({ description: 'a topic id; a whole JSON number is taken as its digits' });
+
 /** A boolean query parameter: `true`/`1` or `false`/`0`. */
 export const QueryFlag = z
   .enum(['true', 'false', '1', '0'])

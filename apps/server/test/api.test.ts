@@ -114,10 +114,12 @@ forEachDatabase('assay API', (t) => {
           'POST /api/collections/{collection}/label-sets/consensus',
           'GET /api/collections/{collection}/label-sets/{labelSet}',
           'GET /api/collections/{collection}/label-sets/{labelSet}/labels',
+          'GET /api/collections/{collection}/label-sets/{labelSet}/qrels',
           'DELETE /api/collections/{collection}/label-sets/{labelSet}',
           'POST /api/collections/{collection}/pools',
           'GET /api/collections/{collection}/judge-jobs',
           'POST /api/collections/{collection}/judge-jobs',
+          'GET /api/judges',
           'GET /api/judge-jobs/{id}',
           'POST /api/judge-jobs/{id}/start',
           'POST /api/judge-jobs/{id}/stop',
@@ -133,6 +135,7 @@ forEachDatabase('assay API', (t) => {
           'POST /api/reports/{id}/publish',
           'GET /api/leaderboards',
           'DELETE /api/leaderboards/{slug}',
+          'GET /api/public/leaderboards',
           'GET /api/public/leaderboards/{slug}',
           'GET /api/response-sets',
           'POST /api/response-sets',
@@ -325,7 +328,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(50);
+      expect(checked).toBe(52);
       expect(await counts(t.db)).toEqual(before);
     });
   });
@@ -564,7 +567,10 @@ forEachDatabase('assay API', (t) => {
         body: '1 Q0 d1 1 1.0 sysA\n',
       });
       expect(await errorOf(again)).toMatchObject({ status: 409, code: 'conflict' });
-      expect((await errorOf(again)).message).toMatch(/run "sysA" already exists/);
+      // The API names its own parameter, not the CLI's --replace.
+      expect((await errorOf(again)).message).toBe(
+        'run "sysA" already exists in collection "demo"; add ?replace=true to overwrite it',
+      );
       expect(await counts(t.db)).toEqual(before);
       const replaced = await api.call('POST', '/api/collections/demo/runs?replace=true', {
         token: api.admin,

@@ -294,11 +294,23 @@ forEachDatabase('report API', (t) => {
         },
       ]);
       expect((await api.call('GET', '/api/leaderboards')).status).toBe(401);
+      // The public index needs no token and shows neither report nor collection ids.
+      const index = await api.call('GET', '/api/public/leaderboards');
+      expect(index.status).toBe(200);
+      expect(await index.json()).toEqual([
+        {
+          slug: 'demo-2026',
+          title: expect.any(String),
+          publishedAt: expect.any(String),
+          url: '/api/public/leaderboards/demo-2026',
+        },
+      ]);
       expect(
         await errorOf(await api.call('DELETE', `/api/reports/${report.id}`, admin())),
       ).toMatchObject({ status: 409, code: 'conflict' });
       expect((await api.call('DELETE', '/api/leaderboards/demo-2026', admin())).status).toBe(204);
       expect(await (await api.call('GET', '/api/leaderboards', admin())).json()).toEqual([]);
+      expect(await (await api.call('GET', '/api/public/leaderboards')).json()).toEqual([]);
       expect(
         await errorOf(await api.call('DELETE', '/api/leaderboards/demo-2026', admin())),
       ).toMatchObject({ status: 404 });
@@ -332,23 +344,24 @@ forEachDatabase('report API', (t) => {
       expect(body.leaderboard).toEqual({ ...cliJson, qrels: 'human' });
       expect(body.downloads.csv).toBe('/api/public/leaderboards/demo.csv');
 
-      const download = async (path: string, type: string, filename: string) => {
+      const download = async (path: string, type: string, filename: string | null) => {
         const response = await api.call('GET', path);
         expect(response.status, path).toBe(200);
         expect(response.headers.get('content-type'), path).toBe(type);
         expect(response.headers.get('content-disposition'), path).toBe(
-          `attachment; filename="${filename}"`,
+          filename === null ? null : `attachment; filename="${filename}"`,
         );
         return response.text();
       };
-      // One label set: the CSV names no qrels, so it is the CLI's byte for byte.
+      // One label set: the CSV names no qrels, so past its title section it is the CLI's
+      // byte for byte.
       const csv = await download(
         '/api/public/leaderboards/demo.csv',
         'text/csv; charset=utf-8',
         'demo.csv',
       );
-      expect(csv).toBe(assay(...cliArgs, '--format', 'csv'));
-      expect(csv.split('\n')[0]).toBe(
+      expect(csv).toBe(`title\nDemo <board>\n\n${assay(...cliArgs, '--format', 'csv')}`);
+      expect(csv.split('\n')[3]).toBe(
         'run,measure,mean,ci_lower,ci_upper,judged_at_10,rank,better_than,differs_from,topics,topic_handling',
       );
       // 17/18 summed over topics in floating point.
@@ -367,7 +380,7 @@ forEachDatabase('report API', (t) => {
         'demo.tex',
       );
       expect(tex).toBe(
-        assay(...cliArgs, '--format', 'latex').replace(`qrels ${FILES.human}:`, 'qrels human:'),
+        `% Demo <board>\n${assay(...cliArgs, '--format', 'latex').replace(`qrels ${FILES.human}:`, 'qrels human:')}`,
       );
       // A is best (bold) and significantly better than B, tagged (c): Holm p = 0.0083.
       expect(tex).toContain('(a) & A & \\textbf{0.9444}\\textsuperscript{c} & ');
@@ -389,12 +402,21 @@ forEachDatabase('report API', (t) => {
           '"qrels": "human"',
         ),
       );
+      // The page is shown inline, headed by the report title (escaped), not "assay compare".
       const html = await download(
         '/api/public/leaderboards/demo.html',
         'text/html; charset=utf-8',
-        'demo.html',
+        null,
       );
       expect(html).toMatch(/^<!doctype html>/);
+      expect(html).toContain('<title>Demo &lt;board&gt;</title>');
+      expect(html).toContain('<h1>Demo &lt;board&gt;</h1>');
+      expect(html).not.toContain('assay compare');
+      expect(
+        (await api.call('GET', '/api/public/leaderboards/demo.html')).headers.get(
+          'content-security-policy',
+        ),
+      ).toMatch(/^default-src 'none'/);
       expect(html).not.toMatch(/<script\b/i);
       expect(
         await errorOf(await api.call('GET', '/api/public/leaderboards/demo.csv?format=json')),

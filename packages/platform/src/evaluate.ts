@@ -8,15 +8,15 @@ import {
 } from '@assay/measures';
 import { PlatformError } from './errors.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
-import { readTrecRun } from './runs.js';
+import { readTrecRun, runsOrAll } from './runs.js';
 
 /** What to evaluate: stored runs against a stored label set. */
 export interface EvaluateRunsInput {
   collection: CollectionRef;
   /** The label set (qrels) by name or id. */
   labelSet: string | number;
-  /** Runs of the collection by name or id. */
-  runs: Array<string | number>;
+  /** Runs of the collection by name or id; default every run of the collection. */
+  runs?: Array<string | number> | undefined;
   /** trec_eval or ir_measures names (`map`, `ndcg_cut.10`, `nDCG@10`); empty = trec_eval's official set. */
   measures: string[];
   /** Every judged topic counts, a topic a run lacks scores 0 (trec_eval -c); default true. */
@@ -55,7 +55,8 @@ export async function evaluateRuns(
 ): Promise<EvaluateRunsResult> {
   const collection = await resolveCollection(db, input.collection);
   const set = await resolveLabelSet(db, collection, input.labelSet);
-  if (input.runs.length === 0) throw new PlatformError('invalid_input', 'no runs to evaluate');
+  const runRefs = await runsOrAll(db, collection, input.runs);
+  if (runRefs.length === 0) throw new PlatformError('invalid_input', 'no runs to evaluate');
   for (const [key, value] of [
     ['relevanceLevel', input.relevanceLevel],
     ['maxDocs', input.maxDocs],
@@ -77,7 +78,7 @@ export async function evaluateRuns(
   const completeTopics = input.completeTopics ?? true;
   const runs: RunMeasures[] = [];
   let names: string[] = [];
-  for (const ref of input.runs) {
+  for (const ref of runRefs) {
     const stored = await resolveRun(db, collection, ref);
     const run = await readTrecRun(db, stored, qrels.topics);
     let result;

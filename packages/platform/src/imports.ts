@@ -52,7 +52,8 @@ export interface ImportCollectionResult {
 }
 
 /**
- * Creates a collection with its documents. The whole file is parsed first (bad JSON, a
+ * Creates a collection with its documents (an empty file: none, for evaluating stored runs
+ * against stored qrels only). The whole file is parsed first (bad JSON, a
  * missing id or text, a duplicate id → invalid_input `file:line: reason`), then everything
  * is written in one transaction; conflict when the name is taken. A failure leaves nothing.
  */
@@ -61,7 +62,11 @@ export async function importCollection(
   input: ImportCollectionInput,
 ): Promise<ImportCollectionResult> {
   const name = requireName(input.name, 'collection name');
-  const docs = parsing(() => parseCollection(input.text, input.file, input.format));
+  // An empty file makes an evaluation-only collection: runs and qrels, no documents.
+  const docs =
+    input.text.trim() === ''
+      ? []
+      : parsing(() => parseCollection(input.text, input.file, input.format));
   const taken = `collection "${name}" already exists`;
   return writing(
     () =>
@@ -217,6 +222,15 @@ export interface ImportQrelsInput {
   replace?: boolean;
   /** Grade scale; default: the lowest and highest grade seen, widened to include 0. */
   scale?: { min: number; max: number };
+  /**
+   * Who made the labels: `human` (default; a `human_qrels` set) or `llm` (an `llm_judge`
+   * set written elsewhere, e.g. by another judging tool), with its `judge` and `model`.
+   */
+  kind?: 'human' | 'llm';
+  /** The judge (template or method) that wrote LLM labels; only with kind llm. */
+  judge?: string;
+  /** The model that wrote LLM labels; only with kind llm. */
+  model?: string;
 }
 
 /** What importQrels stored. */
@@ -231,6 +245,12 @@ export interface ImportQrelsResult {
   /** Whether an existing label set of this name was replaced. */
   replaced: boolean;
 }
+
+/**
+ * The details of a conflict that asking to replace would resolve: each interface adds its
+ * own way of asking (the CLI's `--replace`, the API's `?replace=true`).
+ */
+const REPLACEABLE = { replaceable: true } as const;
 
 /**
  * Stores qrels as a `human_qrels` label set in one transaction. conflict when the name is
@@ -267,15 +287,21 @@ export async function importQrels(
       `${input.file}: grades ${min}..${max} fall outside the scale ${scale.min}..${scale.max}`,
       { file: input.file },
     );
+  const llm = input.kind === 'llm';
+  if (!llm && (input.judge !== undefined || input.model !== undefined))
+    throw new PlatformError('invalid_input', 'a judge or model belongs to an LLM label set only');
+  const metadata: Record<string, string> = { source: input.file };
+  if (input.judge !== undefined) metadata.judge = input.judge;
+  if (input.model !== undefined) metadata.model = input.model;
   const collection = await resolveCollection(db, input.collection);
-  const taken = `label set "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`;
+  const taken = `label set "${name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
       withTransaction(db, async (trx) => {
         const existing = await findLabelSetByName(trx, collection.id, name);
         if (existing) {
-          if (!input.replace) throw new PlatformError('conflict', taken);
-          if (existing.kind !== 'human_qrels')
+          if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
+          if (!wasUploaded(existing))
             throw new PlatformError(
               'conflict',
               `label set "${name}" in collection "${collection.name}" holds ${existing.kind} labels, not imported qrels; choose another name`,
@@ -285,10 +311,10 @@ export async function importQrels(
         const set = await createLabelSet(trx, {
           collectionId: collection.id,
           name,
-          kind: 'human_qrels',
+          kind: llm ? 'llm_judge' : 'human_qrels',
           scaleMin: scale.min,
           scaleMax: scale.max,
-          config: { source: input.file },
+          config: metadata,
         });
         const count = await insertLabels(trx, set.id, labels);
         return {
@@ -303,6 +329,16 @@ export async function importQrels(
     taken,
     input.file,
   );
+}
+
+/**
+ * Whether a label set came from an uploaded qrels file (human, or LLM labels judged
+ * elsewhere), so that an upload may replace it; judge jobs' and campaigns' sets may not.
+ */
+function wasUploaded(set: { kind: string; config: unknown }): boolean {
+  if (set.kind === 'human_qrels') return true;
+  const config = set.config as Record<string, unknown> | null;
+  return set.kind === 'llm_judge' && typeof config?.source === 'string';
 }
 
 /** A TREC run file (`qid Q0 docno rank score tag`) for a collection. */
@@ -341,13 +377,13 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
   for (const [topicId, list] of run.topics)
     for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
   const collection = await resolveCollection(db, input.collection);
-  const taken = `run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`;
+  const taken = `run "${name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
       withTransaction(db, async (trx) => {
         const existing = await findRunByName(trx, collection.id, name);
         if (existing) {
-          if (!input.replace) throw new PlatformError('conflict', taken);
+          if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
           await deleteRun(trx, existing.id);
         }
         const created = await createRun(trx, {

@@ -170,14 +170,16 @@ export { claimBatchSize, maxHeldTasks } from './judge-claims.js';
 export { loadPrices, pricesFile, PRICES_FILE } from './prices.js';
 /** A model's price: USD per million prompt (input) and completion (output) tokens. */
 export type { ModelPrice } from '@assay/judge';
-/** Judge templates: the shipped folder, a template's hash, the values it renders, the relevance check. */
+/** Judge templates: the shipped folder, the list of them, a template's hash, the values it renders, the relevance check. */
 export {
   checkRelevanceTemplate,
   defaultJudgesDir,
   judgeValues,
+  listJudgeTemplates,
   loadJudgeTemplate,
   templateHash,
   type JudgeDocument,
+  type JudgeTemplateSummary,
   type JudgeTopic,
 } from './judge-templates.js';
 /** Finding or creating the judge job of a label set, with its pool items as tasks. */

@@ -104,3 +104,36 @@ export function loadJudgeTemplate(id: string, dir?: string): JudgeTemplate {
     );
   return template;
 }
+
+/** What a judge template is for, as listed: its id, kind, grade scale and description. */
+export interface JudgeTemplateSummary {
+  id: string;
+  kind: JudgeTemplate['kind'];
+  scale: { min: number; max: number };
+  description: string;
+}
+
+/**
+ * The judge templates of `dir` (default: the shipped judges/), by id. invalid_input when
+ * the folder cannot be read.
+ */
+export function listJudgeTemplates(dir?: string): JudgeTemplateSummary[] {
+  let templates: Map<string, JudgeTemplate>;
+  try {
+    templates = loadJudgeTemplates(dir ?? defaultJudgesDir());
+  } catch (error) {
+    if (error instanceof PlatformError) throw error;
+    throw new PlatformError(
+      'invalid_input',
+      `cannot read judge templates: ${(error as Error).message}`,
+    );
+  }
+  return [...templates.values()]
+    .map((t) => ({
+      id: t.id,
+      kind: t.kind,
+      scale: { min: t.scale.min, max: t.scale.max },
+      description: t.description,
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

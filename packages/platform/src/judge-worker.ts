@@ -17,7 +17,6 @@ import {
 } from '@assay/db';
 import {
   buildJudgeRequest,
-  canonicalJson,
   judgeItem,
   chatRequestHash,
   type CallStore,
@@ -239,14 +238,13 @@ export async function runJudgeWorker(
     progress.costUsd += cost;
     if (outcome.status === 'labelled') {
       if (outcome.cached) progress.cachedAnswers++;
-      const { [template.gradeField!]: _grade, ...rest } = outcome.judgment.fields;
       const written = await writes.add({
         kind: 'label',
         key: keyOf(task),
         label: {
           grade: outcome.judgment.grade!,
           producedBy: settings.model,
-          rationale: Object.keys(rest).length > 0 ? canonicalJson(rest) : null,
+          rationale: justificationOf(outcome.judgment.fields),
           distribution: (outcome.distribution as unknown as JsonObject) ?? null,
           callHash: outcome.call.hash,
           costUsd: cost,
@@ -430,4 +428,19 @@ function keyOf(task: ClaimedJudgeTask) {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** The answer fields that hold a judge's justification text, in the order they are looked for. */
+const JUSTIFICATION_FIELDS = ['justification', 'rationale', 'reasoning', 'explanation'];
+
+/**
+ * A label's rationale: the judge's justification text when its answer has one, else null.
+ * Other answer fields (sub-grades such as intent_match) stay in the stored call.
+ */
+function justificationOf(fields: Record<string, unknown>): string | null {
+  for (const name of JUSTIFICATION_FIELDS) {
+    const value = fields[name];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return null;
 }

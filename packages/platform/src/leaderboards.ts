@@ -84,13 +84,15 @@ export async function getPublishedLeaderboard(
 
 /**
  * A comparison rendered for download, exactly as `assay compare --format` renders it:
- * csv, latex (booktabs), json (full precision) or html (one self-contained page).
+ * csv, latex (booktabs), json (full precision) or html (one self-contained page). The
+ * report's `title` heads the HTML page and opens the CSV and LaTeX.
  */
 export function renderLeaderboard(
   result: CompareReport,
   format: LeaderboardFormat,
+  title?: string,
 ): RenderedLeaderboard {
-  return { body: renderComparison(result, format), ...DOWNLOADS[format] };
+  return { body: renderComparison(result, format, { title }), ...DOWNLOADS[format] };
 }
 
 /** The media type and file extension of each download format. */

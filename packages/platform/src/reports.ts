@@ -40,7 +40,7 @@ import {
 import { PlatformError, writing } from './errors.js';
 import { evaluateRuns, type EvaluateRunsInput, type EvaluateRunsResult } from './evaluate.js';
 import { decodeReport, toJson } from './report-codec.js';
-import { readTrecRun } from './runs.js';
+import { readTrecRun, runsOrAll } from './runs.js';
 import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
 
@@ -103,8 +103,8 @@ export interface ComparisonReportInput {
   collection: CollectionRef;
   /** One label set, or two whose leaderboards are rank-correlated (the first is ground truth). */
   labelSets: Array<string | number>;
-  /** At least two runs of the collection, by name or id. */
-  runs: Array<string | number>;
+  /** At least two runs of the collection, by name or id; default every run of it. */
+  runs?: Array<string | number> | undefined;
   /** Measures as `assay compare -m` takes them; the first orders the leaderboard. */
   measures: string[];
   /** Default t (paired t-test); wilcoxon or randomization. */
@@ -157,7 +157,8 @@ export async function createComparisonReport(
   const collection = await resolveCollection(db, input.collection);
   if (input.labelSets.length < 1 || input.labelSets.length > 2)
     throw new PlatformError('invalid_input', 'give one or two label sets');
-  if (input.runs.length < 2)
+  const runRefs = await runsOrAll(db, collection, input.runs);
+  if (runRefs.length < 2)
     throw new PlatformError('invalid_input', 'pairwise tests need at least two runs');
   const settings = comparisonSettings(input);
   let tested: string[];
@@ -180,7 +181,7 @@ export async function createComparisonReport(
   if (sets.length === 2 && sets[0]!.id === sets[1]!.id)
     throw new PlatformError('invalid_input', 'the two label sets are the same');
   const runs: Run[] = [];
-  for (const ref of input.runs) {
+  for (const ref of runRefs) {
     const run = await resolveRun(db, collection, ref);
     if (runs.some((r) => r.id === run.id))
       throw new PlatformError('invalid_input', `run "${run.name}" is listed twice`);
@@ -291,7 +292,8 @@ export async function createEvaluationReport(
   const collection = await resolveCollection(db, input.collection);
   const set = await resolveLabelSet(db, collection, input.labelSet);
   const runs: Run[] = [];
-  for (const ref of input.runs) runs.push(await resolveRun(db, collection, ref));
+  for (const ref of await runsOrAll(db, collection, input.runs))
+    runs.push(await resolveRun(db, collection, ref));
   const result = await evaluateRuns(db, {
     ...input,
     collection: collection.id,

@@ -10,6 +10,15 @@ export async function listRuns(db: Queryable, ref: CollectionRef): Promise<RunSu
   return store.listRuns(db, collection.id);
 }
 
+/** `refs` when given, else every run of the collection (by id, in listing order). */
+export async function runsOrAll(
+  db: Queryable,
+  collection: { id: number },
+  refs: Array<string | number> | undefined,
+): Promise<Array<string | number>> {
+  return refs ?? (await store.listRuns(db, collection.id)).map((r) => r.id);
+}
+
 /** A run (by the naming rule) with its entry and topic counts; not_found if absent. */
 export async function getRunSummary(
   db: Queryable,

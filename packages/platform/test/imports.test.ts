@@ -263,7 +263,8 @@ forEachDatabase('importQrels', (t) => {
     );
     expect(conflict).toMatchObject({
       code: 'conflict',
-      message: 'label set "h" already exists in collection "c"; use --replace to overwrite it',
+      message: 'label set "h" already exists in collection "c"',
+      details: { replaceable: true },
     });
     const replaced = await importQrels(t.db, {
       collection: 'c',
@@ -379,7 +380,8 @@ forEachDatabase('importRun', (t) => {
     );
     expect(conflict).toMatchObject({
       code: 'conflict',
-      message: 'run "sys" already exists in collection "c"; use --replace to overwrite it',
+      message: 'run "sys" already exists in collection "c"',
+      details: { replaceable: true },
     });
     const replaced = await importRun(t.db, {
       collection: 'c',

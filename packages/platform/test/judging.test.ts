@@ -105,6 +105,11 @@ forEachDatabase('judging with the database call store', (t) => {
     const qrels = await exportLabelsAsQrels(db, first.labelSet.id);
     expect(qrels.split('\n')).toContain('q1 0 doc-7 3');
     expect(qrels.trim().split('\n')).toHaveLength(9);
+    // graded-0-3 answers sub-grades but no justification text: the rationale stays empty
+    // (the sub-grades are in the stored call, not dumped into the label).
+    expect((await listLabels(db, first.labelSet.id)).map((l) => l.rationale)).toEqual(
+      Array(9).fill(null),
+    );
 
     // The same command again: same job, nothing added, nothing to do.
     expect(await job(db, 'llm-a', list)).toMatchObject({ created: false, added: 0 });

@@ -22,6 +22,7 @@ import {
   CollectionParam,
   NameOrId,
   readErrors,
+  TopicId,
   writeErrors,
 } from '../schemas.js';
 import { PoolSpecSchema, poolSpec } from './pools.js';
@@ -53,7 +54,7 @@ const NewCampaign = z
     name: z.string().trim().min(1).max(200),
     pool: PoolSpecSchema.optional().openapi({ description: 'items from a pool of stored runs' }),
     items: z
-      .array(z.object({ topic: z.string().min(1), docno: z.string().min(1) }))
+      .array(z.object({ topic: TopicId, docno: z.string().min(1) }))
       .min(1)
       .max(1_000_000)
       .optional()

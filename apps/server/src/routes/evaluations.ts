@@ -12,7 +12,11 @@ export const EvaluationRequest = z
       .array(NameOrId)
       .min(1)
       .max(1000)
-      .openapi({ example: ['bm25'] }),
+      .optional()
+      .openapi({
+        description: 'runs by name or id; default every run of the collection',
+        example: ['bm25'],
+      }),
     measures: z
       .array(z.string().min(1))
       .min(1)

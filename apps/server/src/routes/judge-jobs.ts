@@ -11,7 +11,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../schemas.js';
+import {
+  adminOnly,
+  anyUser,
+  CollectionParam,
+  readErrors,
+  TopicId,
+  writeErrors,
+} from '../schemas.js';
 import { poolSpec, PoolSpecSchema } from './pools.js';
 
 const JobParam = z.object({
@@ -98,7 +105,7 @@ const JudgeJobRequest = z
       description: 'judge the pool of stored runs (give this or items)',
     }),
     items: z
-      .array(z.object({ topicId: z.string().min(1), docId: z.string().min(1) }))
+      .array(z.object({ topicId: TopicId, docId: z.string().min(1) }))
       .min(1)
       .max(1_000_000)
       .optional()

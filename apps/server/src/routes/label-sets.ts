@@ -1,6 +1,7 @@
 import {
   createConsensusLabelSet,
   deleteLabelSet,
+  exportLabelsAsQrels,
   importQrels,
   listLabels,
   listLabelSets,
@@ -42,6 +43,23 @@ const ImportOptions = z.object({
   }),
   scaleMin: Grade.optional().openapi({ description: 'lowest grade of the scale' }),
   scaleMax: Grade.optional().openapi({ description: 'highest grade of the scale' }),
+  kind: z.enum(['human', 'llm']).optional().openapi({
+    description: 'who made the labels: human (default) or llm (labels judged elsewhere)',
+  }),
+  judge: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'the judge that wrote LLM labels (kind=llm only)' }),
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'the model that wrote LLM labels (kind=llm only)' }),
 });
 
 const ConsensusRequest = z
@@ -116,7 +134,7 @@ export const labelSets = createRouter()
       method: 'post',
       path: '/',
       tags: ['label sets'],
-      summary: 'Import TREC qrels as a human label set (all or nothing)',
+      summary: 'Import TREC qrels as a human or LLM label set (all or nothing)',
       ...adminOnly,
       request: {
         params: CollectionParam,
@@ -126,6 +144,9 @@ export const labelSets = createRouter()
           replace: { description: '"true" to replace a label set of the same name' },
           scaleMin: { description: 'lowest grade (default: from the file, at most 0)' },
           scaleMax: { description: 'highest grade (default: from the file)' },
+          kind: { description: 'human (default) or llm' },
+          judge: { description: 'the judge that wrote LLM labels (kind=llm only)' },
+          model: { description: 'the model that wrote LLM labels (kind=llm only)' },
         }),
       },
       responses: {
@@ -139,7 +160,7 @@ export const labelSets = createRouter()
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
       const upload = await readUpload(c, ImportOptions, 'qrels');
-      const { name, replace, scaleMin, scaleMax } = upload.options;
+      const { name, replace, scaleMin, scaleMax, kind, judge, model } = upload.options;
       if ((scaleMin === undefined) !== (scaleMax === undefined))
         throw new ApiError('invalid_input', 'give both scaleMin and scaleMax, or neither');
       const result = await importQrels(c.var.db, {
@@ -148,6 +169,9 @@ export const labelSets = createRouter()
         text: upload.text,
         file: upload.file,
         replace,
+        ...(kind === undefined ? {} : { kind }),
+        ...(judge === undefined ? {} : { judge }),
+        ...(model === undefined ? {} : { model }),
         ...(scaleMin === undefined || scaleMax === undefined
           ? {}
           : { scale: { min: scaleMin, max: scaleMax } }),
@@ -210,6 +234,33 @@ export const labelSets = createRouter()
       const params = c.req.valid('param');
       const set = await getLabelSetSummary(c.var.db, params.collection, params.labelSet);
       return c.json(present(set), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{labelSet}/qrels',
+      tags: ['label sets'],
+      summary: 'The label set as a TREC qrels download (`topic 0 docno grade`, byte order)',
+      ...anyUser,
+      request: { params: LabelSetParams },
+      responses: {
+        200: {
+          description: 'the qrels file, as an attachment named after the label set',
+          content: { 'text/plain': { schema: z.string() } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const params = c.req.valid('param');
+      const set = await getLabelSetSummary(c.var.db, params.collection, params.labelSet);
+      // The name is the user's; only a safe subset of it reaches the header.
+      const filename = `${set.name.replace(/[^A-Za-z0-9._-]/g, '_')}.qrels`;
+      return c.text(await exportLabelsAsQrels(c.var.db, set.id), 200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-disposition': `attachment; filename="${filename}"`,
+      });
     },
   )
   .openapi(

@@ -56,6 +56,15 @@ const PublicLeaderboardSchema = z
   })
   .openapi('PublicLeaderboard');
 
+const PublicListItem = z
+  .object({
+    slug: z.string(),
+    title: z.string(),
+    publishedAt: z.string().openapi({ format: 'date-time' }),
+    url: z.string().openapi({ description: 'the public, token-free address' }),
+  })
+  .openapi('PublicLeaderboardSummary');
+
 const LeaderboardListItem = z
   .object({
     slug: z.string(),
@@ -121,71 +130,107 @@ export const leaderboards = createRouter()
  * `/api/public/leaderboards`: published leaderboards, read-only and open to anyone (the only
  * routes besides health and the OpenAPI document that need no token; see auth.ts).
  */
-export const publicLeaderboards = createRouter().openapi(
-  createRoute({
-    method: 'get',
-    path: '/{slug}',
-    tags: ['leaderboards'],
-    summary: 'A published leaderboard, as JSON or as a CSV, LaTeX, JSON or HTML download',
-    description:
-      'No token needed. `/{slug}` answers a JSON object (title, provenance, leaderboard); ' +
-      '`/{slug}.csv`, `.tex`, `.json`, `.html` (or `?format=csv|latex|json|html`) answer the ' +
-      'file `assay compare --format …` writes, as an attachment.',
-    security: [],
-    request: { params: PublicParam, query: FormatQuery },
-    responses: {
-      200: {
-        description: 'the leaderboard',
-        content: {
-          'application/json': { schema: PublicLeaderboardSchema },
-          'text/csv': { schema: z.string() },
-          'application/x-tex': { schema: z.string() },
-          'text/html': { schema: z.string() },
+export const publicLeaderboards = createRouter()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: ['leaderboards'],
+      summary: 'The index of published leaderboards (no token needed)',
+      security: [],
+      responses: {
+        200: {
+          description: 'every published leaderboard by slug: its title, date and public address',
+          content: { 'application/json': { schema: z.array(PublicListItem) } },
         },
       },
-      400: {
-        description: 'not a slug',
-        content: { 'application/json': { schema: ErrorSchema } },
-      },
-      404: {
-        description: 'nothing is published under this slug',
-        content: { 'application/json': { schema: ErrorSchema } },
-      },
-    },
-  }),
-  async (c) => {
-    const [slug, extension] = c.req.valid('param').slug.split('.') as [string, string?];
-    const fromQuery = c.req.valid('query').format;
-    const fromExtension = extension === undefined ? undefined : EXTENSIONS[extension];
-    if (fromQuery !== undefined && fromExtension !== undefined && fromQuery !== fromExtension)
-      throw new ApiError(
-        'invalid_input',
-        `the extension .${extension} and format=${fromQuery} disagree`,
-      );
-    const format = fromExtension ?? fromQuery;
-    const published = await getPublishedLeaderboard(c.var.db, slug);
-    const { report } = published;
-    if (format === undefined) {
-      // Who published or created it stays private; everything it was computed from is shown.
-      const { createdBy: _createdBy, ...provenance } = report.provenance;
-      return c.json(
-        {
-          slug,
-          title: report.title,
-          publishedAt: published.publishedAt.toISOString(),
-          provenance: provenance as Record<string, unknown>,
-          leaderboard: JSON.parse(comparisonJson(report.result)) as Record<string, unknown>,
-          downloads: Object.fromEntries(
-            Object.keys(EXTENSIONS).map((ext) => [ext, `/api/public/leaderboards/${slug}.${ext}`]),
-          ),
-        },
+    }),
+    async (c) =>
+      c.json(
+        (await listPublishedLeaderboards(c.var.db)).map((p) => ({
+          slug: p.slug,
+          title: p.title,
+          publishedAt: p.publishedAt.toISOString(),
+          url: `/api/public/leaderboards/${p.slug}`,
+        })),
         200,
-      );
-    }
-    const rendered = renderLeaderboard(report.result, format);
-    return c.body(rendered.body, 200, {
-      'content-type': rendered.contentType,
-      'content-disposition': `attachment; filename="${slug}.${rendered.extension}"`,
-    });
-  },
-);
+      ),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{slug}',
+      tags: ['leaderboards'],
+      summary: 'A published leaderboard, as JSON or as a CSV, LaTeX, JSON or HTML download',
+      description:
+        'No token needed. `/{slug}` answers a JSON object (title, provenance, leaderboard); ' +
+        '`/{slug}.csv`, `.tex`, `.json`, `.html` (or `?format=csv|latex|json|html`) answer the ' +
+        'file `assay compare --format …` writes, headed by the report title: CSV, LaTeX and JSON ' +
+        'as an attachment, HTML inline so that a link shows the page.',
+      security: [],
+      request: { params: PublicParam, query: FormatQuery },
+      responses: {
+        200: {
+          description: 'the leaderboard',
+          content: {
+            'application/json': { schema: PublicLeaderboardSchema },
+            'text/csv': { schema: z.string() },
+            'application/x-tex': { schema: z.string() },
+            'text/html': { schema: z.string() },
+          },
+        },
+        400: {
+          description: 'not a slug',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
+        404: {
+          description: 'nothing is published under this slug',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
+      },
+    }),
+    async (c) => {
+      const [slug, extension] = c.req.valid('param').slug.split('.') as [string, string?];
+      const fromQuery = c.req.valid('query').format;
+      const fromExtension = extension === undefined ? undefined : EXTENSIONS[extension];
+      if (fromQuery !== undefined && fromExtension !== undefined && fromQuery !== fromExtension)
+        throw new ApiError(
+          'invalid_input',
+          `the extension .${extension} and format=${fromQuery} disagree`,
+        );
+      const format = fromExtension ?? fromQuery;
+      const published = await getPublishedLeaderboard(c.var.db, slug);
+      const { report } = published;
+      if (format === undefined) {
+        // Who published or created it stays private; everything it was computed from is shown.
+        const { createdBy: _createdBy, ...provenance } = report.provenance;
+        return c.json(
+          {
+            slug,
+            title: report.title,
+            publishedAt: published.publishedAt.toISOString(),
+            provenance: provenance as Record<string, unknown>,
+            leaderboard: JSON.parse(comparisonJson(report.result)) as Record<string, unknown>,
+            downloads: Object.fromEntries(
+              Object.keys(EXTENSIONS).map((ext) => [
+                ext,
+                `/api/public/leaderboards/${slug}.${ext}`,
+              ]),
+            ),
+          },
+          200,
+        );
+      }
+      const rendered = renderLeaderboard(report.result, format, report.title);
+      if (format === 'html')
+        // Shown in the browser; the page needs nothing but its own inline style and SVG.
+        return c.body(rendered.body, 200, {
+          'content-type': rendered.contentType,
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+        });
+      return c.body(rendered.body, 200, {
+        'content-type': rendered.contentType,
+        'content-disposition': `attachment; filename="${slug}.${rendered.extension}"`,
+      });
+    },
+  );

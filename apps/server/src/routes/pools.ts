@@ -2,7 +2,14 @@ import { buildCollectionPool } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
-import { anyUser, CollectionParam, ErrorSchema, NameOrId, readErrors } from '../schemas.js';
+import {
+  anyUser,
+  CollectionParam,
+  ErrorSchema,
+  NameOrId,
+  readErrors,
+  TopicId,
+} from '../schemas.js';
 
 /** How to pool stored runs (the body of POST …/pools and the `pool` of a judge job). */
 export const PoolSpecSchema = z
@@ -19,7 +26,7 @@ export const PoolSpecSchema = z
       .max(100_000)
       .openapi({ description: 'each run’s top k documents per topic', example: 10 }),
     topics: z
-      .array(z.string().min(1))
+      .array(TopicId)
       .min(1)
       .max(100_000)
       .optional()

@@ -53,7 +53,11 @@ const ComparisonRequest = z
       .array(NameOrId)
       .min(2)
       .max(200)
-      .openapi({ example: ['bm25', 'rm3'] }),
+      .optional()
+      .openapi({
+        description: 'runs by name or id; default every run of the collection',
+        example: ['bm25', 'rm3'],
+      }),
     measures: z
       .array(z.string().min(1))
       .min(1)

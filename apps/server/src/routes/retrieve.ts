@@ -9,7 +9,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../schemas.js';
+import {
+  adminOnly,
+  anyUser,
+  CollectionParam,
+  readErrors,
+  TopicId,
+  writeErrors,
+} from '../schemas.js';
 
 const count = (description: string) =>
   z.number().int().min(1).max(100_000).optional().openapi({ description });
@@ -54,7 +61,7 @@ const RetrieveBody = z
       .strict()
       .optional(),
     topics: z
-      .array(z.string().min(1))
+      .array(TopicId)
       .min(1)
       .max(100_000)
       .optional()

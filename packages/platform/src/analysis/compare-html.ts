@@ -301,9 +301,10 @@ function widestMarks(report: CompareReport): number {
  * One self-contained HTML page, summary first: with two qrels, the rank correlations and
  * both rankings; then per leaderboard the table with significance marks, the means with
  * confidence intervals and the sorted per-topic differences of the highlighted pair; the
- * corrected p-value matrices come last.
+ * corrected p-value matrices come last. `title` (escaped) heads the page; without it,
+ * "assay compare".
  */
-export function comparisonHtml(report: CompareReport): string {
+export function comparisonHtml(report: CompareReport, title = 'assay compare'): string {
   const two = report.leaderboards.length === 2;
   const sections: string[] = [];
   if (two) sections.push(agreementSection(report));
@@ -327,11 +328,11 @@ export function comparisonHtml(report: CompareReport): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>assay compare</title>
+<title>${e(title)}</title>
 <style>${style}</style>
 </head>
 <body>
-<h1>assay compare</h1>
+<h1>${e(title)}</h1>
 ${sections.join('\n')}
 </body>
 </html>

@@ -35,18 +35,33 @@ export function comparisonReport(
   return report;
 }
 
+/** What a rendering may carry besides the comparison itself. */
+interface RenderOptions {
+  /**
+   * The report's title: the heading and `<title>` of the HTML page, a first `% ` comment
+   * line of the LaTeX and a leading `title` section of the CSV. Without it the HTML is
+   * headed "assay compare" and the other formats carry no title.
+   */
+  title?: string;
+}
+
 /** A comparison written in one of the formats (`table` is the text of `assay compare`). */
-export function renderComparison(report: CompareReport, format: CompareFormat): string {
+export function renderComparison(
+  report: CompareReport,
+  format: CompareFormat,
+  options: RenderOptions = {},
+): string {
+  const { title } = options;
   switch (format) {
     case 'table':
       return comparisonTable(report);
     case 'json':
       return comparisonJson(report);
     case 'csv':
-      return comparisonCsv(report);
+      return comparisonCsv(report, title);
     case 'latex':
-      return comparisonLatex(report);
+      return comparisonLatex(report, title);
     case 'html':
-      return comparisonHtml(report);
+      return comparisonHtml(report, title);
   }
 }

@@ -280,9 +280,10 @@ function csvLine(cells: unknown[]): string {
  * 1. one row per (run, measure): mean, interval, Judged@10, marks, topic handling;
  * 2. one row per pairwise test;
  * 3. with two qrels, one row per measure: the rank correlations.
- * With two qrels, sections 1 and 2 start with a `qrels` column.
+ * With two qrels, sections 1 and 2 start with a `qrels` column. Given a `title`, a first
+ * section holds it (header `title`, one row).
  */
-export function comparisonCsv(report: CompareReport): string {
+export function comparisonCsv(report: CompareReport, title?: string): string {
   const two = report.leaderboards.length === 2;
   const q = (qrels: string) => (two ? [qrels] : []);
   const lines = [
@@ -369,6 +370,7 @@ export function comparisonCsv(report: CompareReport): string {
       lines.push(csvLine([m, r.kendallTauB, r.tauAP, r.spearman, r.rbo]));
     }
   }
+  if (title !== undefined) lines.unshift(csvLine(['title']), csvLine([title]), '');
   return `${lines.join('\n')}\n`;
 }
 
@@ -434,9 +436,13 @@ function leaderboardLatex(c: Comparison, qrels: string): string[] {
   return lines;
 }
 
-/** booktabs tables: best mean per column bold, significance as superscript run tags. */
-export function comparisonLatex(report: CompareReport): string {
+/**
+ * booktabs tables: best mean per column bold, significance as superscript run tags. Given a
+ * `title`, the first line is a comment naming it.
+ */
+export function comparisonLatex(report: CompareReport, title?: string): string {
   const parts: string[] = [];
+  if (title !== undefined) parts.push(`% ${title.replace(/[\r\n]+/g, ' ')}`);
   for (const l of report.leaderboards) parts.push(...leaderboardLatex(l.comparison, l.qrels), '');
   if (report.rankCorrelation) {
     parts.push(
