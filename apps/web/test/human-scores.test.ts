@@ -3,7 +3,7 @@ import { answerKey, scoreFile } from '../src/lib/human-scores';
 
 describe('scoreFile', () => {
   it('writes one score line per fully scored answer, criteria in rubric order', () => {
-    const scores = {
+    const scores: Record<string, Record<string, number>> = {
       [answerKey('q2', 'b')]: { correctness: 3, informativeness: 1 },
       [answerKey('q1', 'a')]: { informativeness: 4, correctness: 5 },
       // Left out: correctness was not given.
