@@ -55,6 +55,46 @@ const LLM = [1, 2, 3]
   .flatMap((t) => [1, 2, 3, 4].map((r) => `${t} 0 d${(t - 1) * 4 + r} ${r % 4}`))
   .join('\n');
 
+// Three systems' answers to two topics; system c's answer to topic 1 carries markup.
+const RESPONSES =
+  [
+    { topic: 'q1', system: 'a', query: 'why does a wing flutter', answer: 'Aeroelastic coupling.' },
+    { topic: 'q1', system: 'b', query: 'why does a wing flutter', answer: 'Because of wind.' },
+    {
+      topic: 'q1',
+      system: 'c',
+      query: 'why does a wing flutter',
+      answer: `Flutter ${XSS} happens.`,
+    },
+    { topic: 'q2', system: 'a', query: 'what is a shock wave', answer: 'A thin pressure jump.' },
+    { topic: 'q2', system: 'b', query: 'what is a shock wave', answer: 'A loud noise.' },
+    { topic: 'q2', system: 'c', query: 'what is a shock wave', answer: 'Supersonic flow.' },
+  ]
+    .map((r) => JSON.stringify(r))
+    .join('\n') + '\n';
+// The LLM's grades (informativeness, correctness) of each answer, with a justification.
+const LLM_GRADES: Record<string, [number, number]> = {
+  'q1 a': [4, 5],
+  'q1 b': [1, 2],
+  'q1 c': [3, 3],
+  'q2 a': [5, 4],
+  'q2 b': [0, 1],
+  'q2 c': [2, 3],
+};
+const LLM_SCORES =
+  Object.entries(LLM_GRADES)
+    .map(([key, [informativeness, correctness]]) => {
+      const [topic, system] = key.split(' ');
+      return JSON.stringify({
+        topic,
+        system,
+        trial: 1,
+        scores: { informativeness, correctness },
+        justification: `judge note on ${key} ${XSS}`,
+      });
+    })
+    .join('\n') + '\n';
+
 describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium', () => {
   let server: RunningServer;
   let browser: Browser;
@@ -263,5 +303,98 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
       root.headers.get('content-security-policy') ?? '',
     )?.[1];
     expect(scripts).toMatch(/^'self'( 'sha256-[A-Za-z0-9+/=]+')*$/);
+  }, 240_000);
+  it('shows answers side by side, lets a person score them with the keyboard, shows agreement', async () => {
+    const created = await call('POST', '/response-sets', ADMIN, {
+      name: 'flutter-answers',
+      responses: RESPONSES,
+    });
+    expect(created.status).toBe(201);
+    const imported = await call('POST', '/response-sets/flutter-answers/score-sets/import', ADMIN, {
+      name: 'llm',
+      scores: LLM_SCORES,
+      judge: 'answer-quality',
+    });
+    expect(imported.status).toBe(201);
+
+    const admin = await signedIn(ADMIN, '/admin/answers');
+    let alerted = false;
+    admin.on('dialog', async (dialog) => {
+      alerted = true;
+      await dialog.dismiss();
+    });
+    await admin.getByRole('link', { name: 'flutter-answers' }).click();
+    await admin.getByText('6 answers of 3 systems to 2 topics.').waitFor();
+    // Topic q1 with the LLM's scores: every system's answer, grade and justification.
+    const answerOf = (system: string) =>
+      admin.getByRole('article', { name: `answer of ${system}` });
+    await answerOf('a').getByText('judge note on q1 a').waitFor();
+    await expect(answerOf('b').locator('dd').allTextContents()).resolves.toEqual(['1', '2']);
+    // Markup in an answer and in a justification is shown as characters.
+    const c = answerOf('c');
+    expect(await c.getByTestId('answer').textContent()).toBe(`Flutter ${XSS} happens.`);
+    expect(await c.locator('img').count()).toBe(0);
+    await admin.screenshot({ path: join(shots, 'answers-side-by-side.png'), fullPage: true });
+
+    // A person scores systems a and b on both criteria with the keyboard only: focus a
+    // criterion's grade 0, then the arrow keys move the choice along 0–5.
+    const human: Record<string, [number, number]> = { a: [4, 4], b: [1, 3] };
+    for (const [system, grades] of Object.entries(human)) {
+      const criteria = ['informativeness', 'correctness'];
+      for (let k = 0; k < 2; k++) {
+        const group = admin.getByRole('radiogroup', { name: `${criteria[k]} of ${system}` });
+        await group.getByRole('radio', { name: `${criteria[k]} 0` }).focus();
+        await admin.keyboard.press('Space');
+        for (let i = 0; i < grades[k]!; i++) await admin.keyboard.press('ArrowRight');
+        await expect(
+          group.getByRole('radio', { name: `${criteria[k]} ${grades[k]}` }).isChecked(),
+        ).resolves.toBe(true);
+      }
+    }
+    await admin.getByText('2 answers fully scored').waitFor();
+    await admin.getByLabel('Score set name').fill('people');
+    await admin.keyboard.press('Enter');
+    await admin.getByRole('status').getByText('Saved 2 answers as score set “people”.').waitFor();
+
+    // The stored score set holds exactly the grades the person gave.
+    const sets = (await (await call('GET', '/response-sets/flutter-answers', ADMIN)).json()) as {
+      scoreSets: Array<{ id: number; name: string }>;
+    };
+    const people = sets.scoreSets.find((s) => s.name === 'people')!;
+    const stored = (await (await call('GET', `/score-sets/${people.id}`, ADMIN)).json()) as {
+      rows: Array<{ topicId: string; system: string; scores: Record<string, number> }>;
+    };
+    expect(
+      stored.rows
+        .map((r) => [r.topicId, r.system, r.scores.informativeness, r.scores.correctness])
+        .sort(),
+    ).toEqual([
+      ['q1', 'a', 4, 4],
+      ['q1', 'b', 1, 3],
+    ]);
+
+    // Judge vs person over the two answers both scored: informativeness (4, 1) against
+    // (4, 1) agrees exactly on both, exact agreement 1; correctness (5, 2) against (4, 3)
+    // on neither, 0.
+    await admin.getByRole('img', { name: 'Agreement of llm and people per criterion' }).waitFor();
+    const table = admin.getByRole('table', { name: 'agreement per criterion' });
+    await expect(
+      table.getByRole('row').filter({ hasText: 'informativeness' }).locator('td').allTextContents(),
+    ).resolves.toEqual(expect.arrayContaining(['informativeness', '2', '1.0000']));
+    await expect(
+      table.getByRole('row').filter({ hasText: 'correctness' }).locator('td').nth(2).textContent(),
+    ).resolves.toBe('0.0000');
+
+    // The report of the LLM's score set: win-rate bars per criterion and means.
+    await admin.getByRole('form', { name: 'report' }).getByLabel('Score set').selectOption('llm');
+    await admin.getByRole('button', { name: 'Show report' }).click();
+    await admin.getByRole('img', { name: 'Win rate on informativeness (normalised)' }).waitFor();
+    // System a's informativeness: (4 + 5) / 2 = 4.5 over both topics.
+    const means = admin.getByRole('table', { name: 'means with 95% intervals' });
+    await expect(
+      means.getByRole('row').filter({ hasText: /^a/ }).locator('td').nth(2).textContent(),
+    ).resolves.toMatch(/^4\.50 \[/);
+    await admin.screenshot({ path: join(shots, 'answers-agreement-report.png'), fullPage: true });
+    expect(alerted).toBe(false);
   }, 240_000);
 });

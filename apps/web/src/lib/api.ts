@@ -249,6 +249,90 @@ export interface PublicLeaderboard {
   downloads: Record<string, string>;
 }
 
+export interface ResponseSet {
+  id: number;
+  name: string;
+  provenance: Record<string, unknown>;
+  responses: number;
+  topics: number;
+  systems: number;
+  createdAt: string;
+}
+
+export interface ScoreSet {
+  id: number;
+  responseSetId: number;
+  name: string;
+  judgeId: string;
+  mode: 'pointwise' | 'comparative' | 'imported';
+  criteria: string[];
+  settings: Record<string, unknown>;
+  scored: number;
+  failed: number;
+  createdAt: string;
+}
+
+export interface Answer {
+  topicId: string;
+  system: string;
+  query: string | null;
+  answer: string;
+  references: string[] | null;
+}
+
+export interface ResponseSetDetail extends ResponseSet {
+  answers: Answer[];
+  scoreSets: ScoreSet[];
+}
+
+export interface AnswerScore {
+  topicId: string;
+  system: string;
+  trial: number;
+  scores: Record<string, number> | null;
+  justification: string | null;
+  label: string | null;
+  error: string | null;
+  raw: string | null;
+}
+
+export interface ScoreSetDetail extends ScoreSet {
+  rows: AnswerScore[];
+}
+
+/** Per criterion, agreement of two score sets of the same answers (null: undefined). */
+export interface CriterionAgreement {
+  criterion: string;
+  n: number;
+  exact: number | null;
+  kappaLinear: number | null;
+  kappaQuadratic: number | null;
+  alphaOrdinal: number | null;
+  alphaInterval: number | null;
+}
+
+/** `assay answers report --format json`. */
+export interface AnswersReport {
+  systems: Array<{
+    system: string;
+    n: number;
+    means: Record<string, number>;
+    ci: Record<string, [number, number]>;
+    winRate: Record<string, number>;
+    winRateNormalised: Record<string, number>;
+  }>;
+  tests: Array<{
+    a: string;
+    b: string;
+    criterion: string;
+    test: 'paired' | 'welch';
+    statistic: number;
+    p: number;
+    pAdjusted: number;
+    significant: boolean;
+  }>;
+}
+
 /** The `assay compare --format json` shape as the leaderboard views take it. */
 export function fromCompareJson(json: CompareJson): CompareResult {
   const settings = {
@@ -373,4 +457,25 @@ export const api = {
   compare: (body: Record<string, unknown>) => request<Report>('POST', '/reports/comparisons', body),
   publicLeaderboard: (slug: string) =>
     request<PublicLeaderboard>('GET', `/public/leaderboards/${enc(slug)}`),
+
+  responseSets: () => request<ResponseSet[]>('GET', '/response-sets'),
+  responseSet: (set: string, topic?: string) =>
+    request<ResponseSetDetail>(
+      'GET',
+      `/response-sets/${enc(set)}${topic === undefined ? '' : `?topic=${enc(topic)}`}`,
+    ),
+  scoreSet: (id: number, topic?: string) =>
+    request<ScoreSetDetail>(
+      'GET',
+      `/score-sets/${id}${topic === undefined ? '' : `?topic=${enc(topic)}`}`,
+    ),
+  importScoreSet: (set: string, name: string, scores: string, judge?: string) =>
+    request<ScoreSet>('POST', `/response-sets/${enc(set)}/score-sets/import`, {
+      name,
+      scores,
+      ...(judge ? { judge } : {}),
+    }),
+  scoreAgreement: (id: number, other: number) =>
+    request<CriterionAgreement[]>('GET', `/score-sets/${id}/agreement/${other}`),
+  answersReport: (id: number) => request<AnswersReport>('GET', `/score-sets/${id}/report`),
 };
