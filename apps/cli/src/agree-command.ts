@@ -2,7 +2,10 @@ import {
   agreement,
   agreementText,
   fitGradesToScale,
+  MAX_SCALE_GRADES,
   observedScale,
+  outlyingGrade,
+  scaleWidth,
 } from '@assay/platform/analysis';
 import { parseQrels, TrecFormatError, type Qrels } from '@assay/trec';
 import { readText } from './evaluate-files.js';
@@ -35,6 +38,9 @@ pairs both contain: confusion matrix (rows A, columns B), exact agreement, Cohen
 (unweighted, linear, quadratic), Krippendorff's alpha (nominal, ordinal, interval) and
 kappa after binarising at every threshold (relevant = grade >= t).
 
+A scale holds at most 1000 grades: a stray grade that stretches the seen scale
+beyond that is an input error (exit 2, file:line); give --scale and --clip to clamp it.
+
 ${optionsHelp(OPTIONS)}`;
 
 /** The agreement report `assay agree` prints. */
@@ -58,6 +64,19 @@ export function agreeCommand(argv: readonly string[], io: CommandIo): number {
   const b = parseQrels(textB, pathB);
   const scaleText = options.get('scale')?.at(-1);
   const scale = scaleText === undefined ? observedScale(a, b) : parseScale(scaleText);
+  if (scaleWidth(scale) > MAX_SCALE_GRADES) {
+    if (scaleText !== undefined)
+      throw new UsageError(
+        `--scale ${scaleText} holds more than ${MAX_SCALE_GRADES} grades, the most agreement is computed over`,
+      );
+    const outlier = outlyingGrade(a, b)!;
+    const [file, text] = outlier.side === 'a' ? [pathA, textA] : [pathB, textB];
+    throw new TrecFormatError(
+      file,
+      findLine(text, outlier.qid, outlier.docno),
+      `grade ${outlier.grade} makes the scale ${scale.min}-${scale.max}, wider than the ${MAX_SCALE_GRADES} grades agreement is computed over (give --scale and --clip to clamp it, or fix the label)`,
+    );
+  }
   const clip = options.has('clip');
   const clippedA = checkScale(a, scale, clip, pathA, textA);
   const clippedB = checkScale(b, scale, clip, pathB, textB);

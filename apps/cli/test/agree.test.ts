@@ -84,4 +84,24 @@ describe('assay agree on a hand-computed example', () => {
     // Binarised at 1: A = 0 1 1 1, B = 0 1 0 1 → p_o = 3/4, p_e = (1·2 + 3·2)/16 = 1/2 → 1/2.
     expect(r.binarized[0]!.kappa).toBeCloseTo(0.5, 12);
   });
+
+  it('refuses a stray grade of 1e8 with exit 2 naming file and line, quickly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-agree-'));
+    const a = join(dir, 'a.qrels');
+    const b = join(dir, 'b.qrels');
+    writeFileSync(a, '1 0 d1 1\n1 0 d2 0\n');
+    writeFileSync(b, '1 0 d1 1\n1 0 d2 100000000\n');
+    const refused = await cli('agree', a, b);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`${b}:2: grade 100000000 makes the scale 0-100000000`);
+    // With a declared scale and --clip the grade is clamped to 3: d1 agrees, d2 does not.
+    const clipped = await agree(a, b, '--scale', '0-3', '--clip');
+    expect(clipped.n).toBe(2);
+    expect(clipped.exactAgreement).toBe(0.5);
+    // A scale that wide is a bad command line (exit 1), like any other bad --scale.
+    const wide = await cli('agree', a, b, '--scale', '0-5000');
+    expect(wide.code).toBe(1);
+    expect(wide.stderr).toContain('--scale 0-5000 holds more than 1000 grades');
+  });
 });

@@ -3,6 +3,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { annotatorScope } from './annotator-scope.js';
 import { authentication } from './auth.js';
+import { FailedAuthLimiter } from './auth-rate-limit.js';
 import { ApiError, handleError } from './errors.js';
 import type { AppEnv } from './router.js';
 import { responseSets } from './routes/response-sets.js';
@@ -36,6 +37,11 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** The built web app served at `/` (default: apps/web/build of this checkout; null: none). */
   webDir?: string | null;
+  /**
+   * Failed authentications one client address may make per minute before it is answered
+   * 429 with Retry-After (default 20).
+   */
+  maxAuthFailures?: number;
 }
 
 /** Default upload limit: room for a large run file (a few million lines). */
@@ -51,13 +57,21 @@ export function createApp(deps: AppDeps) {
     scheme: 'bearer',
     description: 'An assay API token (the first admin token is printed when the server starts).',
   });
+  const limiter = new FailedAuthLimiter(deps.maxAuthFailures ?? 20, 60_000);
+  // Every response: no content sniffing; API responses are data, never a page to render.
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('x-content-type-options', 'nosniff');
+    if (!c.res.headers.has('content-security-policy'))
+      c.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+  });
   // Order matters: who you are is settled before any body is read.
   app.use('/api/*', async (c, next) => {
     c.set('db', deps.db);
     c.set('config', deps.config);
     await next();
   });
-  app.use('/api/*', authentication);
+  app.use('/api/*', authentication(limiter));
   app.use('/api/*', annotatorScope);
   app.use(
     '/api/*',

@@ -1,4 +1,5 @@
-import { authenticate } from '@assay/platform';
+import { authenticate, PlatformError } from '@assay/platform';
+import type { FailedAuthLimiter } from './auth-rate-limit.js';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import type { AppEnv } from './router.js';
@@ -27,17 +28,45 @@ export function isPublic(method: string, path: string): boolean {
 /**
  * Bearer-token authentication for every /api route but the public ones: no token, an
  * unknown one or a revoked one is 401. Tokens are compared by hash in the database and
- * never logged.
+ * never logged. A client address with too many failed attempts is answered 429 with
+ * Retry-After (see {@link FailedAuthLimiter}) before its token is even looked at.
  */
-export const authentication = createMiddleware<AppEnv>(async (c, next) => {
-  if (isPublic(c.req.method, c.req.path)) return next();
-  const header = c.req.header('authorization');
-  const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  if (header !== undefined && !match)
-    throw new ApiError('unauthorized', 'the Authorization header must be "Bearer <token>"');
-  c.set('user', await authenticate(c.var.db, match?.[1]));
-  return next();
-});
+export function authentication(limiter: FailedAuthLimiter) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (isPublic(c.req.method, c.req.path)) return next();
+    const client = clientAddress(c.env);
+    const wait = limiter.retryAfter(client);
+    if (wait > 0)
+      throw new ApiError(
+        'too_many_requests',
+        `too many failed authentication attempts from this address; try again in ${wait} s`,
+        undefined,
+        { 'retry-after': String(wait) },
+      );
+    const header = c.req.header('authorization');
+    const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    try {
+      if (header !== undefined && !match)
+        throw new ApiError('unauthorized', 'the Authorization header must be "Bearer <token>"');
+      c.set('user', await authenticate(c.var.db, match?.[1]));
+    } catch (error) {
+      if (
+        (error instanceof ApiError && error.code === 'unauthorized') ||
+        (error instanceof PlatformError && error.code === 'unauthorized')
+      )
+        limiter.fail(client);
+      throw error;
+    }
+    return next();
+  });
+}
+
+/** The peer address of a request served by @hono/node-server; one shared key otherwise. */
+function clientAddress(env: unknown): string {
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)
+    ?.incoming;
+  return incoming?.socket?.remoteAddress ?? 'local';
+}
 
 /** Lets only admins through (routes that create, import or delete); others get 403. */
 export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {

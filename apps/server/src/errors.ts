@@ -13,6 +13,7 @@ export type ApiErrorCode =
   | 'forbidden'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'too_many_requests'
   | 'internal';
 
 const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
@@ -23,6 +24,7 @@ const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   forbidden: 403,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  too_many_requests: 429,
   internal: 500,
 };
 
@@ -35,6 +37,8 @@ export class ApiError extends Error {
     message: string,
     /** Overrides the code's usual status (invalid_input is 400 or 422). */
     status?: ContentfulStatusCode,
+    /** Response headers that go with the error (e.g. Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -106,7 +110,7 @@ export function handleError(error: Error, c: Context, log: (line: string) => voi
   const known = toApiError(error);
   if (known) {
     const body: ErrorBody = { error: { code: known.code, message: known.message } };
-    return c.json(body, known.status);
+    return c.json(body, known.status, known.headers);
   }
   log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? String(error)}`);
   const body: ErrorBody = { error: { code: 'internal', message: 'internal server error' } };

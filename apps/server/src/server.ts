@@ -24,8 +24,15 @@ export interface StartServerOptions {
   db?: AssayDb;
   /** Where the server's messages go, one line per call (default: stdout). */
   log?: (line: string) => void;
-  /** Interface to listen on (default: all). */
+  /** Interface to listen on (default: config.host, else 127.0.0.1). */
   hostname?: string;
+  /**
+   * Socket limits, in ms: `idleMs` closes a connection on which nothing moves (default
+   * 120 s), `headersMs` one whose request headers have not all arrived (default 30 s),
+   * `requestMs` one whose whole request, body included, has not arrived (default 10 min:
+   * a slow client may not hold a connection open with a trickling body).
+   */
+  timeouts?: { idleMs?: number; headersMs?: number; requestMs?: number };
   /** Items the background judge worker judges at once (default 8). */
   workerConcurrency?: number;
   /** How often the background judge worker looks for new work, in ms (default 2000). */
@@ -64,22 +71,41 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       config.adminToken ? { token: config.adminToken } : {},
     );
     const app = createApp({ db: database.db, config, log });
-    const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+    const timeouts = options.timeouts ?? {};
+    const requestMs = timeouts.requestMs ?? 600_000;
+    const headersMs = Math.min(timeouts.headersMs ?? 30_000, requestMs);
+    const server = createAdaptorServer({
+      fetch: app.fetch,
+      serverOptions: {
+        requestTimeout: requestMs,
+        headersTimeout: headersMs,
+        // How often Node checks the two limits above.
+        connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersMs / 2))),
+      },
+    }) as Server;
+    // A socket idle this long is destroyed (no 'timeout' listener keeps it open).
+    server.setTimeout(timeouts.idleMs ?? 120_000);
+    const hostname = options.hostname ?? config.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, options.hostname, () => {
+      server.listen(config.port, hostname, () => {
         server.off('error', reject);
         resolve();
       });
     });
     const port = (server.address() as AddressInfo).port;
-    const url = `http://localhost:${port}/api`;
+    const shown = hostname === '0.0.0.0' || hostname === '::' ? 'localhost' : hostname;
+    const url = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}/api`;
     const where =
       database.kind === 'postgres'
         ? 'PostgreSQL (DATABASE_URL)'
         : `embedded PGlite in ${resolve(config.dataDir, 'pglite')}`;
+    const reach =
+      hostname === '0.0.0.0' || hostname === '::'
+        ? 'reachable from other machines'
+        : `on ${hostname} only (HOST=0.0.0.0 to accept other machines)`;
     log(
-      `assay is serving ${url} (database: ${where}); API reference: ${url}/openapi.json; stop with Ctrl-C`,
+      `assay is serving ${url}, ${reach} (database: ${where}); API reference: ${url}/openapi.json; stop with Ctrl-C`,
     );
     if (admin.created) announceAdmin(admin.token, config, url, log);
     const worker = startBackgroundWorker(database, options, log);

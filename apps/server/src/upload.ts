@@ -28,7 +28,15 @@ export async function readUpload<S extends z.ZodObject>(
   let text: string;
   let file: string | undefined;
   if (type.startsWith('multipart/form-data')) {
-    const form = await c.req.parseBody();
+    let form: Awaited<ReturnType<typeof c.req.parseBody>>;
+    try {
+      form = await c.req.parseBody();
+    } catch {
+      throw new ApiError(
+        'invalid_input',
+        'the multipart/form-data body is malformed (check its boundary and parts)',
+      );
+    }
     const upload = form.file;
     if (!(upload instanceof File))
       throw new ApiError(
@@ -37,8 +45,8 @@ export async function readUpload<S extends z.ZodObject>(
       );
     for (const [key, value] of Object.entries(form))
       if (key !== 'file' && typeof value === 'string') fields[key] = value;
-    text = await upload.text();
     file = upload.name || undefined;
+    text = decodeText(new Uint8Array(await upload.arrayBuffer()), upload.type, file);
   } else if (/^application\/([a-z.+-]+\+)?json/.test(type)) {
     let body: unknown;
     try {
@@ -61,7 +69,7 @@ export async function readUpload<S extends z.ZodObject>(
     type.startsWith('application/octet-stream') ||
     type.startsWith('application/x-www-form-urlencoded')
   ) {
-    text = await c.req.text();
+    text = decodeText(new Uint8Array(await c.req.arrayBuffer()), type, fields.filename);
   } else {
     throw new ApiError(
       'unsupported_media_type',
@@ -73,4 +81,59 @@ export async function readUpload<S extends z.ZodObject>(
   // Strict: a misspelt option (`?repalce=true`) is an error, not silently ignored.
   const options = schema.strict().parse(fields) as z.output<S>;
   return { text, file: names.filename ?? file ?? defaultFile, options };
+}
+
+/** Charsets an upload may declare, by the decoder that reads them. */
+const CHARSETS: Record<string, string> = {
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'us-ascii': 'utf-8',
+  ascii: 'utf-8',
+  'iso-8859-1': 'latin1',
+  'iso8859-1': 'latin1',
+  latin1: 'latin1',
+  'windows-1252': 'latin1',
+};
+
+/**
+ * The text of an uploaded file: UTF-8 unless its content type declares another charset
+ * assay reads (ISO-8859-1 / Latin-1, decoded as such). UTF-16, declared or recognised by
+ * its byte-order mark or its zero bytes, and any other charset are refused with a message
+ * saying what to do, so nothing is stored garbled.
+ */
+function decodeText(bytes: Uint8Array, contentType: string, file: unknown): string {
+  const where = typeof file === 'string' && file !== '' ? `${file}: ` : '';
+  const declared = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1]?.toLowerCase();
+  if ((declared !== undefined && declared.startsWith('utf-16')) || looksLikeUtf16(bytes))
+    throw new ApiError(
+      'invalid_input',
+      `${where}the file is UTF-16; assay reads UTF-8 (or a declared ISO-8859-1): convert it, e.g. iconv -f UTF-16 -t UTF-8`,
+      422,
+    );
+  const decoder = declared === undefined ? 'utf-8' : CHARSETS[declared];
+  if (decoder === undefined)
+    throw new ApiError(
+      'unsupported_media_type',
+      `${where}cannot read charset=${declared}; send UTF-8 (or ISO-8859-1)`,
+    );
+  if (decoder === 'latin1') return Buffer.from(bytes).toString('latin1');
+  return new TextDecoder('utf-8').decode(bytes);
+}
+
+/** A UTF-16 byte-order mark, or zero bytes in every other position of the first bytes. */
+function looksLikeUtf16(bytes: Uint8Array): boolean {
+  if (bytes.length >= 2) {
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+      return true;
+  }
+  const n = Math.min(bytes.length, 512);
+  if (n < 4) return false;
+  let evenZeros = 0;
+  let oddZeros = 0;
+  for (let i = 0; i < n; i++) {
+    if (bytes[i] !== 0) continue;
+    if (i % 2 === 0) evenZeros++;
+    else oddZeros++;
+  }
+  return Math.max(evenZeros, oddZeros) >= (n / 2) * 0.8;
 }

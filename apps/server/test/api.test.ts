@@ -559,6 +559,60 @@ forEachDatabase('assay API', (t) => {
       expect((await counts(t.db)).run_entries).toBe(6);
     });
 
+    it('pages through run entries with a cursor, in the order of the whole list', async () => {
+      // Ties are kept in order: topic 10 sorts before 9 (byte order), equal ranks by score
+      // descending, equal rank and score by docno.
+      const run =
+        '9 Q0 z 1 5 tie\n9 Q0 b 1 5 tie\n9 Q0 a 1 6 tie\n10 Q0 q 2 1 tie\n10 Q0 p 1 1 tie\n';
+      await api.call('POST', '/api/collections?name=paged&format=tsv', {
+        token: api.admin,
+        body: 'a\tx\n',
+      });
+      expect(
+        (await api.call('POST', '/api/collections/paged/runs', { token: api.admin, body: run }))
+          .status,
+      ).toBe(201);
+      const expected = ['10/p', '10/q', '9/a', '9/b', '9/z'];
+      const seen: string[] = [];
+      let path = '/api/collections/paged/runs/tie/entries?limit=2';
+      for (let pages = 1; ; pages++) {
+        const r = await api.call('GET', path, { token: api.annotator });
+        expect(r.status).toBe(200);
+        const body = (await r.json()) as Array<{ topicId: string; docId: string }>;
+        seen.push(...body.map((e) => `${e.topicId}/${e.docId}`));
+        const next = r.headers.get('x-next-cursor');
+        if (next === null) {
+          expect(pages).toBe(3);
+          break;
+        }
+        expect(r.headers.get('link')).toContain('rel="next"');
+        path = `/api/collections/paged/runs/tie/entries?limit=2&after=${next}`;
+      }
+      expect(seen).toEqual(expected);
+      // Without limit one page holds up to 1000; more than 10000 or a made-up cursor is refused.
+      const all = await api.call('GET', '/api/collections/paged/runs/tie/entries', {
+        token: api.annotator,
+      });
+      expect(((await all.json()) as unknown[]).length).toBe(5);
+      expect(all.headers.get('x-next-cursor')).toBeNull();
+      expect(
+        (
+          await errorOf(
+            await api.call('GET', '/api/collections/paged/runs/tie/entries?limit=10001', {
+              token: api.annotator,
+            }),
+          )
+        ).status,
+      ).toBe(400);
+      expect(
+        await errorOf(
+          await api.call('GET', '/api/collections/paged/runs/tie/entries?after=bm90IGEgY3Vyc29y', {
+            token: api.annotator,
+          }),
+        ),
+      ).toMatchObject({ status: 422, code: 'invalid_input' });
+    });
+
     it('refuses a second run of the same name unless replace=true', async () => {
       await seed();
       const before = await counts(t.db);

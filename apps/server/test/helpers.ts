@@ -24,7 +24,14 @@ export async function setUpApi(
   deps: Partial<Omit<AppDeps, 'db'>> = {},
 ): Promise<TestApi> {
   const logged: string[] = [];
-  const app = createApp({ db, log: (line) => logged.push(line), ...deps });
+  // Suites probe many routes without a token on purpose: far more failed authentications
+  // than the default limit allows (server-defaults.test.ts tests the limit itself).
+  const app = createApp({
+    db,
+    log: (line) => logged.push(line),
+    maxAuthFailures: 10_000,
+    ...deps,
+  });
   await ensureAdmin(db, { token: ADMIN_TOKEN });
   const { token: annotator } = await addUser(db, { name: 'ann', role: 'annotator' });
   return {

@@ -79,6 +79,39 @@ forEachDatabase('pools and judge jobs API', (t) => {
     });
   }
 
+  it('caps the work of one pool with a 422 naming the cap', async () => {
+    // The probe: depth 100000 once stalled the server for minutes.
+    const deep = await errorOf(
+      await api.call('POST', '/api/collections/demo/pools', {
+        token: api.annotator,
+        json: { runs: ['sysA'], depth: 100_000 },
+      }),
+    );
+    expect(deep).toMatchObject({ status: 422, code: 'invalid_input' });
+    expect(deep.message).toContain('depth 100000 is over the cap of 1000');
+    // 3000 topics asked for × depth 1000 × 2 runs = 6,000,000 candidates > 5,000,000.
+    const topics = Array.from({ length: 3000 }, (_, i) => String(i + 1));
+    const wide = await errorOf(
+      await api.call('POST', '/api/collections/demo/pools', {
+        token: api.annotator,
+        json: { runs: ['sysA', 'sysB'], depth: 1000, topics },
+      }),
+    );
+    expect(wide).toMatchObject({ status: 422, code: 'invalid_input' });
+    expect(wide.message).toContain(
+      '3000 topics × depth 1000 × 2 runs = 6000000 candidates, over the cap of 5000000',
+    );
+    // At the depth cap itself a pool is computed.
+    expect(
+      (
+        await api.call('POST', '/api/collections/demo/pools', {
+          token: api.annotator,
+          json: { runs: ['sysA'], depth: 1000 },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
   it('computes the depth-k pool of stored runs in priority order, with its statistics', async () => {
     const r = await api.call('POST', '/api/collections/demo/pools', {
       token: api.annotator,

@@ -116,6 +116,53 @@ forEachDatabase('report API', (t) => {
       expect(summaries[0]).not.toHaveProperty('result');
     });
 
+    it('refuses agreement over a stray huge grade with a 422 naming the label set and grade', async () => {
+      // The exact probe: one label of 2000000000 would make a 0..2e9 confusion matrix.
+      const outlier = await api.call('POST', '/api/collections/demo/label-sets?name=outlier', {
+        ...admin(),
+        body: '1 0 184 2000000000\n1 0 a 1\n',
+      });
+      expect(outlier.status).toBe(201);
+      const refused = await errorOf(
+        await api.call('POST', '/api/reports/agreements', {
+          ...admin(),
+          json: { collection: 'demo', labelSetA: 'human', labelSetB: 'outlier' },
+        }),
+      );
+      expect(refused).toMatchObject({ status: 422, code: 'invalid_input' });
+      expect(refused.message).toContain('label set "outlier"');
+      expect(refused.message).toContain('grade 2000000000');
+      expect(refused.message).toContain('1000 grades');
+      // A declared scale with clip clamps the stray grade: pairs a (2 vs 1) only.
+      const clipped = await api.call('POST', '/api/reports/agreements', {
+        ...admin(),
+        json: {
+          collection: 'demo',
+          labelSetA: 'human',
+          labelSetB: 'outlier',
+          scale: { min: 0, max: 3 },
+          clip: true,
+        },
+      });
+      expect(clipped.status).toBe(201);
+      const body = (await clipped.json()) as { result: { n: number; onlyA: number } };
+      expect(body.result.n).toBe(1);
+      expect(body.result.onlyA).toBe(6);
+      const wide = await errorOf(
+        await api.call('POST', '/api/reports/agreements', {
+          ...admin(),
+          json: {
+            collection: 'demo',
+            labelSetA: 'human',
+            labelSetB: 'llm',
+            scale: { min: 0, max: 100000 },
+          },
+        }),
+      );
+      expect(wide).toMatchObject({ status: 422, code: 'invalid_input' });
+      expect(wide.message).toContain('0-100000');
+    });
+
     it('stores agreement and evaluation reports', async () => {
       const agreement = await api.call('POST', '/api/reports/agreements', {
         ...admin(),

@@ -154,7 +154,7 @@ describe('assay serve', () => {
       const first = await startAssay({ ASSAY_DATA_DIR: dataDir, PORT: String(port) });
       const token = /Authorization: Bearer (assay_[A-Za-z0-9_-]+)/.exec(first.output())?.[1];
       expect(token, first.output()).toBeDefined();
-      expect(first.output()).toContain(`assay is serving http://localhost:${port}/api`);
+      expect(first.output()).toContain(`assay is serving http://127.0.0.1:${port}/api`);
       expect(first.output()).toMatch(
         /loaded the Cranfield demo collection: 1400 documents, 225 topics/,
       );

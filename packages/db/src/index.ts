@@ -116,13 +116,21 @@ export {
   findRun,
   getRun,
   getRunEntries,
+  getRunEntryPage,
   getRunSummary,
   getRunWithEntries,
   insertRunEntries,
   listRuns,
 } from './repositories/runs.js';
 /** A run, its summary, its entries, and the fields of a new one. */
-export type { NewRun, Run, RunEntry, RunSummary, RunWithEntries } from './repositories/runs.js';
+export type {
+  NewRun,
+  Run,
+  RunEntry,
+  RunEntryKey,
+  RunSummary,
+  RunWithEntries,
+} from './repositories/runs.js';
 
 /** Label sets and labels: create, bulk insert, list, qrels map, human revisions, delete. */
 export {

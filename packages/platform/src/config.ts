@@ -14,6 +14,11 @@ export interface AssayConfig {
   dataDir: string;
   /** PORT the API listens on (default 8080). */
   port: number;
+  /**
+   * HOST: the interface the API listens on; absent means 127.0.0.1 (this machine only).
+   * 0.0.0.0 or :: accepts connections from other machines.
+   */
+  host?: string;
   /** ASSAY_ADMIN_TOKEN: token for the bootstrap admin (otherwise one is generated and shown once). */
   adminToken?: string;
   /** OPENAI_API_KEY for LLM judges. */
@@ -56,6 +61,10 @@ const Env = z.object({
     (v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 65535),
     'must be a port number (1-65535)',
   ),
+  HOST: optional.refine(
+    (v) => v === undefined || /^[A-Za-z0-9.:-]+$/.test(v),
+    'must be a host name or an IP address, such as 127.0.0.1 or 0.0.0.0',
+  ),
   ASSAY_ADMIN_TOKEN: optional.refine(
     (v) => v === undefined || v.length >= 16,
     'must be at least 16 characters',
@@ -92,6 +101,7 @@ export function loadConfig(
     port: e.PORT ? Number(e.PORT) : 8080,
   };
   if (e.DATABASE_URL) config.databaseUrl = e.DATABASE_URL;
+  if (e.HOST) config.host = e.HOST;
   if (e.ASSAY_ADMIN_TOKEN) config.adminToken = e.ASSAY_ADMIN_TOKEN;
   if (e.OPENAI_API_KEY) config.openaiApiKey = e.OPENAI_API_KEY;
   if (e.OPENAI_BASE_URL) config.openaiBaseUrl = e.OPENAI_BASE_URL;

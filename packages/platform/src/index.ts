@@ -85,6 +85,7 @@ export {
   listRunEntries,
   listRuns,
   readTrecRun,
+  RUN_ENTRY_PAGE,
   takenRunNames,
 } from './runs.js';
 /** Label sets: list, labels, delete, a label set as qrels text. */

@@ -58,6 +58,15 @@ export interface CollectionPool {
   };
 }
 
+/** The deepest pool one request may ask for (runs are usually cut at 1000 per topic). */
+const MAX_POOL_DEPTH = 1000;
+
+/**
+ * The most candidate entries (topics × depth × runs) one pool may look at: the work of a
+ * single request stays bounded however large the stored runs are.
+ */
+const MAX_POOL_CANDIDATES = 5_000_000;
+
 /**
  * The depth-k pool of stored runs of a collection (packages/pooling's buildDepthPool):
  * pairs graded ≥ 0 in `excludeLabelSets` left out, items in judging priority order, plus
@@ -79,6 +88,12 @@ export async function poolOf(
 ): Promise<CollectionPool> {
   if (!Number.isInteger(spec.depth) || spec.depth < 1)
     throw new PlatformError('invalid_input', `depth must be an integer ≥ 1, not ${spec.depth}`);
+  if (spec.depth > MAX_POOL_DEPTH)
+    throw new PlatformError(
+      'invalid_input',
+      `depth ${spec.depth} is over the cap of ${MAX_POOL_DEPTH} documents per run and topic`,
+      { cap: 'MAX_POOL_DEPTH', limit: MAX_POOL_DEPTH },
+    );
   if (
     spec.perTopicCap !== undefined &&
     (!Number.isInteger(spec.perTopicCap) || spec.perTopicCap < 1)
@@ -112,6 +127,13 @@ export async function poolOf(
   }
   const topics =
     wanted ?? [...new Set(runs.flatMap((r) => [...r.topics.keys()]))].sort(compareDocno);
+  const candidates = topics.length * spec.depth * runs.length;
+  if (candidates > MAX_POOL_CANDIDATES)
+    throw new PlatformError(
+      'invalid_input',
+      `${topics.length} topics × depth ${spec.depth} × ${runs.length} runs = ${candidates} candidates, over the cap of ${MAX_POOL_CANDIDATES} per pool; pool fewer topics, runs or a smaller depth`,
+      { cap: 'MAX_POOL_CANDIDATES', limit: MAX_POOL_CANDIDATES },
+    );
   let pool: Pool;
   try {
     pool = buildDepthPool(runs, {

@@ -25,6 +25,9 @@ import {
   BOOTSTRAP_SAMPLES,
   compareRuns,
   fitGradesToScale,
+  MAX_SCALE_GRADES,
+  outlyingGrade,
+  scaleWidth,
   comparisonReport,
   compareSettings,
   CompareSettingsError,
@@ -265,6 +268,20 @@ export async function createAgreementReport(
       );
   }
   const scale = input.scale ?? observedScale(a, b);
+  if (scaleWidth(scale) > MAX_SCALE_GRADES) {
+    if (input.scale !== undefined)
+      throw new PlatformError(
+        'invalid_input',
+        `the scale ${scale.min}-${scale.max} holds more than ${MAX_SCALE_GRADES} grades, the most agreement is computed over`,
+      );
+    const outlier = outlyingGrade(a, b)!;
+    const set = outlier.side === 'a' ? setA : setB;
+    throw new PlatformError(
+      'invalid_input',
+      `label set "${set.name}": grade ${outlier.grade} of topic ${outlier.qid} document ${outlier.docno} makes the scale ${scale.min}-${scale.max}, wider than the ${MAX_SCALE_GRADES} grades agreement is computed over; give a scale and clip to clamp it, or fix the label`,
+      { labelSet: set.name, grade: outlier.grade, maxScaleGrades: MAX_SCALE_GRADES },
+    );
+  }
   const clip = input.clip ?? false;
   const clipped = {
     a: fitToScale(a, scale, clip, setA.name),

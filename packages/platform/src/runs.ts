@@ -32,21 +32,72 @@ export async function getRunSummary(
   return summary;
 }
 
-/** A stored run's entries, topics in qid byte order and each in rank order; optionally one topic. */
+/** Entries a page of {@link listRunEntries} holds by default, and at most. */
+export const RUN_ENTRY_PAGE = { default: 1000, max: 10_000 } as const;
+
+/** A page of a run's entries and the cursor of the next page (null on the last one). */
+export interface RunEntryPage {
+  entries: RunEntry[];
+  next: string | null;
+}
+
+/**
+ * A page of a stored run's entries, topics in qid byte order and each in rank order;
+ * optionally one topic. `after` is the `next` cursor of the previous page (opaque text);
+ * a cursor that is not one is invalid_input.
+ */
 export async function listRunEntries(
   db: Queryable,
   collectionRef: CollectionRef,
   runRef: ItemRef,
-  options: { topic?: string } = {},
-): Promise<RunEntry[]> {
+  options: { topic?: string; limit?: number; after?: string } = {},
+): Promise<RunEntryPage> {
+  const limit = options.limit ?? RUN_ENTRY_PAGE.default;
+  if (!Number.isInteger(limit) || limit < 1 || limit > RUN_ENTRY_PAGE.max)
+    throw new PlatformError(
+      'invalid_input',
+      `limit must be an integer from 1 to ${RUN_ENTRY_PAGE.max}, not ${limit}`,
+    );
+  const after = options.after === undefined ? undefined : decodeEntryCursor(options.after);
   const collection = await resolveCollection(db, collectionRef);
   const run = await resolveRun(db, collection, runRef);
-  const byTopic = await store.getRunEntries(
-    db,
-    run.id,
-    options.topic === undefined ? {} : { topicIds: [options.topic] },
+  const entries = await store.getRunEntryPage(db, run.id, {
+    limit,
+    ...(options.topic === undefined ? {} : { topicIds: [options.topic] }),
+    ...(after === undefined ? {} : { after }),
+  });
+  const last = entries.at(-1);
+  return {
+    entries,
+    next: entries.length === limit && last ? encodeEntryCursor(last) : null,
+  };
+}
+
+function encodeEntryCursor(e: RunEntry): string {
+  return Buffer.from(JSON.stringify([e.topicId, e.rank, e.score, e.docId])).toString('base64url');
+}
+
+function decodeEntryCursor(text: string): store.RunEntryKey {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  if (
+    Array.isArray(value) &&
+    value.length === 4 &&
+    typeof value[0] === 'string' &&
+    Number.isSafeInteger(value[1]) &&
+    typeof value[2] === 'number' &&
+    Number.isFinite(value[2]) &&
+    typeof value[3] === 'string'
+  )
+    return { topicId: value[0], rank: value[1] as number, score: value[2], docId: value[3] };
+  throw new PlatformError(
+    'invalid_input',
+    'after must be the `next` cursor of a previous page of this list',
   );
-  return [...byTopic.values()].flat();
 }
 
 /** Deletes a stored run with its entries; not_found if absent. */

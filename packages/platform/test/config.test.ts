@@ -47,6 +47,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ ASSAY_SERVER_WORKER: '0' }).serverWorker).toBe(false);
     expect(loadConfig({ ASSAY_SERVER_WORKER: '1' }).serverWorker).toBe(true);
     expect(loadConfig({ ASSAY_SERVER_WORKER: '' }).serverWorker).toBeUndefined();
+    // HOST: absent leaves the server on 127.0.0.1; anything but a host or address is refused.
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '::' }).host).toBe('::');
+    expect(loadConfig({}).host).toBeUndefined();
+    expect(() => loadConfig({ HOST: 'a b' })).toThrow(/HOST must be a host name/);
   });
 
   it('names the bad variable and never echoes its value', () => {

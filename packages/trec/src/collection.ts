@@ -58,6 +58,21 @@ class Seen {
   }
 }
 
+/** How deep a JSONL document's objects and arrays may nest (metadata is stored as JSON). */
+const MAX_JSON_DEPTH = 100;
+
+/** Whether objects and arrays in `value` nest deeper than `limit` (walked without recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function parseJsonl(text: string, file: string): CollectionDocument[] {
   const docs: CollectionDocument[] = [];
   const seen = new Seen(file);
@@ -73,6 +88,12 @@ function parseJsonl(text: string, file: string): CollectionDocument[] {
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw new TrecFormatError(file, lineNo, 'expected a JSON object');
     const obj = value as Record<string, unknown>;
+    if (nestedDeeperThan(obj, MAX_JSON_DEPTH))
+      throw new TrecFormatError(
+        file,
+        lineNo,
+        `the document is nested more than ${MAX_JSON_DEPTH} levels deep`,
+      );
     const idKey = ID_KEYS.find((k) => obj[k] !== undefined);
     const textKey = TEXT_KEYS.find((k) => typeof obj[k] === 'string');
     const id = idKey === undefined ? undefined : obj[idKey];

@@ -2,6 +2,7 @@ import {
   deleteRun,
   importRun,
   listRunEntries,
+  RUN_ENTRY_PAGE,
   listRuns,
   getRunSummary,
   type RunSummary,
@@ -137,17 +138,36 @@ export const runs = createRouter()
       method: 'get',
       path: '/{run}/entries',
       tags: ['runs'],
-      summary: 'A run’s ranked lists: by topic, in rank order',
+      summary: 'A page of a run’s ranked lists: by topic, in rank order (cursor paging)',
       ...anyUser,
       request: {
         params: RunParams,
         query: z.object({
           topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
+          limit: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(RUN_ENTRY_PAGE.max)
+            .default(RUN_ENTRY_PAGE.default)
+            .openapi({ description: 'entries per page', example: RUN_ENTRY_PAGE.default }),
+          after: z
+            .string()
+            .min(1)
+            .max(4096)
+            .optional()
+            .openapi({ description: 'the previous page’s `X-Next-Cursor`' }),
         }),
       },
       responses: {
         200: {
-          description: 'the entries, topics in qid byte order',
+          description:
+            'a page of entries, topics in qid byte order; when more follow, the ' +
+            '`X-Next-Cursor` header holds the `after` of the next page and `Link` its URL',
+          headers: z.object({
+            'X-Next-Cursor': z.string().optional(),
+            Link: z.string().optional(),
+          }),
           content: { 'application/json': { schema: z.array(RunEntrySchema) } },
         },
         ...readErrors,
@@ -155,14 +175,19 @@ export const runs = createRouter()
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const { topic } = c.req.valid('query');
-      const entries = await listRunEntries(
-        c.var.db,
-        params.collection,
-        params.run,
-        topic === undefined ? {} : { topic },
-      );
-      return c.json(entries, 200);
+      const { topic, limit, after } = c.req.valid('query');
+      const page = await listRunEntries(c.var.db, params.collection, params.run, {
+        limit,
+        ...(topic === undefined ? {} : { topic }),
+        ...(after === undefined ? {} : { after }),
+      });
+      if (page.next !== null) {
+        const url = new URL(c.req.url);
+        url.searchParams.set('after', page.next);
+        c.header('x-next-cursor', page.next);
+        c.header('link', `<${url.pathname}${url.search}>; rel="next"`);
+      }
+      return c.json(page.entries, 200);
     },
   )
   .openapi(

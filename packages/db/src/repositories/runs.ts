@@ -230,6 +230,52 @@ export async function getRunEntries(
   return byTopic;
 }
 
+/** Where a page of run entries continues: the last entry of the previous page. */
+export interface RunEntryKey {
+  topicId: string;
+  rank: number;
+  score: number;
+  docId: string;
+}
+
+/**
+ * One page of a run's entries in the order of {@link getRunEntries} (topic byte order,
+ * rank, score descending, docno byte order), starting after `after` (keyset paging: each
+ * page costs the same however deep it is).
+ */
+export async function getRunEntryPage(
+  db: Queryable,
+  runId: number,
+  options: { topicIds?: readonly string[]; limit: number; after?: RunEntryKey },
+): Promise<RunEntry[]> {
+  let query = db
+    .selectFrom('run_entries')
+    .select(['topic_id', 'doc_id', 'rank', 'score'])
+    .where('run_id', '=', runId)
+    .orderBy(sql`topic_id collate "C"`)
+    .orderBy('rank')
+    .orderBy('score', 'desc')
+    .orderBy(sql`doc_id collate "C"`)
+    .limit(options.limit);
+  if (options.topicIds) {
+    query = query.where(sql<boolean>`topic_id = any(${[...options.topicIds]}::text[])`);
+  }
+  const a = options.after;
+  if (a) {
+    const t = sql`topic_id collate "C"`;
+    const d = sql`doc_id collate "C"`;
+    query = query.where(
+      sql<boolean>`(${t} > ${a.topicId} or (${t} = ${a.topicId} and (rank > ${a.rank} or (rank = ${a.rank} and (score < ${a.score} or (score = ${a.score} and ${d} > ${a.docId}))))))`,
+    );
+  }
+  return (await query.execute()).map((row) => ({
+    topicId: row.topic_id,
+    docId: row.doc_id,
+    rank: row.rank,
+    score: row.score,
+  }));
+}
+
 /** A run with all its entries grouped by topic, if the run exists. */
 export async function getRunWithEntries(
   db: Queryable,

@@ -43,7 +43,13 @@ export {
 /** A comparison as one self-contained HTML page. */
 export { comparisonHtml } from './compare-html.js';
 /** Grades fitted into a scale: clamped, or refused by the caller. */
-export { fitGradesToScale } from './grade-scale.js';
+export {
+  fitGradesToScale,
+  MAX_SCALE_GRADES,
+  outlyingGrade,
+  scaleWidth,
+  type LocatedGrade,
+} from './grade-scale.js';
 /** Which measures a comparison can test topic by topic. */
 export { testableMeasures, type TestableMeasures } from './measures.js';
 /** Agreement between two label sets and its text rendering. */
