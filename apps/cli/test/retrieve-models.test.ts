@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../../packages/db/test/helpers.js';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE: scripted answers and injected faults.
 import {
   startOpenAITestServer,

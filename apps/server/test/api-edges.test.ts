@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 import { errorOf, setUpApi } from './helpers.js';
 
 forEachDatabase('API edges', (t) => {

@@ -1,7 +1,7 @@
 // Bad inputs an unlucky user or an attacker sends: each is a 4xx with a readable reason,
 // never a 500, and nothing of a refused upload is kept.
 import { beforeEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase } from '@assay/platform/testing';
 import { setUpApi, type TestApi } from './helpers.js';
 
 forEachDatabase('bad inputs', (t) => {

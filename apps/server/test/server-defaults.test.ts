@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forEachDatabase, OPEN_TIMEOUT_MS } from '../../../packages/db/test/helpers.js';
+import { forEachDatabase, OPEN_TIMEOUT_MS } from '@assay/platform/testing';
 import { FailedAuthLimiter } from '../src/auth-rate-limit.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
