@@ -1,10 +1,9 @@
-import { renameSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadJudgeTemplates, type JudgeTemplate } from '@assay/judge';
+import type { JudgeTemplate } from '@assay/judge';
 import {
+  checkAnswerTemplate,
   DbCallStore,
-  defaultJudgesDir,
   formatScoreLine,
   judgeWorkerDeps,
   parseGoldAnswers,
@@ -26,6 +25,8 @@ import {
 import { parseCollection, parseTopics } from '@assay/trec';
 import { readText } from './evaluate-files.js';
 import { CliError } from './io.js';
+import { loadCheckedTemplate } from './judge-options.js';
+import { writeAtomically } from './write-atomically.js';
 import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
 
 /** Exit status of `assay answers score` when some answers could not be scored. */
@@ -126,30 +127,8 @@ function oneOf<T extends string>(
   return value as T;
 }
 
-/** Writes a file through a temporary name, so a crash never leaves half a file. */
-function writeAtomically(path: string, text: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
-
 function loadTemplate(id: string, dir: string | undefined): JudgeTemplate {
-  let templates: Map<string, JudgeTemplate>;
-  try {
-    templates = loadJudgeTemplates(dir ?? defaultJudgesDir());
-  } catch (error) {
-    throw new CliError(
-      `cannot read judge templates: ${(error as Error).message}`,
-      EXIT.invalidInput,
-    );
-  }
-  const template = templates.get(id);
-  if (!template) throw usage(`no judge '${id}' (known: ${[...templates.keys()].join(', ')})`);
-  if (!template.criteria?.length)
-    throw usage(
-      `judge ${id} grades relevance, not answers (use answer-quality or rag-groundedness)`,
-    );
-  return template;
+  return loadCheckedTemplate(id, dir, checkAnswerTemplate);
 }
 
 function docsFormat(file: string): 'jsonl' | 'tsv' {

@@ -2,8 +2,6 @@ import { basename, extname } from 'node:path';
 import type { ModelPrice, JudgeTemplate } from '@assay/judge';
 import {
   checkRelevanceTemplate,
-  loadJudgeTemplate,
-  PlatformError,
   ensureJudgeJob,
   estimateJudgeRun,
   exportLabelsAsQrels,
@@ -21,7 +19,6 @@ import {
   type AssayConfig,
 } from '@assay/platform';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
-import { CliError } from './io.js';
 import {
   asCliErrors,
   commandConfig,
@@ -39,6 +36,7 @@ import {
   positiveInteger,
   requireEndpoint,
   type EndpointOptions,
+  loadCheckedTemplate,
 } from './judge-options.js';
 import { writeAtomically } from './write-atomically.js';
 import { ProgressReporter, compact } from './progress.js';
@@ -416,20 +414,5 @@ function reportFailures(
 
 /** The relevance judge `judgeId`: an unknown or unfit judge is a usage error. */
 function loadTemplate(judgeId: string, dir: string | undefined): JudgeTemplate {
-  let template: JudgeTemplate;
-  try {
-    template = loadJudgeTemplate(judgeId, dir);
-  } catch (error) {
-    if (!(error instanceof PlatformError)) throw error;
-    // An unreadable folder is bad input; a judge it does not have is a usage error.
-    if (error.code === 'not_found') throw new UsageError(error.message);
-    throw new CliError(error.message, EXIT.invalidInput);
-  }
-  try {
-    checkRelevanceTemplate(template);
-  } catch (error) {
-    if (error instanceof PlatformError) throw new UsageError(error.message);
-    throw error;
-  }
-  return template;
+  return loadCheckedTemplate(judgeId, dir, checkRelevanceTemplate);
 }

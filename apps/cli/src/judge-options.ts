@@ -1,5 +1,14 @@
-import { hasJudgeEndpoint, type AssayConfig, type JudgeEndpointOptions } from '@assay/platform';
+import type { JudgeTemplate } from '@assay/judge';
+import {
+  hasJudgeEndpoint,
+  loadJudgeTemplate,
+  PlatformError,
+  type AssayConfig,
+  type JudgeEndpointOptions,
+} from '@assay/platform';
+import { EXIT } from './exit-codes.js';
 import { UsageError, type OptionSpec } from './getopt.js';
+import { CliError } from './io.js';
 
 /** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
 export type EndpointOptions = JudgeEndpointOptions;
@@ -68,4 +77,30 @@ export function requireEndpoint(config: AssayConfig, endpoint: EndpointOptions):
     throw new UsageError(
       'set OPENAI_API_KEY (and OPENAI_BASE_URL or --base-url for other endpoints)',
     );
+}
+
+/**
+ * The judge `id` of `dir` (default: the shipped judges/), passed through `check`: an
+ * unknown judge or one `check` refuses is a usage error, an unreadable folder bad input.
+ */
+export function loadCheckedTemplate(
+  id: string,
+  dir: string | undefined,
+  check: (template: JudgeTemplate) => void,
+): JudgeTemplate {
+  let template: JudgeTemplate;
+  try {
+    template = loadJudgeTemplate(id, dir);
+  } catch (error) {
+    if (!(error instanceof PlatformError)) throw error;
+    if (error.code === 'not_found') throw new UsageError(error.message);
+    throw new CliError(error.message, EXIT.invalidInput);
+  }
+  try {
+    check(template);
+  } catch (error) {
+    if (error instanceof PlatformError) throw new UsageError(error.message);
+    throw error;
+  }
+  return template;
 }

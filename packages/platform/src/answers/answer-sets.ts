@@ -23,12 +23,7 @@ import {
   type ScoreSet,
   type StoredResponse,
 } from '@assay/db';
-import {
-  loadJudgeTemplates,
-  type JudgeDeps,
-  type JudgeSettings,
-  type JudgeTemplate,
-} from '@assay/judge';
+import { type JudgeDeps, type JudgeSettings, type JudgeTemplate } from '@assay/judge';
 import {
   answerQualityReport,
   answerScoreAgreement,
@@ -39,7 +34,7 @@ import {
   type TrialSpread,
 } from '@assay/stats';
 import { PlatformError, writing } from '../errors.js';
-import { defaultJudgesDir, templateHash } from '../judge-templates.js';
+import { loadJudgeTemplate, templateHash } from '../judge-templates.js';
 import type { Actor } from '../reports.js';
 import {
   parseGoldAnswers,
@@ -53,20 +48,19 @@ import { scoreAnswers, type AnswerScoringMode, type ScoreAnswersResult } from '.
 export type { ResponseSet, ScoreSet, StoredResponse, AnswerScoreRow };
 
 /**
- * A judge of judges/ that grades answers (answer-quality, rag-groundedness); invalid_input
- * for an unknown id or a relevance judge.
+ * A judge of judges/ (or `dir`) that grades answers (answer-quality, rag-groundedness):
+ * not_found for an unknown id, invalid_input for an unreadable folder or a relevance judge.
  */
-export function answerJudgeTemplate(id: string, dir = defaultJudgesDir()): JudgeTemplate {
-  const templates = loadJudgeTemplates(dir);
-  const template = templates.get(id);
-  if (!template)
-    throw new PlatformError(
-      'invalid_input',
-      `no judge ${JSON.stringify(id)} (known: ${[...templates.keys()].join(', ')})`,
-    );
-  if (!template.criteria?.length)
-    throw new PlatformError('invalid_input', `judge ${id} grades relevance, not answers`);
+export function answerJudgeTemplate(id: string, dir?: string): JudgeTemplate {
+  const template = loadJudgeTemplate(id, dir);
+  checkAnswerTemplate(template);
   return template;
+}
+
+/** Refuses (invalid_input) a judge that grades relevance rather than answers. */
+export function checkAnswerTemplate(template: JudgeTemplate): void {
+  if (!template.criteria?.length)
+    throw new PlatformError('invalid_input', `judge ${template.id} grades relevance, not answers`);
 }
 
 /** A response set by id (a number or digits) or by name. */

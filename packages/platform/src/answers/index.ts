@@ -31,6 +31,7 @@ export {
 export { answersHtml } from './answers-html.js';
 export {
   answerJudgeTemplate,
+  checkAnswerTemplate,
   getResponseSetDetail,
   getScoreSetDetail,
   importResponseSet,
