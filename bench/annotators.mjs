@@ -71,7 +71,7 @@ async function startServer(env) {
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const match = /serving (http:\/\/localhost:\d+)\/api/.exec(out);
+      const match = /serving (http:\/\/[^\s/]+:\d+)\/api/.exec(out);
       if (match) resolve(match[1]);
     });
     child.once('exit', (code) => reject(new Error(`assay serve exited with ${code}: ${out}`)));
