@@ -3,8 +3,12 @@
 // exactly what parseQrels does, with the same `file:line: reason` errors.
 import { ByteLineParser, copy, isIntegerBytes, text } from './byte-lines.js';
 import { TrecFormatError, quote } from './errors.js';
-import { firstRepeatedDocno } from './repeated-docno.js';
-import { TopicColumnsBuilder, docnoAt, lineOf, type TopicColumns } from './run-columns.js';
+import {
+  TopicColumnsBuilder,
+  docnoAt,
+  earliestRepeatedDocno,
+  type TopicColumns,
+} from './run-columns.js';
 
 /** The judgments of one topic as columns, in file order. */
 export interface QrelsTopicColumns {
@@ -84,19 +88,7 @@ export class QrelsColumnsParser extends ByteLineParser {
 
   /** The error for the earliest line judging a docno twice for a topic, if any. */
   private earlierDuplicate(): TrecFormatError | undefined {
-    let found: { line: number; first: number; qid: string; docno: string } | undefined;
-    for (const [qid, builder] of this.builders) {
-      const topic = builder.finish();
-      const dup = firstRepeatedDocno(topic.docBytes, topic.docEnds, topic.length);
-      if (dup && (found === undefined || lineOf(topic, dup[1]) < found.line)) {
-        found = {
-          line: lineOf(topic, dup[1]),
-          first: lineOf(topic, dup[0]),
-          qid,
-          docno: docnoAt(topic, dup[1]),
-        };
-      }
-    }
+    const found = earliestRepeatedDocno(this.builders);
     if (found === undefined) return undefined;
     return new TrecFormatError(
       this.file,

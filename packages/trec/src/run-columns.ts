@@ -51,6 +51,37 @@ export function docnoAt(topic: TopicColumns, i: number): string {
   return decoder.decode(topic.docBytes.subarray(docnoStart(topic, i), topic.docEnds[i]));
 }
 
+/** Where a docno first repeats within a topic: the repeating line and the first one. */
+export interface RepeatedDocno {
+  line: number;
+  first: number;
+  qid: string;
+  docno: string;
+}
+
+/**
+ * The earliest line, over all topics being built, that repeats a docno of its topic (and
+ * where that docno first stood), or undefined when no topic repeats one.
+ */
+export function earliestRepeatedDocno(
+  builders: ReadonlyMap<string, TopicColumnsBuilder>,
+): RepeatedDocno | undefined {
+  let found: RepeatedDocno | undefined;
+  for (const [qid, builder] of builders) {
+    const topic = builder.finish();
+    const dup = firstRepeatedDocno(topic.docBytes, topic.docEnds, topic.length);
+    if (dup && (found === undefined || lineOf(topic, dup[1]) < found.line)) {
+      found = {
+        line: lineOf(topic, dup[1]),
+        first: lineOf(topic, dup[0]),
+        qid,
+        docno: docnoAt(topic, dup[1]),
+      };
+    }
+  }
+  return found;
+}
+
 /** Grows one topic's columns as entries arrive (runs: scores; qrels: grades). */
 export class TopicColumnsBuilder {
   length = 0;
@@ -209,19 +240,7 @@ export class RunColumnsParser extends ByteLineParser {
    * parseRun, it wins over any error on a later line.
    */
   private earlierDuplicate(): TrecFormatError | undefined {
-    let found: { line: number; first: number; qid: string; docno: string } | undefined;
-    for (const [qid, builder] of this.builders) {
-      const topic = builder.finish();
-      const dup = firstRepeatedDocno(topic.docBytes, topic.docEnds, topic.length);
-      if (dup && (found === undefined || lineOf(topic, dup[1]) < found.line)) {
-        found = {
-          line: lineOf(topic, dup[1]),
-          first: lineOf(topic, dup[0]),
-          qid,
-          docno: docnoAt(topic, dup[1]),
-        };
-      }
-    }
+    const found = earliestRepeatedDocno(this.builders);
     if (found === undefined) return undefined;
     return new TrecFormatError(
       this.file,
