@@ -1,5 +1,6 @@
 import { basename, extname } from 'node:path';
-import type { ModelPrice, JudgeTemplate } from '@assay/judge';
+import type { JudgeTemplate } from '@assay/judge';
+import type { ModelPrice } from '@assay/llm';
 import {
   checkRelevanceTemplate,
   ensureJudgeJob,

@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { DEFAULT_PRICES, OpenAIChatClient } from '@assay/judge';
+import { DEFAULT_PRICES, OpenAIChatClient } from '@assay/llm';
 import { loadMethodPrompts, type MethodPrompt } from '@assay/llm';
 import {
   defaultMethodsDir,

@@ -9,7 +9,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 
 /** Runs the CLI in-process against the database `env` configures. */
 function assay(env: Env, ...argv: string[]) {

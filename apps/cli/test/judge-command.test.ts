@@ -10,7 +10,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 import { parsePoolFile } from '../src/judge-items.js';
 import {
   docNumber,

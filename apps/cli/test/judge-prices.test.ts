@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   startOpenAITestServer,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 import { runCli } from '../src/main.js';
 import type { JudgeCommandIo } from '../src/judge-command.js';
 import { gradedAnswer, POOL_SIZE, writeJudgeFixtures } from './judge-fixtures.js';

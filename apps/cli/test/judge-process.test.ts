@@ -17,7 +17,7 @@ import {
 import {
   startOpenAITestServer,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 import {
   docNumber,
   expectedQrels,

@@ -8,7 +8,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 import type { JudgeCommandIo } from '../src/judge-command.js';
 import { runCli } from '../src/main.js';
 

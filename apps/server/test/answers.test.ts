@@ -5,7 +5,7 @@ import { forEachDatabase } from '@assay/platform/testing';
 import {
   startOpenAITestServer,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 import { errorOf, setUpApi } from './helpers.js';
 
 // Two systems, two topics; the grade each answer should get is written in it.

@@ -4,7 +4,7 @@ import { countRows, forEachDatabase } from '@assay/platform/testing';
 import {
   startOpenAITestServer,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Documents "passage N" are graded N mod 4 by the test double below.

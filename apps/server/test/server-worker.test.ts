@@ -9,7 +9,7 @@ import { listJudgeTasks, OPEN_TIMEOUT_MS, openTestDatabase } from '@assay/platfo
 import {
   startOpenAITestServer,
   type TestServer,
-} from '../../../packages/judge/test/openai-test-server.js';
+} from '../../../packages/llm/test/openai-test-server.js';
 import { startServer, type RunningServer } from '../src/index.js';
 
 const ADMIN = 'assay_server-worker-test-admin';

@@ -1,15 +1,15 @@
-import { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from './cost.js';
+import { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from '@assay/llm';
 import {
   classifyChatError,
   type ChatClient,
   type ChatRequest,
   type TokenLogprob,
-} from './chat-client.js';
-import type { CallStore, LlmCallRecord } from './call-store.js';
-import type { RateLimiter } from './limiter.js';
+} from '@assay/llm';
+import type { CallStore, LlmCallRecord } from '@assay/llm';
+import type { RateLimiter } from '@assay/llm';
 import { parseJudgeOutput, type ParsedJudgment } from './parse-output.js';
-import { chatRequestHash } from './request-hash.js';
-import { withRetries, type RetryPolicy } from './retry.js';
+import { chatRequestHash } from '@assay/llm';
+import { withRetries, type RetryPolicy } from '@assay/llm';
 import { renderTemplate, type JudgeTemplate, type TemplateValues } from './template.js';
 
 /** Model settings of one judge configuration. */

@@ -2,9 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-
-/** A JSON schema object (the subset assay's judges use: objects, integers, numbers, strings). */
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from '@assay/llm';
 
 /** A judge template: what it asks, on which scale, how its answer looks. */
 export interface JudgeTemplate {

@@ -1,14 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryCallStore, OpenAIChatClient, RateLimiter } from '@assay/llm';
+import { loadJudgeTemplates, judgeItem, type JudgeDeps } from '../src/index.js';
 import {
-  loadJudgeTemplates,
-  MemoryCallStore,
-  OpenAIChatClient,
-  RateLimiter,
-  judgeItem,
-  type JudgeDeps,
-} from '../src/index.js';
-import { startOpenAITestServer, type Behaviour, type TestServer } from './openai-test-server.js';
+  startOpenAITestServer,
+  type Behaviour,
+  type TestServer,
+} from '../../llm/test/openai-test-server.js';
 
 const JUDGES = fileURLToPath(new URL('../../../judges/', import.meta.url));
 const templates = loadJudgeTemplates(JUDGES);

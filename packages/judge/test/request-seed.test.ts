@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildJudgeRequest, loadJudgeTemplates, requestHash } from '../src/index.js';
+import { requestHash } from '@assay/llm';
+import { buildJudgeRequest, loadJudgeTemplates } from '../src/index.js';
 
 const JUDGES = fileURLToPath(new URL('../../../judges/', import.meta.url));
 const template = loadJudgeTemplates(JUDGES).get('answer-quality')!;

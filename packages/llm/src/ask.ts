@@ -1,4 +1,5 @@
-import { checkSchema, type ChatClient, type ChatRequest } from '@assay/judge';
+import { checkSchema } from './json-schema.js';
+import { type ChatClient, type ChatRequest } from './chat-client.js';
 import type { CallDeps } from './call-deps.js';
 import { chatCall } from './chat-call.js';
 import { renderMethodPrompt, type MethodPrompt } from './method-prompt.js';

@@ -1,12 +1,8 @@
-import {
-  callCost,
-  DEFAULT_PRICES,
-  requestHash,
-  withRetries,
-  type AttemptFailure,
-  type ChatRequest,
-  type LlmCallRecord,
-} from '@assay/judge';
+import { callCost, DEFAULT_PRICES } from './cost.js';
+import { requestHash } from './request-hash.js';
+import { withRetries, type AttemptFailure } from './retry.js';
+import { type ChatRequest } from './chat-client.js';
+import { type LlmCallRecord } from './call-store.js';
 import type { CallDeps } from './call-deps.js';
 
 /** What one endpoint answered, before it is recorded. */

@@ -1,4 +1,5 @@
-import { classifyChatError, estimateTokens, type ChatClient, type ChatRequest } from '@assay/judge';
+import { classifyChatError, type ChatClient, type ChatRequest } from './chat-client.js';
+import { estimateTokens } from './cost.js';
 import type { CallDeps } from './call-deps.js';
 import { cachedCall, type CallResult } from './cached-call.js';
 

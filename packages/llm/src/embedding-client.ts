@@ -1,4 +1,5 @@
-import { estimateTokens, requestHash } from '@assay/judge';
+import { estimateTokens } from './cost.js';
+import { requestHash } from './request-hash.js';
 import type { CallDeps } from './call-deps.js';
 import { cachedCall } from './cached-call.js';
 import { classifyHttpError, LlmHttpError, postJson, type HttpEndpoint } from './http-json.js';

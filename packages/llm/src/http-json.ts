@@ -1,5 +1,5 @@
-import type { AttemptFailure } from '@assay/judge';
-import { parseRetryAfter } from '@assay/judge';
+import type { AttemptFailure } from './retry.js';
+import { parseRetryAfter } from './retry.js';
 
 /** Connection settings of an OpenAI-compatible endpoint for embeddings and reranking. */
 export interface HttpEndpoint {

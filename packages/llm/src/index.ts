@@ -1,5 +1,37 @@
-// @assay/llm: the LLM layer of methods — recorded chat calls (through the judge engine's
-// client), OpenAI-compatible embeddings and rerank clients, method prompts as data.
+// @assay/llm: the LLM layer shared by judges and retrieval methods — the OpenAI-compatible
+// chat client, retries, pacing, cost, request hashing, the call store interface, recorded
+// calls, embeddings and rerank clients, and method prompts as data.
+
+/** Canonical JSON and the SHA-256 request hash used as cache key. */
+export { canonicalJson, chatRequestHash, requestHash } from './request-hash.js';
+/** Retry policy: exponential backoff with jitter that honours Retry-After. */
+export {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  withRetries,
+  type AttemptFailure,
+  type RetryPolicy,
+} from './retry.js';
+/** Concurrency and requests/tokens-per-minute pacing. */
+export { RateLimiter, type RateLimits } from './limiter.js';
+/** Prices, cost of a call, token estimates. */
+export { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from './cost.js';
+/** The OpenAI-compatible chat client and its request/response shapes. */
+export {
+  ChatCallError,
+  classifyChatError,
+  OpenAIChatClient,
+  type ChatClient,
+  type ChatRequest,
+  type ChatResponse,
+  type EndpointConfig,
+  type TokenLogprob,
+} from './chat-client.js';
+/** Recorded LLM calls and where they are kept. */
+export { MemoryCallStore, type CallStore, type LlmCallRecord } from './call-store.js';
+/** Checking a parsed answer against a prompt's JSON schema. */
+export { checkSchema, type JsonSchema } from './json-schema.js';
 
 /** What every call needs: the call store, pacing, retries, spending hooks. */
 export type { CallDeps } from './call-deps.js';

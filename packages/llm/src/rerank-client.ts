@@ -1,4 +1,4 @@
-import { estimateTokens } from '@assay/judge';
+import { estimateTokens } from './cost.js';
 import type { CallDeps } from './call-deps.js';
 import { cachedCall } from './cached-call.js';
 import { classifyHttpError, LlmHttpError, postJson, type HttpEndpoint } from './http-json.js';

@@ -1,6 +1,6 @@
-import { MemoryCallStore, OpenAIChatClient } from '@assay/judge';
+import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAITestServer, type TestServer } from '../../judge/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '../../llm/test/openai-test-server.js';
 import { ask, parseMethodPrompt, renderMethodPrompt, UnusableAnswerError } from '../src/index.js';
 
 const PROMPT = `---

@@ -1,10 +1,10 @@
-import { MemoryCallStore } from '@assay/judge';
+import { MemoryCallStore } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../judge/test/openai-test-server.js';
+} from '../../llm/test/openai-test-server.js';
 import { EmbeddingClient, LlmHttpError, RerankClient } from '../src/index.js';
 
 const noWait = { sleep: async () => {}, random: () => 0 };

@@ -1,4 +1,4 @@
-import { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from '@assay/judge';
+import { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from '@assay/llm';
 import type { MethodPrompt } from '@assay/llm';
 import type { AmdAggregation } from './amd.js';
 import { documentText, needsEmbeddings, type ModelMethod } from './llm-retrieve.js';

@@ -1,4 +1,4 @@
-import { ChatCallError, type ChatClient } from '@assay/judge';
+import { ChatCallError, type ChatClient } from '@assay/llm';
 import {
   EmbeddingClient,
   LlmHttpError,

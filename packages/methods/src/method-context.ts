@@ -1,4 +1,4 @@
-import type { ChatClient } from '@assay/judge';
+import type { ChatClient } from '@assay/llm';
 import type { CallDeps, EmbeddingClient, MethodPrompt } from '@assay/llm';
 import type { Bm25Searcher } from '@assay/retrieval';
 import type { DenseIndex } from './dense-index.js';

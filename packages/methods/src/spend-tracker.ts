@@ -1,4 +1,4 @@
-import type { LlmCallRecord } from '@assay/judge';
+import type { LlmCallRecord } from '@assay/llm';
 
 /** Thrown before a paid call once the budget is spent: the run stops cleanly. */
 export class BudgetExceededError extends Error {

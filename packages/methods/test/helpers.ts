@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { MemoryCallStore, OpenAIChatClient } from '@assay/judge';
+import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { loadMethodPrompts } from '@assay/llm';
 import { buildIndex, DEFAULT_ANALYZER } from '@assay/retrieval';
 import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../judge/test/openai-test-server.js';
+} from '../../llm/test/openai-test-server.js';
 import type { ModelResources } from '../src/index.js';
 
 /** The prompts assay ships. */

@@ -7,7 +7,7 @@ import {
   type LlmCallInput,
   type Queryable,
 } from '@assay/db';
-import { type CallStore, type LlmCallRecord } from '@assay/judge';
+import { type CallStore, type LlmCallRecord } from '@assay/llm';
 import { GroupCommit } from './group-commit.js';
 
 /**

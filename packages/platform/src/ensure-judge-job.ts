@@ -13,12 +13,8 @@ import {
   type LabelSet,
   type Queryable,
 } from '@assay/db';
-import {
-  canonicalJson,
-  type JudgeSettings,
-  type JudgeTemplate,
-  type TemplateValues,
-} from '@assay/judge';
+import { type JudgeSettings, type JudgeTemplate, type TemplateValues } from '@assay/judge';
+import { canonicalJson } from '@assay/llm';
 import { PlatformError } from './errors.js';
 import { checkRelevanceTemplate, templateHash } from './judge-templates.js';
 

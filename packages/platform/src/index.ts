@@ -170,7 +170,7 @@ export { claimBatchSize, maxHeldTasks } from './judge-claims.js';
 /** Model prices for costs and budgets: list prices, the data directory's prices.json, a command's own. */
 export { loadPrices, pricesFile, PRICES_FILE } from './prices.js';
 /** A model's price: USD per million prompt (input) and completion (output) tokens. */
-export type { ModelPrice } from '@assay/judge';
+export type { ModelPrice } from '@assay/llm';
 /** Judge templates: the shipped folder, the list of them, a template's hash, the values it renders, the relevance check. */
 export {
   checkRelevanceTemplate,

@@ -1,4 +1,4 @@
-import { OpenAIChatClient, RateLimiter, type ModelPrice } from '@assay/judge';
+import { OpenAIChatClient, RateLimiter, type ModelPrice } from '@assay/llm';
 import type { AssayConfig } from './config.js';
 import type { JudgeWorkerDeps } from './judge-worker.js';
 import { loadPrices } from './prices.js';

@@ -5,16 +5,14 @@ import {
   listLabels,
   type Queryable,
 } from '@assay/db';
+import { buildJudgeRequest, type JudgeSettings, type JudgeTemplate } from '@assay/judge';
 import {
-  buildJudgeRequest,
   callCost,
   DEFAULT_PRICES,
   estimateTokens,
   chatRequestHash,
-  type JudgeSettings,
-  type JudgeTemplate,
   type ModelPrice,
-} from '@assay/judge';
+} from '@assay/llm';
 import type { JudgeItemInput } from './ensure-judge-job.js';
 import { checkRelevanceTemplate } from './judge-templates.js';
 

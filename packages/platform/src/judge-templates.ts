@@ -1,12 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  loadJudgeTemplates,
-  requestHash,
-  type JudgeTemplate,
-  type TemplateValues,
-} from '@assay/judge';
+import { loadJudgeTemplates, type JudgeTemplate, type TemplateValues } from '@assay/judge';
+import { requestHash } from '@assay/llm';
 import { PlatformError } from './errors.js';
 
 /** The `judges/` folder of this assay checkout (the shipped judge templates). */

@@ -18,17 +18,19 @@ import {
 import {
   buildJudgeRequest,
   judgeItem,
+  type JudgeSettings,
+  type JudgeTemplate,
+  type TemplateValues,
+} from '@assay/judge';
+import {
   chatRequestHash,
   type CallStore,
   type ChatClient,
-  type JudgeSettings,
-  type JudgeTemplate,
   type LlmCallRecord,
   type ModelPrice,
   type RateLimiter,
   type RetryPolicy,
-  type TemplateValues,
-} from '@assay/judge';
+} from '@assay/llm';
 import { DbCallStore, toCallInput, toRecord } from './call-store.js';
 import { GroupCommit } from './group-commit.js';
 import { claimBatchSize } from './judge-claims.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_PRICES, type ModelPrice } from '@assay/judge';
+import { DEFAULT_PRICES, type ModelPrice } from '@assay/llm';
 import { z } from 'zod';
 import type { AssayConfig } from './config.js';
 import { PlatformError } from './errors.js';

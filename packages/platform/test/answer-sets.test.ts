@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { createUser } from '@assay/db';
-import { loadJudgeTemplates, MemoryCallStore, OpenAIChatClient } from '@assay/judge';
+import { loadJudgeTemplates } from '@assay/judge';
+import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { afterEach, expect, it } from 'vitest';
 import { forEachDatabase } from '../../db/test/helpers.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
-import { startOpenAITestServer, type TestServer } from '../../judge/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '../../llm/test/openai-test-server.js';
 import {
   getResponseSetDetail,
   getScoreSetDetail,

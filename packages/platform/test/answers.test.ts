@@ -1,10 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import {
-  loadJudgeTemplates,
-  MemoryCallStore,
-  OpenAIChatClient,
-  type JudgeDeps,
-} from '@assay/judge';
+import { loadJudgeTemplates, type JudgeDeps } from '@assay/judge';
+import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { answerQualityReport, keyedSeed, seededPermutation, trialSpread } from '@assay/stats';
 import { afterEach, describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
@@ -12,7 +8,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../judge/test/openai-test-server.js';
+} from '../../llm/test/openai-test-server.js';
 import {
   comparativeOrder,
   parseGoldAnswers,

@@ -9,7 +9,8 @@ import {
   type AssayDb,
   type Queryable,
 } from '@assay/db';
-import { judgeItem, loadJudgeTemplates, OpenAIChatClient, type JudgeSettings } from '@assay/judge';
+import { judgeItem, loadJudgeTemplates, type JudgeSettings } from '@assay/judge';
+import { OpenAIChatClient } from '@assay/llm';
 import { afterEach, expect, it } from 'vitest';
 import { forEachDatabase, queryRows, testDatabaseUrl } from '../../db/test/helpers.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
@@ -17,7 +18,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../judge/test/openai-test-server.js';
+} from '../../llm/test/openai-test-server.js';
 import {
   DbCallStore,
   ensureJudgeJob,
