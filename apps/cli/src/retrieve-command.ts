@@ -151,15 +151,13 @@ export async function retrieveCommand(
   const out = option('out');
   if (out === undefined) throw new UsageError('--out is required');
   if (withModels)
-    checkModelArguments({
-      method: method as ModelMethod,
-      hasDocs: docsFile !== undefined,
-      ...defined({
-        model: option('model'),
-        embeddingModel: option('embeddingModel'),
-        aggregation,
-      }),
-    });
+    checkModelArguments(
+      { method: method as ModelMethod, ...defined({ aggregation }) },
+      {
+        hasDocs: docsFile !== undefined,
+        ...defined({ model: option('model'), embeddingModel: option('embeddingModel') }),
+      },
+    );
   const b = numberOption('--b', option('b'), 0);
   if (b !== undefined && b > 1) throw new UsageError(`--b must be between 0 and 1, not ${b}`);
   const fbDocs = countOption('--fb-docs', option('fbDocs'));

@@ -1,11 +1,10 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { DEFAULT_PRICES, OpenAIChatClient } from '@assay/llm';
-import { loadMethodPrompts, type MethodPrompt } from '@assay/llm';
+import { DEFAULT_PRICES, loadMethodPrompts, type MethodPrompt, OpenAIChatClient } from '@assay/llm';
 import {
   defaultMethodsDir,
   estimateModelRun,
   formatTrace,
   needsChat,
+  needsDocumentText,
   needsEmbeddings,
   retrieveWithModels,
   type AmdAggregation,
@@ -21,6 +20,7 @@ import { CliError } from './io.js';
 import { commandConfig, withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { ProgressReporter } from './progress.js';
 import { ASSAY_CLI_VERSION } from './retrieval-inputs.js';
+import { writeAtomically } from './write-atomically.js';
 
 /** What `assay retrieve` read for a method that calls models. */
 export interface ModelRetrieveInput {
@@ -52,14 +52,12 @@ export async function retrieveWithModelsCommand(
   io: PlatformCommandIo & { stderrIsTTY?: boolean },
 ): Promise<number> {
   const { method, options } = input;
-  checkModelArguments({
-    method,
+  checkModelArguments(options, {
     hasDocs: input.documents !== undefined,
     ...(input.model ? { model: input.model } : {}),
     ...(input.embeddingModel ? { embeddingModel: input.embeddingModel } : {}),
-    ...(options.aggregation ? { aggregation: options.aggregation } : {}),
   });
-  const embeds = needsEmbeddings(method, options.aggregation);
+  const embeds = needsEmbeddings(options);
   let prompts: Map<string, MethodPrompt>;
   try {
     prompts = loadMethodPrompts(input.methodsDir ?? defaultMethodsDir());
@@ -69,9 +67,7 @@ export async function retrieveWithModelsCommand(
 
   if (input.dryRun) {
     const e = estimateModelRun(input.topics, prompts, {
-      method,
-      ...(options.aggregation ? { aggregation: options.aggregation } : {}),
-      ...(options.feedback === false ? { feedback: false } : {}),
+      ...options,
       ...(input.model ? { model: input.model } : {}),
       ...(input.embeddingModel ? { embeddingModel: input.embeddingModel } : {}),
       ...(input.documents ? { documents: input.documents } : {}),
@@ -87,7 +83,7 @@ export async function retrieveWithModelsCommand(
   }
   if (options.budgetUsd !== undefined) {
     for (const model of [
-      ...(needsChat(method) ? [input.model!] : []),
+      ...(needsChat(options) ? [input.model!] : []),
       ...(embeds ? [input.embeddingModel!] : []),
     ])
       if (!DEFAULT_PRICES[model])
@@ -110,7 +106,7 @@ export async function retrieveWithModelsCommand(
       prompts,
       deps: { store: new DbCallStore(db) },
     };
-    if (needsChat(method))
+    if (needsChat(options))
       resources.chat = { client: new OpenAIChatClient(endpoint), model: input.model! };
     if (embeds) resources.embeddings = { endpoint, model: input.embeddingModel! };
     if (input.documents) resources.documents = input.documents;
@@ -172,30 +168,23 @@ export async function retrieveWithModelsCommand(
 
 /**
  * The models and inputs a method needs, checked before anything is read or indexed:
- * a chat model, an embeddings model, and the documents' text for dense retrieval.
+ * a chat model, an embeddings model, and the documents' text for dense retrieval and for
+ * methods that read passages.
  */
-export function checkModelArguments(input: {
-  method: ModelMethod;
-  model?: string;
-  embeddingModel?: string;
-  hasDocs: boolean;
-  aggregation?: AmdAggregation;
-}): void {
-  const { method, aggregation } = input;
-  if (needsChat(method) && !input.model) throw new UsageError(`--method ${method} needs --model`);
-  if (!needsEmbeddings(method, aggregation)) return;
-  if (!input.embeddingModel)
+export function checkModelArguments(
+  options: ModelRetrieveOptions,
+  input: { model?: string; embeddingModel?: string; hasDocs: boolean },
+): void {
+  const { method, aggregation } = options;
+  if (needsChat(options) && !input.model) throw new UsageError(`--method ${method} needs --model`);
+  if (needsEmbeddings(options) && !input.embeddingModel)
     throw new UsageError(
       `--method ${method}${aggregation ? ` --aggregation ${aggregation}` : ''} needs --embedding-model`,
     );
-  if (!input.hasDocs)
-    throw new UsageError('dense retrieval embeds the documents: give --docs FILE, not --index');
-}
-
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, file);
+  if (needsDocumentText(options) && !input.hasDocs)
+    throw new UsageError(
+      `--method ${method} reads the documents' text: give --docs FILE, not --index`,
+    );
 }
 
 /** `--aggregation`, checked against the method. */

@@ -1,15 +1,20 @@
-import { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from '@assay/llm';
 import {
-  classifyChatError,
+  callCost,
+  type CallStore,
   type ChatClient,
   type ChatRequest,
+  chatRequestHash,
+  classifyChatError,
+  DEFAULT_PRICES,
+  estimateTokens,
+  type LlmCallRecord,
+  type ModelPrice,
+  type RateLimiter,
+  type RetryPolicy,
   type TokenLogprob,
+  withRetries,
 } from '@assay/llm';
-import type { CallStore, LlmCallRecord } from '@assay/llm';
-import type { RateLimiter } from '@assay/llm';
 import { parseJudgeOutput, type ParsedJudgment } from './parse-output.js';
-import { chatRequestHash } from '@assay/llm';
-import { withRetries, type RetryPolicy } from '@assay/llm';
 import { renderTemplate, type JudgeTemplate, type TemplateValues } from './template.js';
 
 /** Model settings of one judge configuration. */

@@ -1,6 +1,14 @@
-import { ask } from '@assay/llm';
+import { ask, estimateTokens } from '@assay/llm';
 import { weightedQueryVector } from './dense-index.js';
-import { chatOf, denseOf, promptOf, type MethodContext, type ScoredDoc } from './method-context.js';
+import type { MethodDefinition } from './method-definition.js';
+import {
+  chatOf,
+  denseOf,
+  promptOf,
+  type MethodContext,
+  type MethodTopic,
+  type ScoredDoc,
+} from './method-context.js';
 import { amdSparseQuery } from './query-strings.js';
 import { rrfLists } from './ranked-lists.js';
 
@@ -44,7 +52,7 @@ type ThreeTexts = Record<(typeof AMD_DIMENSIONS)[number]['field'], string>;
  */
 export async function amdTopic(
   context: MethodContext,
-  topic: { id: string; text: string },
+  topic: MethodTopic,
   options: AmdOptions,
 ): Promise<ScoredDoc[]> {
   const chat = chatOf(context);
@@ -155,3 +163,36 @@ function blankField(json: ThreeTexts, what: string): string | undefined {
   const blank = AMD_DIMENSIONS.find((d) => json[d.field].trim() === '');
   return blank ? `the ${blank.name} ${what} is empty` : undefined;
 }
+
+/** `amd`: Agent-Mediated Dialogic inquiry. */
+export const amdMethod: MethodDefinition = {
+  name: 'amd',
+  needsChat: () => true,
+  needsEmbeddings: (options) => options.aggregation === 'dense',
+  parameters(options, p) {
+    const aggregation = options.aggregation ?? DEFAULT_AMD.aggregation;
+    p['amd.aggregation'] = aggregation;
+    p['amd.feedback'] = String(options.feedback ?? DEFAULT_AMD.feedback);
+    if (aggregation === 'sparse') p['amd.query-repeats'] = 3;
+    if (aggregation === 'dense')
+      p['amd.query-weight'] = options.queryWeight ?? DEFAULT_AMD.queryWeight;
+    if (aggregation === 'rrf') p['amd.rrf-k'] = options.rrfK ?? DEFAULT_AMD.rrfK;
+  },
+  runTopic: (context, topic, options) =>
+    amdTopic(context, topic, {
+      aggregation: options.aggregation ?? DEFAULT_AMD.aggregation,
+      feedback: options.feedback ?? DEFAULT_AMD.feedback,
+      queryWeight: options.queryWeight ?? DEFAULT_AMD.queryWeight,
+      rrfK: options.rrfK ?? DEFAULT_AMD.rrfK,
+    }),
+  estimateTopic(topic, options, sink) {
+    const q = estimateTokens(topic.text);
+    sink.call('amd-questions', q);
+    const question = Math.ceil(sink.max('amd-questions') / 3);
+    for (let i = 0; i < 3; i++) sink.call('amd-answer', question);
+    if (options.feedback ?? true)
+      sink.call('amd-feedback', q + sink.max('amd-questions') + 3 * sink.max('amd-answer'));
+    if (options.aggregation === 'dense')
+      sink.embed(4, q + 3 * sink.max(options.feedback === false ? 'amd-answer' : 'amd-feedback'));
+  },
+};

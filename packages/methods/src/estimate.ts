@@ -1,7 +1,15 @@
-import { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from '@assay/llm';
-import type { MethodPrompt } from '@assay/llm';
-import type { AmdAggregation } from './amd.js';
-import { documentText, needsEmbeddings, type ModelMethod } from './llm-retrieve.js';
+import {
+  callCost,
+  DEFAULT_PRICES,
+  estimateTokens,
+  type MethodPrompt,
+  type ModelPrice,
+} from '@assay/llm';
+import { documentText, needsEmbeddings } from './llm-retrieve.js';
+import type { MethodTopic } from './method-context.js';
+import type { EstimateSink } from './method-definition.js';
+import { methodDefinition } from './methods-registry.js';
+import type { ModelRetrieveOptions } from './retrieve-options.js';
 
 /** What a run would send at most (every call, none found in the store). */
 export interface RunEstimate {
@@ -21,12 +29,9 @@ export interface RunEstimate {
  * producing step's `max_tokens`, and every completion at its `max_tokens`.
  */
 export function estimateModelRun(
-  topics: readonly { text: string }[],
+  topics: readonly MethodTopic[],
   prompts: ReadonlyMap<string, MethodPrompt>,
-  options: {
-    method: ModelMethod;
-    aggregation?: AmdAggregation;
-    feedback?: boolean;
+  options: ModelRetrieveOptions & {
     model?: string;
     embeddingModel?: string;
     documents?: readonly { title?: string; text: string }[];
@@ -42,45 +47,32 @@ export function estimateModelRun(
     embeddedTexts: 0,
     embeddingTokens: 0,
   };
-  const call = (id: string, inputTokens: number) => {
-    const p = prompts.get(id);
-    if (!p) throw new Error(`no method prompt '${id}'`);
-    e.chatCalls++;
-    e.promptTokens += estimateTokens(p.system) + estimateTokens(p.prompt) + inputTokens;
-    e.completionTokens += p.model.maxTokens ?? 256;
+  let topicsEmbedding = 0;
+  const sink: EstimateSink = {
+    call(id, inputTokens) {
+      const p = prompts.get(id);
+      if (!p) throw new Error(`no method prompt '${id}'`);
+      e.chatCalls++;
+      e.promptTokens += estimateTokens(p.system) + estimateTokens(p.prompt) + inputTokens;
+      e.completionTokens += p.model.maxTokens ?? 256;
+    },
+    max: (id) => prompts.get(id)?.model.maxTokens ?? 256,
+    embed(texts, tokens) {
+      if (texts > 0) topicsEmbedding++;
+      e.embeddedTexts += texts;
+      e.embeddingTokens += tokens;
+    },
   };
-  const max = (id: string) => prompts.get(id)?.model.maxTokens ?? 256;
-  const batch = options.batchSize ?? 64;
-  let perTopicTexts = 0;
+  const definition = methodDefinition(options.method);
   for (const topic of topics) {
-    const q = estimateTokens(topic.text);
-    if (options.method === 'query2doc') {
-      call('query2doc', q);
-      if (options.aggregation === 'dense') {
-        perTopicTexts += 1;
-        e.embeddingTokens += q + max('query2doc');
-      }
-    }
-    if (options.method === 'amd') {
-      call('amd-questions', q);
-      const question = Math.ceil(max('amd-questions') / 3);
-      for (let i = 0; i < 3; i++) call('amd-answer', question);
-      if (options.feedback ?? true)
-        call('amd-feedback', q + max('amd-questions') + 3 * max('amd-answer'));
-      if (options.aggregation === 'dense') {
-        perTopicTexts += 4;
-        e.embeddingTokens +=
-          q + 3 * max(options.feedback === false ? 'amd-answer' : 'amd-feedback');
-      }
-    }
-    if (options.method === 'dense' || options.method === 'hybrid') {
-      perTopicTexts += 1;
-      e.embeddingTokens += q;
-    }
+    const before = topicsEmbedding;
+    definition.estimateTopic(topic, options, sink);
+    // One embeddings request per topic that embeds anything.
+    if (topicsEmbedding > before) topicsEmbedding = before + 1;
   }
-  if (perTopicTexts > 0) e.embeddingRequests += topics.length;
-  e.embeddedTexts += perTopicTexts;
-  if (needsEmbeddings(options.method, options.aggregation) && options.documents) {
+  e.embeddingRequests += topicsEmbedding;
+  const batch = options.batchSize ?? 64;
+  if (needsEmbeddings(options) && options.documents) {
     e.embeddedTexts += options.documents.length;
     e.embeddingRequests += Math.ceil(options.documents.length / batch);
     for (const d of options.documents) e.embeddingTokens += estimateTokens(documentText(d));

@@ -6,7 +6,25 @@ export { DenseIndex, unitVector, weightedQueryVector, type DenseHit } from './de
 /** The query strings the methods build (Query2doc's repetition, AMD's `[SEP]` string). */
 export { amdSparseQuery, query2docDenseText, query2docSparseQuery, SEP } from './query-strings.js';
 /** What a method works with on one topic. */
-export type { MethodContext, ScoredDoc } from './method-context.js';
+export type {
+  ConversationTurn,
+  DocumentText,
+  MethodContext,
+  MethodTopic,
+  Reranker,
+  ScoredDoc,
+} from './method-context.js';
+/** What a method is: its needs, parameters, work per topic and estimate. */
+export type {
+  EstimateSink,
+  GeneratedAnswer,
+  MethodDefinition,
+  TopicOutcome,
+} from './method-definition.js';
+/** The methods that call models, by name. */
+export { METHOD_DEFINITIONS, MODEL_METHODS, type ModelMethod } from './methods-registry.js';
+/** Options of a run. */
+export type { ModelRetrieveOptions } from './retrieve-options.js';
 /** Query2doc (Wang et al., 2023). */
 export { query2docTopic, type Query2docMode } from './query2doc.js';
 /** AMD: Socratic sub-questions, pseudo-answers, reflective feedback, three aggregations. */
@@ -28,14 +46,12 @@ export { formatTrace, type TraceEntry } from './trace.js';
 /** Running a method over topics. */
 export {
   documentText,
-  MODEL_METHODS,
   modelMethodParameters,
   needsChat,
+  needsDocumentText,
   needsEmbeddings,
   retrieveWithModels,
-  type ModelMethod,
   type ModelResources,
-  type ModelRetrieveOptions,
   type ModelRun,
 } from './llm-retrieve.js';
 /** Dry-run estimate of calls, tokens and cost. */

@@ -1,54 +1,22 @@
-import { ChatCallError, type ChatClient } from '@assay/llm';
 import {
-  EmbeddingClient,
-  LlmHttpError,
-  UnusableAnswerError,
   type CallDeps,
+  ChatCallError,
+  type ChatClient,
+  EmbeddingClient,
   type HttpEndpoint,
+  LlmHttpError,
   type MethodPrompt,
+  UnusableAnswerError,
 } from '@assay/llm';
-import {
-  Bm25Searcher,
-  DEFAULT_BM25,
-  describeAnalyzer,
-  type Bm25Index,
-  type Bm25Params,
-} from '@assay/retrieval';
+import { Bm25Searcher, DEFAULT_BM25, describeAnalyzer, type Bm25Index } from '@assay/retrieval';
 import type { Run, RunEntry } from '@assay/trec';
-import { amdTopic, DEFAULT_AMD, type AmdAggregation } from './amd.js';
 import { DenseIndex } from './dense-index.js';
-import { denseTopic, hybridTopic } from './dense-methods.js';
-import type { MethodContext, ScoredDoc } from './method-context.js';
-import { query2docTopic } from './query2doc.js';
+import type { GeneratedAnswer } from './method-definition.js';
+import type { MethodContext, MethodTopic, Reranker, ScoredDoc } from './method-context.js';
+import { methodDefinition } from './methods-registry.js';
+import type { ModelRetrieveOptions } from './retrieve-options.js';
 import { BudgetExceededError, SpendTracker } from './spend-tracker.js';
 import type { TraceEntry } from './trace.js';
-
-/** The LLM and embedding methods of {@link retrieveWithModels}. */
-export const MODEL_METHODS = ['query2doc', 'amd', 'dense', 'hybrid'] as const;
-/** One of {@link MODEL_METHODS}. */
-export type ModelMethod = (typeof MODEL_METHODS)[number];
-
-/** Options of {@link retrieveWithModels}. */
-export interface ModelRetrieveOptions {
-  method: ModelMethod;
-  /** Documents per topic (default 1000). */
-  k?: number;
-  bm25?: Partial<Bm25Params>;
-  /** query2doc: sparse (default) or dense; amd: sparse (default), dense or rrf. */
-  aggregation?: AmdAggregation;
-  /** AMD's reflective feedback (default true). */
-  feedback?: boolean;
-  /** Weight of the query embedding in AMD's dense aggregation (default 0.7). */
-  queryWeight?: number;
-  /** RRF constant for amd rrf and hybrid (default 60). */
-  rrfK?: number;
-  /** Stop sending calls once this many USD were spent (priced models only). */
-  budgetUsd?: number;
-  /** Topics worked on at once (default 4). */
-  concurrency?: number;
-  tag?: string;
-  onProgress?: (done: number, total: number, spend: SpendTracker) => void;
-}
 
 /** Endpoints, prompts and the collection a model method works with. */
 export interface ModelResources {
@@ -59,8 +27,10 @@ export interface ModelResources {
   chat?: { client: ChatClient; model: string };
   /** The embeddings endpoint and model (the client is made with the run's deps). */
   embeddings?: { endpoint: HttpEndpoint; model: string; batchSize?: number };
-  /** Document texts for the dense index (dense aggregation, dense, hybrid). */
+  /** Document texts: for the dense index, and for methods that read passages. */
   documents?: readonly { id: string; title?: string; text: string }[];
+  /** The reranker of methods with a rerank stage (absent: first-stage order). */
+  reranker?: Reranker;
 }
 
 /** A run made with models, with everything it generated and what it cost. */
@@ -70,27 +40,35 @@ export interface ModelRun {
   trace: TraceEntry[];
   /** Topics that failed, with the reason (they have no entries in the run). */
   failures: Array<{ topic: string; reason: string }>;
+  /** Answers of methods that answer (srsa, llmforum), in topic order. */
+  answers: Array<{ topic: string } & GeneratedAnswer>;
   /** Topics left unfinished (or not started) because the budget was reached. */
   unfinished: string[];
   stoppedForBudget: boolean;
   spend: SpendTracker;
 }
 
-/** Whether a method (with its aggregation) needs the collection's embeddings. */
-export function needsEmbeddings(method: ModelMethod, aggregation?: AmdAggregation): boolean {
-  return method === 'dense' || method === 'hybrid' || aggregation === 'dense';
+/** Whether a method (with its options) needs the collection's embeddings. */
+export function needsEmbeddings(options: ModelRetrieveOptions): boolean {
+  return methodDefinition(options.method).needsEmbeddings(options);
 }
 
-/** Whether a method calls a chat model. */
-export function needsChat(method: ModelMethod): boolean {
-  return method === 'query2doc' || method === 'amd';
+/** Whether a method (with its options) calls a chat model. */
+export function needsChat(options: ModelRetrieveOptions): boolean {
+  return methodDefinition(options.method).needsChat(options);
+}
+
+/** Whether a method (with its options) reads documents' text. */
+export function needsDocumentText(options: ModelRetrieveOptions): boolean {
+  const definition = methodDefinition(options.method);
+  return definition.needsEmbeddings(options) || (definition.needsDocumentText?.(options) ?? false);
 }
 
 /** The settings a model method uses, defaults filled in, for the run's header. */
 export function modelMethodParameters(
   index: Bm25Index,
   options: ModelRetrieveOptions,
-  models: { model?: string; embeddingModel?: string },
+  models: { model?: string; embeddingModel?: string; reranker?: string },
 ): Record<string, string | number> {
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
   const p: Record<string, string | number> = {
@@ -102,23 +80,11 @@ export function modelMethodParameters(
     index: index.data.fingerprint,
     documents: index.documentCount,
   };
-  if (needsChat(options.method) && models.model) p.model = models.model;
-  if (needsEmbeddings(options.method, options.aggregation) && models.embeddingModel)
+  if (needsChat(options) && models.model) p.model = models.model;
+  if (needsEmbeddings(options) && models.embeddingModel)
     p['embedding-model'] = models.embeddingModel;
-  if (options.method === 'query2doc') {
-    p['query2doc.mode'] = options.aggregation ?? 'sparse';
-    p['query2doc.query-repeats'] = 5;
-  }
-  if (options.method === 'amd') {
-    const aggregation = options.aggregation ?? DEFAULT_AMD.aggregation;
-    p['amd.aggregation'] = aggregation;
-    p['amd.feedback'] = String(options.feedback ?? DEFAULT_AMD.feedback);
-    if (aggregation === 'sparse') p['amd.query-repeats'] = 3;
-    if (aggregation === 'dense')
-      p['amd.query-weight'] = options.queryWeight ?? DEFAULT_AMD.queryWeight;
-    if (aggregation === 'rrf') p['amd.rrf-k'] = options.rrfK ?? DEFAULT_AMD.rrfK;
-  }
-  if (options.method === 'hybrid') p['hybrid.rrf-k'] = options.rrfK ?? 60;
+  if (models.reranker) p.reranker = models.reranker;
+  methodDefinition(options.method).parameters(options, p);
   if (options.budgetUsd !== undefined) p['budget-usd'] = options.budgetUsd;
   return p;
 }
@@ -131,19 +97,21 @@ export function modelMethodParameters(
  * finished so far make the run and the rest are listed as not started.
  */
 export async function retrieveWithModels(
-  topics: readonly { id: string; text: string }[],
+  topics: readonly MethodTopic[],
   resources: ModelResources,
   options: ModelRetrieveOptions,
 ): Promise<ModelRun> {
   const k = options.k ?? 1000;
-  if (options.method === 'query2doc' && options.aggregation === 'rrf')
-    throw new Error("query2doc searches 'sparse' or 'dense', not 'rrf'");
+  const definition = methodDefinition(options.method);
+  definition.check?.(options);
   const spend = new SpendTracker(options.budgetUsd);
   const deps: CallDeps = { ...resources.deps, beforePaidCall: spend.check, onPaidCall: spend.add };
   const trace: TraceEntry[] = [];
   const failures: ModelRun['failures'] = [];
   const unfinished: string[] = [];
   const results = new Map<string, ScoredDoc[]>();
+  const answers = new Map<string, GeneratedAnswer>();
+  const routes = new Map<string, string>();
   let stoppedForBudget = false;
 
   const context: MethodContext = {
@@ -151,13 +119,24 @@ export async function retrieveWithModels(
     deps,
     bm25: new Bm25Searcher(resources.index, { ...DEFAULT_BM25, ...options.bm25 }),
     k,
+    today: options.today ?? new Date().toISOString().slice(0, 10),
     trace: (entry) => trace.push(entry),
   };
-  if (needsChat(options.method)) {
+  if (resources.documents)
+    context.documents = new Map(
+      resources.documents.map((d) => [
+        d.id,
+        d.title ? { title: d.title, text: d.text } : { text: d.text },
+      ]),
+    );
+  if (resources.reranker) context.reranker = resources.reranker;
+  if (needsChat(options)) {
     if (!resources.chat) throw new Error(`${options.method} needs a chat model (--model)`);
     context.chat = resources.chat;
   }
-  if (needsEmbeddings(options.method, options.aggregation)) {
+  if (needsDocumentText(options) && !resources.documents)
+    throw new Error(`${options.method} reads the documents' text (--docs)`);
+  if (needsEmbeddings(options)) {
     if (!resources.embeddings)
       throw new Error(`${options.method} needs an embeddings model (--embedding-model)`);
     if (!resources.documents)
@@ -176,6 +155,7 @@ export async function retrieveWithModels(
           parameters: modelMethodParameters(resources.index, options, modelNames(resources)),
           trace,
           failures,
+          answers: [],
           unfinished: topics.map((t) => t.id),
           stoppedForBudget: true,
           spend,
@@ -184,22 +164,15 @@ export async function retrieveWithModels(
     }
   }
 
-  const runTopic = async (topic: { id: string; text: string }): Promise<ScoredDoc[]> => {
-    switch (options.method) {
-      case 'query2doc':
-        return query2docTopic(context, topic, options.aggregation === 'dense' ? 'dense' : 'sparse');
-      case 'amd':
-        return amdTopic(context, topic, {
-          aggregation: options.aggregation ?? DEFAULT_AMD.aggregation,
-          feedback: options.feedback ?? DEFAULT_AMD.feedback,
-          queryWeight: options.queryWeight ?? DEFAULT_AMD.queryWeight,
-          rrfK: options.rrfK ?? DEFAULT_AMD.rrfK,
-        });
-      case 'dense':
-        return denseTopic(context, topic);
-      case 'hybrid':
-        return hybridTopic(context, topic, options.rrfK ?? 60);
+  const runTopic = async (topic: MethodTopic): Promise<void> => {
+    const outcome = await definition.runTopic(context, topic, options);
+    if (Array.isArray(outcome)) {
+      results.set(topic.id, outcome);
+      return;
     }
+    results.set(topic.id, outcome.docs);
+    if (outcome.answer) answers.set(topic.id, outcome.answer);
+    if (outcome.route) routes.set(topic.id, outcome.route);
   };
 
   let next = 0;
@@ -212,7 +185,7 @@ export async function retrieveWithModels(
         continue;
       }
       try {
-        results.set(topic.id, await runTopic(topic));
+        await runTopic(topic);
       } catch (error) {
         if (error instanceof BudgetExceededError) {
           stoppedForBudget = true;
@@ -246,11 +219,20 @@ export async function retrieveWithModels(
   trace.sort(byTopic);
   failures.sort(byTopic);
   unfinished.sort((a, b) => order.get(a)! - order.get(b)!);
+  const parameters = modelMethodParameters(resources.index, options, modelNames(resources));
+  if (routes.size > 0)
+    parameters.routes = topics
+      .filter((t) => routes.has(t.id))
+      .map((t) => `${t.id}:${routes.get(t.id)}`)
+      .join(' ');
   return {
     run: { name: options.tag ?? options.method, topics: out },
-    parameters: modelMethodParameters(resources.index, options, modelNames(resources)),
+    parameters,
     trace,
     failures,
+    answers: topics
+      .filter((t) => answers.has(t.id))
+      .map((t) => ({ topic: t.id, ...answers.get(t.id)! })),
     unfinished,
     stoppedForBudget,
     spend,
@@ -275,8 +257,13 @@ export function documentText(doc: { title?: string; text: string }): string {
   return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
 }
 
-function modelNames(resources: ModelResources): { model?: string; embeddingModel?: string } {
-  const names: { model?: string; embeddingModel?: string } = {};
+function modelNames(resources: ModelResources): {
+  model?: string;
+  embeddingModel?: string;
+  reranker?: string;
+} {
+  const names: { model?: string; embeddingModel?: string; reranker?: string } = {};
+  if (resources.reranker) names.reranker = resources.reranker.name;
   if (resources.chat) names.model = resources.chat.model;
   if (resources.embeddings) names.embeddingModel = resources.embeddings.model;
   return names;

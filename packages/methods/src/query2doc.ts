@@ -1,5 +1,13 @@
-import { ask } from '@assay/llm';
-import { chatOf, denseOf, promptOf, type MethodContext, type ScoredDoc } from './method-context.js';
+import { ask, estimateTokens } from '@assay/llm';
+import type { MethodDefinition } from './method-definition.js';
+import {
+  chatOf,
+  denseOf,
+  promptOf,
+  type MethodContext,
+  type MethodTopic,
+  type ScoredDoc,
+} from './method-context.js';
 import { query2docDenseText, query2docSparseQuery } from './query-strings.js';
 
 /** How Query2doc searches with its pseudo-document. */
@@ -12,7 +20,7 @@ export type Query2docMode = 'sparse' | 'dense';
  */
 export async function query2docTopic(
   context: MethodContext,
-  topic: { id: string; text: string },
+  topic: MethodTopic,
   mode: Query2docMode,
 ): Promise<ScoredDoc[]> {
   const chat = chatOf(context);
@@ -43,3 +51,25 @@ export async function query2docTopic(
   const [vector] = await dense.client.embed(dense.model, [text]);
   return dense.index.search(vector!, context.k);
 }
+
+/** `query2doc`: one pseudo-document per query (Wang et al., 2023). */
+export const query2docMethod: MethodDefinition = {
+  name: 'query2doc',
+  check(options) {
+    if (options.aggregation === 'rrf')
+      throw new Error("query2doc searches 'sparse' or 'dense', not 'rrf'");
+  },
+  needsChat: () => true,
+  needsEmbeddings: (options) => options.aggregation === 'dense',
+  parameters(options, p) {
+    p['query2doc.mode'] = options.aggregation ?? 'sparse';
+    p['query2doc.query-repeats'] = 5;
+  },
+  runTopic: (context, topic, options) =>
+    query2docTopic(context, topic, options.aggregation === 'dense' ? 'dense' : 'sparse'),
+  estimateTopic(topic, options, sink) {
+    const q = estimateTokens(topic.text);
+    sink.call('query2doc', q);
+    if (options.aggregation === 'dense') sink.embed(1, q + sink.max('query2doc'));
+  },
+};

@@ -112,7 +112,10 @@ describe('dense and hybrid', () => {
 
 describe('dry-run estimate', () => {
   it('counts five chat calls a topic for amd, four without feedback, one for query2doc', () => {
-    const topics = [{ text: 'a' }, { text: 'b' }];
+    const topics = [
+      { id: 'a', text: 'a' },
+      { id: 'b', text: 'b' },
+    ];
     expect(estimateModelRun(topics, PROMPTS, { method: 'amd' }).chatCalls).toBe(10);
     expect(estimateModelRun(topics, PROMPTS, { method: 'amd', feedback: false }).chatCalls).toBe(8);
     const q2d = estimateModelRun(topics, PROMPTS, { method: 'query2doc', model: 'gpt-4o-mini' });

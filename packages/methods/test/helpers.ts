@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
-import { loadMethodPrompts } from '@assay/llm';
+import { loadMethodPrompts, MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { buildIndex, DEFAULT_ANALYZER } from '@assay/retrieval';
 import {
   startOpenAITestServer,
