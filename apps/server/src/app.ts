@@ -20,6 +20,7 @@ import { leaderboards, publicLeaderboards } from './routes/leaderboards.js';
 import { pools } from './routes/pools.js';
 import { reports } from './routes/reports.js';
 import { retrieve } from './routes/retrieve.js';
+import { runTraces } from './routes/run-traces.js';
 import { runs } from './routes/runs.js';
 import { topics } from './routes/topics.js';
 import { me, users } from './routes/users.js';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/collections/:collection/documents', documents)
     .route('/api/collections/:collection/topics', topics)
     .route('/api/collections/:collection/runs/retrieve', retrieve)
+    .route('/api/collections/:collection/runs/:run/trace', runTraces)
     .route('/api/collections/:collection/runs', runs)
     .route('/api/collections/:collection/label-sets', labelSets)
     .route('/api/collections/:collection/pools', pools)

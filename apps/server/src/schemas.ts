@@ -50,6 +50,14 @@ export const CollectionParam = z.object({
     .openapi({ param: { name: 'collection', in: 'path' }, example: 'cranfield' }),
 });
 
+/** `{collection}/runs/{run}` path parameters. */
+export const RunParams = CollectionParam.extend({
+  run: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'run', in: 'path' }, description: 'run id or name' }),
+});
+
 /** `name` or numeric id of a collection, run or label set, in a JSON body. */
 export const NameOrId = z.union([z.string().min(1), z.number().int().positive()]);
 

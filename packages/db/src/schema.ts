@@ -94,6 +94,15 @@ export interface RunEntriesTable {
   score: number;
 }
 
+/** Table `run_traces`: the generated texts of a run made by a method with models, in order. */
+export interface RunTracesTable {
+  run_id: number;
+  position: number;
+  topic_id: string;
+  step: string;
+  entry: JsonObject;
+}
+
 /** Table `label_sets`: one source of relevance labels (qrels, a judge config, a campaign). */
 export interface LabelSetsTable {
   id: GeneratedAlways<number>;
@@ -280,6 +289,7 @@ export interface Database {
   topics: TopicsTable;
   runs: RunsTable;
   run_entries: RunEntriesTable;
+  run_traces: RunTracesTable;
   label_sets: LabelSetsTable;
   labels: LabelsTable;
   label_revisions: LabelRevisionsTable;

@@ -30,6 +30,7 @@ const EXPECTED_TABLES = [
   'response_sets',
   'responses',
   'run_entries',
+  'run_traces',
   'runs',
   'schema_migrations',
   'score_sets',

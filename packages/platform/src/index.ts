@@ -219,6 +219,19 @@ export {
 } from './retrieval-runs.js';
 /** The retrieval methods a stored retrieval accepts. */
 export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
+/** Retrieval with methods that call models (LLMs, embeddings) over stored collections. */
+export {
+  isModelMethod,
+  retrieveStoredModelRun,
+  startModelRetrieveJob,
+  type ModelMethodSettings,
+  type RetrieveStoredModelRunInput,
+  type RetrieveStoredModelRunResult,
+} from './model-retrieval.js';
+/** The methods that call models. */
+export { MODEL_METHODS, type ModelMethod } from '@assay/methods';
+/** The stored trace of a run made with models. */
+export { RUN_TRACE_PAGE, runTrace, type RunTracePage } from './run-traces.js';
 /** Users with roles and API tokens: add (token shown once), list, issue a new token, revoke. */
 export {
   addUser,

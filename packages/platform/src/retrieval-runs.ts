@@ -252,12 +252,13 @@ export async function retrieveStoredRun(
 export interface RetrieveJob {
   id: number;
   collectionId: number;
-  method: RetrievalMethod;
+  method: string;
   tag: string;
   status: 'running' | 'done' | 'failed';
   progress: RetrieveProgress;
   startedAt: Date;
   finishedAt: Date | null;
+  /** The stored run (for methods with models, also trace, answers, failures and spend). */
   result: RetrieveStoredRunResult | null;
   error: { code: string; message: string } | null;
 }
@@ -266,10 +267,51 @@ const jobs = new Map<number, RetrieveJob>();
 let nextJobId = 1;
 
 /**
+ * Runs a checked retrieval in the background as a job of this process, recording its
+ * progress and then its result or error. A restart forgets running jobs (nothing partial
+ * is stored: the run is written in one transaction at the end).
+ */
+export function runInBackground(
+  collectionId: number,
+  method: string,
+  tag: string,
+  work: (onProgress: (progress: RetrieveProgress) => void) => Promise<RetrieveStoredRunResult>,
+): RetrieveJob {
+  const job: RetrieveJob = {
+    id: nextJobId++,
+    collectionId,
+    method,
+    tag,
+    status: 'running',
+    progress: { phase: 'indexing', done: 0, total: 0 },
+    startedAt: new Date(),
+    finishedAt: null,
+    result: null,
+    error: null,
+  };
+  jobs.set(job.id, job);
+  work((progress) => (job.progress = progress)).then(
+    (result) => {
+      job.result = result;
+      job.status = 'done';
+      job.finishedAt = new Date();
+    },
+    (error: unknown) => {
+      job.status = 'failed';
+      job.finishedAt = new Date();
+      job.error =
+        error instanceof PlatformError
+          ? { code: error.code, message: error.message }
+          : { code: 'internal', message: 'the retrieval failed; see the server log' };
+      if (!(error instanceof PlatformError)) console.error(error);
+    },
+  );
+  return { ...job };
+}
+
+/**
  * Checks a retrieval (collection, method, tag) and runs it in the background; the job's
- * progress and result are read with {@link getRetrieveJob}. Jobs live in this process:
- * a restart forgets running ones (nothing partial is stored: the run is written in one
- * transaction at the end).
+ * progress and result are read with {@link getRetrieveJob}.
  */
 export async function startRetrieveJob(
   db: Queryable,
@@ -287,40 +329,9 @@ export async function startRetrieveJob(
       'conflict',
       `run "${name}" already exists in collection "${collection.name}"; use replace to overwrite it`,
     );
-  const job: RetrieveJob = {
-    id: nextJobId++,
-    collectionId: collection.id,
-    method: input.method,
-    tag: name,
-    status: 'running',
-    progress: { phase: 'indexing', done: 0, total: 0 },
-    startedAt: new Date(),
-    finishedAt: null,
-    result: null,
-    error: null,
-  };
-  jobs.set(job.id, job);
-  retrieveStoredRun(db, {
-    ...input,
-    collection: collection.id,
-    onProgress: (progress) => (job.progress = progress),
-  }).then(
-    (result) => {
-      job.result = result;
-      job.status = 'done';
-      job.finishedAt = new Date();
-    },
-    (error: unknown) => {
-      job.status = 'failed';
-      job.finishedAt = new Date();
-      job.error =
-        error instanceof PlatformError
-          ? { code: error.code, message: error.message }
-          : { code: 'internal', message: 'the retrieval failed; see the server log' };
-      if (!(error instanceof PlatformError)) console.error(error);
-    },
+  return runInBackground(collection.id, input.method, name, (onProgress) =>
+    retrieveStoredRun(db, { ...input, collection: collection.id, onProgress }),
   );
-  return { ...job };
 }
 
 /** A background retrieval of a collection by id, or undefined. */

@@ -1,8 +1,13 @@
 import {
   getRetrieveJob,
+  isModelMethod,
+  MODEL_METHODS,
   RETRIEVAL_METHODS,
+  retrieveStoredModelRun,
   retrieveStoredRun,
+  startModelRetrieveJob,
   startRetrieveJob,
+  type ModelMethodSettings,
   type RetrieveJob,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -23,9 +28,51 @@ const count = (description: string) =>
 const weight = (description: string) =>
   z.number().finite().min(-100).max(100).optional().openapi({ description });
 
+const ModelName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine(
+    (name) => ![...name].some((ch) => ch.charCodeAt(0) < 0x20),
+    'a model name has no control characters',
+  );
+
+// The settings of the methods that call models (see the README's methods table).
+const MethodSettings = z
+  .object({
+    aggregation: z.enum(['sparse', 'dense', 'rrf']).optional().openapi({
+      description: 'query2doc: sparse or dense; amd: sparse, dense or rrf',
+    }),
+    feedback: z.boolean().optional().openapi({ description: "amd's reflective feedback (true)" }),
+    queryWeight: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .openapi({ description: "weight of the query embedding in amd's dense aggregation (0.7)" }),
+    rrfK: z.number().int().min(1).max(10_000).optional().openapi({ description: 'RRF k (60)' }),
+    budgetUsd: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: 'send no call once this many USD were spent' }),
+  })
+  .strict()
+  .openapi('MethodSettings');
+
 const RetrieveBody = z
   .object({
-    method: z.enum(RETRIEVAL_METHODS).openapi({ example: 'bm25' }),
+    method: z.enum([...RETRIEVAL_METHODS, ...MODEL_METHODS]).openapi({
+      example: 'bm25',
+      description: 'a lexical method, or a method that calls models (needs a configured endpoint)',
+    }),
+    model: ModelName.optional().openapi({ description: 'chat model of LLM methods' }),
+    embeddingModel: ModelName.optional().openapi({
+      description: 'embeddings model of dense methods and aggregations',
+    }),
+    settings: MethodSettings.optional(),
     tag: z
       .string()
       .trim()
@@ -85,6 +132,23 @@ const StoredRetrieval = z
   })
   .openapi('StoredRetrieval');
 
+const ModelRetrievalExtras = z.object({
+  traceEntries: z.number().int().optional(),
+  responseSet: z
+    .object({ id: z.number().int(), name: z.string(), answers: z.number().int() })
+    .optional(),
+  failures: z.array(z.object({ topic: z.string(), reason: z.string() })).optional(),
+  unfinished: z.array(z.string()).optional(),
+  spend: z
+    .object({
+      calls: z.number().int(),
+      failedCalls: z.number().int(),
+      tokens: z.number().int(),
+      costUsd: z.number(),
+    })
+    .optional(),
+});
+
 const RetrieveJobSchema = z
   .object({
     id: z.number().int(),
@@ -99,7 +163,7 @@ const RetrieveJobSchema = z
     }),
     startedAt: z.string(),
     finishedAt: z.string().nullable(),
-    result: StoredRetrieval.nullable(),
+    result: StoredRetrieval.extend(ModelRetrievalExtras.shape).nullable(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
   })
   .openapi('RetrieveJob');
@@ -119,12 +183,16 @@ export const retrieve = createRouter()
       method: 'post',
       path: '/',
       tags: ['runs'],
-      summary: 'Retrieve with BM25, RM3, Rocchio or query-by-document and store the run',
+      summary: 'Retrieve with a lexical method or a method that calls models; store the run',
       ...adminOnly,
       description:
         'Admin only. Indexes the collection on first use (kept in memory), retrieves for its ' +
         'stored topics and stores the result as a run whose description records every ' +
-        'parameter. With background=true, answers 202 with a job to poll.',
+        'parameter. Methods that call models (query2doc, amd, dense, hybrid …) need the ' +
+        "server's endpoint (OPENAI_BASE_URL / OPENAI_API_KEY); every call goes through the " +
+        'call store (a rerun sends nothing), the trace of generated texts is stored with ' +
+        'the run (GET …/runs/{run}/trace) and the answers of methods that answer become a ' +
+        'response set of the same name. With background=true, answers 202 with a job to poll.',
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: RetrieveBody } } },
@@ -132,7 +200,9 @@ export const retrieve = createRouter()
       responses: {
         201: {
           description: 'the stored run',
-          content: { 'application/json': { schema: StoredRetrieval } },
+          content: {
+            'application/json': { schema: StoredRetrieval.extend(ModelRetrievalExtras.shape) },
+          },
         },
         202: {
           description: 'the background job',
@@ -144,6 +214,36 @@ export const retrieve = createRouter()
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
       const body = c.req.valid('json');
+      if (isModelMethod(body.method)) {
+        const settings: ModelMethodSettings = { ...body.settings };
+        if (body.params?.k !== undefined) settings.k = body.params.k;
+        if (body.params?.k1 !== undefined || body.params?.b !== undefined)
+          settings.bm25 = {
+            ...(body.params.k1 === undefined ? {} : { k1: body.params.k1 }),
+            ...(body.params.b === undefined ? {} : { b: body.params.b }),
+          };
+        const input = {
+          collection: collection.id,
+          method: body.method,
+          tag: body.tag,
+          settings,
+          ...(body.model ? { model: body.model } : {}),
+          ...(body.embeddingModel ? { embeddingModel: body.embeddingModel } : {}),
+          ...(body.topics ? { topics: body.topics } : {}),
+          ...(body.replace ? { replace: true } : {}),
+        };
+        const config = c.var.config;
+        if (!config)
+          throw new ApiError('invalid_input', 'this server has no model endpoint configured');
+        if (body.background)
+          return c.json(presentJob(await startModelRetrieveJob(c.var.db, config, input)), 202);
+        return c.json(await retrieveStoredModelRun(c.var.db, config, input), 201);
+      }
+      if (body.model || body.embeddingModel || body.settings)
+        throw new ApiError(
+          'invalid_input',
+          `${body.method} calls no model: model, embeddingModel and settings are for ${MODEL_METHODS.join(', ')}`,
+        );
       const input = {
         collection: collection.id,
         method: body.method,

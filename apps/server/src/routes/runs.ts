@@ -17,18 +17,12 @@ import {
   QueryFlag,
   readErrors,
   RunEntrySchema,
+  RunParams,
   RunSchema,
   uploadBody,
   writeErrors,
 } from '../schemas.js';
 import { readUpload } from '../upload.js';
-
-const RunParams = CollectionParam.extend({
-  run: z
-    .string()
-    .min(1)
-    .openapi({ param: { name: 'run', in: 'path' }, description: 'run id or name' }),
-});
 
 const ImportOptions = z.object({
   name: z
