@@ -5,6 +5,8 @@ import {
   startOpenAITestServer,
   type TestServer,
 } from '../../../packages/llm/test/openai-test-server.js';
+import { faultyAnswer } from '../../../packages/llm/test/schema-answers.js';
+import { MODEL_METHODS, needsChat, needsEmbeddings } from '@assay/methods';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Five short documents; topic 1 asks for "wing flutter", topic 2 for "shock".
@@ -207,4 +209,57 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve with models', (t) => {
     expect((await errorOf(noEndpoint)).message).toMatch(/no endpoint is configured/);
     expect(llm.requests).toHaveLength(0);
   });
+});
+
+forEachDatabase('every method with models over the API, against a faulty endpoint', (t) => {
+  let api: TestApi;
+  let llm: TestServer;
+  const admin = () => ({ token: api.admin });
+
+  beforeEach(async () => {
+    llm = await startOpenAITestServer(faultyAnswer);
+    api = await setUpApi(t.db, {
+      config: { dataDir: '/nonexistent', port: 0, openaiBaseUrl: llm.baseURL },
+    });
+    await api.call('POST', '/api/collections?name=demo&format=tsv', { ...admin(), body: DOCS });
+    const topics = [
+      {
+        id: '1',
+        text: 'wing flutter',
+        previous_turns: ['I study aircraft structures', 'What makes wings vibrate?'],
+        user_background: ['I am an engineering student'],
+      },
+      { id: '2', text: 'shock' },
+    ];
+    expect(
+      (
+        await api.call('POST', '/api/collections/demo/topics', {
+          ...admin(),
+          body: topics.map((x) => JSON.stringify(x)).join('\n'),
+        })
+      ).status,
+    ).toBe(201);
+  });
+  afterEach(() => llm.close());
+
+  it.each(MODEL_METHODS.map((m) => [m]))(
+    '%s: stores a run of both topics; the same retrieval again sends nothing',
+    async (method) => {
+      const json: Record<string, unknown> = { method, tag: `${method}-run`, params: { k: 5 } };
+      if (needsChat({ method })) json.model = 'm';
+      if (needsEmbeddings({ method })) json.embeddingModel = 'e';
+      const r = await api.call('POST', '/api/collections/demo/runs/retrieve', { ...admin(), json });
+      expect(r.status).toBe(201);
+      expect(await r.json()).toMatchObject({ topics: 2, failures: [], unfinished: [] });
+      const sent = llm.requests.length;
+      const again = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+        ...admin(),
+        json: { ...json, replace: true },
+      });
+      expect(again.status).toBe(201);
+      expect(await again.json()).toMatchObject({ topics: 2, spend: { calls: 0 } });
+      expect(llm.requests.length).toBe(sent);
+    },
+    240_000,
+  );
 });
