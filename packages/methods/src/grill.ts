@@ -11,6 +11,7 @@ import {
   type ScoredDoc,
 } from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
+import type { ModelRetrieveOptions } from './retrieve-options.js';
 import { FILTER_JUDGE, RelevanceFilter } from './relevance-filter.js';
 import type { TraceEntry } from './trace.js';
 
@@ -360,7 +361,7 @@ function totalLength(lists: readonly unknown[][]): number {
 }
 
 /** The settings of a run, defaults filled in. */
-function grillOptions(options: import('./retrieve-options.js').ModelRetrieveOptions): GrillOptions {
+function grillOptions(options: ModelRetrieveOptions): GrillOptions {
   return {
     ...DEFAULT_GRILL,
     ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
