@@ -39,7 +39,7 @@ and assay version. Every input is read and checked before anything is written: a
 line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
-                    query2doc, amd, dense or hybrid (see below)
+                    query2doc, amd, dense, hybrid or grill (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -59,7 +59,7 @@ Feedback (defaults in brackets):
 Methods with models (the endpoint is OPENAI_BASE_URL / OPENAI_API_KEY, as for judges; every
 call is kept in the database's call store, so a rerun sends no request; every generated
 text goes to RUN.trace.jsonl; prompts are the files of methods/):
-  --model M         chat model (query2doc, amd)
+  --model M         chat model (query2doc, amd, grill)
   --embedding-model E   embeddings model (dense, hybrid, --aggregation dense); needs --docs
   --aggregation A   query2doc: sparse [sparse] or dense; amd: sparse [sparse], dense or rrf
   --no-feedback     amd without the reflective feedback step (the paper's ablation)
@@ -68,6 +68,11 @@ text goes to RUN.trace.jsonl; prompts are the files of methods/):
   --concurrency N   topics worked on at once [4]
   --base-url URL    the endpoint instead of OPENAI_BASE_URL
   --methods DIR     read method prompts from DIR instead of the shipped methods/
+grill (GRILL, TREC 2025; needs --docs: the binary-filter judge reads every candidate):
+  --rounds N        retrieve -> expand rounds at most; stops early when a round adds nothing [1]
+  --min-gain G      also stop when a round adds fewer than G new documents [0: off]
+  --rerank-budget N keep the top N fused documents for the final ranking [500]
+  --decompose       split the request into sub-questions, run each, fuse them by RRF
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -102,6 +107,10 @@ const OPTIONS: OptionSpec[] = [
   { long: 'concurrency', key: 'concurrency', takesValue: true },
   { long: 'base-url', key: 'baseUrl', takesValue: true },
   { long: 'methods', key: 'methods', takesValue: true },
+  { long: 'rounds', key: 'rounds', takesValue: true },
+  { long: 'min-gain', key: 'minGain', takesValue: true },
+  { long: 'rerank-budget', key: 'rerankBudget', takesValue: true },
+  { long: 'decompose', key: 'decompose', takesValue: false },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -139,6 +148,17 @@ export async function retrieveCommand(
         );
   if (options.has('noFeedback') && method !== 'amd')
     throw new UsageError('--no-feedback applies to amd only');
+  for (const key of ['rounds', 'minGain', 'rerankBudget', 'decompose'])
+    if (options.has(key) && method !== 'grill')
+      throw new UsageError(
+        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to grill only`,
+      );
+  const grillRounds = countOption('--rounds', option('rounds'));
+  const minGainText = option('minGain');
+  if (minGainText !== undefined && !/^\d+$/.test(minGainText.trim()))
+    throw new UsageError(`--min-gain needs a whole number of documents, not '${minGainText}'`);
+  const minGain = minGainText === undefined ? undefined : Number(minGainText);
+  const rerankBudget = countOption('--rerank-budget', option('rerankBudget'));
   const aggregation = aggregationOption(method, option('aggregation'));
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
@@ -227,6 +247,8 @@ export async function retrieveCommand(
           tag: option('tag') ?? method,
           ...defined({ aggregation, budgetUsd: budget, concurrency }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
+          ...defined({ rounds: grillRounds, minGain, rerankBudget }),
+          ...(options.has('decompose') ? { decompose: true } : {}),
         },
       },
       io,

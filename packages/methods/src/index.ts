@@ -58,3 +58,5 @@ export {
 export { estimateModelRun, type RunEstimate } from './estimate.js';
 /** Where the shipped prompts are. */
 export { defaultMethodsDir } from './prompts-dir.js';
+/** GRILL: rewrite, BM25, query-by-document rounds, gap analysis, relevance filter, RRF. */
+export { DEFAULT_GRILL, grillTopic, type GrillOptions, type GrillStop } from './grill.js';

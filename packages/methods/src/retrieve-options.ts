@@ -26,4 +26,14 @@ export interface ModelRetrieveOptions {
   queryWeight?: number;
   /** RRF constant for amd rrf and hybrid (default 60). */
   rrfK?: number;
+
+  // grill
+  /** grill: retrieve → expand rounds at most (default 1). */
+  rounds?: number;
+  /** grill: stop once a round adds fewer new documents than this (default 0: off). */
+  minGain?: number;
+  /** grill: documents of the fused list kept and reranked (default 500). */
+  rerankBudget?: number;
+  /** grill: split the request into sub-questions and fuse their pipelines (default false). */
+  decompose?: boolean;
 }

@@ -14,6 +14,17 @@ export interface TraceEntry {
   text: string;
   /** True when the text came from a stored answer (nothing was paid this time). */
   cached?: boolean;
+
+  /** grill: the stage (`candidates`, `expansion`, `gaps`) of a query or filter decision. */
+  stage?: string;
+  /** grill: the document a filter decision is about (`filtered-out`, `filter-unreadable`). */
+  docno?: string;
+  /** grill: the retrieve → expand round, its new documents, and why the loop stopped. */
+  round?: number;
+  newDocuments?: number;
+  stop?: string;
+  /** grill with decompose: which sub-question (1-based) the entry belongs to. */
+  subQuestion?: number;
 }
 
 /** The trace as JSONL (one entry a line). */
