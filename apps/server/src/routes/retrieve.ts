@@ -58,6 +58,31 @@ const MethodSettings = z
       .max(1_000_000)
       .optional()
       .openapi({ description: 'send no call once this many USD were spent' }),
+    rounds: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .openapi({ description: 'grill: retrieve → expand rounds at most (1)' }),
+    minGain: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .optional()
+      .openapi({ description: 'grill: stop when a round adds fewer new documents (0: off)' }),
+    rerankBudget: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .openapi({ description: 'grill: fused documents kept for the final reranker (500)' }),
+    decompose: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'grill: split the request into sub-questions (false)' }),
   })
   .strict()
   .openapi('MethodSettings');
