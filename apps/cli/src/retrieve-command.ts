@@ -39,7 +39,8 @@ and assay version. Every input is read and checked before anything is written: a
 line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
-                    query2doc, amd, dense or hybrid (see below)
+                    query2doc, amd, dense, hybrid, gr-qr, gr-ad, gr-qd, gr-aqd or
+                    gr-aqd-a (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -59,7 +60,7 @@ Feedback (defaults in brackets):
 Methods with models (the endpoint is OPENAI_BASE_URL / OPENAI_API_KEY, as for judges; every
 call is kept in the database's call store, so a rerun sends no request; every generated
 text goes to RUN.trace.jsonl; prompts are the files of methods/):
-  --model M         chat model (query2doc, amd)
+  --model M         chat model (every method here but dense and hybrid)
   --embedding-model E   embeddings model (dense, hybrid, --aggregation dense); needs --docs
   --aggregation A   query2doc: sparse [sparse] or dense; amd: sparse [sparse], dense or rrf
   --no-feedback     amd without the reflective feedback step (the paper's ablation)
@@ -68,6 +69,12 @@ text goes to RUN.trace.jsonl; prompts are the files of methods/):
   --concurrency N   topics worked on at once [4]
   --base-url URL    the endpoint instead of OPENAI_BASE_URL
   --methods DIR     read method prompts from DIR instead of the shipped methods/
+Generate-then-retrieve (gr-*; conversational topics: previous turns, user background):
+  gr-qr rewrites the utterance; gr-ad searches with the LLM's answer; gr-qd with at most
+  five queries from the conversation, gr-aqd with at most five queries from the answer
+  (lists interleaved round robin); gr-aqd-a reranks gr-aqd's list against the answer.
+  --first-stage-k N BM25 documents per query before the rerank stage [1000]
+  --rerank-depth N  documents of each list the reranker reorders (when one is set) [1000]
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -102,6 +109,8 @@ const OPTIONS: OptionSpec[] = [
   { long: 'concurrency', key: 'concurrency', takesValue: true },
   { long: 'base-url', key: 'baseUrl', takesValue: true },
   { long: 'methods', key: 'methods', takesValue: true },
+  { long: 'first-stage-k', key: 'firstStageK', takesValue: true },
+  { long: 'rerank-depth', key: 'rerankDepth', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -140,6 +149,13 @@ export async function retrieveCommand(
   if (options.has('noFeedback') && method !== 'amd')
     throw new UsageError('--no-feedback applies to amd only');
   const aggregation = aggregationOption(method, option('aggregation'));
+  for (const key of ['firstStageK', 'rerankDepth'])
+    if (options.has(key) && !method.startsWith('gr-'))
+      throw new UsageError(
+        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to the gr-* methods only`,
+      );
+  const firstStageK = countOption('--first-stage-k', option('firstStageK'));
+  const rerankDepth = countOption('--rerank-depth', option('rerankDepth'));
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
   const docsFile = option('docs');
@@ -226,6 +242,7 @@ export async function retrieveCommand(
           bm25: retrieveOptions.bm25!,
           tag: option('tag') ?? method,
           ...defined({ aggregation, budgetUsd: budget, concurrency }),
+          ...defined({ firstStageK, rerankDepth }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
         },
       },

@@ -1,5 +1,12 @@
 import { amdMethod } from './amd.js';
 import { denseMethod, hybridMethod } from './dense-methods.js';
+import {
+  grAdMethod,
+  grAqdAMethod,
+  grAqdMethod,
+  grQdMethod,
+  grQrMethod,
+} from './generate-then-retrieve.js';
 import type { MethodDefinition } from './method-definition.js';
 import { query2docMethod } from './query2doc.js';
 
@@ -9,6 +16,11 @@ export const METHOD_DEFINITIONS = {
   amd: amdMethod,
   dense: denseMethod,
   hybrid: hybridMethod,
+  'gr-qr': grQrMethod,
+  'gr-ad': grAdMethod,
+  'gr-qd': grQdMethod,
+  'gr-aqd': grAqdMethod,
+  'gr-aqd-a': grAqdAMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

@@ -26,4 +26,10 @@ export interface ModelRetrieveOptions {
   queryWeight?: number;
   /** RRF constant for amd rrf and hybrid (default 60). */
   rrfK?: number;
+
+  // Generate-then-retrieve (gr-qr, gr-ad, gr-qd, gr-aqd, gr-aqd-a).
+  /** BM25 documents retrieved per query before reranking (default 1000). */
+  firstStageK?: number;
+  /** Documents of each list the reranker reorders (default 1000). */
+  rerankDepth?: number;
 }
