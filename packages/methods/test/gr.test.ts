@@ -3,6 +3,7 @@ import { buildIndex, DEFAULT_ANALYZER } from '@assay/retrieval';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Behaviour, TestServer } from '../../llm/test/openai-test-server.js';
 import {
+  estimateModelRun,
   grConversation,
   retrieveWithModels,
   type MethodTopic,
@@ -10,7 +11,7 @@ import {
   type Reranker,
   type ScoredDoc,
 } from '../src/index.js';
-import { resources, startDouble, userMessage } from './helpers.js';
+import { PROMPTS, resources, startDouble, userMessage } from './helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -412,5 +413,28 @@ describe('gr-aqd and gr-aqd-a', () => {
     ]);
     // One answer call and three attempts at the queries.
     expect(server.requests).toHaveLength(4);
+  });
+});
+
+describe('generate-then-retrieve: dry-run estimate', () => {
+  it('counts the calls of each variant with the max_tokens of their prompts', () => {
+    const estimate = (method: ModelRetrieveOptions['method']) =>
+      estimateModelRun([TOPIC, { id: 't2', text: 'beta' }], PROMPTS, { method });
+    // Per topic: qr one rewrite (max 128); ad one answer (512); qd one queries call (300);
+    // aqd and aqd-a an answer and a queries call (512 + 300).
+    expect(estimate('gr-qr')).toMatchObject({ chatCalls: 2, completionTokens: 256 });
+    expect(estimate('gr-ad')).toMatchObject({ chatCalls: 2, completionTokens: 1024 });
+    expect(estimate('gr-qd')).toMatchObject({ chatCalls: 2, completionTokens: 600 });
+    expect(estimate('gr-aqd')).toMatchObject({ chatCalls: 4, completionTokens: 1624 });
+    expect(estimate('gr-aqd-a')).toMatchObject({ chatCalls: 4, completionTokens: 1624 });
+    // The queries call of gr-aqd sees the conversation (as gr-qd's does) plus the answer,
+    // counted at gr-answer's max_tokens (512); prompts at four characters a token.
+    const t = (text: string) => Math.ceil(text.length / 4);
+    const own = (id: string) => t(PROMPTS.get(id)!.system) + t(PROMPTS.get(id)!.prompt);
+    expect(
+      estimate('gr-aqd').promptTokens -
+        estimate('gr-ad').promptTokens -
+        estimate('gr-qd').promptTokens,
+    ).toBe(2 * (own('gr-answer-queries') + 512 - own('gr-queries')));
   });
 });
