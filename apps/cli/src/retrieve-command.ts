@@ -39,7 +39,8 @@ and assay version. Every input is read and checked before anything is written: a
 line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
-                    query2doc, amd, dense, hybrid or grill (see below)
+                    query2doc, amd, dense, hybrid, grill, gr-qr, gr-ad, gr-qd,
+                    gr-aqd or gr-aqd-a (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -59,7 +60,7 @@ Feedback (defaults in brackets):
 Methods with models (the endpoint is OPENAI_BASE_URL / OPENAI_API_KEY, as for judges; every
 call is kept in the database's call store, so a rerun sends no request; every generated
 text goes to RUN.trace.jsonl; prompts are the files of methods/):
-  --model M         chat model (query2doc, amd, grill)
+  --model M         chat model (every method here but dense and hybrid)
   --embedding-model E   embeddings model (dense, hybrid, --aggregation dense); needs --docs
   --aggregation A   query2doc: sparse [sparse] or dense; amd: sparse [sparse], dense or rrf
   --no-feedback     amd without the reflective feedback step (the paper's ablation)
@@ -73,6 +74,12 @@ grill (GRILL, TREC 2025; needs --docs: the binary-filter judge reads every candi
   --min-gain G      also stop when a round adds fewer than G new documents [0: off]
   --rerank-budget N keep the top N fused documents for the final ranking [500]
   --decompose       split the request into sub-questions, run each, fuse them by RRF
+Generate-then-retrieve (gr-*; conversational topics: previous turns, user background):
+  gr-qr rewrites the utterance; gr-ad searches with the LLM's answer; gr-qd with at most
+  five queries from the conversation, gr-aqd with at most five queries from the answer
+  (lists interleaved round robin); gr-aqd-a reranks gr-aqd's list against the answer.
+  --first-stage-k N BM25 documents per query before the rerank stage [1000]
+  --rerank-depth N  documents of each list the reranker reorders (when one is set) [1000]
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -111,6 +118,8 @@ const OPTIONS: OptionSpec[] = [
   { long: 'min-gain', key: 'minGain', takesValue: true },
   { long: 'rerank-budget', key: 'rerankBudget', takesValue: true },
   { long: 'decompose', key: 'decompose', takesValue: false },
+  { long: 'first-stage-k', key: 'firstStageK', takesValue: true },
+  { long: 'rerank-depth', key: 'rerankDepth', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -160,6 +169,13 @@ export async function retrieveCommand(
   const minGain = minGainText === undefined ? undefined : Number(minGainText);
   const rerankBudget = countOption('--rerank-budget', option('rerankBudget'));
   const aggregation = aggregationOption(method, option('aggregation'));
+  for (const key of ['firstStageK', 'rerankDepth'])
+    if (options.has(key) && !method.startsWith('gr-'))
+      throw new UsageError(
+        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to the gr-* methods only`,
+      );
+  const firstStageK = countOption('--first-stage-k', option('firstStageK'));
+  const rerankDepth = countOption('--rerank-depth', option('rerankDepth'));
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
   const docsFile = option('docs');
@@ -246,6 +262,7 @@ export async function retrieveCommand(
           bm25: retrieveOptions.bm25!,
           tag: option('tag') ?? method,
           ...defined({ aggregation, budgetUsd: budget, concurrency }),
+          ...defined({ firstStageK, rerankDepth }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
           ...defined({ rounds: grillRounds, minGain, rerankBudget }),
           ...(options.has('decompose') ? { decompose: true } : {}),

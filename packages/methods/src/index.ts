@@ -37,6 +37,15 @@ export {
 } from './amd.js';
 /** Dense retrieval and its RRF hybrid with BM25. */
 export { denseTopic, hybridTopic } from './dense-methods.js';
+/** Generate-then-retrieve for conversational topics: QR, AD, QD, AQD, AQD_A. */
+export {
+  DEFAULT_GR,
+  GR_MAX_QUERIES,
+  grConversation,
+  grTopic,
+  type GrOptions,
+  type GrVariant,
+} from './generate-then-retrieve.js';
 /** RRF over ranked lists. */
 export { rrfLists } from './ranked-lists.js';
 /** Spending and the budget stop. */

@@ -1,5 +1,12 @@
 import { amdMethod } from './amd.js';
 import { denseMethod, hybridMethod } from './dense-methods.js';
+import {
+  grAdMethod,
+  grAqdAMethod,
+  grAqdMethod,
+  grQdMethod,
+  grQrMethod,
+} from './generate-then-retrieve.js';
 import type { MethodDefinition } from './method-definition.js';
 import { grillMethod } from './grill.js';
 import { query2docMethod } from './query2doc.js';
@@ -11,6 +18,11 @@ export const METHOD_DEFINITIONS = {
   dense: denseMethod,
   hybrid: hybridMethod,
   grill: grillMethod,
+  'gr-qr': grQrMethod,
+  'gr-ad': grAdMethod,
+  'gr-qd': grQdMethod,
+  'gr-aqd': grAqdMethod,
+  'gr-aqd-a': grAqdAMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

@@ -36,4 +36,9 @@ export interface ModelRetrieveOptions {
   rerankBudget?: number;
   /** grill: split the request into sub-questions and fuse their pipelines (default false). */
   decompose?: boolean;
+  // Generate-then-retrieve (gr-qr, gr-ad, gr-qd, gr-aqd, gr-aqd-a).
+  /** BM25 documents retrieved per query before reranking (default 1000). */
+  firstStageK?: number;
+  /** Documents of each list the reranker reorders (default 1000). */
+  rerankDepth?: number;
 }

@@ -1,0 +1,440 @@
+import { MemoryCallStore } from '@assay/llm';
+import { buildIndex, DEFAULT_ANALYZER } from '@assay/retrieval';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Behaviour, TestServer } from '../../llm/test/openai-test-server.js';
+import {
+  estimateModelRun,
+  grConversation,
+  retrieveWithModels,
+  type MethodTopic,
+  type ModelRetrieveOptions,
+  type Reranker,
+  type ScoredDoc,
+} from '../src/index.js';
+import { PROMPTS, resources, startDouble, userMessage } from './helpers.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/**
+ * Five two-word documents: every document has the same length and each word occurs once,
+ * so BM25 gives the documents matching one query word equal scores (ties: docno
+ * descending), and "beta delta" (each word in two documents, same idf) scores d1..d4 alike.
+ */
+const GR_DOCS = [
+  { id: 'd1', text: 'alpha beta' },
+  { id: 'd2', text: 'beta gamma' },
+  { id: 'd3', text: 'gamma delta' },
+  { id: 'd4', text: 'delta alpha' },
+  { id: 'd5', text: 'omega omega' },
+];
+
+const TOPIC: MethodTopic = {
+  id: 't1',
+  text: 'Which of them suit me?',
+  previousTurns: [
+    { role: 'user', text: 'Where can I eat tonight?' },
+    { role: 'assistant', text: 'There are many restaurants nearby.' },
+  ],
+  userBackground: ['I live in Amsterdam.', 'I am vegetarian.'],
+};
+
+const CONVERSATION =
+  'Background knowledge about the user:\n1. I live in Amsterdam.\n2. I am vegetarian.\n\n' +
+  'Conversation so far:\nuser: Where can I eat tonight?\nsystem: There are many restaurants nearby.\n\n' +
+  'User question: Which of them suit me?';
+
+const HEAD =
+  'Below is what is known about a user, the conversation the user had with a system so far,\n';
+
+/** The user message of each prompt for a conversation, as the prompt files word it. */
+const rewriteMessage = (conversation: string) =>
+  HEAD +
+  "and the user's last question. Rewrite that last question as one self-contained query:\n" +
+  'replace every reference to earlier turns (pronouns, "it", "the second one", left-out\n' +
+  'words) with what it refers to, and keep the facts about the user the question depends on.\n\n' +
+  `${conversation}\n\nSelf-contained query:`;
+const answerMessage = (conversation: string) =>
+  HEAD +
+  "and the user's last question. Answer that last question as well as you can from your own\n" +
+  'knowledge, taking the conversation and what is known about the user into account. Give\n' +
+  'the concrete facts, names and figures a good answer needs.\n\n' +
+  `${conversation}\n\nAnswer:`;
+const queriesMessage = (conversation: string) =>
+  HEAD +
+  "and the user's last question. Suppose you had to find the answer to that last question\n" +
+  'with a web search engine. Write the search queries you would type, each one complete on\n' +
+  'its own (no reference to the conversation), and no more than five of them.\n\n' +
+  `${conversation}\n\nAnswer with {"queries": ["first query", "second query", ...]}.`;
+const answerQueriesMessage = (conversation: string, answer: string) =>
+  HEAD +
+  "the user's last question, and the answer the system gave to it. Write the search queries\n" +
+  'that would retrieve passages containing the facts of that answer, so it can be checked\n' +
+  'and grounded: each query complete on its own (no reference to the conversation), each\n' +
+  'covering a different part of the answer, different from one another, and no more than\n' +
+  `five of them.\n\n${conversation}\n\nSystem answer: ${answer}\n\n` +
+  'Answer with {"queries": ["first query", "second query", ...]}.';
+
+const ANSWER = 'omega alpha';
+
+/** Scripted answers by prompt: rewrite, answer, QD queries, AQD queries. */
+function grScript(
+  answers: {
+    rewrite?: string;
+    queries?: Behaviour | ((n: number) => Behaviour);
+    answerQueries?: Behaviour;
+  } = {},
+) {
+  let queryCalls = 0;
+  return (user: string): Behaviour => {
+    if (user.endsWith('Self-contained query:')) return { reply: answers.rewrite ?? 'beta delta' };
+    if (user.endsWith('Answer:')) return { reply: ANSWER };
+    if (user.includes('System answer:'))
+      return answers.answerQueries ?? { reply: JSON.stringify({ queries: ['alpha', 'gamma'] }) };
+    if (user.includes('Suppose you had to find')) {
+      const q = answers.queries;
+      if (typeof q === 'function') return q(++queryCalls);
+      return q ?? { reply: JSON.stringify({ queries: ['alpha', 'gamma', 'beta delta'] }) };
+    }
+    return { status: 400, message: `unexpected prompt: ${user.slice(0, 60)}` };
+  };
+}
+
+/**
+ * A scripted TEST DOUBLE reranker: orders the candidates by a fixed preference per query
+ * (candidates it has no preference for follow in their order) and records every call.
+ */
+class RecordingReranker implements Reranker {
+  readonly name = 'rerank:test-double';
+  readonly calls: Array<{ query: string; candidates: string[] }> = [];
+  constructor(private readonly preferences: Record<string, string[]>) {}
+  rerank(query: string, candidates: readonly ScoredDoc[]): Promise<ScoredDoc[]> {
+    this.calls.push({ query, candidates: candidates.map((d) => d.docno) });
+    const preferred = this.preferences[query] ?? [];
+    const rank = (docno: string) => {
+      const i = preferred.indexOf(docno);
+      return i === -1 ? preferred.length : i;
+    };
+    const order = candidates
+      .map((d, i) => ({ docno: d.docno, i }))
+      .sort((a, b) => rank(a.docno) - rank(b.docno) || a.i - b.i);
+    return Promise.resolve(order.map((d, i) => ({ docno: d.docno, score: 100 - i })));
+  }
+}
+
+const PREFERENCES: Record<string, string[]> = {
+  alpha: ['d4', 'd1'],
+  gamma: ['d3', 'd2'],
+  'beta delta': ['d1', 'd3', 'd2', 'd4'],
+  [ANSWER]: ['d1', 'd2', 'd3', 'd4', 'd5'],
+};
+
+async function run(
+  method: ModelRetrieveOptions['method'],
+  options: {
+    store?: MemoryCallStore;
+    reranker?: Reranker;
+    topics?: MethodTopic[];
+    extra?: Partial<ModelRetrieveOptions>;
+  } = {},
+) {
+  const r = resources(server!, options.store ?? new MemoryCallStore());
+  r.index = buildIndex(GR_DOCS, DEFAULT_ANALYZER);
+  r.documents = GR_DOCS;
+  if (options.reranker) r.reranker = options.reranker;
+  return retrieveWithModels(options.topics ?? [TOPIC], r, {
+    method,
+    k: 10,
+    ...options.extra,
+  });
+}
+
+const ranking = (result: Awaited<ReturnType<typeof run>>, topic = 't1') =>
+  result.run.topics.get(topic)?.map((e) => e.docno);
+
+describe('generate-then-retrieve: the conversation the prompts show', () => {
+  it('numbers the background, labels the turns user/system, ends with the question', () => {
+    expect(grConversation(TOPIC)).toBe(CONVERSATION);
+  });
+
+  it('is just the question for a topic without context', () => {
+    expect(grConversation({ id: 'x', text: ' beta ' })).toBe('User question: beta');
+    expect(grConversation({ id: 'x', text: 'beta', previousTurns: [], userBackground: [] })).toBe(
+      'User question: beta',
+    );
+  });
+});
+
+describe('gr-qr', () => {
+  it('sends the rewrite prompt, searches the rewrite and reranks against it', async () => {
+    server = await startDouble(grScript());
+    const reranker = new RecordingReranker(PREFERENCES);
+    const result = await run('gr-qr', { reranker });
+    const users = server.requests.map((r) => userMessage(r.body));
+    expect(users).toEqual([rewriteMessage(CONVERSATION)]);
+    // BM25 of "beta delta": d1..d4 tie, so docno descending; the reranker sees all four.
+    expect(reranker.calls).toEqual([{ query: 'beta delta', candidates: ['d4', 'd3', 'd2', 'd1'] }]);
+    expect(ranking(result)).toEqual(['d1', 'd3', 'd2', 'd4']);
+    expect(result.trace).toEqual([
+      {
+        topic: 't1',
+        method: 'gr-qr',
+        step: 'rewrite',
+        prompt: 'gr-rewrite',
+        text: 'beta delta',
+        cached: false,
+      },
+    ]);
+    expect(result.parameters).toMatchObject({
+      method: 'gr-qr',
+      reranker: 'rerank:test-double',
+      'gr.first-stage-k': 1000,
+      'gr.rerank-depth': 1000,
+      'gr.rerank-query': 'rewrite',
+    });
+  });
+
+  it('reranks only the top rerank-depth; the rest keep the BM25 order below them', async () => {
+    server = await startDouble(grScript());
+    const reranker = new RecordingReranker({ 'beta delta': ['d3', 'd4'] });
+    const result = await run('gr-qr', { reranker, extra: { rerankDepth: 2 } });
+    expect(reranker.calls).toEqual([{ query: 'beta delta', candidates: ['d4', 'd3'] }]);
+    expect(result.run.topics.get('t1')!.map((e) => [e.docno, e.score])).toEqual([
+      ['d3', 4],
+      ['d4', 3],
+      ['d2', 2],
+      ['d1', 1],
+    ]);
+    expect(result.parameters['gr.rerank-depth']).toBe(2);
+  });
+
+  it('without a reranker keeps the first stage; --first-stage-k bounds it', async () => {
+    server = await startDouble(grScript());
+    const result = await run('gr-qr', { extra: { firstStageK: 3 } });
+    expect(ranking(result)).toEqual(['d4', 'd3', 'd2']);
+    expect(result.parameters).not.toHaveProperty('reranker');
+  });
+});
+
+describe('gr-ad', () => {
+  it('searches with the answer and reranks against the answer', async () => {
+    server = await startDouble(grScript());
+    const reranker = new RecordingReranker(PREFERENCES);
+    const result = await run('gr-ad', { reranker });
+    expect(server.requests.map((r) => userMessage(r.body))).toEqual([answerMessage(CONVERSATION)]);
+    // BM25 of "omega alpha": d5 (omega twice) scores above d1 and d4 (alpha once each, a
+    // tie broken by docno descending): same length, tf 2 > tf 1, and omega's idf
+    // (one document) is higher than alpha's (two).
+    expect(reranker.calls).toEqual([{ query: ANSWER, candidates: ['d5', 'd4', 'd1'] }]);
+    expect(ranking(result)).toEqual(['d1', 'd4', 'd5']);
+    expect(result.trace).toEqual([
+      expect.objectContaining({ step: 'answer', prompt: 'gr-answer', text: ANSWER }),
+    ]);
+    expect(result.parameters['gr.rerank-query']).toBe('answer');
+  });
+});
+
+describe('gr-qd', () => {
+  it('reranks each query against itself and interleaves the lists round robin', async () => {
+    server = await startDouble(grScript());
+    const reranker = new RecordingReranker(PREFERENCES);
+    const result = await run('gr-qd', { reranker });
+    const users = server.requests.map((r) => userMessage(r.body));
+    expect(users).toEqual([queriesMessage(CONVERSATION)]);
+    expect(server.requests[0]!.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'gr_queries', strict: true },
+    });
+    // Lists (by the scripted reranker): alpha [d4 d1], gamma [d3 d2],
+    // beta delta [d1 d3 d2 d4] (its BM25 list holds d1..d4).
+    expect(reranker.calls.map((c) => c.query).sort()).toEqual(['alpha', 'beta delta', 'gamma']);
+    expect(reranker.calls.find((c) => c.query === 'alpha')!.candidates).toEqual(['d4', 'd1']);
+    // Round 1: d4, d3, d1. Round 2: alpha's d1 is placed, so it is done; gamma gives d2;
+    // beta delta's d3, d2 and d4 are placed.
+    expect(ranking(result)).toEqual(['d4', 'd3', 'd1', 'd2']);
+    expect(result.run.topics.get('t1')!.map((e) => e.score)).toEqual([4, 3, 2, 1]);
+    expect(result.trace.map((t) => [t.step, t.text])).toEqual([
+      ['generated-query', 'alpha'],
+      ['generated-query', 'gamma'],
+      ['generated-query', 'beta delta'],
+    ]);
+    expect(result.parameters).toMatchObject({
+      'gr.max-queries': 5,
+      'gr.merge': 'round-robin interleaving',
+      'gr.rerank-query': 'each generated query',
+    });
+  });
+
+  it('without a reranker interleaves the BM25 lists', async () => {
+    server = await startDouble(grScript());
+    const result = await run('gr-qd');
+    // alpha [d4 d1], gamma [d3 d2], beta delta [d4 d3 d2 d1] (ties: docno descending).
+    // Round 1: d4, d3, then beta delta skips d4 and d3 and gives d2. Round 2: d1.
+    expect(ranking(result)).toEqual(['d4', 'd3', 'd2', 'd1']);
+  });
+
+  it('keeps the first five queries and traces the ones dropped', async () => {
+    const seven = ['alpha', 'gamma', 'beta', 'delta', 'omega', 'beta gamma', 'alpha delta'];
+    server = await startDouble(
+      grScript({ queries: { reply: JSON.stringify({ queries: seven }) } }),
+    );
+    const reranker = new RecordingReranker({});
+    const result = await run('gr-qd', { reranker });
+    expect(reranker.calls.map((c) => c.query).sort()).toEqual(
+      ['alpha', 'beta', 'delta', 'gamma', 'omega'].sort(),
+    );
+    expect(result.trace.filter((t) => t.step === 'generated-query').map((t) => t.text)).toEqual(
+      seven.slice(0, 5),
+    );
+    expect(result.trace.filter((t) => t.step === 'dropped-query').map((t) => t.text)).toEqual([
+      'beta gamma',
+      'alpha delta',
+    ]);
+    // alpha [d4 d1], gamma [d3 d2], beta [d2 d1], delta [d4 d3], omega [d5]:
+    // round 1 d4, d3, d2, (delta: d4 d3 placed) —, d5; round 2 d1.
+    expect(ranking(result)).toEqual(['d4', 'd3', 'd2', 'd5', 'd1']);
+  });
+
+  it('asks again when the answer holds no query, and when it is not JSON', async () => {
+    server = await startDouble(
+      grScript({
+        queries: (n) =>
+          n === 1
+            ? { reply: JSON.stringify({ queries: ['  ', ''] }) }
+            : n === 2
+              ? { reply: 'alpha\ngamma' }
+              : { reply: JSON.stringify({ queries: ['gamma'] }) },
+      }),
+    );
+    const result = await run('gr-qd');
+    expect(server.requests).toHaveLength(3);
+    expect(server.requests.map((r) => r.body.seed)).toEqual([undefined, 2, 3]);
+    expect(ranking(result)).toEqual(['d3', 'd2']);
+    expect(result.failures).toEqual([]);
+  });
+
+  it('fails the topic with the reason after three unusable answers; other topics go on', async () => {
+    server = await startDouble((user) =>
+      user.includes('User question: broken')
+        ? { reply: JSON.stringify({ queries: [] }) }
+        : { reply: JSON.stringify({ queries: ['alpha'] }) },
+    );
+    const result = await run('gr-qd', {
+      topics: [
+        { id: 'bad', text: 'broken' },
+        { id: 'ok', text: 'fine' },
+      ],
+    });
+    expect(result.failures).toEqual([
+      {
+        topic: 'bad',
+        reason: 'gr-queries: unusable answer after 3 attempts: the answer holds no query',
+      },
+    ]);
+    expect(result.run.topics.has('bad')).toBe(false);
+    expect(ranking(result, 'ok')).toEqual(['d4', 'd1']);
+    expect(server.requests).toHaveLength(4);
+    expect(result.trace.find((t) => t.topic === 'bad')).toMatchObject({ step: 'failed' });
+  });
+
+  it('works for a topic without context: the conversation is the question', async () => {
+    server = await startDouble(grScript());
+    await run('gr-qd', { topics: [{ id: 'plain', text: 'beta' }] });
+    expect(userMessage(server.requests[0]!.body)).toBe(queriesMessage('User question: beta'));
+  });
+});
+
+describe('gr-aqd and gr-aqd-a', () => {
+  it('gr-aqd: answer, then queries from the answer, each reranked against itself, interleaved', async () => {
+    server = await startDouble(grScript());
+    const reranker = new RecordingReranker(PREFERENCES);
+    const result = await run('gr-aqd', { reranker });
+    const users = server.requests.map((r) => userMessage(r.body));
+    expect(users).toEqual([
+      answerMessage(CONVERSATION),
+      answerQueriesMessage(CONVERSATION, ANSWER),
+    ]);
+    expect(reranker.calls.map((c) => c.query).sort()).toEqual(['alpha', 'gamma']);
+    // alpha [d4 d1], gamma [d3 d2]: d4, d3, d1, d2.
+    expect(ranking(result)).toEqual(['d4', 'd3', 'd1', 'd2']);
+    expect(result.trace.map((t) => [t.step, t.prompt, t.text])).toEqual([
+      ['answer', 'gr-answer', ANSWER],
+      ['generated-query', 'gr-answer-queries', 'alpha'],
+      ['generated-query', 'gr-answer-queries', 'gamma'],
+    ]);
+  });
+
+  it('gr-aqd-a: reranks the interleaved list against the answer', async () => {
+    server = await startDouble(grScript());
+    const reranker = new RecordingReranker(PREFERENCES);
+    const result = await run('gr-aqd-a', { reranker });
+    expect(server.requests).toHaveLength(2);
+    expect(reranker.calls).toHaveLength(3);
+    // The last call gets gr-aqd's interleaved list, against the answer.
+    expect(reranker.calls[2]).toEqual({ query: ANSWER, candidates: ['d4', 'd3', 'd1', 'd2'] });
+    expect(ranking(result)).toEqual(['d1', 'd2', 'd3', 'd4']);
+    expect(result.parameters['gr.rerank-query']).toBe('each generated query, then the answer');
+  });
+
+  it('gr-aqd-a reranks only the interleaved top rerank-depth', async () => {
+    server = await startDouble(grScript());
+    const reranker = new RecordingReranker(PREFERENCES);
+    const result = await run('gr-aqd-a', { reranker, extra: { rerankDepth: 1 } });
+    // Each query list: only its first BM25 document is reranked (alpha: d4 of d4 d1;
+    // gamma: d3 of d3 d2), so the lists stay alpha [d4 d1], gamma [d3 d2]; interleaved
+    // d4 d3 d1 d2; the answer's rerank sees d4 alone.
+    expect(reranker.calls.map((c) => c.candidates)).toEqual([['d4'], ['d3'], ['d4']]);
+    expect(ranking(result)).toEqual(['d4', 'd3', 'd1', 'd2']);
+  });
+
+  it('a rerun with the same store sends zero requests and gives the same run', async () => {
+    server = await startDouble(grScript());
+    const store = new MemoryCallStore();
+    const first = await run('gr-aqd-a', { store, reranker: new RecordingReranker(PREFERENCES) });
+    expect(server.requests).toHaveLength(2);
+    const second = await run('gr-aqd-a', { store, reranker: new RecordingReranker(PREFERENCES) });
+    expect(server.requests).toHaveLength(2);
+    expect(second.run).toEqual(first.run);
+    expect(second.trace.every((t) => t.cached === true)).toBe(true);
+  });
+
+  it('fails the topic when the queries from the answer stay malformed', async () => {
+    server = await startDouble(grScript({ answerQueries: { reply: '{"queries": "alpha"}' } }));
+    const result = await run('gr-aqd');
+    expect(result.failures).toEqual([
+      {
+        topic: 't1',
+        reason:
+          'gr-answer-queries: unusable answer after 3 attempts: queries must be a list of strings',
+      },
+    ]);
+    // One answer call and three attempts at the queries.
+    expect(server.requests).toHaveLength(4);
+  });
+});
+
+describe('generate-then-retrieve: dry-run estimate', () => {
+  it('counts the calls of each variant with the max_tokens of their prompts', () => {
+    const estimate = (method: ModelRetrieveOptions['method']) =>
+      estimateModelRun([TOPIC, { id: 't2', text: 'beta' }], PROMPTS, { method });
+    // Per topic: qr one rewrite (max 128); ad one answer (512); qd one queries call (300);
+    // aqd and aqd-a an answer and a queries call (512 + 300).
+    expect(estimate('gr-qr')).toMatchObject({ chatCalls: 2, completionTokens: 256 });
+    expect(estimate('gr-ad')).toMatchObject({ chatCalls: 2, completionTokens: 1024 });
+    expect(estimate('gr-qd')).toMatchObject({ chatCalls: 2, completionTokens: 600 });
+    expect(estimate('gr-aqd')).toMatchObject({ chatCalls: 4, completionTokens: 1624 });
+    expect(estimate('gr-aqd-a')).toMatchObject({ chatCalls: 4, completionTokens: 1624 });
+    // The queries call of gr-aqd sees the conversation (as gr-qd's does) plus the answer,
+    // counted at gr-answer's max_tokens (512); prompts at four characters a token.
+    const t = (text: string) => Math.ceil(text.length / 4);
+    const own = (id: string) => t(PROMPTS.get(id)!.system) + t(PROMPTS.get(id)!.prompt);
+    expect(
+      estimate('gr-aqd').promptTokens -
+        estimate('gr-ad').promptTokens -
+        estimate('gr-qd').promptTokens,
+    ).toBe(2 * (own('gr-answer-queries') + 512 - own('gr-queries')));
+  });
+});
