@@ -415,9 +415,8 @@ export const grillMethod: MethodDefinition = {
     // judgment's size and the collection bounds the documents judged per query.
     const documents = (options as { documents?: readonly { title?: string; text: string }[] })
       .documents;
-    const passage = documents?.length
-      ? Math.max(...documents.map((d) => estimateTokens(documentText(d))))
-      : 0;
+    let passage = 0;
+    for (const d of documents ?? []) passage = Math.max(passage, estimateTokens(documentText(d)));
     const q = estimateTokens(topic.text);
     const context = [
       ...(topic.previousTurns ?? []).map((t) => t.text),
@@ -430,7 +429,7 @@ export const grillMethod: MethodDefinition = {
     if (o.decompose) {
       sink.call('grill-decompose', q + context);
       queries = o.maxSubQuestions;
-      query = Math.ceil(sink.max('grill-decompose') / 2);
+      query = sink.max('grill-decompose');
     } else sink.call('grill-rewrite', q + context);
     for (let i = 0; i < queries; i++) {
       let judged = o.candidates;
