@@ -360,6 +360,19 @@ function totalLength(lists: readonly unknown[][]): number {
   return lists.reduce((s, l) => s + l.length, 0);
 }
 
+const longest = new WeakMap<object, number>();
+
+/** Tokens of the longest document (found once per collection: the estimate asks per topic). */
+function longestPassage(documents: readonly { title?: string; text: string }[]): number {
+  let tokens = longest.get(documents);
+  if (tokens === undefined) {
+    tokens = 0;
+    for (const d of documents) tokens = Math.max(tokens, estimateTokens(documentText(d)));
+    longest.set(documents, tokens);
+  }
+  return tokens;
+}
+
 /** The settings of a run, defaults filled in. */
 function grillOptions(options: ModelRetrieveOptions): GrillOptions {
   return {
@@ -415,8 +428,7 @@ export const grillMethod: MethodDefinition = {
     // judgment's size and the collection bounds the documents judged per query.
     const documents = (options as { documents?: readonly { title?: string; text: string }[] })
       .documents;
-    let passage = 0;
-    for (const d of documents ?? []) passage = Math.max(passage, estimateTokens(documentText(d)));
+    const passage = documents ? longestPassage(documents) : 0;
     const q = estimateTokens(topic.text);
     const context = [
       ...(topic.previousTurns ?? []).map((t) => t.text),
