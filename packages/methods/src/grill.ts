@@ -360,6 +360,19 @@ function totalLength(lists: readonly unknown[][]): number {
   return lists.reduce((s, l) => s + l.length, 0);
 }
 
+const longest = new WeakMap<object, number>();
+
+/** Tokens of the longest document (found once per collection: the estimate asks per topic). */
+function longestPassage(documents: readonly { title?: string; text: string }[]): number {
+  let tokens = longest.get(documents);
+  if (tokens === undefined) {
+    tokens = 0;
+    for (const d of documents) tokens = Math.max(tokens, estimateTokens(documentText(d)));
+    longest.set(documents, tokens);
+  }
+  return tokens;
+}
+
 /** The settings of a run, defaults filled in. */
 function grillOptions(options: ModelRetrieveOptions): GrillOptions {
   return {
@@ -415,9 +428,7 @@ export const grillMethod: MethodDefinition = {
     // judgment's size and the collection bounds the documents judged per query.
     const documents = (options as { documents?: readonly { title?: string; text: string }[] })
       .documents;
-    const passage = documents?.length
-      ? Math.max(...documents.map((d) => estimateTokens(documentText(d))))
-      : 0;
+    const passage = documents ? longestPassage(documents) : 0;
     const q = estimateTokens(topic.text);
     const context = [
       ...(topic.previousTurns ?? []).map((t) => t.text),
@@ -430,7 +441,7 @@ export const grillMethod: MethodDefinition = {
     if (o.decompose) {
       sink.call('grill-decompose', q + context);
       queries = o.maxSubQuestions;
-      query = Math.ceil(sink.max('grill-decompose') / 2);
+      query = sink.max('grill-decompose');
     } else sink.call('grill-rewrite', q + context);
     for (let i = 0; i < queries; i++) {
       let judged = o.candidates;

@@ -224,6 +224,8 @@ describe('grill', () => {
 
     const sent = server!.requests.length;
     expect(sent).toBe(6);
+    // The judgments are counted with the run's other calls.
+    expect(result.spend.calls).toBe(6);
     const again = await retrieveWithModels([TOPIC], grillResources(server!, store), {
       method: 'grill',
       k: 10,
@@ -432,6 +434,20 @@ describe('grill', () => {
     expect(result.failures[0]!.reason).toMatch(
       /^chat call failed: binary-filter: .*model not found/,
     );
+  });
+
+  it('sends no filter judgment once the budget is spent', async () => {
+    server = await startDouble(grillScript());
+    const r = grillResources(server, new MemoryCallStore());
+    r.chat!.model = 'gpt-4.1-nano';
+    // The rewrite (100 prompt + 10 completion tokens) costs $0.000014: over the budget.
+    const result = await retrieveWithModels([TOPIC], r, {
+      method: 'grill',
+      budgetUsd: 0.00001,
+    });
+    expect(server.requests.map((q) => kindOf(userMessage(q.body)))).toEqual(['rewrite']);
+    expect(result.stoppedForBudget).toBe(true);
+    expect(result.unfinished).toEqual(['t1']);
   });
 
   it('checks its settings', async () => {
