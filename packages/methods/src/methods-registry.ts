@@ -1,6 +1,7 @@
 import { amdMethod } from './amd.js';
 import { denseMethod, hybridMethod } from './dense-methods.js';
 import type { MethodDefinition } from './method-definition.js';
+import { llmforumMethod } from './llmforum.js';
 import { query2docMethod } from './query2doc.js';
 
 /** Every method that calls models, by its `--method` name. */
@@ -9,6 +10,7 @@ export const METHOD_DEFINITIONS = {
   amd: amdMethod,
   dense: denseMethod,
   hybrid: hybridMethod,
+  llmforum: llmforumMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

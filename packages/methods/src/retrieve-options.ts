@@ -1,4 +1,4 @@
-import type { Bm25Params } from '@assay/retrieval';
+import type { Bm25Params, WeightedRocchioOptions } from '@assay/retrieval';
 import type { AmdAggregation } from './amd.js';
 import type { ModelMethod } from './methods-registry.js';
 import type { SpendTracker } from './spend-tracker.js';
@@ -26,4 +26,12 @@ export interface ModelRetrieveOptions {
   queryWeight?: number;
   /** RRF constant for amd rrf and hybrid (default 60). */
   rrfK?: number;
+
+  // llmforum
+  /** llmforum: weighted Rocchio over the embeddings (true) or tf-idf vectors (default). */
+  forumDense?: boolean;
+  /** llmforum: weighted Rocchio (depth 50, 5 positives, α = β = γ = 1, 10 terms if sparse). */
+  weightedRocchio?: Partial<WeightedRocchioOptions>;
+  /** llmforum: regenerations of an answer the control block scores below 0.5 (default 2). */
+  maxRegenerations?: number;
 }

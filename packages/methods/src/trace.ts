@@ -12,6 +12,15 @@ export interface TraceEntry {
   /** AMD's dimension: clarification, assumption probing, implication probing. */
   dimension?: string;
   text: string;
+  // llmforum
+  /** Who wrote the text: `agent 1`..`agent 3` or `supervisor`. */
+  speaker?: string;
+  /** The forum round (1 or 2) of an agent's answer. */
+  round?: number;
+  /** 1 for an answer's first generation, 2.. for its regenerations. */
+  attempt?: number;
+  /** The control block's score of the answer (0..1). */
+  score?: number;
   /** True when the text came from a stored answer (nothing was paid this time). */
   cached?: boolean;
 }
