@@ -39,7 +39,7 @@ and assay version. Every input is read and checked before anything is written: a
 line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
-                    query2doc, amd, dense or hybrid (see below)
+                    query2doc, amd, dense, hybrid or llmforum (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -68,6 +68,13 @@ text goes to RUN.trace.jsonl; prompts are the files of methods/):
   --concurrency N   topics worked on at once [4]
   --base-url URL    the endpoint instead of OPENAI_BASE_URL
   --methods DIR     read method prompts from DIR instead of the shipped methods/
+llmforum (LLMForum-RAG; needs --model and --docs): the weighted-Rocchio ranking (over the
+embeddings with --embedding-model, else over tf-idf vectors from BM25; --fb-depth,
+--positives, --alpha, --beta, --gamma and, sparse, --fb-terms as for rocchio-weighted),
+then three agents over its top 5 in two rounds, a supervisor's answer, and a control block
+that regenerates answers scoring below 0.5:
+  --max-regenerations N   regenerations of an answer at most [2]
+  --answers FILE    write the answers as JSONL {topic, system, answer, references}
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -102,6 +109,8 @@ const OPTIONS: OptionSpec[] = [
   { long: 'concurrency', key: 'concurrency', takesValue: true },
   { long: 'base-url', key: 'baseUrl', takesValue: true },
   { long: 'methods', key: 'methods', takesValue: true },
+  { long: 'max-regenerations', key: 'maxRegenerations', takesValue: true },
+  { long: 'answers', key: 'answers', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -139,6 +148,16 @@ export async function retrieveCommand(
         );
   if (options.has('noFeedback') && method !== 'amd')
     throw new UsageError('--no-feedback applies to amd only');
+  for (const key of ['maxRegenerations', 'answers'])
+    if (options.has(key) && method !== 'llmforum')
+      throw new UsageError(
+        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to llmforum only`,
+      );
+  const maxRegenerations = option('maxRegenerations');
+  if (maxRegenerations !== undefined && !/^\d+$/.test(maxRegenerations.trim()))
+    throw new UsageError(
+      `--max-regenerations needs a whole number (0 or more), not '${maxRegenerations}'`,
+    );
   const aggregation = aggregationOption(method, option('aggregation'));
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
@@ -152,7 +171,11 @@ export async function retrieveCommand(
   if (out === undefined) throw new UsageError('--out is required');
   if (withModels)
     checkModelArguments(
-      { method: method as ModelMethod, ...defined({ aggregation }) },
+      {
+        method: method as ModelMethod,
+        ...defined({ aggregation }),
+        ...(method === 'llmforum' ? { forumDense: options.has('embeddingModel') } : {}),
+      },
       {
         hasDocs: docsFile !== undefined,
         ...defined({ model: option('model'), embeddingModel: option('embeddingModel') }),
@@ -218,6 +241,7 @@ export async function retrieveCommand(
           embeddingModel: option('embeddingModel'),
           baseUrl: option('baseUrl'),
           methodsDir: option('methods'),
+          answersFile: option('answers'),
         }),
         dryRun: options.has('dryRun'),
         options: {
@@ -227,6 +251,16 @@ export async function retrieveCommand(
           tag: option('tag') ?? method,
           ...defined({ aggregation, budgetUsd: budget, concurrency }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
+          ...(method === 'llmforum'
+            ? {
+                forumDense: options.has('embeddingModel'),
+                weightedRocchio: retrieveOptions.weightedRocchio!,
+                ...defined({
+                  maxRegenerations:
+                    maxRegenerations === undefined ? undefined : Number(maxRegenerations),
+                }),
+              }
+            : {}),
         },
       },
       io,

@@ -43,7 +43,7 @@ export const LLMFORUM = {
 } as const;
 
 /**
- * The weighted-Rocchio ranking of one topic, one round: over embeddings (the first `depth`
+ * The weighted-Rocchio ranking of one topic (at least 5 deep), one round: over embeddings (the first `depth`
  * documents by cosine, the top `positives` relevant, the rest not; see
  * `weightedRocchioVector`) or, without embeddings, over tf-idf vectors from a BM25 first
  * stage (`weightedRocchioQuery` of @assay/retrieval).
@@ -54,6 +54,8 @@ export async function weightedRocchioRanking(
   options: LlmforumOptions,
 ): Promise<ScoredDoc[]> {
   const o = options.rocchio;
+  // The forum reads the top 5 even when the run keeps fewer.
+  const depth = Math.max(context.k, LLMFORUM.contextDocs);
   if (options.dense) {
     const dense = denseOf(context);
     const [query] = await dense.client.embed(dense.model, [topic.text]);
@@ -68,7 +70,7 @@ export async function weightedRocchioRanking(
       feedback.slice(o.positives),
       o,
     );
-    return dense.index.search(vector, context.k);
+    return dense.index.search(vector, depth);
   }
   const index = context.bm25.index;
   const query = analyzeQuery(index, topic.text);
@@ -83,7 +85,7 @@ export async function weightedRocchioRanking(
       .map(([t, w]) => `${index.data.terms[t]}^${w.toFixed(4)}`)
       .join(' '),
   });
-  return context.bm25.searchWeighted(expanded, context.k);
+  return context.bm25.searchWeighted(expanded, depth);
 }
 
 /** One answer of the forum, as later speakers and the supervisor see it. */
@@ -176,8 +178,8 @@ export async function llmforumTopic(
   topic: MethodTopic,
   options: LlmforumOptions,
 ): Promise<TopicOutcome> {
-  const docs = await weightedRocchioRanking(context, topic, options);
-  const references = docs.slice(0, LLMFORUM.contextDocs).map((d) => d.docno);
+  const ranking = await weightedRocchioRanking(context, topic, options);
+  const references = ranking.slice(0, LLMFORUM.contextDocs).map((d) => d.docno);
   const fullContext = references
     .map((docno) => {
       const doc = documentOf(context, docno);
@@ -244,7 +246,7 @@ export async function llmforumTopic(
     speaker: 'supervisor',
     text: final,
   });
-  return { docs, answer: { text: final, references } };
+  return { docs: ranking.slice(0, context.k), answer: { text: final, references } };
 }
 
 function settingsOf(options: {

@@ -537,6 +537,18 @@ describe('llmforum', () => {
     expect(result.answers).toEqual([]);
   });
 
+  it('with k below 5 the run keeps k documents and the forum still reads the top 5', async () => {
+    server = await startForumDouble();
+    const result = await retrieveWithModels(
+      [{ id: 't1', text: QUESTION }],
+      forumResources(server, new MemoryCallStore()),
+      { ...DENSE, k: 2 },
+    );
+    expect(result.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d1', 'd0']);
+    expect(result.answers[0]!.references).toEqual(['d1', 'd0', 'd2', 'd3', 'd4']);
+    expect(chatUsers(server)[0]).toBe(agentUser(1, 1, CHUNKS[0]!, '(none yet: you answer first)'));
+  });
+
   it('checks its options before anything is sent', async () => {
     server = await startForumDouble();
     await expect(
