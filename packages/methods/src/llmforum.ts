@@ -48,7 +48,7 @@ export const LLMFORUM = {
  * `weightedRocchioVector`) or, without embeddings, over tf-idf vectors from a BM25 first
  * stage (`weightedRocchioQuery` of @assay/retrieval).
  */
-export async function weightedRocchioRanking(
+async function weightedRocchioRanking(
   context: MethodContext,
   topic: MethodTopic,
   options: LlmforumOptions,
@@ -96,13 +96,13 @@ interface ForumAnswer {
 }
 
 /** The discussion as the prompts show it. */
-export function formatDiscussion(answers: readonly ForumAnswer[]): string {
+function formatDiscussion(answers: readonly ForumAnswer[]): string {
   if (answers.length === 0) return '(none yet: you answer first)';
   return answers.map((a) => `Round ${a.round}, agent ${a.agent}: ${a.text}`).join('\n\n');
 }
 
-/** The note closing a prompt: none on the first attempt, the failed score on later ones. */
-export function attemptNote(attempt: number, previous?: ControlScore): string {
+/** The note closing a prompt: `(First attempt.)`, or the attempt and the failed score. */
+function attemptNote(attempt: number, previous?: ControlScore): string {
   if (attempt === 1 || !previous) return '(First attempt.)';
   return (
     `(Attempt ${attempt}. Your previous answer scored ${previous.score.toFixed(2)} in the control ` +
