@@ -59,8 +59,9 @@ Feedback (defaults in brackets):
 Methods with models (the endpoint is OPENAI_BASE_URL / OPENAI_API_KEY, as for judges; every
 call is kept in the database's call store, so a rerun sends no request; every generated
 text goes to RUN.trace.jsonl; prompts are the files of methods/):
-  --model M         chat model (query2doc, amd)
-  --embedding-model E   embeddings model (dense, hybrid, --aggregation dense); needs --docs
+  --model M         chat model (query2doc, amd, llmforum)
+  --embedding-model E   embeddings model (dense, hybrid, --aggregation dense, llmforum);
+                    needs --docs
   --aggregation A   query2doc: sparse [sparse] or dense; amd: sparse [sparse], dense or rrf
   --no-feedback     amd without the reflective feedback step (the paper's ablation)
   --budget USD      send no call once USD were spent (priced models only)
