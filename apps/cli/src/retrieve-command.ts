@@ -40,7 +40,7 @@ line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
                     query2doc, amd, dense, hybrid, grill, gr-qr, gr-ad, gr-qd,
-                    gr-aqd or gr-aqd-a (see below)
+                    gr-aqd, gr-aqd-a or llmforum (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -61,7 +61,8 @@ Methods with models (the endpoint is OPENAI_BASE_URL / OPENAI_API_KEY, as for ju
 call is kept in the database's call store, so a rerun sends no request; every generated
 text goes to RUN.trace.jsonl; prompts are the files of methods/):
   --model M         chat model (every method here but dense and hybrid)
-  --embedding-model E   embeddings model (dense, hybrid, --aggregation dense); needs --docs
+  --embedding-model E   embeddings model (dense, hybrid, --aggregation dense, llmforum);
+                    needs --docs
   --aggregation A   query2doc: sparse [sparse] or dense; amd: sparse [sparse], dense or rrf
   --no-feedback     amd without the reflective feedback step (the paper's ablation)
   --budget USD      send no call once USD were spent (priced models only)
@@ -80,6 +81,13 @@ Generate-then-retrieve (gr-*; conversational topics: previous turns, user backgr
   (lists interleaved round robin); gr-aqd-a reranks gr-aqd's list against the answer.
   --first-stage-k N BM25 documents per query before the rerank stage [1000]
   --rerank-depth N  documents of each list the reranker reorders (when one is set) [1000]
+llmforum (LLMForum-RAG; needs --model and --docs): the weighted-Rocchio ranking (over the
+embeddings with --embedding-model, else over tf-idf vectors from BM25; --fb-depth,
+--positives, --alpha, --beta, --gamma and, sparse, --fb-terms as for rocchio-weighted),
+then three agents over its top 5 in two rounds, a supervisor's answer, and a control block
+that regenerates answers scoring below 0.5:
+  --max-regenerations N   regenerations of an answer at most [2]
+  --answers FILE    write the answers as JSONL {topic, system, answer, references}
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -120,6 +128,8 @@ const OPTIONS: OptionSpec[] = [
   { long: 'decompose', key: 'decompose', takesValue: false },
   { long: 'first-stage-k', key: 'firstStageK', takesValue: true },
   { long: 'rerank-depth', key: 'rerankDepth', takesValue: true },
+  { long: 'max-regenerations', key: 'maxRegenerations', takesValue: true },
+  { long: 'answers', key: 'answers', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -168,6 +178,16 @@ export async function retrieveCommand(
     throw new UsageError(`--min-gain needs a whole number of documents, not '${minGainText}'`);
   const minGain = minGainText === undefined ? undefined : Number(minGainText);
   const rerankBudget = countOption('--rerank-budget', option('rerankBudget'));
+  for (const key of ['maxRegenerations', 'answers'])
+    if (options.has(key) && method !== 'llmforum')
+      throw new UsageError(
+        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to llmforum only`,
+      );
+  const maxRegenerations = option('maxRegenerations');
+  if (maxRegenerations !== undefined && !/^\d+$/.test(maxRegenerations.trim()))
+    throw new UsageError(
+      `--max-regenerations needs a whole number (0 or more), not '${maxRegenerations}'`,
+    );
   const aggregation = aggregationOption(method, option('aggregation'));
   for (const key of ['firstStageK', 'rerankDepth'])
     if (options.has(key) && !method.startsWith('gr-'))
@@ -188,7 +208,11 @@ export async function retrieveCommand(
   if (out === undefined) throw new UsageError('--out is required');
   if (withModels)
     checkModelArguments(
-      { method: method as ModelMethod, ...defined({ aggregation }) },
+      {
+        method: method as ModelMethod,
+        ...defined({ aggregation }),
+        ...(method === 'llmforum' ? { forumDense: options.has('embeddingModel') } : {}),
+      },
       {
         hasDocs: docsFile !== undefined,
         ...defined({ model: option('model'), embeddingModel: option('embeddingModel') }),
@@ -254,6 +278,7 @@ export async function retrieveCommand(
           embeddingModel: option('embeddingModel'),
           baseUrl: option('baseUrl'),
           methodsDir: option('methods'),
+          answersFile: option('answers'),
         }),
         dryRun: options.has('dryRun'),
         options: {
@@ -266,6 +291,16 @@ export async function retrieveCommand(
           ...(options.has('noFeedback') ? { feedback: false } : {}),
           ...defined({ rounds: grillRounds, minGain, rerankBudget }),
           ...(options.has('decompose') ? { decompose: true } : {}),
+          ...(method === 'llmforum'
+            ? {
+                forumDense: options.has('embeddingModel'),
+                weightedRocchio: retrieveOptions.weightedRocchio!,
+                ...defined({
+                  maxRegenerations:
+                    maxRegenerations === undefined ? undefined : Number(maxRegenerations),
+                }),
+              }
+            : {}),
         },
       },
       io,

@@ -35,6 +35,8 @@ export interface ModelRetrieveInput {
   embeddingModel?: string;
   baseUrl?: string;
   methodsDir?: string;
+  /** Where to write the answers of a method that answers (JSONL). */
+  answersFile?: string;
   dryRun: boolean;
   options: ModelRetrieveOptions;
 }
@@ -43,9 +45,10 @@ export interface ModelRetrieveInput {
 export const EXIT_INCOMPLETE = 5;
 
 /**
- * `assay retrieve` for query2doc, amd, dense and hybrid: checks the models and prompts,
+ * `assay retrieve` for the methods with models: checks the models and prompts,
  * estimates (`--dry-run`) or runs with every call kept in the database's call store, and
- * writes the run with a JSONL trace of every generated text beside it (`RUN.trace.jsonl`).
+ * writes the run with a JSONL trace of every generated text beside it (`RUN.trace.jsonl`),
+ * and the answers of methods that answer with `--answers FILE`.
  */
 export async function retrieveWithModelsCommand(
   input: ModelRetrieveInput,
@@ -150,6 +153,16 @@ export async function retrieveWithModelsCommand(
     });
     writeAtomically(traceFile, formatTrace(result.trace));
     writeAtomically(input.out, header + formatRun(result.run));
+    if (input.answersFile !== undefined)
+      writeAtomically(
+        input.answersFile,
+        result.answers
+          .map(
+            (a) =>
+              `${JSON.stringify({ topic: a.topic, system: result.run.name, answer: a.text, references: a.references })}\n`,
+          )
+          .join(''),
+      );
     let entries = 0;
     for (const list of result.run.topics.values()) entries += list.length;
     const s = result.spend;

@@ -17,6 +17,8 @@ export class DenseIndex {
   private readonly matrix: Float32Array;
   /** Position of each document in docno byte order (ties favour the later docno). */
   private readonly docnoOrder: Uint32Array;
+  /** Row of each docno, made when a vector is first looked up. */
+  private rows: Map<string, number> | undefined;
 
   constructor(docnos: readonly string[], vectors: readonly Float32Array[]) {
     if (docnos.length !== vectors.length)
@@ -41,6 +43,14 @@ export class DenseIndex {
 
   get size(): number {
     return this.docnos.length;
+  }
+
+  /** A document's vector as stored (unit length), or undefined for an unknown docno. */
+  vectorOf(docno: string): Float32Array | undefined {
+    this.rows ??= new Map(this.docnos.map((d, i) => [d, i]));
+    const row = this.rows.get(docno);
+    if (row === undefined) return undefined;
+    return this.matrix.slice(row * this.dimensions, (row + 1) * this.dimensions);
   }
 
   /** The k documents most similar to `query` by cosine. */

@@ -48,6 +48,14 @@ export {
 } from './generate-then-retrieve.js';
 /** RRF over ranked lists. */
 export { rrfLists } from './ranked-lists.js';
+/** LLMForum-RAG: weighted-Rocchio retrieval, the agents' forum and its control block. */
+export { llmforumTopic, LLMFORUM, type LlmforumOptions } from './llmforum.js';
+/** The context split into three word chunks with 10% overlap (LLMForum's agents). */
+export { splitIntoChunks, type TextChunk } from './context-chunks.js';
+/** Weighted Rocchio over embeddings: q' = α·q + β·pos − γ·neg, similarity-weighted. */
+export { weightedRocchioVector, type FeedbackVector } from './dense-rocchio.js';
+/** The control block's lexical similarity (without embeddings) and its scores. */
+export { lexicalSimilarity, type ControlScore } from './llmforum-control.js';
 /** Spending and the budget stop. */
 export { BudgetExceededError, SpendTracker } from './spend-tracker.js';
 /** The JSONL trace of generated texts. */

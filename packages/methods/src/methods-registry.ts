@@ -9,6 +9,7 @@ import {
 } from './generate-then-retrieve.js';
 import type { MethodDefinition } from './method-definition.js';
 import { grillMethod } from './grill.js';
+import { llmforumMethod } from './llmforum.js';
 import { query2docMethod } from './query2doc.js';
 
 /** Every method that calls models, by its `--method` name. */
@@ -23,6 +24,7 @@ export const METHOD_DEFINITIONS = {
   'gr-qd': grQdMethod,
   'gr-aqd': grAqdMethod,
   'gr-aqd-a': grAqdAMethod,
+  llmforum: llmforumMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

@@ -1,4 +1,4 @@
-import type { Bm25Params } from '@assay/retrieval';
+import type { Bm25Params, WeightedRocchioOptions } from '@assay/retrieval';
 import type { AmdAggregation } from './amd.js';
 import type { ModelMethod } from './methods-registry.js';
 import type { SpendTracker } from './spend-tracker.js';
@@ -41,4 +41,11 @@ export interface ModelRetrieveOptions {
   firstStageK?: number;
   /** Documents of each list the reranker reorders (default 1000). */
   rerankDepth?: number;
+  // llmforum
+  /** llmforum: weighted Rocchio over the embeddings (true) or tf-idf vectors (default). */
+  forumDense?: boolean;
+  /** llmforum: weighted Rocchio (depth 50, 5 positives, α = β = γ = 1, 10 terms if sparse). */
+  weightedRocchio?: Partial<WeightedRocchioOptions>;
+  /** llmforum: regenerations of an answer the control block scores below 0.5 (default 2). */
+  maxRegenerations?: number;
 }

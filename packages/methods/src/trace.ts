@@ -12,6 +12,13 @@ export interface TraceEntry {
   /** AMD's dimension: clarification, assumption probing, implication probing. */
   dimension?: string;
   text: string;
+  // llmforum
+  /** Who wrote the text: `agent 1`..`agent 3` or `supervisor`. */
+  speaker?: string;
+  /** 1 for an answer's first generation, 2.. for its regenerations. */
+  attempt?: number;
+  /** The control block's score of the answer (0..1). */
+  score?: number;
   /** True when the text came from a stored answer (nothing was paid this time). */
   cached?: boolean;
 
@@ -19,8 +26,9 @@ export interface TraceEntry {
   stage?: string;
   /** grill: the document a filter decision is about (`filtered-out`, `filter-unreadable`). */
   docno?: string;
-  /** grill: the retrieve → expand round, its new documents, and why the loop stopped. */
+  /** The round: llmforum's forum round (1 or 2) of an agent's answer; grill's retrieve → expand round. */
   round?: number;
+  /** grill: a round's new documents, and why the loop stopped. */
   newDocuments?: number;
   stop?: string;
   /** grill with decompose: which sub-question (1-based) the entry belongs to. */
