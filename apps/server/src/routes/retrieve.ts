@@ -83,6 +83,27 @@ const MethodSettings = z
       .boolean()
       .optional()
       .openapi({ description: 'grill: split the request into sub-questions (false)' }),
+    firstStageK: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .openapi({ description: 'gr-*: BM25 documents per query before the rerank stage (1000)' }),
+    rerankDepth: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .openapi({ description: 'gr-*: documents of each list the reranker reorders (1000)' }),
+    maxRegenerations: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .openapi({ description: 'llmforum: regenerations of an answer scored below 0.5 (2)' }),
   })
   .strict()
   .openapi('MethodSettings');
@@ -241,6 +262,21 @@ export const retrieve = createRouter()
       const body = c.req.valid('json');
       if (isModelMethod(body.method)) {
         const settings: ModelMethodSettings = { ...body.settings };
+        if (body.method === 'llmforum') {
+          // Weighted Rocchio over the embeddings when an embeddings model is given.
+          settings.forumDense = body.embeddingModel !== undefined;
+          const p = body.params ?? {};
+          settings.weightedRocchio = Object.fromEntries(
+            Object.entries({
+              depth: p.fbDepth,
+              positives: p.positives,
+              fbTerms: p.fbTerms,
+              alpha: p.alpha,
+              beta: p.beta,
+              gamma: p.gamma,
+            }).filter(([, v]) => v !== undefined),
+          );
+        }
         if (body.params?.k !== undefined) settings.k = body.params.k;
         if (body.params?.k1 !== undefined || body.params?.b !== undefined)
           settings.bm25 = {
