@@ -300,6 +300,7 @@ export {
   listItemGrades,
   listUserItemRevisions,
   nextCampaignItem,
+  saveAssignmentGrade,
   setLabel,
   updateCampaignAssignment,
 } from './repositories/campaigns.js';
@@ -311,5 +312,6 @@ export type {
   CampaignAssignment,
   CampaignItem,
   NewCampaign,
+  SavedAssignmentGrade,
 } from './repositories/campaigns.js';
 export type { CampaignGrade } from './schema.js';

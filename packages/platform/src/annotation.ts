@@ -17,6 +17,7 @@ import {
   listItemGrades,
   listUserItemRevisions,
   nextCampaignItem,
+  saveAssignmentGrade,
   setLabel,
   updateCampaignAssignment,
   userProducer,
@@ -195,40 +196,38 @@ async function refreshCampaignLabel(db: Queryable, campaign: Campaign, item: Cam
   await setLabel(db, campaign.labelSetId, item.topicId, item.docId, grade, producer);
 }
 
-/** Saves an annotator's grade of one of their items (a new revision). */
+/**
+ * Saves an annotator's grade of one of their items (a new revision). One database
+ * statement does the whole save; only when it writes nothing is the reason looked up.
+ */
 export async function saveAnnotationLabel(
   db: Queryable,
   campaignId: number,
   user: User,
   input: { item: number; grade: number; seconds?: number },
 ): Promise<SavedLabel> {
+  const saved = await saveAssignmentGrade(db, {
+    campaignId,
+    itemId: input.item,
+    userId: user.id,
+    grade: input.grade,
+    seconds: Math.max(0, Math.min(input.seconds ?? 0, 86_400)),
+  });
+  if (saved)
+    return {
+      item: saved.itemId,
+      grade: input.grade,
+      progress: { done: saved.done, total: saved.total },
+    };
   const campaign = await requireCampaign(db, campaignId);
   if (!campaign.grades.some((g) => g.grade === input.grade))
     throw new PlatformError(
       'invalid_input',
       `grade ${input.grade} is not on this campaign's scale (${campaign.grades.map((g) => g.grade).join(', ')})`,
     );
-  return withTransaction(db, async (trx) => {
-    const item = await itemOfAnnotator(trx, campaign, input.item, user, true);
-    await appendLabelRevision(trx, {
-      labelSetId: campaign.labelSetId,
-      topicId: item.topicId,
-      docId: item.docId,
-      grade: input.grade,
-      userId: user.id,
-    });
-    await updateCampaignAssignment(trx, item.id, user.id, {
-      grade: input.grade,
-      skipped: false,
-      addSeconds: Math.max(0, Math.min(input.seconds ?? 0, 86_400)),
-    });
-    await refreshCampaignLabel(trx, campaign, item);
-    return {
-      item: item.id,
-      grade: input.grade,
-      progress: await progressOf(trx, campaign.id, user.id),
-    };
-  });
+  await itemOfAnnotator(db, campaign, input.item, user);
+  // Campaign, grade and item all check out now: something changed between the two looks.
+  throw new PlatformError('conflict', `item ${input.item} changed while saving: save it again`);
 }
 
 /**
