@@ -269,3 +269,5 @@ export {
   type CampaignAgreement,
   type TopicAgreement,
 } from './campaign-agreement.js';
+/** The items a campaign's annotators disagree on, for an admin to adjudicate. */
+export { listCampaignDisagreements, type Disagreement } from './campaign-disagreements.js';
