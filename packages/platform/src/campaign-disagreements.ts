@@ -52,7 +52,7 @@ export async function listCampaignDisagreements(
   if (items.length === 0) return [];
   const topicIds = [...new Set(items.map((i) => i.topicId))];
   const labels = await getLabelGrades(db, campaign.labelSetId, { topicIds });
-  const compared = [];
+  const compared: Array<{ name: string; grades: Map<string, Map<string, number>> }> = [];
   if (options.withLabelSets)
     for (const setId of compareWithIds(campaign)) {
       const set = await getLabelSet(db, setId);
