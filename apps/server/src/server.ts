@@ -7,7 +7,7 @@ import {
   ensureAdmin,
   hasJudgeEndpoint,
   judgeWorkerDeps,
-  loadDataset,
+  loadDemo,
   maxHeldTasks,
   openDatabase,
   releaseDeadLocalLeases,
@@ -219,13 +219,16 @@ function publicUrl(text: string): string {
   }
 }
 
-/** A first start gets something to look at: the Cranfield collection with its judgments. */
+/**
+ * A first start gets something to look at: the Cranfield collection with its judgments
+ * and three runs retrieved by assay (bm25, rm3, rocchio).
+ */
 async function seedDemo(database: AssayDb, log: (line: string) => void): Promise<void> {
   if ((await listCollections(database.db)).length > 0) return;
   try {
-    const loaded = await loadDataset(database.db, 'cranfield');
+    const loaded = await loadDemo(database.db);
     log(
-      `loaded the Cranfield demo collection: ${loaded.documents} documents, ${loaded.topics} topics, ${loaded.labels} judgments`,
+      `loaded the Cranfield demo collection: ${loaded.documents} documents, ${loaded.topics} topics, ${loaded.labels} judgments, runs ${loaded.runs.map((r) => r.name).join(', ')}`,
     );
   } catch (error) {
     // The demo is a convenience: a server without it is still a working server.
