@@ -1,8 +1,8 @@
-// The demo a first start loads: the Cranfield collection with its judgments, and runs made
-// by assay's own retrieval so that run pages, Judged@k and leaderboards have data at once.
+// The runs of the demo a first start loads: Cranfield retrieved by assay's own methods, so
+// that run pages, Judged@k and leaderboards have data without importing anything.
 import type { Queryable } from '@assay/db';
 import type { RetrievalMethod } from '@assay/retrieval';
-import { loadDataset, type LoadDatasetResult } from './datasets.js';
+import type { CollectionRef } from './resolve.js';
 import { retrieveStoredRun } from './retrieval-runs.js';
 
 /** The runs of the demo, by name and retrieval method (default settings). */
@@ -15,30 +15,24 @@ const DEMO_RUNS: ReadonlyArray<{ name: string; method: RetrievalMethod }> = [
 /** Documents per topic of each demo run: enough for every cut-off the dashboards show. */
 const DEMO_DEPTH = 100;
 
-/** What {@link loadDemo} stored. */
-export interface LoadDemoResult extends LoadDatasetResult {
-  runs: Array<{ name: string; entries: number }>;
-}
-
 /**
- * Loads the Cranfield dataset, then retrieves its topics with each of {@link DEMO_RUNS}
- * (default settings, 100 documents per topic) and stores the results as runs. Conflict
- * when the collection exists already.
+ * Retrieves every topic of a stored collection (the Cranfield demo) with bm25, rm3 and
+ * rocchio at their default settings, 100 documents per topic, and stores each result as a
+ * run named after its method. Conflict when a run of that name exists.
  */
-export async function loadDemo(
+export async function storeDemoRuns(
   db: Queryable,
-  options: { datasetsDir?: string } = {},
-): Promise<LoadDemoResult> {
-  const loaded = await loadDataset(db, 'cranfield', options);
+  collection: CollectionRef,
+): Promise<Array<{ name: string; entries: number }>> {
   const runs = [];
   for (const run of DEMO_RUNS) {
     const stored = await retrieveStoredRun(db, {
-      collection: loaded.collectionId,
+      collection,
       method: run.method,
       params: { k: DEMO_DEPTH },
       tag: run.name,
     });
     runs.push({ name: stored.name, entries: stored.entries });
   }
-  return { ...loaded, runs };
+  return runs;
 }

@@ -1,13 +1,14 @@
 import { getCollectionByName, listRuns } from '@assay/db';
 import { expect, it } from 'vitest';
 import { forEachDatabase } from '../../db/test/helpers.js';
-import { evaluateRuns, loadDemo } from '../src/index.js';
+import { evaluateRuns, loadDataset, storeDemoRuns } from '../src/index.js';
 
 forEachDatabase('the first-start demo', (t) => {
   it('stores Cranfield with three runs of its 225 topics that reach judged documents', async () => {
-    const loaded = await loadDemo(t.db);
+    const loaded = await loadDataset(t.db, 'cranfield');
     expect(loaded).toMatchObject({ name: 'cranfield', documents: 1400, topics: 225 });
-    expect(loaded.runs.map((r) => r.name)).toEqual(['bm25', 'rm3', 'rocchio']);
+    const stored = await storeDemoRuns(t.db, loaded.collectionId);
+    expect(stored.map((r) => r.name)).toEqual(['bm25', 'rm3', 'rocchio']);
 
     const collection = await getCollectionByName(t.db, 'cranfield');
     const runs = await listRuns(t.db, collection!.id);
