@@ -89,12 +89,17 @@ export async function listMyCampaigns(db: Queryable, user: User): Promise<Annota
   return out;
 }
 
-async function campaignOfAnnotator(db: Queryable, id: number, user: User): Promise<Campaign> {
+/** The campaign and the annotator's progress in it; not_found if none of its items is theirs. */
+async function campaignOfAnnotator(
+  db: Queryable,
+  id: number,
+  user: User,
+): Promise<{ campaign: Campaign; progress: { done: number; total: number } }> {
   const campaign = await requireCampaign(db, id);
   const [mine] = await campaignProgress(db, id, user.id);
   // Someone without items in the campaign learns nothing about it.
   if (!mine) throw new PlatformError('not_found', `no campaign ${id}`);
-  return campaign;
+  return { campaign, progress: { done: mine.done, total: mine.total } };
 }
 
 async function itemOfAnnotator(
@@ -117,10 +122,10 @@ export async function nextAnnotationItem(
   campaignId: number,
   user: User,
 ): Promise<AnnotationItem | undefined> {
-  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const { campaign, progress } = await campaignOfAnnotator(db, campaignId, user);
   const item = await nextCampaignItem(db, campaign.id, user.id);
   if (!item) return undefined;
-  return presentItem(db, campaign, item, user);
+  return presentItem(db, campaign, item, progress);
 }
 
 /** One of the annotator's items (to look at again, e.g. after an undo). */
@@ -130,17 +135,17 @@ export async function annotationItem(
   itemId: number,
   user: User,
 ): Promise<AnnotationItem & { grade: number | null }> {
-  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const { campaign, progress } = await campaignOfAnnotator(db, campaignId, user);
   const item = await itemOfAnnotator(db, campaign, itemId, user);
   const assignment = await getCampaignAssignment(db, item.id, user.id);
-  return { ...(await presentItem(db, campaign, item, user)), grade: assignment?.grade ?? null };
+  return { ...(await presentItem(db, campaign, item, progress)), grade: assignment?.grade ?? null };
 }
 
 async function presentItem(
   db: Queryable,
   campaign: Campaign,
   item: CampaignItem,
-  user: User,
+  progress: { done: number; total: number },
 ): Promise<AnnotationItem> {
   const topic = await getTopic(db, campaign.collectionId, item.topicId);
   const doc = await getDocument(db, campaign.collectionId, item.docId);
@@ -163,7 +168,7 @@ async function presentItem(
     },
     scale: { min: set?.scaleMin ?? 0, max: set?.scaleMax ?? 0, grades: campaign.grades },
     rubric: campaign.rubric,
-    progress: await progressOf(db, campaign.id, user.id),
+    progress,
   };
   if (!campaign.blind) {
     out.reference = [];
