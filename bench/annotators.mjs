@@ -149,6 +149,23 @@ async function run(engine) {
       overlap: 1,
     });
 
+    // The HTTP ceiling of this client and server: the same N concurrent loops on the
+    // public health route (no token, no database) for 3 s. Saves far below it are bound by
+    // the save itself, not by this process's fetch or the server's HTTP stack.
+    const ceiling = [];
+    const healthUntil = performance.now() + 3000;
+    await Promise.all(
+      people.map(async () => {
+        while (performance.now() < healthUntil) {
+          const started = performance.now();
+          const response = await fetch(`${base}/api/health`);
+          await response.arrayBuffer();
+          ceiling.push(performance.now() - started);
+        }
+      }),
+    );
+    ceiling.sort((a, b) => a - b);
+
     const latencies = [];
     const acknowledged = new Map(); // `${topic}\t${docno}` → last acknowledged grade
     let errors = 0;
@@ -197,7 +214,9 @@ async function run(engine) {
       `${engine.padEnd(8)} ${annotators} annotators, ${seconds} s: ${latencies.length} labels saved ` +
         `(${Math.round(latencies.length / seconds)}/s), save latency p50 ${f(quantile(latencies, 0.5))} ms, ` +
         `p95 ${f(quantile(latencies, 0.95))} ms, p99 ${f(quantile(latencies, 0.99))} ms, ` +
-        `errors ${errors}, labels lost ${lost} of ${acknowledged.size} items`,
+        `errors ${errors}, labels lost ${lost} of ${acknowledged.size} items; ` +
+        `HTTP ceiling (GET /api/health, same concurrency) ${Math.round(ceiling.length / 3)}/s, ` +
+        `p95 ${f(quantile(ceiling, 0.95))} ms; load ${loadavg()[0].toFixed(2)}`,
     );
   } finally {
     await server.stop();

@@ -12,6 +12,7 @@ import {
   openDatabase,
   releaseDeadLocalLeases,
   runJudgeWorker,
+  storeDemoRuns,
   type AssayConfig,
 } from '@assay/platform';
 import { createAdaptorServer } from '@hono/node-server';
@@ -65,7 +66,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const database = options.db ?? (await openDatabase(config));
   const ownsDatabase = options.db === undefined;
   try {
-    await seedDemo(database, log);
+    const demo = await seedDemo(database, log);
     const admin = await ensureAdmin(
       database.db,
       config.adminToken ? { token: config.adminToken } : {},
@@ -109,6 +110,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     );
     if (admin.created) announceAdmin(admin.token, config, url, log);
     const worker = startBackgroundWorker(database, options, log);
+    const demoRuns =
+      demo === undefined ? undefined : storeDemoRunsInBackground(database, demo, log);
     return {
       port,
       url,
@@ -119,8 +122,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         await closed;
         clearTimeout(timer);
-        // The worker writes its last labels before the database closes.
+        // The worker writes its last labels, and the demo its runs, before the database closes.
         await worker?.stopped;
+        await demoRuns;
         if (ownsDatabase) await database.close();
       },
     };
@@ -219,18 +223,42 @@ function publicUrl(text: string): string {
   }
 }
 
-/** A first start gets something to look at: the Cranfield collection with its judgments. */
-async function seedDemo(database: AssayDb, log: (line: string) => void): Promise<void> {
-  if ((await listCollections(database.db)).length > 0) return;
+/**
+ * A first start gets something to look at: the Cranfield collection with its judgments,
+ * loaded before the server listens (its id is returned; undefined when the database had
+ * collections already or the demo could not be loaded).
+ */
+async function seedDemo(
+  database: AssayDb,
+  log: (line: string) => void,
+): Promise<number | undefined> {
+  if ((await listCollections(database.db)).length > 0) return undefined;
   try {
     const loaded = await loadDataset(database.db, 'cranfield');
     log(
-      `loaded the Cranfield demo collection: ${loaded.documents} documents, ${loaded.topics} topics, ${loaded.labels} judgments`,
+      `loaded the Cranfield demo collection: ${loaded.documents} documents, ${loaded.topics} topics, ${loaded.labels} judgments; retrieving its demo runs in the background`,
     );
+    return loaded.collectionId;
   } catch (error) {
     // The demo is a convenience: a server without it is still a working server.
     log(`could not load the Cranfield demo collection: ${(error as Error).message}`);
+    return undefined;
   }
+}
+
+/**
+ * The demo's runs (bm25, rm3, rocchio), retrieved once the server listens so that the
+ * first start stays quick; the promise settles when they are stored and never rejects.
+ */
+function storeDemoRunsInBackground(
+  database: AssayDb,
+  collectionId: number,
+  log: (line: string) => void,
+): Promise<void> {
+  return storeDemoRuns(database.db, collectionId).then(
+    (runs) => log(`stored the demo runs of cranfield: ${runs.map((r) => r.name).join(', ')}`),
+    (error: Error) => log(`could not store the demo runs of cranfield: ${error.message}`),
+  );
 }
 
 function announceAdmin(

@@ -162,6 +162,7 @@ forEachDatabase('assay API', (t) => {
           'POST /api/campaigns/{id}/labels',
           'POST /api/campaigns/{id}/labels/{item}/undo',
           'POST /api/campaigns/{id}/skip',
+          'GET /api/campaigns/{id}/disagreements',
           'POST /api/campaigns/{id}/items/{item}/adjudicate',
         ].sort(),
       );

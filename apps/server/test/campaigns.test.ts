@@ -243,6 +243,36 @@ forEachDatabase('annotation campaigns API', (t) => {
     });
     expect(await adj.json()).toEqual({ item: 3, grade: 3 });
     expect(await labels()).toContain('2/d4=3');
+
+    // The adjudication queue: only 2/d4 (ada 2, bob 3) divides the annotators; the LLM's
+    // grade (gpt gave 2) comes only when asked for, and annotators may not see the list.
+    const queue = async (query = '') =>
+      (
+        await api.call('GET', `/api/campaigns/${c.id}/disagreements${query}`, {
+          token: api.admin,
+        })
+      ).json();
+    expect(await queue()).toEqual([
+      {
+        item: 3,
+        topicId: '2',
+        query: 'second q',
+        docId: 'd4',
+        grades: [
+          { annotator: 'ada', grade: 2 },
+          { annotator: 'bob', grade: 3 },
+        ],
+        label: 3,
+        adjudicated: 3,
+      },
+    ]);
+    expect(await queue('?labelSets=1')).toMatchObject([
+      { item: 3, labelSets: [{ labelSet: 'gpt', grade: 2 }] },
+    ]);
+    const forbidden = await api.call('GET', `/api/campaigns/${c.id}/disagreements`, {
+      token: people.ada!.token,
+    });
+    expect(forbidden.status).toBe(403);
     await api.call('POST', `/api/campaigns/${c.id}/items/3/adjudicate`, {
       token: api.admin,
       json: { grade: null },

@@ -165,6 +165,20 @@ describe('assay serve', () => {
         ],
       });
       expect((await get(first, '/collections', 'assay_wrong')).status).toBe(401);
+      // The demo runs are retrieved once the server listens; the log says when they are in.
+      const deadline = Date.now() + 120_000;
+      while (!/stored the demo runs of cranfield/.test(first.output()) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(first.output()).toContain('stored the demo runs of cranfield: bm25, rm3, rocchio');
+      const runs = (await get(first, '/collections/cranfield/runs', token!)).body as Array<{
+        name: string;
+        topicCount: number;
+      }>;
+      expect(runs.map((r) => [r.name, r.topicCount]).sort()).toEqual([
+        ['bm25', 225],
+        ['rm3', 225],
+        ['rocchio', 225],
+      ]);
       expect(await first.stop('SIGTERM')).toBe(0);
       expect(first.output()).toMatch(/stopped/);
 
@@ -194,6 +208,8 @@ async function killDuringImport(
   const port = String(await freePort());
   let assay = await startAssay({ ...env, PORT: port, ASSAY_ADMIN_TOKEN: ADMIN });
   const victim = assay;
+  // The demo's own runs are written first, so that only the upload is writing at the kill.
+  const demo = await demoRunsOf(assay);
   let answered = false;
   let sent = false;
   const outcome = upload(`${assay.url}/collections/cranfield/runs?name=victim`, bigRun(), () => {
@@ -220,10 +236,26 @@ async function killDuringImport(
   expect(await victim.stop()).toBe('SIGKILL');
 
   assay = await startAssay({ ...env, PORT: port, ASSAY_ADMIN_TOKEN: ADMIN });
-  expect(await get(assay, '/collections/cranfield/runs', ADMIN)).toEqual({ status: 200, body: [] });
+  expect(await get(assay, '/collections/cranfield/runs', ADMIN)).toEqual({
+    status: 200,
+    body: demo.runs,
+  });
   expect((await get(assay, '/collections/cranfield/runs/victim', ADMIN)).status).toBe(404);
   expect(await assay.stop()).toBe(0);
-  expect(await countRows()).toEqual({ runs: 0, entries: 0 });
+  expect(await countRows()).toEqual({ runs: 3, entries: demo.entries });
+}
+
+/** Waits until a first start has stored the demo runs; their listing and entry count. */
+async function demoRunsOf(assay: Assay) {
+  const deadline = Date.now() + 120_000;
+  while (!/stored the demo runs of cranfield/.test(assay.output()) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  const runs = (await get(assay, '/collections/cranfield/runs', ADMIN)).body as Array<{
+    name: string;
+    entryCount: number;
+  }>;
+  expect(runs.map((r) => r.name).sort()).toEqual(['bm25', 'rm3', 'rocchio']);
+  return { runs, entries: runs.reduce((sum, r) => sum + r.entryCount, 0) };
 }
 
 /** Bytes in the files under `dir`. */

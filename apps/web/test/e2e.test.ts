@@ -275,6 +275,45 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
       .waitFor();
     await admin.screenshot({ path: join(shots, 'campaign-agreement.png'), fullPage: true });
 
+    // Adjudication: the items Ada and Bob graded differently, without the LLM's grades
+    // until the admin asks; the admin sets the first one's final grade to 3.
+    const disagreements = (await (
+      await call('GET', `/campaigns/${id}/disagreements`, ADMIN)
+    ).json()) as Array<{ topicId: string; docId: string; grades: Array<{ grade: number }> }>;
+    expect(disagreements.length).toBeGreaterThan(0);
+    const first = disagreements[0]!;
+    expect(new Set(first.grades.map((g) => g.grade)).size).toBeGreaterThan(1);
+    const queue = admin.getByRole('table', { name: 'items to adjudicate' });
+    await queue.waitFor();
+    await expect(queue.getByRole('row').count()).resolves.toBe(disagreements.length + 1);
+    expect(await queue.textContent()).not.toContain('llm-judge');
+    await admin
+      .getByRole('checkbox', { name: /^Show the grades of the compared label sets/ })
+      .check();
+    await queue.getByRole('columnheader', { name: 'label sets' }).waitFor();
+    await queue
+      .getByText(/llm-judge: \d/)
+      .first()
+      .waitFor();
+    const where = `topic ${first.topicId} document ${first.docId}`;
+    await admin.getByRole('combobox', { name: `final grade of ${where}` }).selectOption('3');
+    await admin.getByRole('button', { name: `save the final grade of ${where}` }).click();
+    await admin
+      .getByRole('status')
+      .getByText(`Topic ${first.topicId}, document ${first.docId}: final grade 3.`)
+      .waitFor();
+    await admin.screenshot({ path: join(shots, 'campaign-adjudication.png'), fullPage: true });
+    const campaignLabels = (await (
+      await call(
+        'GET',
+        `/collections/aero/label-sets/${encodeURIComponent('round one')}/labels`,
+        ADMIN,
+      )
+    ).json()) as Array<{ topicId: string; docId: string; grade: number }>;
+    expect(
+      campaignLabels.find((l) => l.topicId === first.topicId && l.docId === first.docId)?.grade,
+    ).toBe(3);
+
     // A leaderboard under the LLM labels and the campaign's, published: its public page
     // needs no token and shows the slope chart of the two rankings.
     const report = await call('POST', '/reports/comparisons', ADMIN, {
@@ -285,12 +324,28 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
     });
     expect(report.status).toBe(201);
     const { id: reportId } = (await report.json()) as { id: number };
-    const published = await call('POST', `/reports/${reportId}/publish`, ADMIN, {
-      slug: 'aero-board',
-    });
-    expect(published.status).toBeLessThan(300);
+    // The admin publishes it from the report page, which then shows the public link.
+    await admin.goto(`${base}/admin/reports/${reportId}`);
+    const publish = admin.getByRole('form', { name: 'publish' });
+    await publish.getByLabel('Slug').fill('aero-board');
+    await publish.getByRole('button', { name: 'Publish' }).click();
+    await admin.getByRole('status').getByText('Published as aero-board.').waitFor();
+    const link = admin
+      .getByRole('list', { name: 'public pages' })
+      .getByRole('link', { name: `${base}/leaderboards/aero-board` });
+    expect(await link.getAttribute('href')).toBe('/leaderboards/aero-board');
+    await admin.screenshot({ path: join(shots, 'report-published.png'), fullPage: true });
     const visitor = await browser.newPage();
     await visitor.goto(`${base}/leaderboards/aero-board`);
+    const downloads = visitor.getByRole('list', { name: 'downloads' });
+    for (const [name, ext] of [
+      ['CSV', 'csv'],
+      ['LaTeX', 'tex'],
+      ['JSON', 'json'],
+    ])
+      expect(
+        await downloads.getByRole('link', { name: `Download ${name}` }).getAttribute('href'),
+      ).toBe(`/api/public/leaderboards/aero-board.${ext}`);
     await visitor
       .getByRole('img', { name: /^Rank of each run under llm-judge and round one/ })
       .waitFor();

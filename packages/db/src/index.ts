@@ -306,6 +306,7 @@ export {
   listItemGrades,
   listUserItemRevisions,
   nextCampaignItem,
+  saveAssignmentGrade,
   setLabel,
   updateCampaignAssignment,
 } from './repositories/campaigns.js';
@@ -317,5 +318,6 @@ export type {
   CampaignAssignment,
   CampaignItem,
   NewCampaign,
+  SavedAssignmentGrade,
 } from './repositories/campaigns.js';
 export type { CampaignGrade } from './schema.js';

@@ -17,6 +17,7 @@ import {
   listItemGrades,
   listUserItemRevisions,
   nextCampaignItem,
+  saveAssignmentGrade,
   setLabel,
   updateCampaignAssignment,
   userProducer,
@@ -88,12 +89,17 @@ export async function listMyCampaigns(db: Queryable, user: User): Promise<Annota
   return out;
 }
 
-async function campaignOfAnnotator(db: Queryable, id: number, user: User): Promise<Campaign> {
+/** The campaign and the annotator's progress in it; not_found if none of its items is theirs. */
+async function campaignOfAnnotator(
+  db: Queryable,
+  id: number,
+  user: User,
+): Promise<{ campaign: Campaign; progress: { done: number; total: number } }> {
   const campaign = await requireCampaign(db, id);
   const [mine] = await campaignProgress(db, id, user.id);
   // Someone without items in the campaign learns nothing about it.
   if (!mine) throw new PlatformError('not_found', `no campaign ${id}`);
-  return campaign;
+  return { campaign, progress: { done: mine.done, total: mine.total } };
 }
 
 async function itemOfAnnotator(
@@ -116,10 +122,10 @@ export async function nextAnnotationItem(
   campaignId: number,
   user: User,
 ): Promise<AnnotationItem | undefined> {
-  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const { campaign, progress } = await campaignOfAnnotator(db, campaignId, user);
   const item = await nextCampaignItem(db, campaign.id, user.id);
   if (!item) return undefined;
-  return presentItem(db, campaign, item, user);
+  return presentItem(db, campaign, item, progress);
 }
 
 /** One of the annotator's items (to look at again, e.g. after an undo). */
@@ -129,17 +135,17 @@ export async function annotationItem(
   itemId: number,
   user: User,
 ): Promise<AnnotationItem & { grade: number | null }> {
-  const campaign = await campaignOfAnnotator(db, campaignId, user);
+  const { campaign, progress } = await campaignOfAnnotator(db, campaignId, user);
   const item = await itemOfAnnotator(db, campaign, itemId, user);
   const assignment = await getCampaignAssignment(db, item.id, user.id);
-  return { ...(await presentItem(db, campaign, item, user)), grade: assignment?.grade ?? null };
+  return { ...(await presentItem(db, campaign, item, progress)), grade: assignment?.grade ?? null };
 }
 
 async function presentItem(
   db: Queryable,
   campaign: Campaign,
   item: CampaignItem,
-  user: User,
+  progress: { done: number; total: number },
 ): Promise<AnnotationItem> {
   const topic = await getTopic(db, campaign.collectionId, item.topicId);
   const doc = await getDocument(db, campaign.collectionId, item.docId);
@@ -162,7 +168,7 @@ async function presentItem(
     },
     scale: { min: set?.scaleMin ?? 0, max: set?.scaleMax ?? 0, grades: campaign.grades },
     rubric: campaign.rubric,
-    progress: await progressOf(db, campaign.id, user.id),
+    progress,
   };
   if (!campaign.blind) {
     out.reference = [];
@@ -195,40 +201,38 @@ async function refreshCampaignLabel(db: Queryable, campaign: Campaign, item: Cam
   await setLabel(db, campaign.labelSetId, item.topicId, item.docId, grade, producer);
 }
 
-/** Saves an annotator's grade of one of their items (a new revision). */
+/**
+ * Saves an annotator's grade of one of their items (a new revision). One database
+ * statement does the whole save; only when it writes nothing is the reason looked up.
+ */
 export async function saveAnnotationLabel(
   db: Queryable,
   campaignId: number,
   user: User,
   input: { item: number; grade: number; seconds?: number },
 ): Promise<SavedLabel> {
+  const saved = await saveAssignmentGrade(db, {
+    campaignId,
+    itemId: input.item,
+    userId: user.id,
+    grade: input.grade,
+    seconds: Math.max(0, Math.min(input.seconds ?? 0, 86_400)),
+  });
+  if (saved)
+    return {
+      item: saved.itemId,
+      grade: input.grade,
+      progress: { done: saved.done, total: saved.total },
+    };
   const campaign = await requireCampaign(db, campaignId);
   if (!campaign.grades.some((g) => g.grade === input.grade))
     throw new PlatformError(
       'invalid_input',
       `grade ${input.grade} is not on this campaign's scale (${campaign.grades.map((g) => g.grade).join(', ')})`,
     );
-  return withTransaction(db, async (trx) => {
-    const item = await itemOfAnnotator(trx, campaign, input.item, user, true);
-    await appendLabelRevision(trx, {
-      labelSetId: campaign.labelSetId,
-      topicId: item.topicId,
-      docId: item.docId,
-      grade: input.grade,
-      userId: user.id,
-    });
-    await updateCampaignAssignment(trx, item.id, user.id, {
-      grade: input.grade,
-      skipped: false,
-      addSeconds: Math.max(0, Math.min(input.seconds ?? 0, 86_400)),
-    });
-    await refreshCampaignLabel(trx, campaign, item);
-    return {
-      item: item.id,
-      grade: input.grade,
-      progress: await progressOf(trx, campaign.id, user.id),
-    };
-  });
+  await itemOfAnnotator(db, campaign, input.item, user);
+  // Campaign, grade and item all check out now: something changed between the two looks.
+  throw new PlatformError('conflict', `item ${input.item} changed while saving: save it again`);
 }
 
 /**

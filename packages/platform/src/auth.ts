@@ -2,6 +2,7 @@ import {
   createApiToken,
   createUser,
   findUserByToken,
+  hashApiToken,
   listUsers,
   withTransaction,
   type Queryable,
@@ -44,14 +45,45 @@ export async function ensureAdmin(
   );
 }
 
-/** The user a bearer token belongs to; unauthorized for a missing, unknown or revoked token. */
+/**
+ * How long a token that was found stays trusted without asking the database again. A
+ * revocation made by this process takes effect at once ({@link forgetUserTokens}); one made
+ * by another process (`assay users revoke` against the same PostgreSQL) within this time.
+ */
+const TOKEN_CACHE_MS = 2_000;
+
+const TOKEN_CACHE_LIMIT = 10_000;
+
+// Per database, token hash → user: one lookup per token every TOKEN_CACHE_MS rather than
+// two statements on every request.
+const tokenCache = new WeakMap<Queryable, Map<string, { user: User; until: number }>>();
+
+/** Drops a user's cached tokens, so that a revocation takes effect on the next request. */
+export function forgetUserTokens(db: Queryable, userId: number): void {
+  const cache = tokenCache.get(db);
+  if (!cache) return;
+  for (const [hash, entry] of cache) if (entry.user.id === userId) cache.delete(hash);
+}
+
+/**
+ * The user a bearer token belongs to; unauthorized for a missing, unknown or revoked
+ * token. A found token is remembered for {@link TOKEN_CACHE_MS}.
+ */
 export async function authenticate(db: Queryable, token: string | undefined): Promise<User> {
   if (!token)
     throw new PlatformError(
       'unauthorized',
       'an API token is required (Authorization: Bearer <token>)',
     );
+  const hash = hashApiToken(token);
+  let cache = tokenCache.get(db);
+  const now = Date.now();
+  const cached = cache?.get(hash);
+  if (cached && cached.until > now) return cached.user;
   const found = await findUserByToken(db, token);
   if (!found) throw new PlatformError('unauthorized', 'unknown or revoked API token');
+  if (!cache) tokenCache.set(db, (cache = new Map()));
+  if (cache.size >= TOKEN_CACHE_LIMIT) cache.clear();
+  cache.set(hash, { user: found.user, until: now + TOKEN_CACHE_MS });
   return found.user;
 }

@@ -282,3 +282,7 @@ export {
   type CampaignAgreement,
   type TopicAgreement,
 } from './campaign-agreement.js';
+/** The items a campaign's annotators disagree on, for an admin to adjudicate. */
+export { listCampaignDisagreements, type Disagreement } from './campaign-disagreements.js';
+/** The first-start demo's runs: Cranfield retrieved by bm25, rm3 and rocchio. */
+export { storeDemoRuns } from './demo.js';

@@ -11,6 +11,7 @@ import {
   type User,
   type UserRole,
 } from '@assay/db';
+import { forgetUserTokens } from './auth.js';
 import { PlatformError, writing } from './errors.js';
 
 /** A user as created: the token is shown this once (only its hash is stored). */
@@ -105,5 +106,8 @@ export async function revokeUserTokens(
       if (token.revokedAt === null && (await revokeApiToken(trx, token.id))) revoked++;
     }
     return { user, revoked };
+  }).then((result) => {
+    forgetUserTokens(db, result.user.id);
+    return result;
   });
 }

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { forEachDatabase } from '../../db/test/helpers.js';
-import { authenticate, ensureAdmin } from '../src/index.js';
+import { addUser, authenticate, ensureAdmin, revokeUserTokens } from '../src/index.js';
 
 forEachDatabase('ensureAdmin and authenticate', (t) => {
   it('creates one admin with the given token, once', async () => {
@@ -21,5 +21,19 @@ forEachDatabase('ensureAdmin and authenticate', (t) => {
     await expect(authenticate(t.db, 'wrong')).rejects.toMatchObject({ code: 'unauthorized' });
     await expect(authenticate(t.db, undefined)).rejects.toMatchObject({ code: 'unauthorized' });
     await expect(authenticate(t.db, '')).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+});
+
+forEachDatabase('authenticate after a revocation', (t) => {
+  it('refuses a token on the very next request once its user is revoked', async () => {
+    await ensureAdmin(t.db, { token: 'admin-token-for-revocation-1' });
+    const annotator = await addUser(t.db, { name: 'ann', role: 'annotator' });
+    // Authenticated once, so the token is now remembered.
+    expect((await authenticate(t.db, annotator.token)).name).toBe('ann');
+    expect(await revokeUserTokens(t.db, 'ann')).toMatchObject({ revoked: 1 });
+    await expect(authenticate(t.db, annotator.token)).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
+    expect((await authenticate(t.db, 'admin-token-for-revocation-1')).name).toBe('admin');
   });
 });

@@ -4,6 +4,7 @@ import {
   campaignAgreement,
   campaignSummary,
   createCampaign,
+  listCampaignDisagreements,
   listCollectionCampaigns,
   listMyCampaigns,
   nextAnnotationItem,
@@ -326,6 +327,34 @@ export const campaigns = createRouter()
         c.req.valid('json').item,
       );
       return c.json(saved as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/disagreements',
+      tags: ['campaigns'],
+      summary: 'Items whose annotators gave different grades, with each grade (to adjudicate)',
+      ...adminOnly,
+      request: {
+        params: IdParam,
+        query: z.object({
+          labelSets: z
+            .enum(['0', '1'])
+            .optional()
+            .openapi({ description: '1: add the compared label sets’ grades of each item' }),
+        }),
+      },
+      responses: {
+        200: json(z.array(Opaque('Disagreement')), 'the items, in the campaign’s order'),
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const items = await listCampaignDisagreements(c.var.db, c.req.valid('param').id, {
+        withLabelSets: c.req.valid('query').labelSets === '1',
+      });
+      return c.json(items as unknown as Array<Record<string, unknown>>, 200);
     },
   )
   .openapi(

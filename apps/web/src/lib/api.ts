@@ -111,6 +111,25 @@ export interface Campaign {
   annotators: AnnotatorProgress[];
 }
 
+/** An item the campaign's annotators disagree on (GET /campaigns/{id}/disagreements). */
+export interface Disagreement {
+  item: number;
+  topicId: string;
+  query: string;
+  docId: string;
+  grades: Array<{ annotator: string; grade: number }>;
+  label: number | null;
+  adjudicated: number | null;
+  labelSets?: Array<{ labelSet: string; grade: number | null }>;
+}
+
+export interface PublishedLeaderboard {
+  slug: string;
+  reportId: number;
+  publishedAt: string;
+  url: string;
+}
+
 export interface MyCampaign {
   id: number;
   name: string;
@@ -440,6 +459,17 @@ export const api = {
     request<Campaign>('POST', `/collections/${enc(c)}/campaigns`, body),
   campaign: (id: number) => request<Campaign>('GET', `/campaigns/${id}`),
   agreement: (id: number) => request<CampaignAgreement>('GET', `/campaigns/${id}/agreement`),
+  disagreements: (id: number, withLabelSets: boolean) =>
+    request<Disagreement[]>(
+      'GET',
+      `/campaigns/${id}/disagreements${withLabelSets ? '?labelSets=1' : ''}`,
+    ),
+  adjudicate: (id: number, item: number, grade: number | null) =>
+    request<{ item: number; grade: number | null }>(
+      'POST',
+      `/campaigns/${id}/items/${item}/adjudicate`,
+      { grade },
+    ),
   myCampaigns: () => request<MyCampaign[]>('GET', '/campaigns'),
   next: (id: number) => request<AnnotationItem | undefined>('GET', `/campaigns/${id}/next`),
   item: (id: number, item: number) =>
@@ -455,6 +485,9 @@ export const api = {
     request<ReportSummary[]>('GET', `/reports?collection=${enc(collection)}`),
   report: (id: number) => request<Report>('GET', `/reports/${id}`),
   compare: (body: Record<string, unknown>) => request<Report>('POST', '/reports/comparisons', body),
+  publish: (id: number, slug: string) =>
+    request<PublishedLeaderboard>('POST', `/reports/${id}/publish`, { slug }),
+  unpublish: (slug: string) => request<void>('DELETE', `/leaderboards/${enc(slug)}`),
   publicLeaderboard: (slug: string) =>
     request<PublicLeaderboard>('GET', `/public/leaderboards/${enc(slug)}`),
 

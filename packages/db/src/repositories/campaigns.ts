@@ -462,3 +462,110 @@ export async function listUserItemRevisions(
     .orderBy('id')
     .execute();
 }
+
+/** What {@link saveAssignmentGrade} stored: the item and the annotator's progress after it. */
+export interface SavedAssignmentGrade {
+  itemId: number;
+  done: number;
+  total: number;
+}
+
+/**
+ * Saves an annotator's grade of one of their items in one statement: checks the item is
+ * in the campaign and assigned to them, appends the revision, updates their assignment
+ * (grade, skip flag cleared, seconds added) and upserts the campaign's label of the item
+ * (the adjudicated grade, else the majority of the annotators' grades, ties to the lower
+ * grade), and counts their progress. Undefined when the campaign, the item or the
+ * assignment does not exist or the grade is not on the campaign's scale (nothing is
+ * written then).
+ *
+ * The item row and then all its assignment rows are locked (in that order, as every other
+ * writer of an item does): a save of the same item by another annotator waits, and the
+ * locked rows are read as last committed, so the majority always counts every vote.
+ */
+export async function saveAssignmentGrade(
+  db: Queryable,
+  input: { campaignId: number; itemId: number; userId: number; grade: number; seconds: number },
+): Promise<SavedAssignmentGrade | undefined> {
+  const { campaignId, itemId, userId, grade, seconds } = input;
+  const result = await sql<{ item_id: number; done: number; total: number }>`
+    with campaign as (
+      select c.id, c.label_set_id from campaigns c
+      where c.id = ${campaignId}
+        and exists (
+          select 1 from jsonb_array_elements(c.grades) g
+          where (g ->> 'grade')::int = ${grade}::int
+        )
+    ),
+    item as (
+      select i.id, i.topic_id, i.doc_id, i.adjudicated_grade, i.adjudicated_by,
+             (select label_set_id from campaign) as label_set_id
+      from campaign_items i
+      where i.id = ${itemId} and i.campaign_id = (select id from campaign)
+        and exists (
+          select 1 from campaign_assignments a where a.item_id = i.id and a.user_id = ${userId}
+        )
+      for update
+    ),
+    votes as (
+      select a.user_id, a.grade from campaign_assignments a
+      where a.item_id = (select id from item)
+      order by a.user_id
+      for update
+    ),
+    tally as (
+      select count(*)::int as locked from votes
+    ),
+    revision as (
+      insert into label_revisions (label_set_id, topic_id, doc_id, grade, user_id)
+      select item.label_set_id, item.topic_id, item.doc_id, ${grade}::int, ${userId}::bigint
+      from item where (select locked from tally) > 0
+      returning 1
+    ),
+    assignment as (
+      update campaign_assignments a
+      set grade = ${grade}::int, skipped = false, seconds = a.seconds + ${seconds}::float8,
+          updated_at = now()
+      where a.item_id = (select id from item) and a.user_id = ${userId}
+        and (select locked from tally) > 0
+      returning a.item_id
+    ),
+    ballot as (
+      select case when v.user_id = ${userId} then ${grade}::int else v.grade end as grade
+      from votes v
+    ),
+    majority as (
+      select b.grade, (select count(grade) from ballot)::int as voters from ballot b
+      where b.grade is not null
+      group by b.grade
+      order by count(*) desc, b.grade asc
+      limit 1
+    ),
+    label as (
+      insert into labels (label_set_id, topic_id, doc_id, grade, produced_by, created_at)
+      select item.label_set_id, item.topic_id, item.doc_id,
+             coalesce(item.adjudicated_grade, majority.grade),
+             case
+               when item.adjudicated_grade is not null then 'user:' || coalesce(item.adjudicated_by, 0)
+               when majority.voters = 1 then 'annotator'
+               else 'majority'
+             end,
+             now()
+      from item cross join majority
+      on conflict (label_set_id, topic_id, doc_id) do update
+        set grade = excluded.grade, produced_by = excluded.produced_by, created_at = now()
+      returning 1
+    ),
+    progress as (
+      select count(*)::int as total,
+             count(a.grade) filter (where a.item_id <> ${itemId})::int as others
+      from campaign_assignments a
+      where a.campaign_id = ${campaignId} and a.user_id = ${userId}
+    )
+    select assignment.item_id, progress.others + 1 as done, progress.total
+    from assignment cross join progress
+    where (select count(*) from revision) = 1 and (select count(*) from label) = 1
+  `.execute(db);
+  const row = result.rows[0];
+  return row && { itemId: Number(row.item_id), done: Number(row.done), total: Number(row.total) };
+}
