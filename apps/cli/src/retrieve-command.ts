@@ -9,7 +9,7 @@ import {
   type RetrievalMethod,
   type RetrieveOptions,
 } from '@assay/retrieval';
-import { MODEL_METHODS, type ModelMethod } from '@assay/methods';
+import { METHOD_DEFINITIONS, MODEL_METHODS, type ModelMethod } from '@assay/methods';
 import { formatRun, type CollectionDocument } from '@assay/trec';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
@@ -39,7 +39,7 @@ and assay version. Every input is read and checked before anything is written: a
 line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
-                    query2doc, amd, dense or hybrid (see below)
+                    query2doc, amd, dense, hybrid, srsa, simple-search or react (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -59,7 +59,7 @@ Feedback (defaults in brackets):
 Methods with models (the endpoint is OPENAI_BASE_URL / OPENAI_API_KEY, as for judges; every
 call is kept in the database's call store, so a rerun sends no request; every generated
 text goes to RUN.trace.jsonl; prompts are the files of methods/):
-  --model M         chat model (query2doc, amd)
+  --model M         chat model (query2doc, amd, srsa, simple-search, react)
   --embedding-model E   embeddings model (dense, hybrid, --aggregation dense); needs --docs
   --aggregation A   query2doc: sparse [sparse] or dense; amd: sparse [sparse], dense or rrf
   --no-feedback     amd without the reflective feedback step (the paper's ablation)
@@ -68,6 +68,12 @@ text goes to RUN.trace.jsonl; prompts are the files of methods/):
   --concurrency N   topics worked on at once [4]
   --base-url URL    the endpoint instead of OPENAI_BASE_URL
   --methods DIR     read method prompts from DIR instead of the shipped methods/
+Search agents (srsa, and its baselines simple-search and react; they read --docs):
+  --search-k N      documents per BM25 search [5]
+  --max-rounds N    srsa: planning searches at most; react: Thought/Action steps at most [5]
+  --today DATE      the date (YYYY-MM-DD) srsa's router is told is today [the clock's]
+  --answers FILE    write each topic's answer as JSONL {"topic","system","answer","query",
+                    "references"} (system = the run tag), as assay answers score reads it
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -102,8 +108,19 @@ const OPTIONS: OptionSpec[] = [
   { long: 'concurrency', key: 'concurrency', takesValue: true },
   { long: 'base-url', key: 'baseUrl', takesValue: true },
   { long: 'methods', key: 'methods', takesValue: true },
+  { long: 'search-k', key: 'searchK', takesValue: true },
+  { long: 'max-rounds', key: 'maxRounds', takesValue: true },
+  { long: 'today', key: 'today', takesValue: true },
+  { long: 'answers', key: 'answers', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
+
+/** Whether a text is a real calendar date written YYYY-MM-DD. */
+function isDate(text: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}$/.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text)
+  );
+}
 
 /** Drops the undefined values (so defaults apply). */
 function defined<T extends object>(values: T): Partial<T> {
@@ -140,6 +157,31 @@ export async function retrieveCommand(
   if (options.has('noFeedback') && method !== 'amd')
     throw new UsageError('--no-feedback applies to amd only');
   const aggregation = aggregationOption(method, option('aggregation'));
+  const searchAgent = ['srsa', 'simple-search', 'react'].includes(method);
+  for (const key of ['searchK', 'maxRounds'])
+    if (options.has(key) && !searchAgent)
+      throw new UsageError(
+        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to srsa, simple-search and react`,
+      );
+  if (options.has('maxRounds') && method === 'simple-search')
+    throw new UsageError('--max-rounds applies to srsa and react');
+  const searchK = countOption('--search-k', option('searchK'));
+  const maxRounds = countOption('--max-rounds', option('maxRounds'));
+  const today = option('today');
+  if (today !== undefined && (!withModels || !isDate(today)))
+    throw new UsageError(
+      withModels
+        ? `--today needs a date YYYY-MM-DD, not '${today}'`
+        : '--today applies to methods with models',
+    );
+  const answersFile = option('answers');
+  if (
+    answersFile !== undefined &&
+    !(withModels && METHOD_DEFINITIONS[method as ModelMethod].answers)
+  )
+    throw new UsageError(
+      `--answers applies to methods that answer (${MODEL_METHODS.filter((m) => METHOD_DEFINITIONS[m].answers).join(', ')}), not ${method}`,
+    );
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
   const docsFile = option('docs');
@@ -218,6 +260,7 @@ export async function retrieveCommand(
           embeddingModel: option('embeddingModel'),
           baseUrl: option('baseUrl'),
           methodsDir: option('methods'),
+          answersFile,
         }),
         dryRun: options.has('dryRun'),
         options: {
@@ -225,7 +268,7 @@ export async function retrieveCommand(
           k: retrieveOptions.k!,
           bm25: retrieveOptions.bm25!,
           tag: option('tag') ?? method,
-          ...defined({ aggregation, budgetUsd: budget, concurrency }),
+          ...defined({ aggregation, budgetUsd: budget, concurrency, searchK, maxRounds, today }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
         },
       },

@@ -11,6 +11,7 @@ import {
   type ModelMethod,
   type ModelResources,
   type ModelRetrieveOptions,
+  type ModelRun,
 } from '@assay/methods';
 import { DbCallStore } from '@assay/platform';
 import { runHeader, type Bm25Index } from '@assay/retrieval';
@@ -35,6 +36,8 @@ export interface ModelRetrieveInput {
   embeddingModel?: string;
   baseUrl?: string;
   methodsDir?: string;
+  /** Where the answers of a method that answers go (JSONL responses). */
+  answersFile?: string;
   dryRun: boolean;
   options: ModelRetrieveOptions;
 }
@@ -43,9 +46,10 @@ export interface ModelRetrieveInput {
 export const EXIT_INCOMPLETE = 5;
 
 /**
- * `assay retrieve` for query2doc, amd, dense and hybrid: checks the models and prompts,
+ * `assay retrieve` for the methods that call models: checks the models and prompts,
  * estimates (`--dry-run`) or runs with every call kept in the database's call store, and
- * writes the run with a JSONL trace of every generated text beside it (`RUN.trace.jsonl`).
+ * writes the run with a JSONL trace of every generated text beside it (`RUN.trace.jsonl`),
+ * and the answers of methods that answer with `--answers`.
  */
 export async function retrieveWithModelsCommand(
   input: ModelRetrieveInput,
@@ -150,11 +154,17 @@ export async function retrieveWithModelsCommand(
     });
     writeAtomically(traceFile, formatTrace(result.trace));
     writeAtomically(input.out, header + formatRun(result.run));
+    if (input.answersFile !== undefined)
+      writeAtomically(
+        input.answersFile,
+        formatResponses(result.answers, result.run.name, input.topics),
+      );
     let entries = 0;
     for (const list of result.run.topics.values()) entries += list.length;
     const s = result.spend;
     io.stderr(
       `wrote ${input.out}: ${entries} entries for ${result.run.topics.size} topics (${method}); trace in ${traceFile}\n` +
+        `${input.answersFile !== undefined ? `  ${result.answers.length} answers in ${input.answersFile}\n` : ''}` +
         `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, $${s.costUsd.toFixed(4)}; stored answers reused for the rest\n`,
     );
     for (const f of result.failures) io.stderr(`  topic ${f.topic} failed: ${f.reason}\n`);
@@ -164,6 +174,24 @@ export async function retrieveWithModelsCommand(
       );
     return result.failures.length || result.stoppedForBudget ? EXIT_INCOMPLETE : 0;
   });
+}
+
+/**
+ * Answers as the JSONL responses `assay answers score` reads: one line per answered topic,
+ * `{"topic","system","answer","query","references"}`, the system being the run's tag.
+ */
+function formatResponses(
+  answers: ModelRun['answers'],
+  system: string,
+  topics: readonly { id: string; text: string }[],
+): string {
+  const text = new Map(topics.map((t) => [t.id, t.text]));
+  return answers
+    .map(
+      (a) =>
+        `${JSON.stringify({ topic: a.topic, system, answer: a.text, query: text.get(a.topic), references: a.references })}\n`,
+    )
+    .join('');
 }
 
 /**

@@ -2,6 +2,8 @@ import { amdMethod } from './amd.js';
 import { denseMethod, hybridMethod } from './dense-methods.js';
 import type { MethodDefinition } from './method-definition.js';
 import { query2docMethod } from './query2doc.js';
+import { reactMethod, simpleSearchMethod } from './search-baselines.js';
+import { srsaMethod } from './srsa.js';
 
 /** Every method that calls models, by its `--method` name. */
 export const METHOD_DEFINITIONS = {
@@ -9,6 +11,9 @@ export const METHOD_DEFINITIONS = {
   amd: amdMethod,
   dense: denseMethod,
   hybrid: hybridMethod,
+  srsa: srsaMethod,
+  'simple-search': simpleSearchMethod,
+  react: reactMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

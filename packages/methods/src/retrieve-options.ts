@@ -26,4 +26,10 @@ export interface ModelRetrieveOptions {
   queryWeight?: number;
   /** RRF constant for amd rrf and hybrid (default 60). */
   rrfK?: number;
+
+  // srsa and its baselines simple-search and react
+  /** Documents per search of srsa, simple-search and react (default 5, the paper's). */
+  searchK?: number;
+  /** srsa: planning rounds at most; react: Thought/Action steps at most (default 5). */
+  maxRounds?: number;
 }
