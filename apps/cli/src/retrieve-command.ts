@@ -72,8 +72,8 @@ Search agents (srsa, and its baselines simple-search and react; they read --docs
   --search-k N      documents per BM25 search [5]
   --max-rounds N    srsa: planning searches at most; react: Thought/Action steps at most [5]
   --today DATE      the date (YYYY-MM-DD) srsa's router is told is today [the clock's]
-  --answers FILE    write each topic's answer as JSONL {"topic","system","answer","query",
-                    "references"} (system = the run tag), as assay answers score reads it
+  --answers FILE    write the answers as JSONL {topic, system, answer, references}
+                    (system = the run tag), the responses assay answers score reads
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -174,11 +174,7 @@ export async function retrieveCommand(
         ? `--today needs a date YYYY-MM-DD, not '${today}'`
         : '--today applies to methods with models',
     );
-  const answersFile = option('answers');
-  if (
-    answersFile !== undefined &&
-    !(withModels && METHOD_DEFINITIONS[method as ModelMethod].answers)
-  )
+  if (options.has('answers') && !(withModels && METHOD_DEFINITIONS[method as ModelMethod].answers))
     throw new UsageError(
       `--answers applies to methods that answer (${MODEL_METHODS.filter((m) => METHOD_DEFINITIONS[m].answers).join(', ')}), not ${method}`,
     );
@@ -260,7 +256,7 @@ export async function retrieveCommand(
           embeddingModel: option('embeddingModel'),
           baseUrl: option('baseUrl'),
           methodsDir: option('methods'),
-          answersFile,
+          answersFile: option('answers'),
         }),
         dryRun: options.has('dryRun'),
         options: {
@@ -268,7 +264,8 @@ export async function retrieveCommand(
           k: retrieveOptions.k!,
           bm25: retrieveOptions.bm25!,
           tag: option('tag') ?? method,
-          ...defined({ aggregation, budgetUsd: budget, concurrency, searchK, maxRounds, today }),
+          ...defined({ aggregation, budgetUsd: budget, concurrency }),
+          ...defined({ searchK, maxRounds, today }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
         },
       },

@@ -11,7 +11,6 @@ import {
   type ModelMethod,
   type ModelResources,
   type ModelRetrieveOptions,
-  type ModelRun,
 } from '@assay/methods';
 import { DbCallStore } from '@assay/platform';
 import { runHeader, type Bm25Index } from '@assay/retrieval';
@@ -36,7 +35,7 @@ export interface ModelRetrieveInput {
   embeddingModel?: string;
   baseUrl?: string;
   methodsDir?: string;
-  /** Where the answers of a method that answers go (JSONL responses). */
+  /** Where to write the answers of a method that answers (JSONL). */
   answersFile?: string;
   dryRun: boolean;
   options: ModelRetrieveOptions;
@@ -46,10 +45,10 @@ export interface ModelRetrieveInput {
 export const EXIT_INCOMPLETE = 5;
 
 /**
- * `assay retrieve` for the methods that call models: checks the models and prompts,
+ * `assay retrieve` for the methods with models: checks the models and prompts,
  * estimates (`--dry-run`) or runs with every call kept in the database's call store, and
  * writes the run with a JSONL trace of every generated text beside it (`RUN.trace.jsonl`),
- * and the answers of methods that answer with `--answers`.
+ * and the answers of methods that answer with `--answers FILE`.
  */
 export async function retrieveWithModelsCommand(
   input: ModelRetrieveInput,
@@ -157,14 +156,18 @@ export async function retrieveWithModelsCommand(
     if (input.answersFile !== undefined)
       writeAtomically(
         input.answersFile,
-        formatResponses(result.answers, result.run.name, input.topics),
+        result.answers
+          .map(
+            (a) =>
+              `${JSON.stringify({ topic: a.topic, system: result.run.name, answer: a.text, references: a.references })}\n`,
+          )
+          .join(''),
       );
     let entries = 0;
     for (const list of result.run.topics.values()) entries += list.length;
     const s = result.spend;
     io.stderr(
       `wrote ${input.out}: ${entries} entries for ${result.run.topics.size} topics (${method}); trace in ${traceFile}\n` +
-        `${input.answersFile !== undefined ? `  ${result.answers.length} answers in ${input.answersFile}\n` : ''}` +
         `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, $${s.costUsd.toFixed(4)}; stored answers reused for the rest\n`,
     );
     for (const f of result.failures) io.stderr(`  topic ${f.topic} failed: ${f.reason}\n`);
@@ -174,24 +177,6 @@ export async function retrieveWithModelsCommand(
       );
     return result.failures.length || result.stoppedForBudget ? EXIT_INCOMPLETE : 0;
   });
-}
-
-/**
- * Answers as the JSONL responses `assay answers score` reads: one line per answered topic,
- * `{"topic","system","answer","query","references"}`, the system being the run's tag.
- */
-function formatResponses(
-  answers: ModelRun['answers'],
-  system: string,
-  topics: readonly { id: string; text: string }[],
-): string {
-  const text = new Map(topics.map((t) => [t.id, t.text]));
-  return answers
-    .map(
-      (a) =>
-        `${JSON.stringify({ topic: a.topic, system, answer: a.text, query: text.get(a.topic), references: a.references })}\n`,
-    )
-    .join('');
 }
 
 /**

@@ -149,7 +149,6 @@ function describeOn(kind: 'pglite' | 'postgres') {
           join(dir, `${out}.answers.jsonl`),
         );
       const first = await retrieve('srsa.run');
-      expect(first.stderr).toContain(`2 answers in ${join(dir, 'srsa.run.answers.jsonl')}`);
       expect(first.code).toBe(0);
       // Two topics × (router, rewrite, answer).
       expect(server.requests).toHaveLength(6);
@@ -169,8 +168,8 @@ function describeOn(kind: 'pglite' | 'postgres') {
 
       const text = readFileSync(join(dir, 'srsa.run.answers.jsonl'), 'utf8');
       expect(text).toBe(
-        '{"topic":"1","system":"srsa-run","answer":"Beta, see [d2] and [d1].","query":"tell me about beta","references":["d2","d1"]}\n' +
-          '{"topic":"2","system":"srsa-run","answer":"Gamma, see [d3].","query":"and gamma","references":["d3"]}\n',
+        '{"topic":"1","system":"srsa-run","answer":"Beta, see [d2] and [d1].","references":["d2","d1"]}\n' +
+          '{"topic":"2","system":"srsa-run","answer":"Gamma, see [d3].","references":["d3"]}\n',
       );
       // The reader of assay answers takes the file as it is.
       expect(parseResponses(text, 'answers.jsonl')).toEqual([
@@ -178,14 +177,12 @@ function describeOn(kind: 'pglite' | 'postgres') {
           topic: '1',
           system: 'srsa-run',
           answer: 'Beta, see [d2] and [d1].',
-          query: 'tell me about beta',
           references: ['d2', 'd1'],
         },
         {
           topic: '2',
           system: 'srsa-run',
           answer: 'Gamma, see [d3].',
-          query: 'and gamma',
           references: ['d3'],
         },
       ]);
@@ -197,7 +194,8 @@ function describeOn(kind: 'pglite' | 'postgres') {
       expect(server.requests).toHaveLength(6);
       expect(readFileSync(join(dir, 'again.run.answers.jsonl'), 'utf8')).toBe(text);
 
-      // assay answers scores the file, the references resolved through --docs.
+      // assay answers scores the file: the request from --topics, the references resolved
+      // through --docs.
       const scored = await assay(
         { ...env, OPENAI_BASE_URL: server.baseURL },
         'answers',
@@ -208,6 +206,8 @@ function describeOn(kind: 'pglite' | 'postgres') {
         'judge',
         '--responses',
         join(dir, 'srsa.run.answers.jsonl'),
+        '--topics',
+        join(dir, 'topics.tsv'),
         '--docs',
         join(dir, 'docs.jsonl'),
         '--out',
