@@ -38,9 +38,10 @@ interface ReactStep {
 
 /**
  * SRSA's ReAct baseline (Wang & Xu, 2024, section IV-B1, after Yao et al.) for one topic:
- * Thought and Action (search, with the query rephrased for the engine, or finish), then the
- * search's results as the Observation, until the agent finishes or `maxRounds` steps were
- * taken. There is no summarising: the answer is written from the whole history.
+ * the request is first rephrased into a precise question (the paper's rephrasing module);
+ * then Thought and Action (search or finish), the search's results as the Observation,
+ * until the agent finishes or `maxRounds` steps were taken. There is no summarising: the
+ * answer is written from the whole history.
  */
 export async function reactTopic(
   context: MethodContext,
@@ -49,13 +50,22 @@ export async function reactTopic(
 ): Promise<TopicOutcome> {
   const base = { topic: topic.id, method: 'react' };
   const query = requestText(topic);
+  const rephrased = await askStep(context, 'react-rephrase', { query });
+  const question = rephrased.text.split('\n')[0]!.trim();
+  context.trace({
+    ...base,
+    step: 'rephrase',
+    prompt: 'react-rephrase',
+    text: question,
+    cached: rephrased.cached,
+  });
   const found = new FoundDocuments();
   const history: string[] = [];
   for (let step = 1; ; step++) {
     const answer = await askStep(
       context,
       'react-step',
-      { query, history: history.length ? history.join('\n\n') : '(none yet)' },
+      { query, question, history: history.length ? history.join('\n\n') : '(none yet)' },
       (json) =>
         (json as ReactStep).action === 'search' && (json as ReactStep).input.trim() === ''
           ? 'the search action has an empty $.input'
@@ -137,7 +147,10 @@ export const reactMethod: MethodDefinition = {
     const { searchK, maxRounds } = searchAgentSettings(options);
     const q = estimateTokens(requestText(topic)) + 10;
     const perStep = sink.max('react-step') + searchK * Math.ceil(PASSAGE_CHARS / 4);
-    for (let step = 1; step <= maxRounds; step++) sink.call('react-step', q + (step - 1) * perStep);
+    sink.call('react-rephrase', q);
+    const question = sink.max('react-rephrase');
+    for (let step = 1; step <= maxRounds; step++)
+      sink.call('react-step', q + question + (step - 1) * perStep);
     answerEstimate(topic, sink, maxRounds * perStep);
   },
 };

@@ -61,6 +61,7 @@ function promptOf(user: string): string {
   if (user.includes('The search plan:')) return 'sufficiency';
   if (user.includes('Reference material')) return 'answer';
   if (user.includes('Your steps so far')) return 'react';
+  if (user.includes('Restate this request')) return 'rephrase';
   return 'unknown';
 }
 
@@ -402,7 +403,7 @@ describe('srsa', () => {
     const topics = [{ id: 't1', text: 'beta' }];
     expect(estimateModelRun(topics, PROMPTS, { method: 'srsa' }).chatCalls).toBe(11);
     expect(estimateModelRun(topics, PROMPTS, { method: 'srsa', maxRounds: 1 }).chatCalls).toBe(3);
-    expect(estimateModelRun(topics, PROMPTS, { method: 'react' }).chatCalls).toBe(6);
+    expect(estimateModelRun(topics, PROMPTS, { method: 'react' }).chatCalls).toBe(7);
     expect(estimateModelRun(topics, PROMPTS, { method: 'simple-search' }).chatCalls).toBe(1);
   });
 });
@@ -447,6 +448,7 @@ describe('react', () => {
   it('Thought, Action, Observation until finish; the answer from the whole history', async () => {
     server = await startDouble(
       script({
+        rephrase: [{ reply: 'What is beta?' }],
         react: [
           step('I need beta.', 'search', 'beta'),
           step('Now gamma.', 'search', 'gamma'),
@@ -456,24 +458,30 @@ describe('react', () => {
       }),
     );
     const result = await run({ method: 'react' })();
-    expect(users().map(promptOf)).toEqual(['react', 'react', 'react', 'answer']);
+    expect(users().map(promptOf)).toEqual(['rephrase', 'react', 'react', 'react', 'answer']);
     expect(users()[0]).toBe(
-      "The user's request:\ntell me about beta\n\nYour steps so far (Thought, Action, Observation):\n(none yet)\n\n" +
+      "The user's request:\ntell me about beta\n\n" +
+        'Restate this request as one precise and clear question that keeps every need and condition\n' +
+        'the user stated, without the story around it.',
+    );
+    expect(users()[1]).toBe(
+      "The user's request:\ntell me about beta\n\nThe question to answer:\nWhat is beta?\n\n" +
+        'Your steps so far (Thought, Action, Observation):\n(none yet)\n\n' +
         'Take the next step. In `thought`, reason about what you know and what is still missing.\n' +
         'Then choose an action:\n\n' +
-        '- search: look something up; `input` is the query for the search engine, rephrased from\n' +
-        "  the request into a short, precise query (not the user's own wording);\n" +
+        '- search: look something up; `input` is a short, precise query for the search engine;\n' +
         '- finish: what you found is enough to answer; `input` says briefly what the answer will\n' +
         '  rest on.',
     );
     const history =
       'Thought 1: I need beta.\nAction 1: search[beta]\nObservation 1:\n[d2]\nbeta\n\n[d1]\nalpha beta\n\n' +
       'Thought 2: Now gamma.\nAction 2: search[gamma]\nObservation 2:\n[d3]\ngamma';
-    expect(users()[2]).toContain(
+    expect(users()[3]).toContain(
       `(Thought, Action, Observation):\n${history}\n\nTake the next step.`,
     );
-    expect(users()[3]).toContain(`(documents are headed by their id in brackets):\n${history}\n\n`);
+    expect(users()[4]).toContain(`(documents are headed by their id in brackets):\n${history}\n\n`);
     expect(steps(result.trace)).toEqual([
+      'rephrase: What is beta?',
       'thought: I need beta.',
       'action: search: beta',
       'search: beta',
@@ -495,12 +503,21 @@ describe('react', () => {
   it('stops after 5 steps when it never finishes', async () => {
     server = await startDouble(
       script({
+        rephrase: [{ reply: 'What is delta?' }],
         react: [step('More.', 'search', 'delta')],
         answer: [json({ answer: 'Delta.', references: ['d4'] })],
       }),
     );
     const result = await run({ method: 'react' })();
-    expect(users().map(promptOf)).toEqual(['react', 'react', 'react', 'react', 'react', 'answer']);
+    expect(users().map(promptOf)).toEqual([
+      'rephrase',
+      'react',
+      'react',
+      'react',
+      'react',
+      'react',
+      'answer',
+    ]);
     expect(result.trace.filter((t) => t.step === 'search')).toHaveLength(5);
     expect(result.trace.find((t) => t.step === 'stop')!.text).toBe('max steps (5) reached');
     expect(result.parameters['react.max-steps']).toBe(5);
@@ -508,9 +525,11 @@ describe('react', () => {
   });
 
   it('a search action without a query is asked again, then the topic fails', async () => {
-    server = await startDouble(script({ react: [step('Hmm.', 'search', ' ')] }));
+    server = await startDouble(
+      script({ rephrase: [{ reply: 'What?' }], react: [step('Hmm.', 'search', ' ')] }),
+    );
     const result = await run({ method: 'react' })();
-    expect(server.requests).toHaveLength(3);
+    expect(users().map(promptOf)).toEqual(['rephrase', 'react', 'react', 'react']);
     expect(result.failures).toEqual([
       {
         topic: 't1',
