@@ -9,7 +9,7 @@ import {
   type RetrievalMethod,
   type RetrieveOptions,
 } from '@assay/retrieval';
-import { MODEL_METHODS, type ModelMethod } from '@assay/methods';
+import { METHOD_DEFINITIONS, MODEL_METHODS, type ModelMethod } from '@assay/methods';
 import { formatRun, type CollectionDocument } from '@assay/trec';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
@@ -40,7 +40,7 @@ line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
                     query2doc, amd, dense, hybrid, grill, gr-qr, gr-ad, gr-qd,
-                    gr-aqd, gr-aqd-a or llmforum (see below)
+                    gr-aqd, gr-aqd-a, llmforum, srsa, simple-search or react (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -87,7 +87,13 @@ embeddings with --embedding-model, else over tf-idf vectors from BM25; --fb-dept
 then three agents over its top 5 in two rounds, a supervisor's answer, and a control block
 that regenerates answers scoring below 0.5:
   --max-regenerations N   regenerations of an answer at most [2]
+Search agents (srsa, and its baselines simple-search and react; they read --docs):
+  --search-k N      documents per BM25 search [5]
+  --max-rounds N    srsa: planning searches at most; react: Thought/Action steps at most [5]
+  --today DATE      the date (YYYY-MM-DD) srsa's router is told is today [the clock's]
+Methods that answer (llmforum, srsa, simple-search, react):
   --answers FILE    write the answers as JSONL {topic, system, answer, references}
+                    (system = the run tag), the responses assay answers score reads
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -129,9 +135,19 @@ const OPTIONS: OptionSpec[] = [
   { long: 'first-stage-k', key: 'firstStageK', takesValue: true },
   { long: 'rerank-depth', key: 'rerankDepth', takesValue: true },
   { long: 'max-regenerations', key: 'maxRegenerations', takesValue: true },
+  { long: 'search-k', key: 'searchK', takesValue: true },
+  { long: 'max-rounds', key: 'maxRounds', takesValue: true },
+  { long: 'today', key: 'today', takesValue: true },
   { long: 'answers', key: 'answers', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
+
+/** Whether a text is a real calendar date written YYYY-MM-DD. */
+function isDate(text: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}$/.test(text) && new Date(`${text}T00:00:00Z`).toISOString().startsWith(text)
+  );
+}
 
 /** Drops the undefined values (so defaults apply). */
 function defined<T extends object>(values: T): Partial<T> {
@@ -178,11 +194,8 @@ export async function retrieveCommand(
     throw new UsageError(`--min-gain needs a whole number of documents, not '${minGainText}'`);
   const minGain = minGainText === undefined ? undefined : Number(minGainText);
   const rerankBudget = countOption('--rerank-budget', option('rerankBudget'));
-  for (const key of ['maxRegenerations', 'answers'])
-    if (options.has(key) && method !== 'llmforum')
-      throw new UsageError(
-        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to llmforum only`,
-      );
+  if (options.has('maxRegenerations') && method !== 'llmforum')
+    throw new UsageError('--max-regenerations applies to llmforum only');
   const maxRegenerations = option('maxRegenerations');
   if (maxRegenerations !== undefined && !/^\d+$/.test(maxRegenerations.trim()))
     throw new UsageError(
@@ -196,6 +209,27 @@ export async function retrieveCommand(
       );
   const firstStageK = countOption('--first-stage-k', option('firstStageK'));
   const rerankDepth = countOption('--rerank-depth', option('rerankDepth'));
+  const searchAgent = ['srsa', 'simple-search', 'react'].includes(method);
+  for (const key of ['searchK', 'maxRounds'])
+    if (options.has(key) && !searchAgent)
+      throw new UsageError(
+        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to srsa, simple-search and react`,
+      );
+  if (options.has('maxRounds') && method === 'simple-search')
+    throw new UsageError('--max-rounds applies to srsa and react');
+  const searchK = countOption('--search-k', option('searchK'));
+  const maxRounds = countOption('--max-rounds', option('maxRounds'));
+  const today = option('today');
+  if (today !== undefined && (!withModels || !isDate(today)))
+    throw new UsageError(
+      withModels
+        ? `--today needs a date YYYY-MM-DD, not '${today}'`
+        : '--today applies to methods with models',
+    );
+  if (options.has('answers') && !(withModels && METHOD_DEFINITIONS[method as ModelMethod].answers))
+    throw new UsageError(
+      `--answers applies to methods that answer (${MODEL_METHODS.filter((m) => METHOD_DEFINITIONS[m].answers).join(', ')}), not ${method}`,
+    );
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
   const docsFile = option('docs');
@@ -288,6 +322,7 @@ export async function retrieveCommand(
           tag: option('tag') ?? method,
           ...defined({ aggregation, budgetUsd: budget, concurrency }),
           ...defined({ firstStageK, rerankDepth }),
+          ...defined({ searchK, maxRounds, today }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
           ...defined({ rounds: grillRounds, minGain, rerankBudget }),
           ...(options.has('decompose') ? { decompose: true } : {}),

@@ -46,6 +46,17 @@ export {
   type GrOptions,
   type GrVariant,
 } from './generate-then-retrieve.js';
+/** SRSA (Wang & Xu, 2024) and its baselines: simple search and a ReAct agent. */
+export { srsaTopic, type SrsaStrategy } from './srsa.js';
+/** SRSA's baselines: one search then the answer; a ReAct agent with a search tool. */
+export { reactTopic, simpleSearchTopic } from './search-baselines.js';
+/** What SRSA and its baselines share: settings, the request text with its context. */
+export {
+  DEFAULT_SEARCH_AGENT,
+  PASSAGE_CHARS,
+  requestText,
+  type SearchAgentSettings,
+} from './search-agent.js';
 /** RRF over ranked lists. */
 export { rrfLists } from './ranked-lists.js';
 /** LLMForum-RAG: weighted-Rocchio retrieval, the agents' forum and its control block. */

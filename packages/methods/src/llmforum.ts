@@ -267,6 +267,7 @@ const PASSAGE_TOKENS = 512;
 /** `llmforum`: weighted-Rocchio retrieval and the supervised collaboration forum. */
 export const llmforumMethod: MethodDefinition = {
   name: 'llmforum',
+  answers: true,
   check(options) {
     const o = settingsOf(options);
     if (!Number.isInteger(o.maxRegenerations) || o.maxRegenerations < 0)

@@ -37,6 +37,8 @@ export interface MethodDefinition {
   check?(options: ModelRetrieveOptions): void;
   needsChat(options: ModelRetrieveOptions): boolean;
   needsEmbeddings(options: ModelRetrieveOptions): boolean;
+  /** Whether it answers each topic (its answers can be written as responses). */
+  answers?: boolean;
   /** Whether it reads documents' text (reranking, query-by-document, answers). */
   needsDocumentText?(options: ModelRetrieveOptions): boolean;
   /** Adds the method's settings, defaults filled in, to the run's parameters. */

@@ -11,6 +11,8 @@ import type { MethodDefinition } from './method-definition.js';
 import { grillMethod } from './grill.js';
 import { llmforumMethod } from './llmforum.js';
 import { query2docMethod } from './query2doc.js';
+import { reactMethod, simpleSearchMethod } from './search-baselines.js';
+import { srsaMethod } from './srsa.js';
 
 /** Every method that calls models, by its `--method` name. */
 export const METHOD_DEFINITIONS = {
@@ -25,6 +27,9 @@ export const METHOD_DEFINITIONS = {
   'gr-aqd': grAqdMethod,
   'gr-aqd-a': grAqdAMethod,
   llmforum: llmforumMethod,
+  srsa: srsaMethod,
+  'simple-search': simpleSearchMethod,
+  react: reactMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

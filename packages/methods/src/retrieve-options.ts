@@ -48,4 +48,9 @@ export interface ModelRetrieveOptions {
   weightedRocchio?: Partial<WeightedRocchioOptions>;
   /** llmforum: regenerations of an answer the control block scores below 0.5 (default 2). */
   maxRegenerations?: number;
+  // srsa and its baselines simple-search and react
+  /** Documents per search of srsa, simple-search and react (default 5, the paper's). */
+  searchK?: number;
+  /** srsa: planning rounds at most; react: Thought/Action steps at most (default 5). */
+  maxRounds?: number;
 }

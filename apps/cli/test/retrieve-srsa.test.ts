@@ -1,0 +1,226 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseResponses } from '@assay/platform';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
+// The OpenAI-compatible TEST DOUBLE: scripted answers.
+import {
+  startOpenAITestServer,
+  type Behaviour,
+  type TestServer,
+} from '../../../packages/llm/test/openai-test-server.js';
+import type { JudgeCommandIo } from '../src/judge-command.js';
+import { runCli } from '../src/main.js';
+
+type Env = Record<string, string | undefined>;
+
+async function assay(env: Env, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: JudgeCommandIo = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env,
+    stderrIsTTY: false,
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
+const userOf = (body: Record<string, unknown>) =>
+  (body.messages as Array<{ content: string }>)[1]!.content;
+
+/** SRSA's answers by prompt: the direct route; the judges' grades for `assay answers`. */
+function answer(user: string): Behaviour {
+  const json = (value: unknown): Behaviour => ({ reply: JSON.stringify(value) });
+  if (user.startsWith('Today is '))
+    return json({
+      strategy: 'direct',
+      suggestions: [`look up ${user.includes('gamma') ? 'gamma' : 'beta'}`],
+    });
+  if (user.includes('Write the one search-engine query'))
+    return { reply: user.includes('look up gamma') ? 'gamma' : 'beta' };
+  if (user.includes('Reference material'))
+    return user.includes('[d3]')
+      ? json({ answer: 'Gamma, see [d3].', references: ['d3'] })
+      : json({ answer: 'Beta, see [d2] and [d1].', references: ['d2', 'd1', 'd7'] });
+  if (user.includes('Retrieved context:'))
+    return json({ groundedness: 5, answer_relevance: 4, correctness: 3, justification: 'ok' });
+  return { status: 400, message: 'unexpected prompt' };
+}
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('assay retrieve srsa: arguments', () => {
+  const env = { ASSAY_DATA_DIR: '/nonexistent', OPENAI_API_KEY: 'k' };
+  const base = ['retrieve', '--docs', 'd.jsonl', '--topics', 't.tsv', '--out', 'o.run'];
+  it('checks the search-agent options against the method', async () => {
+    expect((await assay(env, ...base, '--method', 'amd', '--answers', 'a.jsonl')).stderr).toContain(
+      '--answers applies to methods that answer (srsa, simple-search, react), not amd',
+    );
+    expect((await assay(env, ...base, '--method', 'bm25', '--search-k', '3')).stderr).toContain(
+      '--search-k applies to srsa, simple-search and react',
+    );
+    expect(
+      (await assay(env, ...base, '--method', 'simple-search', '--max-rounds', '3')).stderr,
+    ).toContain('--max-rounds applies to srsa and react');
+    expect((await assay(env, ...base, '--method', 'react', '--max-rounds', '0')).stderr).toContain(
+      "--max-rounds needs a positive integer, not '0'",
+    );
+    expect(
+      (await assay(env, ...base, '--method', 'srsa', '--today', '2026-02-30')).stderr,
+    ).toContain("--today needs a date YYYY-MM-DD, not '2026-02-30'");
+    expect(
+      (
+        await assay(
+          env,
+          'retrieve',
+          '--method',
+          'srsa',
+          '--model',
+          'm',
+          '--index',
+          'i',
+          '--topics',
+          't',
+          '--out',
+          'o',
+        )
+      ).stderr,
+    ).toContain("--method srsa reads the documents' text: give --docs FILE, not --index");
+  });
+});
+
+function describeOn(kind: 'pglite' | 'postgres') {
+  describe.runIf(kind === 'pglite' || testDatabaseUrl())(`assay retrieve srsa [${kind}]`, () => {
+    let dir: string;
+    let env: Env;
+    let schema: Awaited<ReturnType<typeof createIsolatedSchema>> | undefined;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'assay-srsa-cli-'));
+      writeFileSync(
+        join(dir, 'docs.jsonl'),
+        [
+          '{"id":"d1","text":"alpha beta"}',
+          '{"id":"d2","text":"beta"}',
+          '{"id":"d3","text":"gamma"}',
+        ]
+          .map((l) => `${l}\n`)
+          .join(''),
+      );
+      writeFileSync(join(dir, 'topics.tsv'), '1\ttell me about beta\n2\tand gamma\n');
+      env = { ASSAY_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: 'test-key' };
+      if (kind === 'postgres') {
+        schema = await createIsolatedSchema(testDatabaseUrl()!);
+        env.DATABASE_URL = schema.url;
+      }
+    });
+    afterAll(async () => {
+      await schema?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('--answers writes the answers as responses that assay answers scores; a rerun sends nothing', async () => {
+      server = await startOpenAITestServer((body) => answer(userOf(body)));
+      const retrieve = (out: string) =>
+        assay(
+          { ...env, OPENAI_BASE_URL: server!.baseURL },
+          'retrieve',
+          '--method',
+          'srsa',
+          '--model',
+          'm',
+          '--docs',
+          join(dir, 'docs.jsonl'),
+          '--topics',
+          join(dir, 'topics.tsv'),
+          '--out',
+          join(dir, out),
+          '--tag',
+          'srsa-run',
+          '--today',
+          '2026-03-01',
+          '--answers',
+          join(dir, `${out}.answers.jsonl`),
+        );
+      const first = await retrieve('srsa.run');
+      expect(first.code).toBe(0);
+      // Two topics × (router, rewrite, answer).
+      expect(server.requests).toHaveLength(6);
+      expect(userOf(server.requests[0]!.body).startsWith('Today is 2026-03-01.\n')).toBe(true);
+      const run = readFileSync(join(dir, 'srsa.run'), 'utf8');
+      expect(run).toContain('# method: srsa\n');
+      expect(run).toContain('# routes: 1:direct 2:direct\n');
+      expect(run).toContain('# srsa.today: 2026-03-01\n');
+      expect(run).toContain('# srsa.search-k: 5\n');
+      // beta → d2 (shorter), d1; gamma → d3.
+      expect(
+        run
+          .split('\n')
+          .filter((l) => l && !l.startsWith('#'))
+          .map((l) => l.split(/\s+/).slice(0, 4).join(' ')),
+      ).toEqual(['1 Q0 d2 1', '1 Q0 d1 2', '2 Q0 d3 1']);
+
+      const text = readFileSync(join(dir, 'srsa.run.answers.jsonl'), 'utf8');
+      expect(text).toBe(
+        '{"topic":"1","system":"srsa-run","answer":"Beta, see [d2] and [d1].","references":["d2","d1"]}\n' +
+          '{"topic":"2","system":"srsa-run","answer":"Gamma, see [d3].","references":["d3"]}\n',
+      );
+      // The reader of assay answers takes the file as it is.
+      expect(parseResponses(text, 'answers.jsonl')).toEqual([
+        {
+          topic: '1',
+          system: 'srsa-run',
+          answer: 'Beta, see [d2] and [d1].',
+          references: ['d2', 'd1'],
+        },
+        {
+          topic: '2',
+          system: 'srsa-run',
+          answer: 'Gamma, see [d3].',
+          references: ['d3'],
+        },
+      ]);
+      const trace = readFileSync(join(dir, 'srsa.run.trace.jsonl'), 'utf8');
+      expect(trace).toContain('"step":"dropped-reference","text":"d7"');
+
+      const again = await retrieve('again.run');
+      expect(again.code).toBe(0);
+      expect(server.requests).toHaveLength(6);
+      expect(readFileSync(join(dir, 'again.run.answers.jsonl'), 'utf8')).toBe(text);
+
+      // assay answers scores the file: the request from --topics, the references resolved
+      // through --docs.
+      const scored = await assay(
+        { ...env, OPENAI_BASE_URL: server.baseURL },
+        'answers',
+        'score',
+        '--judge',
+        'rag-groundedness',
+        '--model',
+        'judge',
+        '--responses',
+        join(dir, 'srsa.run.answers.jsonl'),
+        '--topics',
+        join(dir, 'topics.tsv'),
+        '--docs',
+        join(dir, 'docs.jsonl'),
+        '--out',
+        join(dir, 'scores.jsonl'),
+      );
+      expect(scored.stderr).toContain('2 of 2 answer evaluations scored');
+      expect(scored.code).toBe(0);
+      const judged = server.requests.slice(6).map((r) => userOf(r.body));
+      expect(judged.find((u) => u.includes('tell me about beta'))).toContain(
+        'Retrieved context:\n[1] beta\n[2] alpha beta',
+      );
+    }, 120_000);
+  });
+}
+describeOn('pglite');
+describeOn('postgres');

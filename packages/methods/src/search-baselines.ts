@@ -1,0 +1,156 @@
+import { estimateTokens } from '@assay/llm';
+import type { EstimateSink, MethodDefinition, TopicOutcome } from './method-definition.js';
+import type { MethodContext, MethodTopic } from './method-context.js';
+import {
+  askStep,
+  finalAnswer,
+  FoundDocuments,
+  PASSAGE_CHARS,
+  passages,
+  requestText,
+  search,
+  searchAgentSettings,
+  type SearchAgentSettings,
+} from './search-agent.js';
+
+/**
+ * SRSA's simple-search baseline (Wang & Xu, 2024, section IV-B1) for one topic: one search
+ * with the request as it is, and the answer written from its results.
+ */
+export async function simpleSearchTopic(
+  context: MethodContext,
+  topic: MethodTopic,
+  settings: SearchAgentSettings,
+): Promise<TopicOutcome> {
+  const base = { topic: topic.id, method: 'simple-search' };
+  const query = requestText(topic);
+  const found = new FoundDocuments();
+  const given = search(context, base, query, settings.searchK, found);
+  const answer = await finalAnswer(context, base, query, passages(context, given), given);
+  return { docs: found.ranking(context.k), answer };
+}
+
+interface ReactStep {
+  thought: string;
+  action: 'search' | 'finish';
+  input: string;
+}
+
+/**
+ * SRSA's ReAct baseline (Wang & Xu, 2024, section IV-B1, after Yao et al.) for one topic:
+ * the request is first rephrased into a precise question (the paper's rephrasing module);
+ * then Thought and Action (search or finish), the search's results as the Observation,
+ * until the agent finishes or `maxRounds` steps were taken. There is no summarising: the
+ * answer is written from the whole history.
+ */
+export async function reactTopic(
+  context: MethodContext,
+  topic: MethodTopic,
+  settings: SearchAgentSettings,
+): Promise<TopicOutcome> {
+  const base = { topic: topic.id, method: 'react' };
+  const query = requestText(topic);
+  const rephrased = await askStep(context, 'react-rephrase', { query });
+  const question = rephrased.text.split('\n')[0]!.trim();
+  context.trace({
+    ...base,
+    step: 'rephrase',
+    prompt: 'react-rephrase',
+    text: question,
+    cached: rephrased.cached,
+  });
+  const found = new FoundDocuments();
+  const history: string[] = [];
+  for (let step = 1; ; step++) {
+    const answer = await askStep(
+      context,
+      'react-step',
+      { query, question, history: history.length ? history.join('\n\n') : '(none yet)' },
+      (json) =>
+        (json as ReactStep).action === 'search' && (json as ReactStep).input.trim() === ''
+          ? 'the search action has an empty $.input'
+          : undefined,
+    );
+    const { thought, action, input } = answer.json as ReactStep;
+    const cached = answer.cached;
+    context.trace({ ...base, step: 'thought', prompt: 'react-step', text: thought.trim(), cached });
+    context.trace({
+      ...base,
+      step: 'action',
+      prompt: 'react-step',
+      text: `${action}: ${input.trim()}`,
+      cached,
+    });
+    if (action === 'finish') {
+      context.trace({ ...base, step: 'stop', text: `finished at step ${step}` });
+      break;
+    }
+    const docnos = search(context, base, input.trim(), settings.searchK, found);
+    history.push(
+      `Thought ${step}: ${thought.trim()}\nAction ${step}: search[${input.trim()}]\n` +
+        `Observation ${step}:\n${passages(context, docnos)}`,
+    );
+    if (step >= settings.maxRounds) {
+      context.trace({ ...base, step: 'stop', text: `max steps (${settings.maxRounds}) reached` });
+      break;
+    }
+  }
+  const given = found.ranking(Number.MAX_SAFE_INTEGER).map((d) => d.docno);
+  const material = history.length ? history.join('\n\n') : '(no searches were made)';
+  const answer = await finalAnswer(context, base, query, material, given);
+  return { docs: found.ranking(context.k), answer };
+}
+
+function answerEstimate(topic: MethodTopic, sink: EstimateSink, material: number): void {
+  sink.call('srsa-answer', estimateTokens(requestText(topic)) + material);
+}
+
+/** `simple-search`: one search with the request, then the answer (SRSA's first baseline). */
+export const simpleSearchMethod: MethodDefinition = {
+  name: 'simple-search',
+  needsChat: () => true,
+  needsEmbeddings: () => false,
+  needsDocumentText: () => true,
+  answers: true,
+  parameters(options, p) {
+    p['simple-search.search-k'] = searchAgentSettings(options).searchK;
+    p['simple-search.passage-chars'] = PASSAGE_CHARS;
+    p['simple-search.ranking'] = 'the search order';
+  },
+  runTopic: (context, topic, options) =>
+    simpleSearchTopic(context, topic, searchAgentSettings(options)),
+  estimateTopic(topic, options, sink) {
+    answerEstimate(
+      topic,
+      sink,
+      searchAgentSettings(options).searchK * Math.ceil(PASSAGE_CHARS / 4),
+    );
+  },
+};
+
+/** `react`: a ReAct agent with a search tool (SRSA's second baseline). */
+export const reactMethod: MethodDefinition = {
+  name: 'react',
+  needsChat: () => true,
+  needsEmbeddings: () => false,
+  needsDocumentText: () => true,
+  answers: true,
+  parameters(options, p) {
+    const s = searchAgentSettings(options);
+    p['react.search-k'] = s.searchK;
+    p['react.max-steps'] = s.maxRounds;
+    p['react.passage-chars'] = PASSAGE_CHARS;
+    p['react.ranking'] = 'first-found order';
+  },
+  runTopic: (context, topic, options) => reactTopic(context, topic, searchAgentSettings(options)),
+  estimateTopic(topic, options, sink) {
+    const { searchK, maxRounds } = searchAgentSettings(options);
+    const q = estimateTokens(requestText(topic)) + 10;
+    const perStep = sink.max('react-step') + searchK * Math.ceil(PASSAGE_CHARS / 4);
+    sink.call('react-rephrase', q);
+    const question = sink.max('react-rephrase');
+    for (let step = 1; step <= maxRounds; step++)
+      sink.call('react-step', q + question + (step - 1) * perStep);
+    answerEstimate(topic, sink, maxRounds * perStep);
+  },
+};
