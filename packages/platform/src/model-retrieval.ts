@@ -46,7 +46,7 @@ import { ASSAY_VERSION } from './version.js';
 /** A method's own settings, as a request gives them (see `ModelRetrieveOptions`). */
 export type ModelMethodSettings = Omit<
   ModelRetrieveOptions,
-  'method' | 'tag' | 'onProgress' | 'today' | 'concurrency'
+  'method' | 'tag' | 'onProgress' | 'concurrency'
 >;
 
 /** A retrieval with a method that calls models, over a stored collection. */

@@ -97,6 +97,26 @@ const MethodSettings = z
       .max(10_000)
       .optional()
       .openapi({ description: 'gr-*: documents of each list the reranker reorders (1000)' }),
+    searchK: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .openapi({ description: 'srsa, simple-search, react: documents per search (5)' }),
+    maxRounds: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .openapi({ description: 'srsa: planning searches; react: steps (5)' }),
+    today: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD')
+      .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'a real date')
+      .optional()
+      .openapi({ description: "the date srsa's router is told is today (the server's clock)" }),
     maxRegenerations: z
       .number()
       .int()
