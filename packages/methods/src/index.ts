@@ -37,6 +37,17 @@ export {
 } from './amd.js';
 /** Dense retrieval and its RRF hybrid with BM25. */
 export { denseTopic, hybridTopic } from './dense-methods.js';
+/** Rerankers: a cross-encoder over `/v1/rerank`, RankGPT's listwise sliding window. */
+export { CrossEncoderReranker, DEFAULT_RERANK_BATCH } from './cross-encoder-reranker.js';
+export {
+  DEFAULT_RANKGPT,
+  parsePermutation,
+  RankGptReranker,
+  slidingWindows,
+  type RankGptOptions,
+} from './rankgpt-reranker.js';
+/** The rerank baseline: BM25's top documents reordered by the reranker. */
+export { DEFAULT_RERANK_DEPTH, rerankTopic } from './rerank-method.js';
 /** RRF over ranked lists. */
 export { rrfLists } from './ranked-lists.js';
 /** Spending and the budget stop. */

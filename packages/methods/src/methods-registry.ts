@@ -2,6 +2,7 @@ import { amdMethod } from './amd.js';
 import { denseMethod, hybridMethod } from './dense-methods.js';
 import type { MethodDefinition } from './method-definition.js';
 import { query2docMethod } from './query2doc.js';
+import { rerankMethod } from './rerank-method.js';
 
 /** Every method that calls models, by its `--method` name. */
 export const METHOD_DEFINITIONS = {
@@ -9,6 +10,7 @@ export const METHOD_DEFINITIONS = {
   amd: amdMethod,
   dense: denseMethod,
   hybrid: hybridMethod,
+  rerank: rerankMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

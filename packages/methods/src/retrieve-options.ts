@@ -1,5 +1,6 @@
 import type { Bm25Params } from '@assay/retrieval';
 import type { AmdAggregation } from './amd.js';
+import type { RankGptOptions } from './rankgpt-reranker.js';
 import type { ModelMethod } from './methods-registry.js';
 import type { SpendTracker } from './spend-tracker.js';
 
@@ -26,4 +27,12 @@ export interface ModelRetrieveOptions {
   queryWeight?: number;
   /** RRF constant for amd rrf and hybrid (default 60). */
   rrfK?: number;
+
+  // Rerankers (any method's rerank stage) and the rerank method.
+  /** The reranker: a cross-encoder over `/v1/rerank`, or RankGPT over the chat model. */
+  reranker?: 'cross-encoder' | 'rankgpt';
+  /** BM25 documents the rerank method reranks (default 100). */
+  rerankDepth?: number;
+  /** RankGPT's window, step and passage words (default 20, 10, 300). */
+  rankgpt?: Partial<RankGptOptions>;
 }
