@@ -20,6 +20,7 @@ import {
   checkModelArguments,
   retrieveWithModelsCommand,
 } from './retrieve-models.js';
+import { RERANKER_KEYS, rerankerOptions } from './reranker-options.js';
 import {
   analyzerFrom,
   ASSAY_CLI_VERSION,
@@ -39,7 +40,7 @@ and assay version. Every input is read and checked before anything is written: a
 line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
-                    query2doc, amd, dense or hybrid (see below)
+                    query2doc, amd, dense, hybrid or rerank (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -68,6 +69,12 @@ text goes to RUN.trace.jsonl; prompts are the files of methods/):
   --concurrency N   topics worked on at once [4]
   --base-url URL    the endpoint instead of OPENAI_BASE_URL
   --methods DIR     read method prompts from DIR instead of the shipped methods/
+Rerankers (the rerank method, or any method's rerank stage; they read --docs):
+  --reranker R      cross-encoder (a /v1/rerank endpoint) or rankgpt (listwise, uses --model)
+  --reranker-model M    the cross-encoder's model (e.g. a ms-marco MiniLM or bge reranker)
+  --rerank-depth N  rerank: BM25 documents reranked, the rest follow in BM25 order [100]
+  --rankgpt-window N, --rankgpt-step N   RankGPT's sliding window, bottom to top [20, 10]
+  --rankgpt-words N words of a passage shown to RankGPT [300]
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -102,6 +109,13 @@ const OPTIONS: OptionSpec[] = [
   { long: 'concurrency', key: 'concurrency', takesValue: true },
   { long: 'base-url', key: 'baseUrl', takesValue: true },
   { long: 'methods', key: 'methods', takesValue: true },
+  // Rerankers.
+  { long: 'reranker', key: 'reranker', takesValue: true },
+  { long: 'reranker-model', key: 'rerankerModel', takesValue: true },
+  { long: 'rerank-depth', key: 'rerankDepth', takesValue: true },
+  { long: 'rankgpt-window', key: 'rankgptWindow', takesValue: true },
+  { long: 'rankgpt-step', key: 'rankgptStep', takesValue: true },
+  { long: 'rankgpt-words', key: 'rankgptWords', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -132,7 +146,15 @@ export async function retrieveCommand(
       `--method must be one of ${[...RETRIEVAL_METHODS, ...MODEL_METHODS].join(', ')}, not '${method}'`,
     );
   if (!withModels)
-    for (const key of ['model', 'embeddingModel', 'aggregation', 'noFeedback', 'budget', 'dryRun'])
+    for (const key of [
+      'model',
+      'embeddingModel',
+      'aggregation',
+      'noFeedback',
+      'budget',
+      'dryRun',
+      ...RERANKER_KEYS,
+    ])
       if (options.has(key))
         throw new UsageError(
           `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to methods with models`,
@@ -140,6 +162,7 @@ export async function retrieveCommand(
   if (options.has('noFeedback') && method !== 'amd')
     throw new UsageError('--no-feedback applies to amd only');
   const aggregation = aggregationOption(method, option('aggregation'));
+  const rerank = rerankerOptions(method, option);
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
   const docsFile = option('docs');
@@ -152,7 +175,7 @@ export async function retrieveCommand(
   if (out === undefined) throw new UsageError('--out is required');
   if (withModels)
     checkModelArguments(
-      { method: method as ModelMethod, ...defined({ aggregation }) },
+      { method: method as ModelMethod, ...defined({ aggregation }), ...rerank.options },
       {
         hasDocs: docsFile !== undefined,
         ...defined({ model: option('model'), embeddingModel: option('embeddingModel') }),
@@ -218,6 +241,7 @@ export async function retrieveCommand(
           embeddingModel: option('embeddingModel'),
           baseUrl: option('baseUrl'),
           methodsDir: option('methods'),
+          rerankerModel: rerank.model,
         }),
         dryRun: options.has('dryRun'),
         options: {
@@ -227,6 +251,7 @@ export async function retrieveCommand(
           tag: option('tag') ?? method,
           ...defined({ aggregation, budgetUsd: budget, concurrency }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
+          ...rerank.options,
         },
       },
       io,

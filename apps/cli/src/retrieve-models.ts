@@ -1,11 +1,13 @@
 import { DEFAULT_PRICES, loadMethodPrompts, type MethodPrompt, OpenAIChatClient } from '@assay/llm';
 import {
+  CrossEncoderReranker,
   defaultMethodsDir,
   estimateModelRun,
   formatTrace,
   needsChat,
   needsDocumentText,
   needsEmbeddings,
+  RankGptReranker,
   retrieveWithModels,
   type AmdAggregation,
   type ModelMethod,
@@ -35,6 +37,8 @@ export interface ModelRetrieveInput {
   embeddingModel?: string;
   baseUrl?: string;
   methodsDir?: string;
+  /** The cross-encoder's model (`--reranker cross-encoder`). */
+  rerankerModel?: string;
   dryRun: boolean;
   options: ModelRetrieveOptions;
 }
@@ -43,7 +47,7 @@ export interface ModelRetrieveInput {
 export const EXIT_INCOMPLETE = 5;
 
 /**
- * `assay retrieve` for query2doc, amd, dense and hybrid: checks the models and prompts,
+ * `assay retrieve` for the methods with models (query2doc, amd, dense, hybrid, rerank): checks the models and prompts,
  * estimates (`--dry-run`) or runs with every call kept in the database's call store, and
  * writes the run with a JSONL trace of every generated text beside it (`RUN.trace.jsonl`).
  */
@@ -85,6 +89,7 @@ export async function retrieveWithModelsCommand(
     for (const model of [
       ...(needsChat(options) ? [input.model!] : []),
       ...(embeds ? [input.embeddingModel!] : []),
+      ...(input.rerankerModel ? [input.rerankerModel] : []),
     ])
       if (!DEFAULT_PRICES[model])
         throw new UsageError(`--budget needs the price of ${model}, which assay does not know`);
@@ -110,6 +115,10 @@ export async function retrieveWithModelsCommand(
       resources.chat = { client: new OpenAIChatClient(endpoint), model: input.model! };
     if (embeds) resources.embeddings = { endpoint, model: input.embeddingModel! };
     if (input.documents) resources.documents = input.documents;
+    if (options.reranker === 'cross-encoder')
+      resources.reranker = new CrossEncoderReranker(endpoint, input.rerankerModel!);
+    else if (options.reranker === 'rankgpt')
+      resources.reranker = new RankGptReranker(resources.chat!, options.rankgpt);
     const progress = new ProgressReporter({
       label: 'retrieving',
       total: input.topics.length,
