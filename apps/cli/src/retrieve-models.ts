@@ -10,6 +10,7 @@ import {
   RankGptReranker,
   retrieveWithModels,
   type AmdAggregation,
+  type MethodTopic,
   type ModelMethod,
   type ModelResources,
   type ModelRetrieveOptions,
@@ -28,7 +29,7 @@ import { writeAtomically } from './write-atomically.js';
 export interface ModelRetrieveInput {
   method: ModelMethod;
   index: Bm25Index;
-  topics: { id: string; text: string }[];
+  topics: MethodTopic[];
   topicsFile: string;
   source: Record<string, string>;
   documents?: CollectionDocument[];
