@@ -50,7 +50,7 @@ describe('topics of assay retrieve', () => {
     let stderr = '';
     const code = await runCli(
       ['retrieve', '--method', 'bm25', '--docs', docs, '--topics', topics, '--out', join(dir, 'o')],
-      { stdout: () => {}, stderr: (t) => void (stderr += t), env: {} },
+      { stdout: () => {}, stderr: (t) => void (stderr += t) },
     );
     expect(code).toBe(2);
     expect(stderr).toContain(
