@@ -82,6 +82,9 @@ export async function retrieveWithModelsCommand(
         `  chat calls: at most ${e.chatCalls} (${e.promptTokens} prompt + at most ${e.completionTokens} completion tokens)\n` +
         `  embeddings: at most ${e.embeddedTexts} texts in ${e.embeddingRequests} requests (about ${e.embeddingTokens} tokens)\n` +
         `  estimated cost: ${e.costUsd === undefined ? 'unknown (a model has no price)' : `at most $${e.costUsd.toFixed(4)}`}\n` +
+        (options.reranker === 'cross-encoder'
+          ? `  rerank requests (${input.rerankerModel}) are not counted or priced.\n`
+          : '') +
         `  answers already stored are not sent again, so a rerun costs less.\nnothing was sent.\n`,
     );
     return 0;

@@ -212,6 +212,34 @@ function describeOn(kind: 'pglite' | 'postgres') {
         });
       });
 
+      it('--dry-run counts the RankGPT windows of --rerank-depth and sends nothing', async () => {
+        server = await startOpenAITestServer(() => ({ status: 500 }));
+        const rankgpt = await retrieve(
+          'dry.run',
+          '--method',
+          'rerank',
+          '--reranker',
+          'rankgpt',
+          '--model',
+          'm',
+          '--dry-run',
+        );
+        // Depth 100, window 20, step 10: windows start at 80, 70, …, 0.
+        expect(rankgpt.stdout).toContain('chat calls: at most 9 ');
+        const cross = await retrieve(
+          'dry.run',
+          '--method',
+          'rerank',
+          '--reranker',
+          'cross-encoder',
+          '--reranker-model',
+          'minilm',
+          '--dry-run',
+        );
+        expect(cross.stdout).toContain('rerank requests (minilm) are not counted or priced.');
+        expect(server.requests).toHaveLength(0);
+      });
+
       it('--budget runs an embedding method with a priced embeddings model', async () => {
         const vectors: Record<string, number[]> = {
           'alpha beta': [1, 0],
