@@ -21,9 +21,10 @@ Commands:
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
   answers   score generated answers with an LLM judge; report means, win rates, t-tests
-  retrieve  BM25, RM3, Rocchio, query-by-document, Query2doc, AMD, dense or hybrid into a TREC run
+  retrieve  BM25, RM3, Rocchio, query-by-document, Query2doc, AMD, dense, hybrid or rerank into a TREC run
   fuse      fuse runs: reciprocal rank fusion, CombSUM, CombMNZ, interleaving
   index     build and save a BM25 index of a collection (assay index build)
+  export    judged pairs as chat fine-tuning JSONL for a yes/no judge (assay export finetune)
   users     people who label or administer: add (prints their token), list, token, revoke
 
 Run 'assay <command> --help' for a command's options; 'assay --version' for the version.`;
@@ -98,6 +99,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   index: async () => {
     const m = await import('./index-command.js');
     return { run: m.indexCommand, usage: m.INDEX_USAGE };
+  },
+  export: async () => {
+    const m = await import('./export-command.js');
+    return { run: m.exportCommand, usage: m.EXPORT_USAGE };
   },
 };
 

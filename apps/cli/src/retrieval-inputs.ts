@@ -1,8 +1,9 @@
 import { basename } from 'node:path';
 import type { AnalyzerConfig } from '@assay/retrieval';
+import type { MethodTopic } from '@assay/methods';
 import {
   parseCollection,
-  parseTopics,
+  parseConversationalTopics,
   type CollectionDocument,
   type CollectionFormat,
 } from '@assay/trec';
@@ -33,15 +34,22 @@ export function readCollection(file: string, format: string | undefined): Collec
 
 /**
  * Reads topics: the Cranfield `cran.qry` layout (a first line `.I …`), numbered by
- * position 1..225 as `cranqrel` numbers them, or any format `assay import topics` reads.
+ * position 1..225 as `cranqrel` numbers them, or any format `assay import topics` reads,
+ * with the conversational context of JSONL topics (earlier turns, the user's background)
+ * for the methods that use it.
  */
-export async function readQueries(file: string): Promise<{ id: string; text: string }[]> {
+export async function readQueries(file: string): Promise<MethodTopic[]> {
   const text = readText(file);
   if (/^\s*\.I\s/.test(text)) {
     const { parseCranfieldQueries } = await import('@assay/platform');
     return parseCranfieldQueries(text, file).map((q) => ({ id: q.position, text: q.text }));
   }
-  return parseTopics(text, file).map((t) => ({ id: t.id, text: t.text }));
+  return parseConversationalTopics(text, file).map(({ topic, conversation }) => {
+    const query: MethodTopic = { id: topic.id, text: topic.text };
+    if (conversation?.previousTurns) query.previousTurns = conversation.previousTurns;
+    if (conversation?.userBackground) query.userBackground = conversation.userBackground;
+    return query;
+  });
 }
 
 /** The analyzer from --stemmer porter|none and --stopwords english|none|FILE. */

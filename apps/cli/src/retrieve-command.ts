@@ -20,6 +20,7 @@ import {
   checkModelArguments,
   retrieveWithModelsCommand,
 } from './retrieve-models.js';
+import { RERANKER_KEYS, rerankerOptions } from './reranker-options.js';
 import {
   analyzerFrom,
   ASSAY_CLI_VERSION,
@@ -40,7 +41,8 @@ line fails with file:line and no run is written.
 
   --method M        bm25, rm3, rocchio, rocchio-weighted or qbd; with models:
                     query2doc, amd, dense, hybrid, grill, gr-qr, gr-ad, gr-qd,
-                    gr-aqd, gr-aqd-a, llmforum, srsa, simple-search or react (see below)
+                    gr-aqd, gr-aqd-a, llmforum, srsa, simple-search, react or
+                    rerank (see below)
   --docs FILE       collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)
   --format F        collection format (default from the file name)
   --index INDEX     a saved index (assay index build) instead of --docs
@@ -80,7 +82,6 @@ Generate-then-retrieve (gr-*; conversational topics: previous turns, user backgr
   five queries from the conversation, gr-aqd with at most five queries from the answer
   (lists interleaved round robin); gr-aqd-a reranks gr-aqd's list against the answer.
   --first-stage-k N BM25 documents per query before the rerank stage [1000]
-  --rerank-depth N  documents of each list the reranker reorders (when one is set) [1000]
 llmforum (LLMForum-RAG; needs --model and --docs): the weighted-Rocchio ranking (over the
 embeddings with --embedding-model, else over tf-idf vectors from BM25; --fb-depth,
 --positives, --alpha, --beta, --gamma and, sparse, --fb-terms as for rocchio-weighted),
@@ -94,6 +95,13 @@ Search agents (srsa, and its baselines simple-search and react; they read --docs
 Methods that answer (llmforum, srsa, simple-search, react):
   --answers FILE    write the answers as JSONL {topic, system, answer, references}
                     (system = the run tag), the responses assay answers score reads
+Rerankers (the rerank method, or any method's rerank stage; they read --docs):
+  --reranker R      cross-encoder (a /v1/rerank endpoint) or rankgpt (listwise, uses --model)
+  --reranker-model M    the cross-encoder's model (e.g. a ms-marco MiniLM or bge reranker)
+  --rerank-depth N  rerank: BM25 documents reranked, the rest follow in BM25 order [100];
+                    gr-*: documents of each list the reranker reorders [1000]
+  --rankgpt-window N, --rankgpt-step N   RankGPT's sliding window, bottom to top [20, 10]
+  --rankgpt-words N words of a passage shown to RankGPT [300]
 A topic whose answer stays unusable after three attempts, or whose calls fail after their
 retries, fails with the reason (no entries); the run is still written and the exit status
 is 5, as it is when --budget stopped the run.`;
@@ -133,12 +141,18 @@ const OPTIONS: OptionSpec[] = [
   { long: 'rerank-budget', key: 'rerankBudget', takesValue: true },
   { long: 'decompose', key: 'decompose', takesValue: false },
   { long: 'first-stage-k', key: 'firstStageK', takesValue: true },
-  { long: 'rerank-depth', key: 'rerankDepth', takesValue: true },
   { long: 'max-regenerations', key: 'maxRegenerations', takesValue: true },
   { long: 'search-k', key: 'searchK', takesValue: true },
   { long: 'max-rounds', key: 'maxRounds', takesValue: true },
   { long: 'today', key: 'today', takesValue: true },
   { long: 'answers', key: 'answers', takesValue: true },
+  // Rerankers.
+  { long: 'reranker', key: 'reranker', takesValue: true },
+  { long: 'reranker-model', key: 'rerankerModel', takesValue: true },
+  { long: 'rerank-depth', key: 'rerankDepth', takesValue: true },
+  { long: 'rankgpt-window', key: 'rankgptWindow', takesValue: true },
+  { long: 'rankgpt-step', key: 'rankgptStep', takesValue: true },
+  { long: 'rankgpt-words', key: 'rankgptWords', takesValue: true },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -176,7 +190,15 @@ export async function retrieveCommand(
       `--method must be one of ${[...RETRIEVAL_METHODS, ...MODEL_METHODS].join(', ')}, not '${method}'`,
     );
   if (!withModels)
-    for (const key of ['model', 'embeddingModel', 'aggregation', 'noFeedback', 'budget', 'dryRun'])
+    for (const key of [
+      'model',
+      'embeddingModel',
+      'aggregation',
+      'noFeedback',
+      'budget',
+      'dryRun',
+      ...RERANKER_KEYS,
+    ])
       if (options.has(key))
         throw new UsageError(
           `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to methods with models`,
@@ -202,13 +224,9 @@ export async function retrieveCommand(
       `--max-regenerations needs a whole number (0 or more), not '${maxRegenerations}'`,
     );
   const aggregation = aggregationOption(method, option('aggregation'));
-  for (const key of ['firstStageK', 'rerankDepth'])
-    if (options.has(key) && !method.startsWith('gr-'))
-      throw new UsageError(
-        `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to the gr-* methods only`,
-      );
+  if (options.has('firstStageK') && !method.startsWith('gr-'))
+    throw new UsageError('--first-stage-k applies to the gr-* methods only');
   const firstStageK = countOption('--first-stage-k', option('firstStageK'));
-  const rerankDepth = countOption('--rerank-depth', option('rerankDepth'));
   const searchAgent = ['srsa', 'simple-search', 'react'].includes(method);
   for (const key of ['searchK', 'maxRounds'])
     if (options.has(key) && !searchAgent)
@@ -230,6 +248,7 @@ export async function retrieveCommand(
     throw new UsageError(
       `--answers applies to methods that answer (${MODEL_METHODS.filter((m) => METHOD_DEFINITIONS[m].answers).join(', ')}), not ${method}`,
     );
+  const rerank = rerankerOptions(method, option);
   const budget = numberOption('--budget', option('budget'), 0);
   const concurrency = countOption('--concurrency', option('concurrency'));
   const docsFile = option('docs');
@@ -246,6 +265,7 @@ export async function retrieveCommand(
         method: method as ModelMethod,
         ...defined({ aggregation }),
         ...(method === 'llmforum' ? { forumDense: options.has('embeddingModel') } : {}),
+        ...rerank.options,
       },
       {
         hasDocs: docsFile !== undefined,
@@ -313,6 +333,7 @@ export async function retrieveCommand(
           baseUrl: option('baseUrl'),
           methodsDir: option('methods'),
           answersFile: option('answers'),
+          rerankerModel: rerank.model,
         }),
         dryRun: options.has('dryRun'),
         options: {
@@ -321,7 +342,7 @@ export async function retrieveCommand(
           bm25: retrieveOptions.bm25!,
           tag: option('tag') ?? method,
           ...defined({ aggregation, budgetUsd: budget, concurrency }),
-          ...defined({ firstStageK, rerankDepth }),
+          ...defined({ firstStageK }),
           ...defined({ searchK, maxRounds, today }),
           ...(options.has('noFeedback') ? { feedback: false } : {}),
           ...defined({ rounds: grillRounds, minGain, rerankBudget }),
@@ -336,6 +357,7 @@ export async function retrieveCommand(
                 }),
               }
             : {}),
+          ...rerank.options,
         },
       },
       io,

@@ -1,13 +1,16 @@
 import { DEFAULT_PRICES, loadMethodPrompts, type MethodPrompt, OpenAIChatClient } from '@assay/llm';
 import {
+  CrossEncoderReranker,
   defaultMethodsDir,
   estimateModelRun,
   formatTrace,
   needsChat,
   needsDocumentText,
   needsEmbeddings,
+  RankGptReranker,
   retrieveWithModels,
   type AmdAggregation,
+  type MethodTopic,
   type ModelMethod,
   type ModelResources,
   type ModelRetrieveOptions,
@@ -26,7 +29,7 @@ import { writeAtomically } from './write-atomically.js';
 export interface ModelRetrieveInput {
   method: ModelMethod;
   index: Bm25Index;
-  topics: { id: string; text: string }[];
+  topics: MethodTopic[];
   topicsFile: string;
   source: Record<string, string>;
   documents?: CollectionDocument[];
@@ -37,6 +40,8 @@ export interface ModelRetrieveInput {
   methodsDir?: string;
   /** Where to write the answers of a method that answers (JSONL). */
   answersFile?: string;
+  /** The cross-encoder's model (`--reranker cross-encoder`). */
+  rerankerModel?: string;
   dryRun: boolean;
   options: ModelRetrieveOptions;
 }
@@ -80,6 +85,9 @@ export async function retrieveWithModelsCommand(
         `  chat calls: at most ${e.chatCalls} (${e.promptTokens} prompt + at most ${e.completionTokens} completion tokens)\n` +
         `  embeddings: at most ${e.embeddedTexts} texts in ${e.embeddingRequests} requests (about ${e.embeddingTokens} tokens)\n` +
         `  estimated cost: ${e.costUsd === undefined ? 'unknown (a model has no price)' : `at most $${e.costUsd.toFixed(4)}`}\n` +
+        (options.reranker === 'cross-encoder'
+          ? `  rerank requests (${input.rerankerModel}) are not counted or priced.\n`
+          : '') +
         `  answers already stored are not sent again, so a rerun costs less.\nnothing was sent.\n`,
     );
     return 0;
@@ -88,6 +96,7 @@ export async function retrieveWithModelsCommand(
     for (const model of [
       ...(needsChat(options) ? [input.model!] : []),
       ...(embeds ? [input.embeddingModel!] : []),
+      ...(input.rerankerModel ? [input.rerankerModel] : []),
     ])
       if (!DEFAULT_PRICES[model])
         throw new UsageError(`--budget needs the price of ${model}, which assay does not know`);
@@ -113,6 +122,10 @@ export async function retrieveWithModelsCommand(
       resources.chat = { client: new OpenAIChatClient(endpoint), model: input.model! };
     if (embeds) resources.embeddings = { endpoint, model: input.embeddingModel! };
     if (input.documents) resources.documents = input.documents;
+    if (options.reranker === 'cross-encoder')
+      resources.reranker = new CrossEncoderReranker(endpoint, input.rerankerModel!);
+    else if (options.reranker === 'rankgpt')
+      resources.reranker = new RankGptReranker(resources.chat!, options.rankgpt);
     const progress = new ProgressReporter({
       label: 'retrieving',
       total: input.topics.length,

@@ -22,3 +22,13 @@ export {
   type JudgeOutcome,
   type JudgeSettings,
 } from './judge.js';
+/** Chat fine-tuning JSONL from judged pairs: a yes/no judge's prompts and its answers. */
+export {
+  checkBinaryTemplate,
+  finetuneExample,
+  formatFinetuneJsonl,
+  selectFinetunePairs,
+  type FinetuneExample,
+  type FinetuneOptions,
+  type FinetunePair,
+} from './finetune-export.js';

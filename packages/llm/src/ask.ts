@@ -23,7 +23,10 @@ export interface AskSettings {
   maxParseAttempts?: number;
   /** Ask for structured output when the prompt has a schema (default true). */
   structuredOutput?: boolean;
-  /** A further check of a parsed answer; returns the problem, or undefined when usable. */
+  /**
+   * A further check of a parsed answer (of the trimmed text, for a prompt without a schema);
+   * returns the problem, or undefined when usable.
+   */
   validate?: (json: unknown) => string | undefined;
 }
 
@@ -85,7 +88,14 @@ export async function ask(
       reason = 'empty answer';
       continue;
     }
-    if (!prompt.schema) return { text, request, cached };
+    if (!prompt.schema) {
+      const invalid = settings.validate?.(text);
+      if (invalid) {
+        reason = invalid;
+        continue;
+      }
+      return { text, request, cached };
+    }
     const json = readJson(text);
     if (json === undefined) {
       reason = 'answer is not JSON';

@@ -15,6 +15,10 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   'gpt-4.1': { input: 2, output: 8 },
   'gpt-4.1-mini': { input: 0.4, output: 1.6 },
   'gpt-4.1-nano': { input: 0.1, output: 0.4 },
+  // Embedding models bill input tokens only (OpenAI's standard tier, as listed in July 2026).
+  'text-embedding-3-small': { input: 0.02, output: 0 },
+  'text-embedding-3-large': { input: 0.13, output: 0 },
+  'text-embedding-ada-002': { input: 0.1, output: 0 },
 };
 
 /** Cost of one call in USD; undefined when the model has no price in the table. */

@@ -57,6 +57,17 @@ export {
   requestText,
   type SearchAgentSettings,
 } from './search-agent.js';
+/** Rerankers: a cross-encoder over `/v1/rerank`, RankGPT's listwise sliding window. */
+export { CrossEncoderReranker, DEFAULT_RERANK_BATCH } from './cross-encoder-reranker.js';
+export {
+  DEFAULT_RANKGPT,
+  parsePermutation,
+  RankGptReranker,
+  slidingWindows,
+  type RankGptOptions,
+} from './rankgpt-reranker.js';
+/** The rerank baseline: BM25's top documents reordered by the reranker. */
+export { DEFAULT_RERANK_DEPTH, rerankTopic } from './rerank-method.js';
 /** RRF over ranked lists. */
 export { rrfLists } from './ranked-lists.js';
 /** LLMForum-RAG: weighted-Rocchio retrieval, the agents' forum and its control block. */

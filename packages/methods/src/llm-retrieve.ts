@@ -14,6 +14,7 @@ import { DenseIndex } from './dense-index.js';
 import type { GeneratedAnswer } from './method-definition.js';
 import type { MethodContext, MethodTopic, Reranker, ScoredDoc } from './method-context.js';
 import { methodDefinition } from './methods-registry.js';
+import { DEFAULT_RANKGPT } from './rankgpt-reranker.js';
 import type { ModelRetrieveOptions } from './retrieve-options.js';
 import { BudgetExceededError, SpendTracker } from './spend-tracker.js';
 import type { TraceEntry } from './trace.js';
@@ -55,13 +56,17 @@ export function needsEmbeddings(options: ModelRetrieveOptions): boolean {
 
 /** Whether a method (with its options) calls a chat model. */
 export function needsChat(options: ModelRetrieveOptions): boolean {
-  return methodDefinition(options.method).needsChat(options);
+  return methodDefinition(options.method).needsChat(options) || options.reranker === 'rankgpt';
 }
 
 /** Whether a method (with its options) reads documents' text. */
 export function needsDocumentText(options: ModelRetrieveOptions): boolean {
   const definition = methodDefinition(options.method);
-  return definition.needsEmbeddings(options) || (definition.needsDocumentText?.(options) ?? false);
+  return (
+    definition.needsEmbeddings(options) ||
+    (definition.needsDocumentText?.(options) ?? false) ||
+    options.reranker !== undefined
+  );
 }
 
 /** The settings a model method uses, defaults filled in, for the run's header. */
@@ -84,6 +89,12 @@ export function modelMethodParameters(
   if (needsEmbeddings(options) && models.embeddingModel)
     p['embedding-model'] = models.embeddingModel;
   if (models.reranker) p.reranker = models.reranker;
+  if (options.reranker === 'rankgpt') {
+    const rankgpt = { ...DEFAULT_RANKGPT, ...options.rankgpt };
+    p['rankgpt.window'] = rankgpt.window;
+    p['rankgpt.step'] = rankgpt.step;
+    p['rankgpt.passage-words'] = rankgpt.passageWords;
+  }
   methodDefinition(options.method).parameters(options, p);
   if (options.budgetUsd !== undefined) p['budget-usd'] = options.budgetUsd;
   return p;

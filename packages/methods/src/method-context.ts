@@ -37,6 +37,8 @@ export interface Reranker {
     query: string,
     candidates: readonly ScoredDoc[],
     context: MethodContext,
+    /** The topic's id, for the trace entries of rerankers that generate text. */
+    topic?: string,
   ): Promise<ScoredDoc[]>;
 }
 

@@ -13,6 +13,7 @@ import { llmforumMethod } from './llmforum.js';
 import { query2docMethod } from './query2doc.js';
 import { reactMethod, simpleSearchMethod } from './search-baselines.js';
 import { srsaMethod } from './srsa.js';
+import { rerankMethod } from './rerank-method.js';
 
 /** Every method that calls models, by its `--method` name. */
 export const METHOD_DEFINITIONS = {
@@ -30,6 +31,7 @@ export const METHOD_DEFINITIONS = {
   srsa: srsaMethod,
   'simple-search': simpleSearchMethod,
   react: reactMethod,
+  rerank: rerankMethod,
 } satisfies Record<string, MethodDefinition>;
 
 /** One of the methods that call models. */

@@ -1,5 +1,6 @@
 import type { Bm25Params, WeightedRocchioOptions } from '@assay/retrieval';
 import type { AmdAggregation } from './amd.js';
+import type { RankGptOptions } from './rankgpt-reranker.js';
 import type { ModelMethod } from './methods-registry.js';
 import type { SpendTracker } from './spend-tracker.js';
 
@@ -39,8 +40,6 @@ export interface ModelRetrieveOptions {
   // Generate-then-retrieve (gr-qr, gr-ad, gr-qd, gr-aqd, gr-aqd-a).
   /** BM25 documents retrieved per query before reranking (default 1000). */
   firstStageK?: number;
-  /** Documents of each list the reranker reorders (default 1000). */
-  rerankDepth?: number;
   // llmforum
   /** llmforum: weighted Rocchio over the embeddings (true) or tf-idf vectors (default). */
   forumDense?: boolean;
@@ -53,4 +52,11 @@ export interface ModelRetrieveOptions {
   searchK?: number;
   /** srsa: planning rounds at most; react: Thought/Action steps at most (default 5). */
   maxRounds?: number;
+  // Rerankers (any method's rerank stage) and the rerank method.
+  /** The reranker: a cross-encoder over `/v1/rerank`, or RankGPT over the chat model. */
+  reranker?: 'cross-encoder' | 'rankgpt';
+  /** Documents the reranker reorders: the rerank method's BM25 top (default 100), each gr-* list's top (default 1000). */
+  rerankDepth?: number;
+  /** RankGPT's window, step and passage words (default 20, 10, 300). */
+  rankgpt?: Partial<RankGptOptions>;
 }

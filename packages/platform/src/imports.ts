@@ -12,9 +12,7 @@ import {
   insertTopics,
   listTopics,
   withTransaction,
-  type ConversationTurn,
   type JsonObject,
-  type JsonValue,
   type Queryable,
   type TopicContext,
   type TopicInput,
@@ -23,9 +21,9 @@ import {
   parseCollection,
   parseQrels,
   parseRun,
-  parseTopics,
+  parseConversationalTopics,
   type CollectionFormat,
-  type Topic,
+  type ConversationalTopic,
 } from '@assay/trec';
 import { PlatformError, parsing, writing } from './errors.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
@@ -120,8 +118,9 @@ export async function importTopics(
   db: Queryable,
   input: ImportTopicsInput,
 ): Promise<ImportTopicsResult> {
-  const topics = parsing(() => parseTopics(input.text, input.file, input.format));
-  const rows = topics.map((t) => toTopicInput(t, input.file));
+  const rows = parsing(() =>
+    parseConversationalTopics(input.text, input.file, input.format).map(toTopicInput),
+  );
   const collection = await resolveCollection(db, input.collection);
   const taken = `topics of ${input.file} are already in collection "${collection.name}"`;
   return writing(
@@ -146,67 +145,14 @@ export async function importTopics(
   );
 }
 
-const CONTEXT_KEYS = {
-  context: ['context'],
-  previousTurns: ['previous_turns', 'previousTurns'],
-  userBackground: ['user_background', 'userBackground'],
-} as const;
-
-/** A parsed topic as a row, with its conversational context gathered from JSONL keys. */
-function toTopicInput(t: Topic, file: string): TopicInput {
-  const fields = t.fields ?? {};
-  const bad = (key: string, expected: string): never => {
-    throw new PlatformError(
-      'invalid_input',
-      `${file}: topic ${JSON.stringify(t.id)}: "${key}" must be ${expected}`,
-      { file, topicId: t.id },
-    );
-  };
-  const pick = (keys: readonly string[]) => {
-    const key = keys.find((k) => fields[k] !== undefined);
-    return key === undefined ? undefined : { key, value: fields[key] };
-  };
-  const context: TopicContext = {};
-  const raw = pick(CONTEXT_KEYS.context);
-  if (raw) {
-    if (typeof raw.value !== 'object' || raw.value === null || Array.isArray(raw.value))
-      bad(raw.key, 'an object');
-    Object.assign(context, raw.value as Record<string, JsonValue>);
-  }
-  const turns = pick(CONTEXT_KEYS.previousTurns);
-  if (turns) {
-    if (!Array.isArray(turns.value))
-      bad(turns.key, 'an array of strings or {"role", "text"} objects');
-    context.previousTurns = (turns.value as unknown[]).map((turn): ConversationTurn => {
-      if (typeof turn === 'string') return { role: 'user', text: turn };
-      const o = turn as Record<string, unknown> | null;
-      const text = o?.text ?? o?.content;
-      if (
-        typeof o === 'object' &&
-        o !== null &&
-        (o.role === 'user' || o.role === 'assistant') &&
-        typeof text === 'string'
-      )
-        return { role: o.role, text };
-      return bad(turns.key, 'an array of strings or {"role": "user"|"assistant", "text"} objects');
-    });
-  }
-  const background = pick(CONTEXT_KEYS.userBackground);
-  if (background) {
-    if (typeof background.value === 'string') context.userBackground = [background.value];
-    else if (
-      Array.isArray(background.value) &&
-      background.value.every((s) => typeof s === 'string')
-    )
-      context.userBackground = background.value as string[];
-    else bad(background.key, 'a string or an array of strings');
-  }
+/** A parsed topic as a row, its conversational context checked by @assay/trec. */
+function toTopicInput({ topic: t, conversation }: ConversationalTopic): TopicInput {
   return {
     topicId: t.id,
     query: t.text,
     description: t.description ?? null,
     narrative: t.narrative ?? null,
-    context: Object.keys(context).length > 0 ? context : null,
+    context: (conversation as TopicContext | undefined) ?? null,
   };
 }
 

@@ -200,7 +200,7 @@ forEachDatabase('importTopics', (t) => {
       }),
     );
     expect(context).toMatchObject({ code: 'invalid_input' });
-    expect(context.message).toMatch(/^t\.jsonl: topic "5": "previous_turns" must be/);
+    expect(context.message).toMatch(/^t\.jsonl:1: topic "5": "previous_turns" must be/);
     expect(await countRows(t.db, 'topics')).toBe(1);
     await expect(
       importTopics(t.db, { collection: 'nope', file: 't', text: '9\tq\n' }),

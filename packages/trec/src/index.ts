@@ -42,6 +42,14 @@ export { detectTopicFormat } from './topics.js';
 export { formatTopicsTsv } from './topics.js';
 /** The topic formats parseTopics reads: 'tsv', 'jsonl' or 'trec'. */
 export type { TopicFormat } from './topics.js';
+/** Conversational topics: earlier turns and the user's background, checked at file:line. */
+export {
+  parseConversationalTopics,
+  topicConversation,
+  type ConversationalTopic,
+  type ConversationTurn,
+  type TopicConversation,
+} from './topic-context.js';
 
 /** Reads a run file from disk through a stream. */
 export { readRunFile } from './files.js';

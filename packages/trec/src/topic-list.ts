@@ -9,6 +9,8 @@ export const TOPIC_TEXT_KEYS = ['text', 'query', 'title', 'question'] as const;
 /** Collects topics and rejects repeated ids. */
 export class TopicList {
   readonly topics: Topic[] = [];
+  /** The line each topic starts on, by position (as `topics`). */
+  readonly lines: number[] = [];
   private readonly file: string;
   private readonly lineOf = new Map<string, number>();
 
@@ -27,6 +29,7 @@ export class TopicList {
     }
     this.lineOf.set(topic.id, lineNo);
     this.topics.push(topic);
+    this.lines.push(lineNo);
   }
 
   finish(): Topic[] {

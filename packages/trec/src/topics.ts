@@ -120,6 +120,20 @@ export function detectTopicFormat(text: string): TopicFormat {
  * Throws TrecFormatError on malformed input or repeated topic ids.
  */
 export function parseTopics(text: string, file = '<topics>', format?: TopicFormat): Topic[] {
+  return readTopicList(text, file, format).finish();
+}
+
+/** Topics with the line each starts on, for checks of their fields (see topic-context.ts). */
+export function parseTopicLines(
+  text: string,
+  file: string,
+  format?: TopicFormat,
+): Array<{ topic: Topic; line: number }> {
+  const list = readTopicList(text, file, format);
+  return list.finish().map((topic, i) => ({ topic, line: list.lines[i]! }));
+}
+
+function readTopicList(text: string, file: string, format?: TopicFormat): TopicList {
   const list = new TopicList(file);
   switch (format ?? detectTopicFormat(text)) {
     case 'tsv':
@@ -132,7 +146,7 @@ export function parseTopics(text: string, file = '<topics>', format?: TopicForma
       parseTrecTopics(text, file, list);
       break;
   }
-  return list.finish();
+  return list;
 }
 
 /**
