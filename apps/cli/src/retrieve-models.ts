@@ -1,13 +1,12 @@
 import { DEFAULT_PRICES, loadMethodPrompts, type MethodPrompt, OpenAIChatClient } from '@assay/llm';
 import {
-  CrossEncoderReranker,
   defaultMethodsDir,
   estimateModelRun,
   formatTrace,
   needsChat,
   needsDocumentText,
   needsEmbeddings,
-  RankGptReranker,
+  rerankerFor,
   retrieveWithModels,
   type AmdAggregation,
   type MethodTopic,
@@ -122,10 +121,8 @@ export async function retrieveWithModelsCommand(
       resources.chat = { client: new OpenAIChatClient(endpoint), model: input.model! };
     if (embeds) resources.embeddings = { endpoint, model: input.embeddingModel! };
     if (input.documents) resources.documents = input.documents;
-    if (options.reranker === 'cross-encoder')
-      resources.reranker = new CrossEncoderReranker(endpoint, input.rerankerModel!);
-    else if (options.reranker === 'rankgpt')
-      resources.reranker = new RankGptReranker(resources.chat!, options.rankgpt);
+    const reranker = rerankerFor(options, endpoint, resources.chat, input.rerankerModel);
+    if (reranker) resources.reranker = reranker;
     const progress = new ProgressReporter({
       label: 'retrieving',
       total: input.topics.length,

@@ -79,8 +79,11 @@ describe('every method with models, end to end, against a faulty endpoint', () =
   const retrieve = (method: ModelMethod, out: string) => {
     const args = ['retrieve', '--method', method, '--k', '5'];
     args.push('--docs', join(dir, 'docs.jsonl'), '--topics', join(dir, 'topics.jsonl'));
-    if (needsChat({ method })) args.push('--model', 'm');
-    if (needsEmbeddings({ method })) args.push('--embedding-model', 'e');
+    // The rerank method needs a reranker: RankGPT, over the same faulty chat endpoint.
+    const options = method === 'rerank' ? { method, reranker: 'rankgpt' as const } : { method };
+    if (method === 'rerank') args.push('--reranker', 'rankgpt');
+    if (needsChat(options)) args.push('--model', 'm');
+    if (needsEmbeddings(options)) args.push('--embedding-model', 'e');
     args.push('--out', join(dir, out));
     return assay(env, ...args);
   };

@@ -246,8 +246,11 @@ forEachDatabase('every method with models over the API, against a faulty endpoin
     '%s: stores a run of both topics; the same retrieval again sends nothing',
     async (method) => {
       const json: Record<string, unknown> = { method, tag: `${method}-run`, params: { k: 5 } };
-      if (needsChat({ method })) json.model = 'm';
-      if (needsEmbeddings({ method })) json.embeddingModel = 'e';
+      // The rerank method needs a reranker: RankGPT, over the same faulty chat endpoint.
+      const options = method === 'rerank' ? { method, reranker: 'rankgpt' as const } : { method };
+      if (method === 'rerank') json.settings = { reranker: 'rankgpt' };
+      if (needsChat(options)) json.model = 'm';
+      if (needsEmbeddings(options)) json.embeddingModel = 'e';
       const r = await api.call('POST', '/api/collections/demo/runs/retrieve', { ...admin(), json });
       expect(r.status).toBe(201);
       expect(await r.json()).toMatchObject({ topics: 2, failures: [], unfinished: [] });

@@ -99,3 +99,5 @@ export { estimateModelRun, type RunEstimate } from './estimate.js';
 export { defaultMethodsDir } from './prompts-dir.js';
 /** GRILL: rewrite, BM25, query-by-document rounds, gap analysis, relevance filter, RRF. */
 export { DEFAULT_GRILL, grillTopic, type GrillOptions, type GrillStop } from './grill.js';
+/** The reranker a run's options name (cross-encoder, RankGPT, or none). */
+export { rerankerFor } from './reranker-for.js';

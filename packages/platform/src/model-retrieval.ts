@@ -22,6 +22,7 @@ import {
   needsChat,
   needsDocumentText,
   needsEmbeddings,
+  rerankerFor,
   retrieveWithModels,
   type MethodTopic,
   type ModelMethod,
@@ -59,6 +60,8 @@ export interface RetrieveStoredModelRunInput {
   model?: string;
   /** The embeddings model (dense methods and aggregations). */
   embeddingModel?: string;
+  /** The cross-encoder's model (`settings.reranker: "cross-encoder"`). */
+  rerankerModel?: string;
   settings?: ModelMethodSettings;
   /** Only these stored topics (default: every topic of the collection). */
   topics?: string[];
@@ -122,6 +125,8 @@ export async function retrieveStoredModelRun(
     resources.chat = { client: new OpenAIChatClient(endpoint), model: input.model! };
   if (needsEmbeddings(options)) resources.embeddings = { endpoint, model: input.embeddingModel! };
   if (needsDocumentText(options)) resources.documents = await collectionDocuments(db, collection);
+  const reranker = rerankerFor(options, endpoint, resources.chat, input.rerankerModel);
+  if (reranker) resources.reranker = reranker;
 
   let result;
   try {
@@ -205,7 +210,7 @@ export function checkModelRetrieval(
   config: AssayConfig,
   input: Pick<
     RetrieveStoredModelRunInput,
-    'method' | 'tag' | 'model' | 'embeddingModel' | 'settings'
+    'method' | 'tag' | 'model' | 'embeddingModel' | 'rerankerModel' | 'settings'
   >,
 ): string {
   if (!isModelMethod(input.method))
@@ -218,7 +223,20 @@ export function checkModelRetrieval(
     throw new PlatformError('invalid_input', 'the tag must be non-empty and without spaces');
   const options: ModelRetrieveOptions = { ...input.settings, method: input.method };
   if (needsChat(options) && !input.model)
-    throw new PlatformError('invalid_input', `${input.method} needs a chat model ("model")`);
+    throw new PlatformError(
+      'invalid_input',
+      `${input.method}${options.reranker === 'rankgpt' ? ' with the rankgpt reranker' : ''} needs a chat model ("model")`,
+    );
+  if (options.reranker === 'cross-encoder' && !input.rerankerModel)
+    throw new PlatformError(
+      'invalid_input',
+      'the cross-encoder reranker needs its model ("rerankerModel")',
+    );
+  if (input.method === 'rerank' && !options.reranker)
+    throw new PlatformError(
+      'invalid_input',
+      'rerank needs a reranker (settings.reranker: "cross-encoder" or "rankgpt")',
+    );
   if (needsEmbeddings(options) && !input.embeddingModel)
     throw new PlatformError(
       'invalid_input',

@@ -96,7 +96,9 @@ const MethodSettings = z
       .min(1)
       .max(10_000)
       .optional()
-      .openapi({ description: 'gr-*: documents of each list the reranker reorders (1000)' }),
+      .openapi({
+        description: 'documents the reranker reorders: rerank (100), each gr-* list (1000)',
+      }),
     searchK: z
       .number()
       .int()
@@ -117,6 +119,19 @@ const MethodSettings = z
       .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'a real date')
       .optional()
       .openapi({ description: "the date srsa's router is told is today (the server's clock)" }),
+    reranker: z.enum(['cross-encoder', 'rankgpt']).optional().openapi({
+      description:
+        'the reranker of rerank, gr-* and grill: /v1/rerank or RankGPT over the chat model',
+    }),
+    rankgpt: z
+      .object({
+        window: z.number().int().min(2).max(100).optional(),
+        step: z.number().int().min(1).max(100).optional(),
+        passageWords: z.number().int().min(1).max(5000).optional(),
+      })
+      .strict()
+      .optional()
+      .openapi({ description: "RankGPT's window (20), step (10) and words per passage (300)" }),
     maxRegenerations: z
       .number()
       .int()
@@ -137,6 +152,9 @@ const RetrieveBody = z
     model: ModelName.optional().openapi({ description: 'chat model of LLM methods' }),
     embeddingModel: ModelName.optional().openapi({
       description: 'embeddings model of dense methods and aggregations',
+    }),
+    rerankerModel: ModelName.optional().openapi({
+      description: 'model of the cross-encoder reranker (settings.reranker: cross-encoder)',
     }),
     settings: MethodSettings.optional(),
     tag: z
@@ -310,6 +328,7 @@ export const retrieve = createRouter()
           settings,
           ...(body.model ? { model: body.model } : {}),
           ...(body.embeddingModel ? { embeddingModel: body.embeddingModel } : {}),
+          ...(body.rerankerModel ? { rerankerModel: body.rerankerModel } : {}),
           ...(body.topics ? { topics: body.topics } : {}),
           ...(body.replace ? { replace: true } : {}),
         };
@@ -320,7 +339,7 @@ export const retrieve = createRouter()
           return c.json(presentJob(await startModelRetrieveJob(c.var.db, config, input)), 202);
         return c.json(await retrieveStoredModelRun(c.var.db, config, input), 201);
       }
-      if (body.model || body.embeddingModel || body.settings)
+      if (body.model || body.embeddingModel || body.rerankerModel || body.settings)
         throw new ApiError(
           'invalid_input',
           `${body.method} calls no model: model, embeddingModel and settings are for ${MODEL_METHODS.join(', ')}`,
