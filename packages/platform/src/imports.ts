@@ -7,15 +7,20 @@ import {
   findLabelSetByName,
   findRunByName,
   getCollectionByName,
+  getLabelSetSummary,
+  getRunSummary,
   insertDocuments,
   insertLabels,
   insertTopics,
   listTopics,
+  lockName,
   withTransaction,
   type ConversationTurn,
   type JsonObject,
   type JsonValue,
+  type LabelSetSummary,
   type Queryable,
+  type RunSummary,
   type TopicContext,
   type TopicInput,
 } from '@assay/db';
@@ -28,6 +33,8 @@ import {
   type Topic,
 } from '@assay/trec';
 import { PlatformError, parsing, writing } from './errors.js';
+import { checkNewName } from './names.js';
+import { collectionLockName, labelSetLockName, runLockName } from './name-locks.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** A new collection from a document file. */
@@ -61,7 +68,7 @@ export async function importCollection(
   db: Queryable,
   input: ImportCollectionInput,
 ): Promise<ImportCollectionResult> {
-  const name = requireName(input.name, 'collection name');
+  const name = checkNewName(input.name, 'collection name');
   // An empty file makes an evaluation-only collection: runs and qrels, no documents.
   const docs =
     input.text.trim() === ''
@@ -71,6 +78,7 @@ export async function importCollection(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        await lockName(trx, collectionLockName(name));
         if (await getCollectionByName(trx, name)) throw new PlatformError('conflict', taken);
         const collection = await createCollection(trx, {
           name,
@@ -244,6 +252,8 @@ export interface ImportQrelsResult {
   scale: { min: number; max: number };
   /** Whether an existing label set of this name was replaced. */
   replaced: boolean;
+  /** The stored label set as it was when written (a later replace may remove it). */
+  labelSet: LabelSetSummary;
 }
 
 /**
@@ -261,7 +271,7 @@ export async function importQrels(
   db: Queryable,
   input: ImportQrelsInput,
 ): Promise<ImportQrelsResult> {
-  const name = requireName(input.labelSet, 'label set name');
+  const name = checkNewName(input.labelSet, 'label set name');
   const qrels = parsing(() => parseQrels(input.text, input.file));
   const labels: Array<{ topicId: string; docId: string; grade: number }> = [];
   let min = 0;
@@ -298,6 +308,8 @@ export async function importQrels(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        // Concurrent replacements of one name take turns: the last one wins.
+        await lockName(trx, labelSetLockName(collection.id, name));
         const existing = await findLabelSetByName(trx, collection.id, name);
         if (existing) {
           if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
@@ -324,6 +336,7 @@ export async function importQrels(
           topics: qrels.size,
           scale: { min: scale.min, max: scale.max },
           replaced: existing !== undefined,
+          labelSet: (await getLabelSetSummary(trx, set.id))!,
         };
       }),
     taken,
@@ -363,6 +376,8 @@ export interface ImportRunResult {
   topics: number;
   /** Whether an existing run of this name was replaced. */
   replaced: boolean;
+  /** The stored run as it was when written (a later replace may remove it). */
+  run: RunSummary;
 }
 
 /**
@@ -372,7 +387,8 @@ export interface ImportRunResult {
  */
 export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
   const run = parsing(() => parseRun(input.text, input.file));
-  const name = requireName(input.name ?? run.name, 'run name');
+  const name =
+    input.name === undefined ? runNameFromTag(run.name) : checkNewName(input.name, 'run name');
   const entries: Array<{ topicId: string; docId: string; rank: number; score: number }> = [];
   for (const [topicId, list] of run.topics)
     for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
@@ -381,6 +397,7 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        await lockName(trx, runLockName(collection.id, name));
         const existing = await findRunByName(trx, collection.id, name);
         if (existing) {
           if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
@@ -398,6 +415,7 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
           entries: created.entryCount,
           topics: created.topicCount,
           replaced: existing !== undefined,
+          run: (await getRunSummary(trx, created.id))!,
         };
       }),
     taken,
@@ -405,9 +423,16 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
   );
 }
 
-/** A trimmed, non-empty name; invalid_input otherwise. */
-function requireName(value: string, what: string): string {
-  const name = typeof value === 'string' ? value.trim() : '';
-  if (name === '') throw new PlatformError('invalid_input', `the ${what} must not be empty`);
-  return name;
+/**
+ * A run's default name, its tag: a tag that is all digits cannot name a run (it would read
+ * as an id), so the caller must choose a name.
+ */
+function runNameFromTag(tag: string): string {
+  if (/^\s*[0-9]+\s*$/.test(tag))
+    throw new PlatformError(
+      'invalid_input',
+      `run tag ${JSON.stringify(tag.trim())} is all digits and cannot name the run (a number means an id); give the run a name`,
+      { field: 'run name', rule: 'not_all_digits' },
+    );
+  return checkNewName(tag, 'run name');
 }

@@ -75,7 +75,14 @@ export {
   type RunMeasures,
 } from './evaluate.js';
 /** Collections, documents and topics: list, get, delete, by the one naming rule. */
-export { deleteCollection, getCollectionSummary, listCollections } from './collections.js';
+export {
+  deleteCollection,
+  getCollectionSummary,
+  listCollections,
+  type DeletedCollection,
+} from './collections.js';
+/** The naming rule of new names (not empty, not all digits). */
+export { checkNewName, NAME_RULE } from './names.js';
 export { getDocument, listDocuments } from './documents.js';
 export { getTopic, listTopics } from './topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */

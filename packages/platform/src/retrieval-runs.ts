@@ -18,6 +18,7 @@ import {
   type RetrieveOptions,
 } from '@assay/retrieval';
 import { PlatformError, writing } from './errors.js';
+import { checkNewName } from './names.js';
 import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
@@ -173,8 +174,8 @@ export async function retrieveStoredRun(
       'invalid_input',
       `method must be one of ${RETRIEVAL_METHODS.join(', ')}, not "${input.method}"`,
     );
-  const name = input.tag.trim();
-  if (name === '' || /\s/.test(name))
+  const name = checkNewName(input.tag, 'tag');
+  if (/\s/.test(name))
     throw new PlatformError('invalid_input', 'the tag must be non-empty and without spaces');
   const collection = await resolveCollection(db, input.collection);
   const taken = `run "${name}" already exists in collection "${collection.name}"; use replace to overwrite it`;
@@ -282,6 +283,7 @@ export async function startRetrieveJob(
       `method must be one of ${RETRIEVAL_METHODS.join(', ')}`,
     );
   const name = input.tag.trim();
+  if (name !== '') checkNewName(name, 'tag');
   if (!input.replace && name !== '' && (await findRunByName(db, collection.id, name)))
     throw new PlatformError(
       'conflict',

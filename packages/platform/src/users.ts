@@ -12,6 +12,7 @@ import {
   type UserRole,
 } from '@assay/db';
 import { PlatformError, writing } from './errors.js';
+import { checkNewName } from './names.js';
 
 /** A user as created: the token is shown this once (only its hash is stored). */
 export interface CreatedUser {
@@ -47,8 +48,7 @@ export async function addUser(
   db: Queryable,
   input: { name: string; role: UserRole },
 ): Promise<CreatedUser> {
-  const name = input.name.trim();
-  if (!name) throw new PlatformError('invalid_input', 'a user needs a name');
+  const name = checkNewName(input.name, 'user name');
   return writing(
     () =>
       withTransaction(db, async (trx) => {
