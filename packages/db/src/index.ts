@@ -200,6 +200,7 @@ export {
   createUser,
   findUserByName,
   findUserByToken,
+  getApiToken,
   getUser,
   hashApiToken,
   listApiTokens,

@@ -226,16 +226,24 @@ export {
 } from './retrieval-runs.js';
 /** The retrieval methods a stored retrieval accepts. */
 export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
-/** Users with roles and API tokens: add (token shown once), list, issue a new token, revoke. */
+/** Users with roles and API tokens: add (token shown once), list, issue, list, revoke and rotate tokens. */
 export {
   addUser,
+  findTokenOwner,
   issueUserToken,
   listUserSummaries,
+  listUserTokens,
   resolveUser,
+  revokeUserToken,
   revokeUserTokens,
+  rotateUserToken,
   type CreatedUser,
+  type IssuedToken,
+  type TokenActor,
   type UserSummary,
 } from './users.js';
+/** A stored API token's record (id, label, times; never the secret). */
+export type { ApiToken } from '@assay/db';
 /** Annotation campaigns: creation from a pool or an item list, sampling, summaries. */
 export {
   campaignSummary,
