@@ -33,7 +33,7 @@ import {
   type Topic,
 } from '@assay/trec';
 import { PlatformError, parsing, writing } from './errors.js';
-import { checkNewName } from './names.js';
+import { checkNewName, runNameFromTag } from './names.js';
 import { collectionLockName, labelSetLockName, runLockName } from './name-locks.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
@@ -421,18 +421,4 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
     taken,
     input.file,
   );
-}
-
-/**
- * A run's default name, its tag: a tag that is all digits cannot name a run (it would read
- * as an id), so the caller must choose a name.
- */
-function runNameFromTag(tag: string): string {
-  if (/^\s*[0-9]+\s*$/.test(tag))
-    throw new PlatformError(
-      'invalid_input',
-      `run tag ${JSON.stringify(tag.trim())} is all digits and cannot name the run (a number means an id); give the run a name`,
-      { field: 'run name', rule: 'not_all_digits' },
-    );
-  return checkNewName(tag, 'run name');
 }

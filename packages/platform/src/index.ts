@@ -81,8 +81,8 @@ export {
   listCollections,
   type DeletedCollection,
 } from './collections.js';
-/** The naming rule of new names (not empty, not all digits). */
-export { checkNewName, NAME_RULE } from './names.js';
+/** The naming rule of new names (not empty, not all digits), and a run's name from its tag. */
+export { checkNewName, NAME_RULE, runNameFromTag } from './names.js';
 export { getDocument, listDocuments } from './documents.js';
 export { getTopic, listTopics } from './topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */

@@ -23,3 +23,17 @@ export function checkNewName(value: string, field: string): string {
     });
   return name;
 }
+
+/**
+ * A run's default name, its tag (trimmed): a tag that is all digits cannot name a run (it
+ * would read as an id), so invalid_input asks the caller to choose a name.
+ */
+export function runNameFromTag(tag: string): string {
+  if (/^\s*[0-9]+\s*$/.test(tag))
+    throw new PlatformError(
+      'invalid_input',
+      `run tag ${JSON.stringify(tag.trim())} is all digits and cannot name the run (a number means an id); give the run a name`,
+      { field: 'run name', rule: 'not_all_digits' },
+    );
+  return checkNewName(tag, 'run name');
+}
