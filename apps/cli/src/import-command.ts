@@ -1,10 +1,13 @@
 import { basename } from 'node:path';
 import {
+  checkNewName,
   importCollection,
   importQrels,
   importRun,
   importTopics,
+  PlatformError,
   resolveCollection,
+  runNameFromTag,
   takenRunNames,
 } from '@assay/platform';
 import { parseRun } from '@assay/trec';
@@ -28,7 +31,8 @@ export const IMPORT_USAGE = `Usage: assay import collection --name NAME [--forma
 Imports into the configured database: PostgreSQL when DATABASE_URL is set, else embedded
 PGlite under ASSAY_DATA_DIR (default ./.assay). The collection C (--collection or -c) is
 named as everywhere in assay: digits mean its id when a collection has that id, else its
-name; anything else is its name.
+name; anything else is its name. New names (collections, runs, label sets) may not be all
+digits.
 
   collection  documents: JSONL {"id","title"?,"text"} (id may be docid, doc_id or _id,
               text may be contents, body or doc; other keys are kept as metadata),
@@ -41,7 +45,7 @@ name; anything else is its name.
   qrels       TREC qrels (qid iter docno grade) as a human label set; the scale defaults
               to the grades seen (at least 0..max).
   run         TREC runs (qid Q0 docno rank score tag), named after their tag unless
-              --name is given (one file only). Every file is checked before any is
+              --name is given (one file only); a tag that is all digits needs --name. Every file is checked before any is
               written; then each is written in its own transaction, with a line per file.
 
 Each file is parsed completely before anything is written and is written in one
@@ -176,6 +180,19 @@ export async function importCommand(
 }
 
 /** Imports run files, each in its own transaction, after checking all of them. */
+/** The name a run file is stored under, checked against the naming rule (exit 2 if not). */
+function runName(file: string, given: string | undefined): string {
+  try {
+    return given === undefined
+      ? runNameFromTag(parseRun(readText(file), file).name)
+      : checkNewName(given, 'run name');
+  } catch (error) {
+    if (error instanceof PlatformError && error.code === 'invalid_input')
+      throw new CliError(`${file}: ${error.message} (--name)`, EXIT.invalidInput);
+    throw error;
+  }
+}
+
 async function importRuns(
   io: PlatformCommandIo,
   input: { collection: string; name: string | undefined; replace: boolean; files: string[] },
@@ -186,7 +203,7 @@ async function importRuns(
   // the others imported. Parsing is cheap next to writing; the texts are not kept.
   const names = new Map<string, string>();
   for (const file of input.files) {
-    const name = input.name ?? parseRun(readText(file), file).name;
+    const name = runName(file, input.name);
     const other = names.get(name);
     if (other !== undefined)
       throw new CliError(`${file}: run "${name}" is also the run in ${other}`, EXIT.conflict);

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import type { AppEnv } from './router.js';
 
-/** What an annotator of a blind campaign may call: who they are and their own items. */
+/** What an annotator of a blind campaign may call: who they are, their own items and tokens. */
 const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^GET \/api\/me$/,
   /^GET \/api\/campaigns$/,
@@ -12,6 +12,10 @@ const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^POST \/api\/campaigns\/\d+\/labels$/,
   /^POST \/api\/campaigns\/\d+\/labels\/\d+\/undo$/,
   /^POST \/api\/campaigns\/\d+\/skip$/,
+  // Their own tokens (the use-case refuses anyone else's).
+  /^GET \/api\/users\/[^/]+\/tokens$/,
+  /^DELETE \/api\/users\/[^/]+\/tokens\/\d+$/,
+  /^POST \/api\/users\/[^/]+\/tokens\/\d+\/rotate$/,
 ];
 
 /**

@@ -73,6 +73,8 @@ export type { PostgresJsDialectConfig, PostgresJsSql } from './drivers/postgres-
 
 /** Runs a function in a transaction: the one given, or a new one. */
 export { withTransaction } from './bulk.js';
+/** A transaction-scoped advisory lock on a name, so writers of one name take turns. */
+export { lockName } from './name-lock.js';
 /** Batched multi-row `INSERT … SELECT FROM unnest(…)` used by the bulk repository calls. */
 export { bulkInsert, DEFAULT_BULK_BATCH_SIZE } from './bulk.js';
 /** The database or a transaction; bulk-insert column and option types. */
@@ -89,9 +91,15 @@ export {
   getCollection,
   getCollectionByName,
   listCollections,
+  lockCollectionContents,
 } from './repositories/collections.js';
 /** A collection, with or without its counts, and the fields of a new one. */
-export type { Collection, CollectionSummary, NewCollection } from './repositories/collections.js';
+export type {
+  Collection,
+  CollectionContents,
+  CollectionSummary,
+  NewCollection,
+} from './repositories/collections.js';
 
 /** Documents: bulk insert, get one or many by docno, list a page. */
 export {
@@ -171,6 +179,7 @@ export {
   listPublications,
   listPublicationSummaries,
   listReports,
+  lockReport,
   SLUG_PATTERN,
 } from './repositories/reports.js';
 /** A report, its summary, a publication, and the fields of new ones. */
@@ -191,6 +200,7 @@ export {
   createUser,
   findUserByName,
   findUserByToken,
+  getApiToken,
   getUser,
   hashApiToken,
   listApiTokens,

@@ -24,6 +24,7 @@ import {
   type CampaignSampling,
 } from './campaign-sampling.js';
 import { PlatformError, writing } from './errors.js';
+import { checkNewName } from './names.js';
 import { defaultJudgesDir } from './judge-templates.js';
 import { buildCollectionPool, type CollectionPoolSpec } from './pools.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
@@ -91,8 +92,7 @@ export async function createCampaign(
   input: CreateCampaignInput,
 ): Promise<CampaignSummary> {
   const collection = await resolveCollection(db, input.collection);
-  const name = input.name.trim();
-  if (!name) throw new PlatformError('invalid_input', 'a campaign needs a name');
+  const name = checkNewName(input.name, 'campaign name');
   if ((input.pool === undefined) === (input.items === undefined))
     throw new PlatformError('invalid_input', 'give either a pool or a list of items');
   const { scale, grades, rubric } = campaignScale(input);

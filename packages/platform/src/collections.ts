@@ -1,5 +1,5 @@
 import * as store from '@assay/db';
-import type { CollectionSummary, Queryable } from '@assay/db';
+import { withTransaction, type CollectionSummary, type Queryable } from '@assay/db';
 import { PlatformError } from './errors.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
@@ -8,10 +8,41 @@ export function listCollections(db: Queryable): Promise<CollectionSummary[]> {
   return store.listCollections(db);
 }
 
-/** Deletes a collection with its documents, topics, runs, label sets and jobs; not_found if absent. */
-export async function deleteCollection(db: Queryable, ref: CollectionRef): Promise<void> {
-  const collection = await resolveCollection(db, ref);
-  await store.deleteCollection(db, collection.id);
+/** What a collection delete removed besides documents and topics. */
+export interface DeletedCollection {
+  id: number;
+  name: string;
+  runs: number;
+  labelSets: number;
+  reports: number;
+  /** Slugs of the published leaderboards that went with their reports. */
+  leaderboards: string[];
+}
+
+/**
+ * Deletes a collection with its documents, topics, runs, label sets, jobs, campaigns and
+ * reports, in one transaction, and says what went. A collection whose reports are
+ * published as leaderboards is kept (conflict naming them) unless `force` is set, when
+ * the leaderboards go too. not_found if absent.
+ */
+export async function deleteCollection(
+  db: Queryable,
+  ref: CollectionRef,
+  options: { force?: boolean } = {},
+): Promise<DeletedCollection> {
+  return withTransaction(db, async (trx) => {
+    const collection = await resolveCollection(trx, ref);
+    const contents = await store.lockCollectionContents(trx, collection.id);
+    if (!contents) throw new PlatformError('not_found', `no collection ${JSON.stringify(ref)}`);
+    if (contents.leaderboards.length > 0 && !options.force)
+      throw new PlatformError(
+        'conflict',
+        `collection "${collection.name}" has published leaderboards (${contents.leaderboards.join(', ')}); unpublish them first, or delete with force to remove them too`,
+        { leaderboards: contents.leaderboards },
+      );
+    await store.deleteCollection(trx, collection.id);
+    return { id: collection.id, name: collection.name, ...contents };
+  });
 }
 
 /** A collection (by the naming rule) with its document and topic counts; not_found if absent. */

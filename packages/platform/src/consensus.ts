@@ -8,6 +8,7 @@ import {
 } from '@assay/db';
 import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
 import { PlatformError, writing } from './errors.js';
+import { checkNewName } from './names.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
 
 /** Which label sets to combine, how, and under what name to store the result. */
@@ -45,8 +46,7 @@ export async function createConsensusLabelSet(
   db: Queryable,
   input: CreateConsensusInput,
 ): Promise<CreateConsensusResult> {
-  const name = input.name.trim();
-  if (name === '') throw new PlatformError('invalid_input', 'the consensus label set needs a name');
+  const name = checkNewName(input.name, 'label set name');
   if (!['majority', 'mean', 'median'].includes(input.method))
     throw new PlatformError(
       'invalid_input',

@@ -7,6 +7,7 @@ import {
   getCollectionByName,
   insertJudgeTasks,
   listJudgeTasks,
+  lockName,
   withTransaction,
   type JsonObject,
   type JudgeJob,
@@ -17,6 +18,8 @@ import { type JudgeSettings, type JudgeTemplate, type TemplateValues } from '@as
 import { canonicalJson } from '@assay/llm';
 import { PlatformError } from './errors.js';
 import { checkRelevanceTemplate, templateHash } from './judge-templates.js';
+import { collectionLockName, labelSetLockName } from './name-locks.js';
+import { checkNewName } from './names.js';
 
 /** One pool item to judge, in priority order. */
 export interface JudgeItemInput {
@@ -69,16 +72,21 @@ export async function ensureJudgeJob(
     promptHash: hash,
     settings,
   };
+  checkDocumentTexts(input.template, input.items);
   return withTransaction(db, async (trx) => {
+    // Identical requests at once take turns, so all but the first find the job made.
+    if (input.createCollection) await lockName(trx, collectionLockName(input.collection));
     let collection = await getCollectionByName(trx, input.collection);
     if (!collection) {
       if (!input.createCollection)
         throw new PlatformError('not_found', `no collection ${JSON.stringify(input.collection)}`);
+      checkNewName(input.collection, 'collection name');
       collection = await createCollection(trx, {
         name: input.collection,
         description: 'label sets written by assay judge from files',
       });
     }
+    await lockName(trx, labelSetLockName(collection.id, input.labelSet));
     let labelSet = await findLabelSetByName(trx, collection.id, input.labelSet);
     let job: JudgeJob | undefined;
     let created = false;
@@ -95,6 +103,7 @@ export async function ensureJudgeJob(
           `label set "${input.labelSet}" was written with another judge configuration (${describeJob(job)}); choose another label set name`,
         );
     } else {
+      checkNewName(input.labelSet, 'label set name');
       labelSet = await createLabelSet(trx, {
         collectionId: collection.id,
         name: input.labelSet,
@@ -138,6 +147,41 @@ export async function ensureJudgeJob(
     const added = await insertJudgeTasks(trx, jobId, fresh);
     return { job, labelSet, created, added };
   });
+}
+
+/** How many blank documents a refusal lists by topic and docno. */
+const BLANK_LISTED = 10;
+
+/** Refuses (invalid_input) items whose passage is empty or only white space. */
+function checkDocumentTexts(template: JudgeTemplate, items: readonly JudgeItemInput[]): void {
+  if (!template.requiredVariables.includes('passage')) return;
+  refuseBlankDocuments(
+    items.filter((item) => !item.values.passage?.trim()),
+    items.length,
+  );
+}
+
+/**
+ * Refuses a judge job (invalid_input) when any of its `total` items has a document with
+ * empty or white-space-only text, which a judge could only grade blind: the message
+ * counts them and lists the first few as `topic/docno`. Does nothing when `blank` is empty.
+ */
+export function refuseBlankDocuments(
+  blank: ReadonlyArray<{ topicId: string; docId: string }>,
+  total: number,
+): void {
+  if (blank.length === 0) return;
+  const listed = blank.slice(0, BLANK_LISTED).map((item) => `${item.topicId}/${item.docId}`);
+  throw new PlatformError(
+    'invalid_input',
+    `${blank.length} of ${total} items have a document with empty text (${listed.join(', ')}${
+      blank.length > listed.length ? ', …' : ''
+    }); give those documents text or leave them out`,
+    {
+      blankDocuments: blank.length,
+      items: blank.slice(0, BLANK_LISTED).map(({ topicId, docId }) => ({ topicId, docId })),
+    },
+  );
 }
 
 function describeJob(job: JudgeJob): string {

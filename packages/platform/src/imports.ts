@@ -7,13 +7,19 @@ import {
   findLabelSetByName,
   findRunByName,
   getCollectionByName,
+  getLabelSetSummary,
+  getRunSummary,
   insertDocuments,
   insertLabels,
   insertTopics,
   listTopics,
+  lockName,
   withTransaction,
   type JsonObject,
+  type JsonValue,
+  type LabelSetSummary,
   type Queryable,
+  type RunSummary,
   type TopicContext,
   type TopicInput,
 } from '@assay/db';
@@ -26,6 +32,8 @@ import {
   type ConversationalTopic,
 } from '@assay/trec';
 import { PlatformError, parsing, writing } from './errors.js';
+import { checkNewName, runNameFromTag } from './names.js';
+import { collectionLockName, labelSetLockName, runLockName } from './name-locks.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** A new collection from a document file. */
@@ -59,7 +67,7 @@ export async function importCollection(
   db: Queryable,
   input: ImportCollectionInput,
 ): Promise<ImportCollectionResult> {
-  const name = requireName(input.name, 'collection name');
+  const name = checkNewName(input.name, 'collection name');
   // An empty file makes an evaluation-only collection: runs and qrels, no documents.
   const docs =
     input.text.trim() === ''
@@ -69,6 +77,7 @@ export async function importCollection(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        await lockName(trx, collectionLockName(name));
         if (await getCollectionByName(trx, name)) throw new PlatformError('conflict', taken);
         const collection = await createCollection(trx, {
           name,
@@ -190,6 +199,8 @@ export interface ImportQrelsResult {
   scale: { min: number; max: number };
   /** Whether an existing label set of this name was replaced. */
   replaced: boolean;
+  /** The stored label set as it was when written (a later replace may remove it). */
+  labelSet: LabelSetSummary;
 }
 
 /**
@@ -207,7 +218,7 @@ export async function importQrels(
   db: Queryable,
   input: ImportQrelsInput,
 ): Promise<ImportQrelsResult> {
-  const name = requireName(input.labelSet, 'label set name');
+  const name = checkNewName(input.labelSet, 'label set name');
   const qrels = parsing(() => parseQrels(input.text, input.file));
   const labels: Array<{ topicId: string; docId: string; grade: number }> = [];
   let min = 0;
@@ -244,6 +255,8 @@ export async function importQrels(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        // Concurrent replacements of one name take turns: the last one wins.
+        await lockName(trx, labelSetLockName(collection.id, name));
         const existing = await findLabelSetByName(trx, collection.id, name);
         if (existing) {
           if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
@@ -270,6 +283,7 @@ export async function importQrels(
           topics: qrels.size,
           scale: { min: scale.min, max: scale.max },
           replaced: existing !== undefined,
+          labelSet: (await getLabelSetSummary(trx, set.id))!,
         };
       }),
     taken,
@@ -309,6 +323,8 @@ export interface ImportRunResult {
   topics: number;
   /** Whether an existing run of this name was replaced. */
   replaced: boolean;
+  /** The stored run as it was when written (a later replace may remove it). */
+  run: RunSummary;
 }
 
 /**
@@ -318,7 +334,8 @@ export interface ImportRunResult {
  */
 export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
   const run = parsing(() => parseRun(input.text, input.file));
-  const name = requireName(input.name ?? run.name, 'run name');
+  const name =
+    input.name === undefined ? runNameFromTag(run.name) : checkNewName(input.name, 'run name');
   const entries: Array<{ topicId: string; docId: string; rank: number; score: number }> = [];
   for (const [topicId, list] of run.topics)
     for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
@@ -327,6 +344,7 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        await lockName(trx, runLockName(collection.id, name));
         const existing = await findRunByName(trx, collection.id, name);
         if (existing) {
           if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
@@ -344,16 +362,10 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
           entries: created.entryCount,
           topics: created.topicCount,
           replaced: existing !== undefined,
+          run: (await getRunSummary(trx, created.id))!,
         };
       }),
     taken,
     input.file,
   );
-}
-
-/** A trimmed, non-empty name; invalid_input otherwise. */
-function requireName(value: string, what: string): string {
-  const name = typeof value === 'string' ? value.trim() : '';
-  if (name === '') throw new PlatformError('invalid_input', `the ${what} must not be empty`);
-  return name;
 }

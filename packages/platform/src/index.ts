@@ -75,7 +75,14 @@ export {
   type RunMeasures,
 } from './evaluate.js';
 /** Collections, documents and topics: list, get, delete, by the one naming rule. */
-export { deleteCollection, getCollectionSummary, listCollections } from './collections.js';
+export {
+  deleteCollection,
+  getCollectionSummary,
+  listCollections,
+  type DeletedCollection,
+} from './collections.js';
+/** The naming rule of new names (not empty, not all digits), and a run's name from its tag. */
+export { checkNewName, NAME_RULE, runNameFromTag } from './names.js';
 export { getDocument, listDocuments } from './documents.js';
 export { getTopic, listTopics } from './topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */
@@ -232,16 +239,24 @@ export {
 export { MODEL_METHODS, type ModelMethod } from '@assay/methods';
 /** The stored trace of a run made with models. */
 export { RUN_TRACE_PAGE, runTrace, type RunTracePage } from './run-traces.js';
-/** Users with roles and API tokens: add (token shown once), list, issue a new token, revoke. */
+/** Users with roles and API tokens: add (token shown once), list, issue, list, revoke and rotate tokens. */
 export {
   addUser,
+  findTokenOwner,
   issueUserToken,
   listUserSummaries,
+  listUserTokens,
   resolveUser,
+  revokeUserToken,
   revokeUserTokens,
+  rotateUserToken,
   type CreatedUser,
+  type IssuedToken,
+  type TokenActor,
   type UserSummary,
 } from './users.js';
+/** A stored API token's record (id, label, times; never the secret). */
+export type { ApiToken } from '@assay/db';
 /** Annotation campaigns: creation from a pool or an item list, sampling, summaries. */
 export {
   campaignSummary,

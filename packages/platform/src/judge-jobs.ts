@@ -18,8 +18,9 @@ import {
 } from '@assay/db';
 import { type JudgeSettings, type JudgeTemplate } from '@assay/judge';
 import { PlatformError } from './errors.js';
+import { checkNewName } from './names.js';
 import { poolOf, type CollectionPoolSpec } from './pools.js';
-import { ensureJudgeJob, type JudgeItemInput } from './ensure-judge-job.js';
+import { ensureJudgeJob, refuseBlankDocuments, type JudgeItemInput } from './ensure-judge-job.js';
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './judge-templates.js';
 import { readJudgeJobPace, type JudgeJobPace } from './judge-job-timing.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
@@ -92,8 +93,7 @@ export async function createCollectionJudgeJob(
   db: Queryable,
   input: CreateCollectionJudgeJobInput,
 ): Promise<CreateCollectionJudgeJobResult> {
-  const labelSet = input.labelSet.trim();
-  if (labelSet === '') throw new PlatformError('invalid_input', 'the job needs a label set name');
+  const labelSet = checkNewName(input.labelSet, 'label set name');
   if ((input.pool === undefined) === (input.items === undefined))
     throw new PlatformError('invalid_input', 'give either a pool or items, not both or neither');
   const template = loadJudgeTemplate(input.judge, input.judgesDir);
@@ -149,6 +149,7 @@ async function itemValues(
   );
   const items: JudgeItemInput[] = [];
   const missing: string[] = [];
+  const blank: Array<{ topicId: string; docId: string }> = [];
   for (const { topicId, docId } of pairs) {
     const topic = topics.get(topicId);
     const doc = docs.get(docId);
@@ -156,6 +157,7 @@ async function itemValues(
       missing.push(`${topicId}/${docId} (no ${!topic ? 'topic' : 'document'})`);
       continue;
     }
+    if (doc.text.trim() === '') blank.push({ topicId, docId });
     items.push({
       topicId,
       docId,
@@ -176,6 +178,7 @@ async function itemValues(
       `${missing.length} of ${pairs.length} items have no stored topic or document text in collection "${collection.name}", e.g. ${missing.slice(0, 5).join(', ')}; import them first`,
       { missing: missing.length },
     );
+  refuseBlankDocuments(blank, pairs.length);
   return items;
 }
 

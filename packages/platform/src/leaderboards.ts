@@ -3,7 +3,9 @@ import {
   listPublicationSummaries,
   deletePublication,
   getPublication,
+  lockReport,
   SLUG_PATTERN,
+  withTransaction,
   type Queryable,
 } from '@assay/db';
 import { renderComparison, type CompareReport } from './analysis/index.js';
@@ -41,18 +43,25 @@ export async function publishLeaderboard(
       'invalid_input',
       `slug ${JSON.stringify(input.slug)} must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit`,
     );
-  const report = await getReport(db, input.report);
-  if (report.kind !== 'comparison')
-    throw new PlatformError(
-      'invalid_input',
-      `report ${report.id} is an ${report.kind} report; only comparisons are leaderboards`,
-    );
-  const publication = await writing(
+  const { report, publication } = await writing(
     () =>
-      createPublication(db, {
-        slug: input.slug,
-        reportId: report.id,
-        publishedBy: input.publishedBy?.id ?? null,
+      withTransaction(db, async (trx) => {
+        // The report must stay until the publication is stored: a delete waits for it
+        // (and then refuses), or went first (and the report is not found).
+        if (Number.isSafeInteger(input.report) && !(await lockReport(trx, input.report, 'share')))
+          throw new PlatformError('not_found', `no report ${input.report}`);
+        const report = await getReport(trx, input.report);
+        if (report.kind !== 'comparison')
+          throw new PlatformError(
+            'invalid_input',
+            `report ${report.id} is an ${report.kind} report; only comparisons are leaderboards`,
+          );
+        const publication = await createPublication(trx, {
+          slug: input.slug,
+          reportId: report.id,
+          publishedBy: input.publishedBy?.id ?? null,
+        });
+        return { report, publication };
       }),
     `the slug "${input.slug}" is taken`,
   );

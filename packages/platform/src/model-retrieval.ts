@@ -9,6 +9,7 @@ import {
   insertRunTrace,
   listDocuments,
   listTopics,
+  lockName,
   withTransaction,
   type Collection,
   type JsonObject,
@@ -32,6 +33,8 @@ import {
 import { DbCallStore } from './call-store.js';
 import type { AssayConfig } from './config.js';
 import { PlatformError, writing } from './errors.js';
+import { runLockName } from './name-locks.js';
+import { checkNewName } from './names.js';
 import { loadPrices } from './prices.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 import {
@@ -164,6 +167,8 @@ export async function retrieveStoredModelRun(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        // Concurrent retrievals or imports of the same run name take turns.
+        await lockName(trx, runLockName(collection.id, name));
         const existing = await findRunByName(trx, collection.id, name);
         if (existing) {
           if (!input.replace) throw new PlatformError('conflict', taken);
@@ -218,9 +223,8 @@ export function checkModelRetrieval(
       'invalid_input',
       `method must be one of ${MODEL_METHODS.join(', ')}, not "${input.method}"`,
     );
-  const name = input.tag.trim();
-  if (name === '' || /\s/.test(name))
-    throw new PlatformError('invalid_input', 'the tag must be non-empty and without spaces');
+  const name = checkNewName(input.tag, 'tag');
+  if (/\s/.test(name)) throw new PlatformError('invalid_input', 'the tag must be without spaces');
   const options: ModelRetrieveOptions = { ...input.settings, method: input.method };
   if (needsChat(options) && !input.model)
     throw new PlatformError(

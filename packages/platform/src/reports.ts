@@ -4,6 +4,8 @@ import {
   getLabelGrades,
   getReport as getStoredReport,
   listReports as listStoredReports,
+  lockReport,
+  withTransaction,
   type JsonObject,
   type LabelSet,
   type Queryable,
@@ -416,11 +418,17 @@ export async function listReports(
 
 /** Deletes a report; not_found when there is none, conflict while it is published. */
 export async function deleteReport(db: Queryable, id: number): Promise<void> {
-  const report = await getReport(db, id);
-  if (report.slugs.length > 0)
-    throw new PlatformError(
-      'conflict',
-      `report ${id} is published as ${report.slugs.join(', ')}; unpublish it first`,
-    );
-  await deleteStoredReport(db, id);
+  if (!Number.isSafeInteger(id)) throw new PlatformError('not_found', `no report ${id}`);
+  await withTransaction(db, async (trx) => {
+    // Waits for publications in progress, and holds off new ones until the delete is done.
+    if (!(await lockReport(trx, id, 'update')))
+      throw new PlatformError('not_found', `no report ${id}`);
+    const report = await getReport(trx, id);
+    if (report.slugs.length > 0)
+      throw new PlatformError(
+        'conflict',
+        `report ${id} is published as ${report.slugs.join(', ')}; unpublish it first`,
+      );
+    await deleteStoredReport(trx, id);
+  });
 }

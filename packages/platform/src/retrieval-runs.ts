@@ -4,6 +4,7 @@ import {
   findRunByName,
   listDocuments,
   listTopics,
+  lockName,
   withTransaction,
   type Collection,
   type Queryable,
@@ -18,6 +19,8 @@ import {
   type RetrieveOptions,
 } from '@assay/retrieval';
 import { PlatformError, writing } from './errors.js';
+import { runLockName } from './name-locks.js';
+import { checkNewName } from './names.js';
 import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
@@ -173,8 +176,8 @@ export async function retrieveStoredRun(
       'invalid_input',
       `method must be one of ${RETRIEVAL_METHODS.join(', ')}, not "${input.method}"`,
     );
-  const name = input.tag.trim();
-  if (name === '' || /\s/.test(name))
+  const name = checkNewName(input.tag, 'tag');
+  if (/\s/.test(name))
     throw new PlatformError('invalid_input', 'the tag must be non-empty and without spaces');
   const collection = await resolveCollection(db, input.collection);
   const taken = `run "${name}" already exists in collection "${collection.name}"; use replace to overwrite it`;
@@ -223,6 +226,8 @@ export async function retrieveStoredRun(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
+        // Concurrent retrievals or imports of the same run name take turns.
+        await lockName(trx, runLockName(collection.id, name));
         const existing = await findRunByName(trx, collection.id, name);
         if (existing) {
           if (!input.replace) throw new PlatformError('conflict', taken);
@@ -324,6 +329,7 @@ export async function startRetrieveJob(
       `method must be one of ${RETRIEVAL_METHODS.join(', ')}`,
     );
   const name = input.tag.trim();
+  if (name !== '') checkNewName(name, 'tag');
   if (!input.replace && name !== '' && (await findRunByName(db, collection.id, name)))
     throw new PlatformError(
       'conflict',

@@ -3,16 +3,19 @@ import {
   createUser,
   findUserByName,
   getUser,
+  getApiToken,
   listApiTokens,
   listUsers,
   revokeApiToken,
   withTransaction,
+  type ApiToken,
   type Queryable,
   type User,
   type UserRole,
 } from '@assay/db';
 import { forgetUserTokens } from './auth.js';
 import { PlatformError, writing } from './errors.js';
+import { checkNewName } from './names.js';
 
 /** A user as created: the token is shown this once (only its hash is stored). */
 export interface CreatedUser {
@@ -48,8 +51,7 @@ export async function addUser(
   db: Queryable,
   input: { name: string; role: UserRole },
 ): Promise<CreatedUser> {
-  const name = input.name.trim();
-  if (!name) throw new PlatformError('invalid_input', 'a user needs a name');
+  const name = checkNewName(input.name, 'user name');
   return writing(
     () =>
       withTransaction(db, async (trx) => {
@@ -77,11 +79,139 @@ export async function listUserSummaries(db: Queryable): Promise<UserSummary[]> {
   return out;
 }
 
-/** A new API token for a user (e.g. a fresh invite link), shown once. */
-export async function issueUserToken(db: Queryable, ref: string | number): Promise<CreatedUser> {
+/** A new API token of a user, shown once: the user, the token's record and the secret. */
+export interface IssuedToken extends CreatedUser {
+  apiToken: ApiToken;
+}
+
+/** The longest token label accepted. */
+const LABEL_MAX = 200;
+
+function checkLabel(label: string | undefined): string | undefined {
+  const trimmed = label?.trim();
+  if (trimmed !== undefined && trimmed.length > LABEL_MAX)
+    throw new PlatformError('invalid_input', `a token label has at most ${LABEL_MAX} characters`);
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/**
+ * A new API token for a user (a fresh invite link, or one more device), shown once; the
+ * user's other tokens stay valid. `label` (default "issued") says what it is for.
+ */
+export async function issueUserToken(
+  db: Queryable,
+  ref: string | number,
+  options: { label?: string } = {},
+): Promise<IssuedToken> {
+  const label = checkLabel(options.label) ?? 'issued';
   const user = await resolveUser(db, ref);
-  const { token } = await createApiToken(db, { userId: user.id, label: 'issued' });
-  return { id: user.id, name: user.name, role: user.role, token };
+  const { token, apiToken } = await createApiToken(db, { userId: user.id, label });
+  return { id: user.id, name: user.name, role: user.role, token, apiToken };
+}
+
+/**
+ * Who asks to see or change tokens through the API: an admin may manage anyone's, any
+ * other user only their own. The CLI works on the database directly and passes none.
+ */
+export interface TokenActor {
+  id: number;
+  role: UserRole;
+}
+
+function checkOwnerOrAdmin(user: User, actor: TokenActor | undefined): void {
+  if (actor && actor.role !== 'admin' && actor.id !== user.id)
+    throw new PlatformError('forbidden', "only an admin may manage another user's tokens");
+}
+
+/** A user's tokens, newest first, revoked ones included: ids and labels, never secrets. */
+export async function listUserTokens(
+  db: Queryable,
+  ref: string | number,
+  actor?: TokenActor,
+): Promise<{ user: User; tokens: ApiToken[] }> {
+  const user = await resolveUser(db, ref);
+  checkOwnerOrAdmin(user, actor);
+  return { user, tokens: await listApiTokens(db, user.id) };
+}
+
+/** A token of a user by id; not_found when the user has no such token. */
+async function tokenOf(db: Queryable, user: User, tokenId: number): Promise<ApiToken> {
+  const token = Number.isSafeInteger(tokenId) ? await getApiToken(db, tokenId) : undefined;
+  if (!token || token.userId !== user.id)
+    throw new PlatformError('not_found', `user ${user.name} has no token ${tokenId}`);
+  return token;
+}
+
+/** Refuses to revoke the last live token of the last admin who has one. */
+async function keepOneAdminToken(db: Queryable, user: User, revoking: number): Promise<void> {
+  if (user.role !== 'admin') return;
+  const others = (await listUserSummaries(db)).filter(
+    (u) => u.role === 'admin' && u.activeTokens > 0 && u.id !== user.id,
+  );
+  if (others.length > 0) return;
+  const live = (await listApiTokens(db, user.id)).filter((t) => t.revokedAt === null);
+  if (live.length <= revoking)
+    throw new PlatformError('conflict', 'this is the last admin with a token: revoke refused');
+}
+
+/**
+ * Revokes one token of a user (it stops working at once; the others stay). not_found when
+ * the user has no such token, conflict when it is already revoked or is the last token of
+ * the last admin, forbidden when a non-admin actor asks for someone else's.
+ */
+export async function revokeUserToken(
+  db: Queryable,
+  ref: string | number,
+  tokenId: number,
+  actor?: TokenActor,
+): Promise<{ user: User; token: ApiToken }> {
+  return withTransaction(db, async (trx) => {
+    const user = await resolveUser(trx, ref);
+    checkOwnerOrAdmin(user, actor);
+    const token = await tokenOf(trx, user, tokenId);
+    if (token.revokedAt !== null)
+      throw new PlatformError('conflict', `token ${tokenId} of ${user.name} is already revoked`);
+    await keepOneAdminToken(trx, user, 1);
+    await revokeApiToken(trx, token.id);
+    return { user, token: (await getApiToken(trx, token.id))! };
+  });
+}
+
+/**
+ * Replaces one live token of a user by a new one with the same label, in one
+ * transaction: the old token stops working, the new secret is returned once.
+ */
+export async function rotateUserToken(
+  db: Queryable,
+  ref: string | number,
+  tokenId: number,
+  actor?: TokenActor,
+): Promise<IssuedToken & { revokedTokenId: number }> {
+  return withTransaction(db, async (trx) => {
+    const user = await resolveUser(trx, ref);
+    checkOwnerOrAdmin(user, actor);
+    const old = await tokenOf(trx, user, tokenId);
+    if (old.revokedAt !== null)
+      throw new PlatformError('conflict', `token ${tokenId} of ${user.name} is already revoked`);
+    await revokeApiToken(trx, old.id);
+    const { token, apiToken } = await createApiToken(trx, { userId: user.id, label: old.label });
+    return {
+      id: user.id,
+      name: user.name,
+      role: user.role,
+      token,
+      apiToken,
+      revokedTokenId: old.id,
+    };
+  });
+}
+
+/** The user a token id belongs to (for commands given only the token id). */
+export async function findTokenOwner(db: Queryable, tokenId: number): Promise<User> {
+  const token = Number.isSafeInteger(tokenId) ? await getApiToken(db, tokenId) : undefined;
+  const user = token && (await getUser(db, token.userId));
+  if (!user) throw new PlatformError('not_found', `no token ${tokenId}`);
+  return user;
 }
 
 /**

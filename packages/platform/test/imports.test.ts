@@ -224,6 +224,7 @@ forEachDatabase('importQrels', (t) => {
       topics: 2,
       scale: { min: 0, max: 2 },
       replaced: false,
+      labelSet: expect.objectContaining({ name: 'nist', labelCount: 3, topicCount: 2 }),
     });
     const set = await findLabelSetByName(t.db, collectionId, 'nist');
     expect(set).toMatchObject({ kind: 'human_qrels', scaleMin: 0, scaleMax: 2 });
@@ -323,6 +324,7 @@ forEachDatabase('importRun', (t) => {
       entries: 3,
       topics: 2,
       replaced: false,
+      run: expect.objectContaining({ name: 'bm25', entryCount: 3, topicCount: 2 }),
     });
     expect((await getRunEntries(t.db, run.runId)).get('1')).toEqual([
       { topicId: '1', docId: 'd2', rank: 1, score: 2.5 },

@@ -12,6 +12,7 @@ import {
   anyUser,
   CollectionParam,
   CollectionSchema,
+  QueryFlag,
   readErrors,
   uploadBody,
   writeErrors,
@@ -23,6 +24,24 @@ const CreateOptions = z.object({
   format: z.enum(['jsonl', 'tsv', 'cranfield']).default('jsonl'),
   description: z.string().max(10_000).optional(),
 });
+
+const DeleteOptions = z.object({
+  force: QueryFlag.openapi({
+    type: 'boolean',
+    description: 'also unpublish the leaderboards of its reports (otherwise 409)',
+  }),
+});
+
+const DeletedCollectionSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    runs: z.number().int(),
+    labelSets: z.number().int(),
+    reports: z.number().int(),
+    leaderboards: z.array(z.string()).openapi({ description: 'slugs unpublished' }),
+  })
+  .openapi('DeletedCollection');
 
 /** A collection as the API shows it. */
 function present(c: CollectionSummary) {
@@ -118,13 +137,26 @@ export const collections = createRouter()
       method: 'delete',
       path: '/{collection}',
       tags: ['collections'],
-      summary: 'Delete a collection with its documents, topics, runs and label sets',
-      ...adminOnly,
-      request: { params: CollectionParam },
-      responses: { 204: { description: 'deleted' }, ...writeErrors },
+      summary: 'Delete a collection with everything in it; says what went',
+      description:
+        'Admin only. Documents, topics, runs, label sets, jobs, campaigns and reports go ' +
+        'with the collection. While a report is published as a leaderboard the delete is ' +
+        'refused (409 naming the slugs) unless `?force=true`, which unpublishes them too.',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: { params: CollectionParam, query: DeleteOptions },
+      responses: {
+        200: {
+          description: 'what was deleted',
+          content: { 'application/json': { schema: DeletedCollectionSchema } },
+        },
+        ...writeErrors,
+      },
     }),
     async (c) => {
-      await deleteCollection(c.var.db, c.req.valid('param').collection);
-      return c.body(null, 204);
+      const deleted = await deleteCollection(c.var.db, c.req.valid('param').collection, {
+        force: c.req.valid('query').force,
+      });
+      return c.json(deleted, 200);
     },
   );

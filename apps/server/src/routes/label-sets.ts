@@ -176,8 +176,7 @@ export const labelSets = createRouter()
           ? {}
           : { scale: { min: scaleMin, max: scaleMax } }),
       });
-      const stored = await getLabelSetSummary(c.var.db, collection.id, result.labelSetId);
-      return c.json(present(stored), 201);
+      return c.json(present(result.labelSet), 201);
     },
   )
   .openapi(

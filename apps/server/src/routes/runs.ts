@@ -106,7 +106,7 @@ export const runs = createRouter()
         replace: upload.options.replace,
         ...(upload.options.name === undefined ? {} : { name: upload.options.name }),
       });
-      return c.json(present(await getRunSummary(c.var.db, collection.id, result.runId)), 201);
+      return c.json(present(result.run), 201);
     },
   )
   .openapi(

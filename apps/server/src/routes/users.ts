@@ -1,4 +1,14 @@
-import { addUser, issueUserToken, listUserSummaries, revokeUserTokens } from '@assay/platform';
+import {
+  addUser,
+  issueUserToken,
+  listUserSummaries,
+  listUserTokens,
+  revokeUserToken,
+  revokeUserTokens,
+  rotateUserToken,
+  type ApiToken,
+  type IssuedToken,
+} from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
 import { adminOnly, anyUser, readErrors, writeErrors } from '../schemas.js';
@@ -36,6 +46,56 @@ const UserSummarySchema = z
     lastUsedAt: z.string().nullable(),
   })
   .openapi('User');
+
+const TokenParams = UserParam.extend({
+  tokenId: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, 'a token id is a number')
+    .openapi({ param: { name: 'tokenId', in: 'path' }, description: 'token id' }),
+});
+
+const IssueOptions = z.object({
+  label: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ description: 'what the token is for (default "issued")' }),
+});
+
+const TokenSchema = z
+  .object({
+    id: z.number().int(),
+    label: z.string().nullable(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+  })
+  .openapi('ApiToken');
+
+const IssuedTokenSchema = CreatedUserSchema.extend({ tokenInfo: TokenSchema }).openapi(
+  'IssuedToken',
+);
+
+/** A token's record as the API shows it: never the secret. */
+function presentToken(t: ApiToken) {
+  return {
+    id: t.id,
+    label: t.label,
+    createdAt: t.createdAt.toISOString(),
+    lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+    revokedAt: t.revokedAt?.toISOString() ?? null,
+  };
+}
+
+function presentIssued(issued: IssuedToken) {
+  return {
+    id: issued.id,
+    name: issued.name,
+    role: issued.role,
+    token: issued.token,
+    tokenInfo: presentToken(issued.apiToken),
+  };
+}
 
 const userRef = (value: string) => (/^[0-9]{1,15}$/.test(value) ? Number(value) : value);
 
@@ -126,16 +186,100 @@ export const users = createRouter()
       tags: ['users'],
       summary: 'Issue a new API token for a user (a new invite), shown once',
       ...adminOnly,
-      request: { params: UserParam },
+      request: { params: UserParam, query: IssueOptions },
       responses: {
         201: {
           description: 'the user and the new token',
-          content: { 'application/json': { schema: CreatedUserSchema } },
+          content: { 'application/json': { schema: IssuedTokenSchema } },
         },
         ...writeErrors,
       },
     }),
-    async (c) => c.json(await issueUserToken(c.var.db, userRef(c.req.valid('param').user)), 201),
+    async (c) => {
+      const issued = await issueUserToken(c.var.db, userRef(c.req.valid('param').user), {
+        ...(c.req.valid('query').label === undefined ? {} : { label: c.req.valid('query').label }),
+      });
+      return c.json(presentIssued(issued), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{user}/tokens',
+      tags: ['users'],
+      summary: 'A user’s tokens (ids, labels, times; never the secrets), newest first',
+      description: 'An admin sees anyone’s tokens; other users only their own.',
+      ...anyUser,
+      request: { params: UserParam },
+      responses: {
+        200: {
+          description: 'the tokens, revoked ones included',
+          content: { 'application/json': { schema: z.array(TokenSchema) } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const { tokens } = await listUserTokens(
+        c.var.db,
+        userRef(c.req.valid('param').user),
+        c.get('user'),
+      );
+      return c.json(tokens.map(presentToken), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{user}/tokens/{tokenId}',
+      tags: ['users'],
+      summary: 'Revoke one token of a user; it stops working at once',
+      description:
+        'An admin may revoke anyone’s token; other users only their own. The last token ' +
+        'of the last admin is kept (409).',
+      ...anyUser,
+      request: { params: TokenParams },
+      responses: {
+        200: {
+          description: 'the revoked token',
+          content: { 'application/json': { schema: TokenSchema } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const { user, tokenId } = c.req.valid('param');
+      const { token } = await revokeUserToken(
+        c.var.db,
+        userRef(user),
+        Number(tokenId),
+        c.get('user'),
+      );
+      return c.json(presentToken(token), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{user}/tokens/{tokenId}/rotate',
+      tags: ['users'],
+      summary: 'Replace one token by a new one with the same label, shown once',
+      description: 'An admin may rotate anyone’s token; other users only their own.',
+      ...anyUser,
+      request: { params: TokenParams },
+      responses: {
+        201: {
+          description: 'the user and the new token (the old one no longer works)',
+          content: { 'application/json': { schema: IssuedTokenSchema } },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const { user, tokenId } = c.req.valid('param');
+      const issued = await rotateUserToken(c.var.db, userRef(user), Number(tokenId), c.get('user'));
+      return c.json(presentIssued(issued), 201);
+    },
   )
   .openapi(
     createRoute({

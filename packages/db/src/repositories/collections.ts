@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Queryable } from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
@@ -128,4 +129,50 @@ export async function getCollectionByName(
 export async function deleteCollection(db: Queryable, id: number): Promise<boolean> {
   const result = await db.deleteFrom('collections').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/** What deleting a collection takes with it. */
+export interface CollectionContents {
+  runs: number;
+  labelSets: number;
+  reports: number;
+  /** Slugs of the published leaderboards of its reports, sorted. */
+  leaderboards: string[];
+}
+
+/**
+ * Locks a collection and its reports until the transaction ends (a publication in
+ * progress finishes first; a later one waits, then finds its report gone) and counts
+ * what a delete would remove. Undefined when there is no such collection.
+ */
+export async function lockCollectionContents(
+  db: Queryable,
+  id: number,
+): Promise<CollectionContents | undefined> {
+  const found = await db
+    .selectFrom('collections')
+    .select('id')
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!found) return undefined;
+  await db.selectFrom('reports').select('id').where('collection_id', '=', id).forUpdate().execute();
+  const counts = await sql<{ runs: string; label_sets: string; reports: string }>`
+    select (select count(*) from runs where collection_id = ${id}) as runs,
+           (select count(*) from label_sets where collection_id = ${id}) as label_sets,
+           (select count(*) from reports where collection_id = ${id}) as reports`.execute(db);
+  const slugs = await db
+    .selectFrom('publications as p')
+    .innerJoin('reports as r', 'r.id', 'p.report_id')
+    .select('p.slug')
+    .where('r.collection_id', '=', id)
+    .orderBy('p.slug')
+    .execute();
+  const row = counts.rows[0]!;
+  return {
+    runs: Number(row.runs),
+    labelSets: Number(row.label_sets),
+    reports: Number(row.reports),
+    leaderboards: slugs.map((s) => s.slug),
+  };
 }

@@ -127,6 +127,21 @@ export async function getReport(db: Queryable, id: number): Promise<Report | und
   return { ...toSummary(row, slugs), result: row.result };
 }
 
+/**
+ * Locks the report row until the transaction ends: `share` for a writer that needs the
+ * report to stay (publishing it), `update` for one that removes it (deleting it), so the
+ * two never interleave. False when there is no such report (any more).
+ */
+export async function lockReport(
+  db: Queryable,
+  id: number,
+  mode: 'share' | 'update',
+): Promise<boolean> {
+  const query = db.selectFrom('reports').select('id').where('id', '=', id);
+  const row = await (mode === 'share' ? query.forShare() : query.forUpdate()).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Reports without their results, newest first, optionally of one collection or kind. */
 export async function listReports(
   db: Queryable,

@@ -102,6 +102,12 @@ export async function createApiToken(
   return { token, apiToken: toApiToken(row) };
 }
 
+/** The token record with this id (never the secret), if any. */
+export async function getApiToken(db: Queryable, id: number): Promise<ApiToken | undefined> {
+  const row = await db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toApiToken(row);
+}
+
 /** A user's tokens, newest first, revoked ones included. */
 export async function listApiTokens(db: Queryable, userId: number): Promise<ApiToken[]> {
   const rows = await db

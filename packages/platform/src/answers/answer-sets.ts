@@ -34,6 +34,7 @@ import {
   type TrialSpread,
 } from '@assay/stats';
 import { PlatformError, writing } from '../errors.js';
+import { checkNewName } from '../names.js';
 import { loadJudgeTemplate, templateHash } from '../judge-templates.js';
 import type { Actor } from '../reports.js';
 import {
@@ -100,13 +101,14 @@ export async function importResponseSet(
   db: Queryable,
   input: ImportResponseSetInput,
 ): Promise<ResponseSet> {
+  const name = checkNewName(input.name, 'response set name');
   const file = input.file ?? 'responses.jsonl';
   const responses = parseResponses(input.text, file);
   const id = await writing(
     () =>
       withTransaction(db, async (trx) => {
         const id = await createResponseSet(trx, {
-          name: input.name,
+          name,
           provenance: { file, ...(input.createdBy ? { importedBy: input.createdBy.name } : {}) },
           createdBy: input.createdBy?.id ?? null,
         });
@@ -209,6 +211,7 @@ export async function scoreResponseSet(
   deps: JudgeDeps,
   input: ScoreResponseSetInput,
 ): Promise<ScoreSet & { failures: number }> {
+  checkNewName(input.name, 'score set name');
   const set = await resolveResponseSet(db, input.responseSet);
   const stored = await listResponses(db, set.id);
   const responses: AnswerResponse[] = stored.map((r) => ({
@@ -311,6 +314,7 @@ export interface ImportScoreSetInput {
  * of the set (else invalid_input `file:line`); nothing is kept on failure.
  */
 export async function importScoreSet(db: Queryable, input: ImportScoreSetInput): Promise<ScoreSet> {
+  checkNewName(input.name, 'score set name');
   const file = input.file ?? 'scores.jsonl';
   const set = await resolveResponseSet(db, input.responseSet);
   const lines = parseScoreLines(input.text, file);
