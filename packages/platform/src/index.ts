@@ -29,6 +29,8 @@ export type {
 export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
+/** Words for a database's refusal of data by SQLSTATE (out of range, too long, NUL), naming no SQL. */
+export { describeDataError } from './errors.js';
 /** The one naming rule: collections, runs and label sets by id when numeric and it exists, else by name. */
 export {
   refToIdOrName,
