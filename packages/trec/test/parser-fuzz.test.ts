@@ -130,7 +130,9 @@ describe('parsers fed random and mutated input', () => {
           parse(text);
         } catch (error) {
           if (!(error instanceof TrecFormatError))
-            throw new Error(`${name} threw ${String(error)} on ${JSON.stringify(text)}`);
+            throw new Error(`${name} threw ${String(error)} on ${JSON.stringify(text)}`, {
+              cause: error,
+            });
           expect(error.message.startsWith('f:')).toBe(true);
           refused++;
         }
