@@ -34,6 +34,21 @@ export function parsing<T>(parse: () => T): T {
   }
 }
 
+/** {@link parsing} for a parser that returns a promise. */
+export async function parsingAsync<T>(parse: () => Promise<T>): Promise<T> {
+  try {
+    return await parse();
+  } catch (error) {
+    if (error instanceof TrecFormatError) {
+      throw new PlatformError('invalid_input', error.message, {
+        file: error.file,
+        line: error.line,
+      });
+    }
+    throw error;
+  }
+}
+
 /**
  * What the database refused, in words that name no SQL, by SQLSTATE (undefined for errors
  * that are not about the data: those stay internal errors).

@@ -24,14 +24,15 @@ import {
   MAX_NAME_CHARS,
   MIN_INT32,
   parseCollection,
-  parseQrels,
-  parseRun,
+  parseQrelsStream,
+  parseRunStream,
   parseTopics,
   refuseNul,
   type CollectionFormat,
   type Topic,
 } from '@assay/trec';
-import { PlatformError, parsing, writing } from './errors.js';
+import { PlatformError, parsing, parsingAsync, writing } from './errors.js';
+import { slicesYielding } from './text-slices.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** A new collection from a document file. */
@@ -289,9 +290,9 @@ export async function importQrels(
       `scale ${declared.min}..${declared.max} must be two 32-bit integers, min <= max`,
     );
   // A declared scale is checked line by line, so the message names the first grade outside it.
-  const qrels = parsing(() => {
+  const qrels = await parsingAsync(() => {
     refuseNul(input.text, input.file);
-    return parseQrels(input.text, input.file, {
+    return parseQrelsStream(slicesYielding(input.text), input.file, {
       storage: true,
       ...(declared ? { scale: declared } : {}),
     });
@@ -394,9 +395,9 @@ export interface ImportRunResult {
  * and `replace` is not set.
  */
 export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
-  const run = parsing(() => {
+  const run = await parsingAsync(() => {
     refuseNul(input.text, input.file);
-    return parseRun(input.text, input.file, { storage: true });
+    return parseRunStream(slicesYielding(input.text), input.file, { storage: true });
   });
   const name = requireName(input.name ?? run.name, 'run name');
   const entries: Array<{ topicId: string; docId: string; rank: number; score: number }> = [];

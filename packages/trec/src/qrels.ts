@@ -56,8 +56,9 @@ export function parseQrels(text: string, file = '<qrels>', options: ParseQrelsOp
 export async function parseQrelsStream(
   input: AsyncIterable<string | Uint8Array>,
   file: string,
+  options: ParseQrelsOptions = {},
 ): Promise<Qrels> {
-  const builder = new QrelsBuilder(file, {});
+  const builder = new QrelsBuilder(file, options);
   await splitLinesAsync(input, builder);
   return builder.finish();
 }

@@ -172,8 +172,9 @@ export function parseRun(text: string, file = '<run>', options: ParseRunOptions 
 export async function parseRunStream(
   input: AsyncIterable<string | Uint8Array>,
   file: string,
+  options: ParseRunOptions = {},
 ): Promise<Run> {
-  const builder = new RunBuilder(file);
+  const builder = new RunBuilder(file, options);
   await splitLinesAsync(input, builder);
   return builder.finish();
 }
