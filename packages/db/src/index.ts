@@ -313,3 +313,6 @@ export type {
   NewCampaign,
 } from './repositories/campaigns.js';
 export type { CampaignGrade } from './schema.js';
+
+/** One round trip to the database (`select 1`). */
+export { pingDatabase } from './ping.js';
