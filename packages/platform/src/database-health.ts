@@ -9,7 +9,7 @@ export interface DatabaseHealth {
 }
 
 /** How long a health check waits for the database before it says "busy". */
-const WAIT_MS = 50;
+const WAIT_MS = 25;
 
 interface Probe {
   inFlight: Promise<void> | undefined;
@@ -20,7 +20,7 @@ interface Probe {
 const probes = new WeakMap<object, Probe>();
 
 /**
- * The database's state for a health check, known within about 50 ms whatever the load: at
+ * The database's state for a health check, known within about 25 ms whatever the load: at
  * most one `select 1` is in flight per database, so checks made while a long import holds
  * the embedded database answer "busy" (with the last successful round trip) instead of
  * queueing more statements behind it.

@@ -27,7 +27,7 @@ export type {
 } from '@assay/db';
 /** Finding the data directory (`.assay` here or in a parent folder, as git finds `.git`). */
 export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
-/** A health check's view of the database (ok, busy behind a long statement, down), within ~50 ms. */
+/** A health check's view of the database (ok, busy behind a long statement, down), within ~25 ms. */
 export { checkDatabaseHealth, type DatabaseHealth } from './database-health.js';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
