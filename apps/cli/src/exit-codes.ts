@@ -19,6 +19,8 @@ export const EXIT = {
   judgeFailed: 5,
   /** Judging: stopped by the budget or Ctrl-C with items left. */
   judgeStopped: 6,
+  /** An unexpected failure inside assay (a bug): a short message, the stack with ASSAY_DEBUG=1. */
+  internal: 70,
   /** A second Ctrl-C: stopped at once. */
   interrupted: 130,
 } as const;

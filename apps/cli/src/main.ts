@@ -1,4 +1,5 @@
 import { MeasureSpecError, MissingTopicError } from '@assay/measures';
+import { describeDataError, PlatformError } from '@assay/platform';
 import { TrecFormatError } from '@assay/trec';
 import { UsageError } from './getopt.js';
 import { EXIT } from './exit-codes.js';
@@ -151,5 +152,38 @@ function reportError(command: string, error: unknown, usage: string, io: Command
     io.stderr(`assay ${command}: ${error.message}\n`);
     return error.exitCode;
   }
-  throw error;
+  if (error instanceof PlatformError) {
+    io.stderr(`assay ${command}: ${error.message}\n`);
+    return error.code === 'invalid_input'
+      ? EXIT.invalidInput
+      : error.code === 'not_found'
+        ? EXIT.notFound
+        : error.code === 'conflict'
+          ? EXIT.conflict
+          : EXIT.usage;
+  }
+  // What a database refused names SQL in its own text: say it in words (the text with ASSAY_DEBUG).
+  const refused = describeDataError((error as { code?: unknown } | null)?.code);
+  if (refused !== undefined) {
+    io.stderr(`assay ${command}: ${refused}\n${debugDetails(error)}`);
+    return EXIT.invalidInput;
+  }
+  // A bug: one line, never the bundled source or a stack unless asked for.
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr(
+    `assay ${command}: internal error: ${firstLine(message)}\n${debugDetails(error) || 'set ASSAY_DEBUG=1 to see the stack\n'}`,
+  );
+  return EXIT.internal;
+}
+
+/** The error's stack when ASSAY_DEBUG=1, else nothing. */
+function debugDetails(error: unknown): string {
+  if (process.env.ASSAY_DEBUG !== '1') return '';
+  return `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
+}
+
+/** The first line of a message, at most 200 characters (minified source never floods the terminal). */
+function firstLine(message: string): string {
+  const line = message.split('\n', 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }

@@ -12,6 +12,7 @@ import { campaigns, collectionCampaigns } from './routes/campaigns.js';
 import { collections } from './routes/collections.js';
 import { documents } from './routes/documents.js';
 import { evaluations } from './routes/evaluations.js';
+import { inputGuard } from './input-guard.js';
 import { health } from './routes/health.js';
 import { collectionJudgeJobs, judgeJobs } from './routes/judge-jobs.js';
 import { labelSets } from './routes/label-sets.js';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  app.use('/api/*', inputGuard);
   const routes = app
     .route('/api/health', health)
     .route('/api/collections', collections)

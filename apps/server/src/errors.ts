@@ -1,4 +1,4 @@
-import { PlatformError } from '@assay/platform';
+import { PlatformError, describeDataError } from '@assay/platform';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -103,14 +103,22 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * The app's one error handler. Internal errors get a generic message; their details go to
- * the server log only (never the request's headers, so tokens stay out of logs).
+ * The app's one error handler. Internal errors get a generic message, and data a database
+ * refused (a value out of range, too long, a NUL) a 422 with a generic reason; the details
+ * of both go to the server log only (never the request's headers, so tokens stay out of logs).
  */
 export function handleError(error: Error, c: Context, log: (line: string) => void) {
   const known = toApiError(error);
   if (known) {
     const body: ErrorBody = { error: { code: known.code, message: known.message } };
     return c.json(body, known.status, known.headers);
+  }
+  // A database error's own text names tables and SQL: the client gets words, the log the text.
+  const refused = describeDataError((error as { code?: unknown }).code);
+  if (refused !== undefined) {
+    log(`refused input on ${c.req.method} ${c.req.path}: ${error.stack ?? String(error)}`);
+    const body: ErrorBody = { error: { code: 'invalid_input', message: refused } };
+    return c.json(body, 422);
   }
   log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? String(error)}`);
   const body: ErrorBody = { error: { code: 'internal', message: 'internal server error' } };

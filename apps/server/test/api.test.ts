@@ -75,7 +75,7 @@ forEachDatabase('assay API', (t) => {
     it('answers /api/health without a token', async () => {
       const response = await api.call('GET', '/api/health');
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ status: 'ok' });
+      expect(await response.json()).toMatchObject({ status: 'ok', database: 'ok' });
     });
 
     it('serves an OpenAPI 3.1 document describing every route and the bearer scheme', async () => {

@@ -331,3 +331,6 @@ export type {
   SavedAssignmentGrade,
 } from './repositories/campaigns.js';
 export type { CampaignGrade } from './schema.js';
+
+/** One round trip to the database (`select 1`). */
+export { pingDatabase } from './ping.js';

@@ -1,4 +1,11 @@
-import type { ColumnType, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type {
+  ColumnType,
+  Generated,
+  GeneratedAlways,
+  Insertable,
+  Selectable,
+  Updateable,
+} from 'kysely';
 import type {
   AnswerScoresTable,
   ResponseSetsTable,
@@ -83,6 +90,10 @@ export interface RunsTable {
   tag: string | null;
   description: string | null;
   created_at: CreatedAt;
+  /** Entries of the run, stored when they are written. */
+  entry_count: Generated<number>;
+  /** Distinct topics among the entries, stored when they are written. */
+  topic_count: Generated<number>;
 }
 
 /** Table `run_entries`: one line of a TREC run (qid, docno, rank, score). */

@@ -34,12 +34,44 @@ export function parsing<T>(parse: () => T): T {
   }
 }
 
+/** {@link parsing} for a parser that returns a promise. */
+export async function parsingAsync<T>(parse: () => Promise<T>): Promise<T> {
+  try {
+    return await parse();
+  } catch (error) {
+    if (error instanceof TrecFormatError) {
+      throw new PlatformError('invalid_input', error.message, {
+        file: error.file,
+        line: error.line,
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * What the database refused, in words that name no SQL, by SQLSTATE (undefined for errors
+ * that are not about the data: those stay internal errors).
+ */
+export function describeDataError(sqlstate: unknown): string | undefined {
+  if (typeof sqlstate !== 'string') return undefined;
+  if (sqlstate === '22003') return 'a number is out of the range assay stores';
+  if (sqlstate === '22001' || sqlstate === '54000')
+    return 'a value is too long to store (ids at most 512 bytes, names at most 200 characters)';
+  if (sqlstate === '22021' || sqlstate === '22P05')
+    return 'a text holds a character that cannot be stored (a NUL character)';
+  if (sqlstate === '23514' || sqlstate === '23502' || sqlstate.startsWith('22'))
+    return 'a value was refused as out of range or malformed';
+  return undefined;
+}
+
 /**
  * Runs a database write, turning what the database can still refuse after validation
  * into PlatformErrors: a unique violation (23505, e.g. a concurrent import of the same
- * name) becomes `conflict` with `conflictMessage`; a check or data error (23514, 22xxx,
- * e.g. a NUL character in a text) becomes invalid_input `file: reason`. Anything else is
- * rethrown unchanged. The write is one transaction, so in every case nothing is kept.
+ * name) becomes `conflict` with `conflictMessage`; a data error (22xxx, a check, an index
+ * entry too large) becomes invalid_input `file: reason` with a reason that names no SQL
+ * (see describeDataError). Anything else is rethrown unchanged. The write is one
+ * transaction, so in every case nothing is kept.
  */
 export async function writing<T>(
   write: () => Promise<T>,
@@ -52,13 +84,12 @@ export async function writing<T>(
     if (error instanceof PlatformError) throw error;
     const code = (error as { code?: unknown }).code;
     if (code === '23505') throw new PlatformError('conflict', conflictMessage);
-    if (code === '23514' || (typeof code === 'string' && code.startsWith('22'))) {
-      const reason = (error as Error).message;
+    const reason = describeDataError(code);
+    if (reason !== undefined)
       throw new PlatformError('invalid_input', file ? `${file}: ${reason}` : reason, {
         ...(file ? { file } : {}),
         sqlstate: code,
       });
-    }
     throw error;
   }
 }

@@ -16,7 +16,6 @@ import {
   lockName,
   withTransaction,
   type JsonObject,
-  type JsonValue,
   type LabelSetSummary,
   type Queryable,
   type RunSummary,
@@ -24,16 +23,21 @@ import {
   type TopicInput,
 } from '@assay/db';
 import {
+  MAX_INT32,
+  MAX_NAME_CHARS,
+  MIN_INT32,
   parseCollection,
-  parseQrels,
-  parseRun,
   parseConversationalTopics,
+  parseQrelsStream,
+  parseRunStream,
+  refuseNul,
   type CollectionFormat,
   type ConversationalTopic,
 } from '@assay/trec';
-import { PlatformError, parsing, writing } from './errors.js';
+import { PlatformError, parsing, parsingAsync, writing } from './errors.js';
 import { checkNewName, runNameFromTag } from './names.js';
 import { collectionLockName, labelSetLockName, runLockName } from './name-locks.js';
+import { slicesYielding } from './text-slices.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** A new collection from a document file. */
@@ -72,7 +76,10 @@ export async function importCollection(
   const docs =
     input.text.trim() === ''
       ? []
-      : parsing(() => parseCollection(input.text, input.file, input.format));
+      : parsing(() => {
+          refuseNul(input.text, input.file);
+          return parseCollection(input.text, input.file, input.format);
+        });
   const taken = `collection "${name}" already exists`;
   return writing(
     () =>
@@ -81,7 +88,8 @@ export async function importCollection(
         if (await getCollectionByName(trx, name)) throw new PlatformError('conflict', taken);
         const collection = await createCollection(trx, {
           name,
-          description: input.description ?? null,
+          description:
+            input.description === undefined ? null : refuseNulIn(input.description, 'description'),
         });
         const documents = await insertDocuments(
           trx,
@@ -127,9 +135,10 @@ export async function importTopics(
   db: Queryable,
   input: ImportTopicsInput,
 ): Promise<ImportTopicsResult> {
-  const rows = parsing(() =>
-    parseConversationalTopics(input.text, input.file, input.format).map(toTopicInput),
-  );
+  const rows = parsing(() => {
+    refuseNul(input.text, input.file);
+    return parseConversationalTopics(input.text, input.file, input.format).map(toTopicInput);
+  });
   const collection = await resolveCollection(db, input.collection);
   const taken = `topics of ${input.file} are already in collection "${collection.name}"`;
   return writing(
@@ -219,7 +228,29 @@ export async function importQrels(
   input: ImportQrelsInput,
 ): Promise<ImportQrelsResult> {
   const name = checkNewName(input.labelSet, 'label set name');
-  const qrels = parsing(() => parseQrels(input.text, input.file));
+  const declared = input.scale;
+  if (
+    declared !== undefined &&
+    !(
+      Number.isInteger(declared.min) &&
+      Number.isInteger(declared.max) &&
+      declared.min >= MIN_INT32 &&
+      declared.max <= MAX_INT32 &&
+      declared.min <= declared.max
+    )
+  )
+    throw new PlatformError(
+      'invalid_input',
+      `scale ${declared.min}..${declared.max} must be two 32-bit integers, min <= max`,
+    );
+  // A declared scale is checked line by line, so the message names the first grade outside it.
+  const qrels = await parsingAsync(() => {
+    refuseNul(input.text, input.file);
+    return parseQrelsStream(slicesYielding(input.text), input.file, {
+      storage: true,
+      ...(declared ? { scale: declared } : {}),
+    });
+  });
   const labels: Array<{ topicId: string; docId: string; grade: number }> = [];
   let min = 0;
   let max = 0;
@@ -232,24 +263,14 @@ export async function importQrels(
   }
   if (labels.length === 0)
     throw new PlatformError('invalid_input', `${input.file}: no judgments`, { file: input.file });
-  const scale = input.scale ?? { min, max: Math.max(max, min + 1) };
-  if (!Number.isInteger(scale.min) || !Number.isInteger(scale.max) || scale.min > scale.max)
-    throw new PlatformError(
-      'invalid_input',
-      `scale ${scale.min}..${scale.max} must be two integers, min <= max`,
-    );
-  if (min < scale.min || max > scale.max)
-    throw new PlatformError(
-      'invalid_input',
-      `${input.file}: grades ${min}..${max} fall outside the scale ${scale.min}..${scale.max}`,
-      { file: input.file },
-    );
+  // Without a declared scale: the grades seen, widened to include 0 (and at least two grades).
+  const scale = declared ?? { min, max: Math.max(max, min + 1) };
   const llm = input.kind === 'llm';
   if (!llm && (input.judge !== undefined || input.model !== undefined))
     throw new PlatformError('invalid_input', 'a judge or model belongs to an LLM label set only');
   const metadata: Record<string, string> = { source: input.file };
-  if (input.judge !== undefined) metadata.judge = input.judge;
-  if (input.model !== undefined) metadata.model = input.model;
+  if (input.judge !== undefined) metadata.judge = requireName(input.judge, 'judge');
+  if (input.model !== undefined) metadata.model = requireName(input.model, 'model');
   const collection = await resolveCollection(db, input.collection);
   const taken = `label set "${name}" already exists in collection "${collection.name}"`;
   return writing(
@@ -333,7 +354,10 @@ export interface ImportRunResult {
  * and `replace` is not set.
  */
 export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
-  const run = parsing(() => parseRun(input.text, input.file));
+  const run = await parsingAsync(() => {
+    refuseNul(input.text, input.file);
+    return parseRunStream(slicesYielding(input.text), input.file, { storage: true });
+  });
   const name =
     input.name === undefined ? runNameFromTag(run.name) : checkNewName(input.name, 'run name');
   const entries: Array<{ topicId: string; docId: string; rank: number; score: number }> = [];
@@ -368,4 +392,25 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
     taken,
     input.file,
   );
+}
+
+/** `value` unchanged when it holds no NUL character (which no text column stores). */
+function refuseNulIn(value: string, what: string): string {
+  if (value.includes('\0'))
+    throw new PlatformError('invalid_input', `the ${what} contains a NUL character`);
+  return value;
+}
+
+/** A trimmed, non-empty name of at most 200 characters without NUL; invalid_input otherwise. */
+function requireName(value: string, what: string): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name === '') throw new PlatformError('invalid_input', `the ${what} must not be empty`);
+  if (name.length > MAX_NAME_CHARS)
+    throw new PlatformError(
+      'invalid_input',
+      `the ${what} is longer than ${MAX_NAME_CHARS} characters`,
+    );
+  if (name.includes('\0'))
+    throw new PlatformError('invalid_input', `the ${what} contains a NUL character`);
+  return name;
 }

@@ -27,8 +27,12 @@ export type {
 } from '@assay/db';
 /** Finding the data directory (`.assay` here or in a parent folder, as git finds `.git`). */
 export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
+/** A health check's view of the database (ok, busy behind a long statement, down), within ~25 ms. */
+export { checkDatabaseHealth, type DatabaseHealth } from './database-health.js';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
+/** Words for a database's refusal of data by SQLSTATE (out of range, too long, NUL), naming no SQL. */
+export { describeDataError } from './errors.js';
 /** The one naming rule: collections, runs and label sets by id when numeric and it exists, else by name. */
 export {
   refToIdOrName,

@@ -1,3 +1,4 @@
+import { MAX_NAME_CHARS } from '@assay/trec';
 import { PlatformError } from './errors.js';
 
 /** The rule every new name obeys, as error messages and the docs state it. */
@@ -6,7 +7,8 @@ export const NAME_RULE =
 
 /**
  * A new name for a collection, run, label set, campaign, response set, score set or user:
- * trimmed, not empty and not all digits, so that an id and a name can never be confused.
+ * trimmed, not empty, at most 200 characters, without NUL, and not all digits, so that an id
+ * and a name can never be confused.
  * invalid_input otherwise, naming the field (`field`, e.g. "run name") and the rule.
  */
 export function checkNewName(value: string, field: string): string {
@@ -15,6 +17,17 @@ export function checkNewName(value: string, field: string): string {
     throw new PlatformError('invalid_input', `the ${field} must not be empty`, {
       field,
       rule: 'not_empty',
+    });
+  if (name.length > MAX_NAME_CHARS)
+    throw new PlatformError(
+      'invalid_input',
+      `the ${field} is longer than ${MAX_NAME_CHARS} characters`,
+      { field, rule: 'max_length' },
+    );
+  if (name.includes('\0'))
+    throw new PlatformError('invalid_input', `the ${field} contains a NUL character`, {
+      field,
+      rule: 'no_nul',
     });
   if (/^[0-9]+$/.test(name))
     throw new PlatformError('invalid_input', `${field} ${JSON.stringify(name)}: ${NAME_RULE}`, {

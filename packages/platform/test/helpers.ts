@@ -34,3 +34,13 @@ export async function rejection(promise: Promise<unknown>): Promise<Error & { co
   }
   throw new Error('expected the call to fail');
 }
+
+/** Runs one SQL statement written by a test (no parameters), e.g. DDL a test sets up. */
+export async function runSql(db: Queryable, text: string): Promise<void> {
+  await db.executeQuery({
+    sql: text,
+    parameters: [],
+    query: { kind: 'RawNode', sqlFragments: [text], parameters: [] },
+    queryId: { queryId: 'test' },
+  } as unknown as Parameters<Queryable['executeQuery']>[0]);
+}

@@ -1,4 +1,6 @@
 import { TrecFormatError } from './errors.js';
+import { unstorableJson } from './json-depth.js';
+import { idProblem } from './storage-limits.js';
 
 /** One document of a collection. */
 export interface CollectionDocument {
@@ -47,6 +49,8 @@ class Seen {
   private readonly lines = new Map<string, number>();
   constructor(private readonly file: string) {}
   add(id: string, line: number): void {
+    const tooLong = idProblem('document id', id);
+    if (tooLong !== undefined) throw new TrecFormatError(this.file, line, tooLong);
     const first = this.lines.get(id);
     if (first !== undefined)
       throw new TrecFormatError(
@@ -56,21 +60,6 @@ class Seen {
       );
     this.lines.set(id, line);
   }
-}
-
-/** How deep a JSONL document's objects and arrays may nest (metadata is stored as JSON). */
-const MAX_JSON_DEPTH = 100;
-
-/** Whether objects and arrays in `value` nest deeper than `limit` (walked without recursion). */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 function parseJsonl(text: string, file: string): CollectionDocument[] {
@@ -88,12 +77,8 @@ function parseJsonl(text: string, file: string): CollectionDocument[] {
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw new TrecFormatError(file, lineNo, 'expected a JSON object');
     const obj = value as Record<string, unknown>;
-    if (nestedDeeperThan(obj, MAX_JSON_DEPTH))
-      throw new TrecFormatError(
-        file,
-        lineNo,
-        `the document is nested more than ${MAX_JSON_DEPTH} levels deep`,
-      );
+    const unstorable = unstorableJson(obj, 'document');
+    if (unstorable !== undefined) throw new TrecFormatError(file, lineNo, unstorable);
     const idKey = ID_KEYS.find((k) => obj[k] !== undefined);
     const textKey = TEXT_KEYS.find((k) => typeof obj[k] === 'string');
     const id = idKey === undefined ? undefined : obj[idKey];

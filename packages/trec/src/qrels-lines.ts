@@ -3,6 +3,7 @@
 // the key is '' for plain qrels and the judgment group for qrels_jg.
 import { TrecFormatError, quote } from './errors.js';
 import { type LineHandler, parseInteger, scanFields } from './lines.js';
+import { idProblem, int32Problem } from './storage-limits.js';
 
 /** Judgments of one (topic, key): docno → grade, and the line of each in insertion order. */
 export interface JudgedDocs {
@@ -23,11 +24,23 @@ export abstract class QrelsLineReader implements LineHandler {
   private last: JudgedDocs | undefined;
   private lastQid = '';
   private lastSecond = '';
+  private readonly storage: boolean;
+  private readonly scale: { min: number; max: number } | undefined;
 
-  /** `fields` names the four columns in error messages, e.g. `qid iter docno rel`. */
-  constructor(file: string, fields: string) {
+  /**
+   * `fields` names the four columns in error messages, e.g. `qid iter docno rel`; with
+   * `storage`, ids over 512 bytes and grades outside the 32-bit range are refused too, and
+   * with `scale`, grades outside it.
+   */
+  constructor(file: string, fields: string, storage = false, scale?: { min: number; max: number }) {
     this.file = file;
     this.fields = fields;
+    this.storage = storage;
+    this.scale = scale;
+  }
+
+  private refuse(lineNo: number, problem: string | undefined): void {
+    if (problem !== undefined) throw new TrecFormatError(this.file, lineNo, problem);
   }
 
   /** The judgments a line of this topic and second column goes to. */
@@ -58,6 +71,10 @@ export abstract class QrelsLineReader implements LineHandler {
         `relevance ${quote(text.slice(b[6], b[7]))} is not an integer`,
       );
     }
+    if (this.storage) this.refuse(lineNo, int32Problem('relevance', rel, text.slice(b[6], b[7])));
+    const scale = this.scale;
+    if (scale !== undefined && (rel < scale.min || rel > scale.max))
+      this.refuse(lineNo, `grade ${rel} is outside the scale ${scale.min}..${scale.max}`);
     // Qrels are grouped by topic: reuse the last line's judgments while the qid (and the
     // judgment group, for qrels_jg) stay the same, without slicing them again.
     let judged = this.last;
@@ -67,6 +84,7 @@ export abstract class QrelsLineReader implements LineHandler {
       (this.readsSecond && !sameText(text, b[2]!, b[3]!, this.lastSecond))
     ) {
       this.lastQid = text.slice(b[0], b[1]);
+      if (this.storage) this.refuse(lineNo, idProblem('topic id', this.lastQid));
       this.lastSecond = this.readsSecond ? text.slice(b[2], b[3]) : '';
       judged = this.judged(this.lastQid, this.lastSecond);
       this.last = judged;
@@ -74,6 +92,7 @@ export abstract class QrelsLineReader implements LineHandler {
     const qid = this.lastQid;
     const second = this.lastSecond;
     const docno = text.slice(b[4], b[5]);
+    if (this.storage) this.refuse(lineNo, idProblem('docno', docno));
     const size = judged.grades.size;
     judged.grades.set(docno, rel);
     if (judged.grades.size === size) {

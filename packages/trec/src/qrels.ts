@@ -10,8 +10,8 @@ class QrelsBuilder extends QrelsLineReader {
   private readonly topics = new Map<string, JudgedDocs>();
   protected readonly readsSecond = false;
 
-  constructor(file: string) {
-    super(file, 'qid iter docno rel');
+  constructor(file: string, options: ParseQrelsOptions) {
+    super(file, 'qid iter docno rel', options.storage, options.scale);
   }
 
   protected judged(qid: string): JudgedDocs {
@@ -34,12 +34,20 @@ class QrelsBuilder extends QrelsLineReader {
   }
 }
 
+/** Options of parseQrels. */
+export interface ParseQrelsOptions {
+  /** Also refuse what a database cannot store: ids over 512 bytes, grades beyond 32 bits. */
+  storage?: boolean;
+  /** Refuse a grade outside this declared scale (inclusive), naming its line. */
+  scale?: { min: number; max: number };
+}
+
 /**
  * Parses TREC qrels (`qid iter docno rel` per line; `rel` an integer, negative allowed). Same
  * whitespace, CRLF, blank-line and `#` comment rules as parseRun; the iter column is ignored.
  */
-export function parseQrels(text: string, file = '<qrels>'): Qrels {
-  const builder = new QrelsBuilder(file);
+export function parseQrels(text: string, file = '<qrels>', options: ParseQrelsOptions = {}): Qrels {
+  const builder = new QrelsBuilder(file, options);
   splitLines(text, builder);
   return builder.finish();
 }
@@ -48,8 +56,9 @@ export function parseQrels(text: string, file = '<qrels>'): Qrels {
 export async function parseQrelsStream(
   input: AsyncIterable<string | Uint8Array>,
   file: string,
+  options: ParseQrelsOptions = {},
 ): Promise<Qrels> {
-  const builder = new QrelsBuilder(file);
+  const builder = new QrelsBuilder(file, options);
   await splitLinesAsync(input, builder);
   return builder.finish();
 }

@@ -7,6 +7,7 @@ import {
   splitLines,
   splitLinesAsync,
 } from './lines.js';
+import { idProblem, int32Problem, nameProblem } from './storage-limits.js';
 import type { Run, RunEntry } from './types.js';
 import { checkField, formatNumber } from './write.js';
 
@@ -20,16 +21,23 @@ class RunBuilder implements LineHandler {
   private tagText: string | undefined;
   private tagStart = 0;
   private tagEnd = 0;
+  private tagLine = 0;
   private lastQid = '';
   private lastEntries: RunEntry[] | undefined;
   private lastSeen: { docnos: Set<string>; lines: number[] } | undefined;
   /** Whether the current topic is kept (see ParseRunOptions.topics). */
   private lastKept = true;
   private readonly keep: ReadonlySet<string> | undefined;
+  private readonly storage: boolean;
 
   constructor(file: string, options: ParseRunOptions = {}) {
     this.file = file;
     this.keep = options.topics;
+    this.storage = options.storage === true;
+  }
+
+  private refuse(lineNo: number, problem: string | undefined): void {
+    if (problem !== undefined) throw new TrecFormatError(this.file, lineNo, problem);
   }
 
   line(text: string, start: number, end: number, lineNo: number, separator: number): void {
@@ -61,6 +69,10 @@ class RunBuilder implements LineHandler {
         `score ${quote(text.slice(b[8], b[9]))} is not a finite number`,
       );
     }
+    if (this.storage) {
+      this.refuse(lineNo, int32Problem('rank', rank, text.slice(b[6], b[7])));
+      this.refuse(lineNo, idProblem('docno', text.slice(b[4], b[5])));
+    }
 
     // Runs are nearly always grouped by topic: reuse the previous topic without slicing the qid.
     const qidStart = b[0]!;
@@ -74,6 +86,7 @@ class RunBuilder implements LineHandler {
       !sameChars(text, qidStart, this.lastQid)
     ) {
       const qid = text.slice(qidStart, qidStart + qidLength);
+      if (this.storage) this.refuse(lineNo, idProblem('topic id', qid));
       this.lastQid = qid;
       this.lastKept = this.keep === undefined || this.keep.has(qid);
       entries = this.topics.get(qid);
@@ -94,6 +107,7 @@ class RunBuilder implements LineHandler {
     this.tagText = text;
     this.tagStart = b[10]!;
     this.tagEnd = b[11]!;
+    this.tagLine = lineNo;
     if (!this.lastKept) return;
 
     const docno = text.slice(b[4], b[5]);
@@ -114,7 +128,9 @@ class RunBuilder implements LineHandler {
 
   finish(): Run {
     if (this.tagText === undefined) throw new TrecFormatError(this.file, 0, 'no run lines');
-    return { name: this.tagText.slice(this.tagStart, this.tagEnd), topics: this.topics };
+    const name = this.tagText.slice(this.tagStart, this.tagEnd);
+    if (this.storage) this.refuse(this.tagLine, nameProblem('run tag', name));
+    return { name, topics: this.topics };
   }
 }
 
@@ -134,6 +150,11 @@ export interface ParseRunOptions {
    * evaluates. Evaluation passes the qrels topics here: most run lines are then never stored.
    */
   topics?: ReadonlySet<string>;
+  /**
+   * Also refuse what a database cannot store (see storage-limits): topic ids and docnos over
+   * 512 UTF-8 bytes, a rank outside the 32-bit range, a tag over 200 characters.
+   */
+  storage?: boolean;
 }
 
 /**
@@ -151,8 +172,9 @@ export function parseRun(text: string, file = '<run>', options: ParseRunOptions 
 export async function parseRunStream(
   input: AsyncIterable<string | Uint8Array>,
   file: string,
+  options: ParseRunOptions = {},
 ): Promise<Run> {
-  const builder = new RunBuilder(file);
+  const builder = new RunBuilder(file, options);
   await splitLinesAsync(input, builder);
   return builder.finish();
 }

@@ -1,4 +1,5 @@
 import { TrecFormatError, quote } from './errors.js';
+import { idProblem } from './storage-limits.js';
 import type { Topic } from './types.js';
 
 /** Keys that may hold a JSONL topic's id, in order of preference. */
@@ -19,6 +20,8 @@ export class TopicList {
   }
 
   add(topic: Topic, lineNo: number): void {
+    const tooLong = idProblem('topic id', topic.id);
+    if (tooLong !== undefined) throw new TrecFormatError(this.file, lineNo, tooLong);
     const earlier = this.lineOf.get(topic.id);
     if (earlier !== undefined) {
       throw new TrecFormatError(

@@ -1,4 +1,5 @@
 import { TrecFormatError, quote } from './errors.js';
+import { unstorableJson } from './json-depth.js';
 import { type LineHandler, splitLines } from './lines.js';
 import { TOPIC_ID_KEYS, TOPIC_TEXT_KEYS, TopicList } from './topic-list.js';
 import { parseTrecTopics } from './trec-topics.js';
@@ -61,6 +62,8 @@ class JsonlTopicReader implements LineHandler {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return fail('expected a JSON object');
     }
+    const unstorable = unstorableJson(value, 'topic');
+    if (unstorable !== undefined) return fail(unstorable);
     const record = value as Record<string, unknown>;
     const used = new Set<string>();
 

@@ -72,66 +72,71 @@ export async function createRun(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    const entryCount = await insertRunEntries(trx, row.id, input.entries, options);
+    const entryCount = await insertEntries(trx, row.id, input.entries, options);
     const topicCount = new Set(input.entries.map((entry) => entry.topicId)).size;
+    // Stored now, so that no read counts the entries again.
+    await trx
+      .updateTable('runs')
+      .set({ entry_count: entryCount, topic_count: topicCount })
+      .where('id', '=', row.id)
+      .execute();
     return { ...toRun(row), entryCount, topicCount };
   });
 }
 
-/** Adds entries to an existing run in batched multi-row inserts; returns how many. */
+/**
+ * Adds entries to an existing run in batched multi-row inserts and brings the run's stored
+ * entry and topic counts up to date; returns how many entries were added.
+ */
 export async function insertRunEntries(
   db: Queryable,
   runId: number,
   entries: readonly RunEntry[],
   options: { batchSize?: number } = {},
 ): Promise<number> {
-  return withTransaction(db, (trx) =>
-    bulkInsert(trx, {
-      table: 'run_entries',
-      constant: { run_id: runId },
-      columns: [
-        { name: 'topic_id', type: 'text', value: (e: RunEntry) => e.topicId },
-        { name: 'doc_id', type: 'text', value: (e) => e.docId },
-        { name: 'rank', type: 'int4', value: (e) => e.rank },
-        { name: 'score', type: 'float8', value: (e) => e.score },
-      ],
-      rows: entries,
-      ...options,
-    }),
-  );
+  return withTransaction(db, async (trx) => {
+    const written = await insertEntries(trx, runId, entries, options);
+    // Counted once per write (one run's entries, through its index), never on a read.
+    await sql`
+      update runs set
+        entry_count = (select count(*) from run_entries where run_id = ${runId}),
+        topic_count = (select count(distinct topic_id) from run_entries where run_id = ${runId})
+      where id = ${runId}`.execute(trx);
+    return written;
+  });
 }
 
-/** The runs of a collection with their entry and topic counts, narrowed by `where`. */
+/** The bulk insert of a run's entries, without touching its stored counts. */
+function insertEntries(
+  trx: Queryable,
+  runId: number,
+  entries: readonly RunEntry[],
+  options: { batchSize?: number },
+): Promise<number> {
+  return bulkInsert(trx, {
+    table: 'run_entries',
+    constant: { run_id: runId },
+    columns: [
+      { name: 'topic_id', type: 'text', value: (e: RunEntry) => e.topicId },
+      { name: 'doc_id', type: 'text', value: (e) => e.docId },
+      { name: 'rank', type: 'int4', value: (e) => e.rank },
+      { name: 'score', type: 'float8', value: (e) => e.score },
+    ],
+    rows: entries,
+    ...options,
+  });
+}
+
+/** The runs of a collection with their stored entry and topic counts. */
 function runSummaries(db: Queryable, collectionId: number) {
-  return db
-    .selectFrom('runs as r')
-    .leftJoin(
-      (eb) =>
-        eb
-          .selectFrom('run_entries as e')
-          .innerJoin('runs as owner', 'owner.id', 'e.run_id')
-          .where('owner.collection_id', '=', collectionId)
-          .groupBy('e.run_id')
-          .select((inner) => [
-            'e.run_id',
-            inner.fn.countAll<number>().as('entry_count'),
-            sql<number>`count(distinct e.topic_id)`.as('topic_count'),
-          ])
-          .as('counts'),
-      (join) => join.onRef('counts.run_id', '=', 'r.id'),
-    )
-    .selectAll('r')
-    .select(['counts.entry_count', 'counts.topic_count'])
-    .where('r.collection_id', '=', collectionId);
+  return db.selectFrom('runs as r').selectAll('r').where('r.collection_id', '=', collectionId);
 }
 
-function toRunSummary(
-  row: Row<'runs'> & { entry_count: number | null; topic_count: number | null },
-): RunSummary {
+function toRunSummary(row: Row<'runs'>): RunSummary {
   return {
     ...toRun(row),
-    entryCount: Number(row.entry_count ?? 0),
-    topicCount: Number(row.topic_count ?? 0),
+    entryCount: Number(row.entry_count),
+    topicCount: Number(row.topic_count),
   };
 }
 
@@ -158,23 +163,11 @@ export async function findRun(
   return row && toRun(row);
 }
 
-/** A run with its entry and topic counts, counting that run's entries only. */
+/** A run with its stored entry and topic counts. */
 export async function getRunSummary(db: Queryable, runId: number): Promise<RunSummary | undefined> {
   const row = await db
     .selectFrom('runs as r')
     .selectAll('r')
-    .select((eb) => [
-      eb
-        .selectFrom('run_entries as e')
-        .whereRef('e.run_id', '=', 'r.id')
-        .select(eb.fn.countAll<number>().as('n'))
-        .as('entry_count'),
-      eb
-        .selectFrom('run_entries as e')
-        .whereRef('e.run_id', '=', 'r.id')
-        .select(sql<number>`count(distinct e.topic_id)`.as('n'))
-        .as('topic_count'),
-    ])
     .where('r.id', '=', runId)
     .executeTakeFirst();
   return row && toRunSummary(row);

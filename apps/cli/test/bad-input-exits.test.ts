@@ -1,0 +1,113 @@
+// Files holding what the database cannot store end `assay import` with exit 2 and one
+// `file:line: reason` line; an unexpected failure is one short line and exit 70, with the
+// stack only under ASSAY_DEBUG=1.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
+import { cli, cliWith, type Env } from './run-cli.js';
+
+// `assay pool` stands in for any command that fails with a bug.
+vi.mock('../src/pool-command.js', () => ({
+  POOL_USAGE: 'Usage: assay pool',
+  poolCommand: () => {
+    throw new TypeError('cannot read x of undefined\n    at minified source line');
+  },
+}));
+
+const dir = mkdtempSync(join(tmpdir(), 'assay-cli-limits-'));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const engines: Array<{ kind: string; env: () => Env }> = [];
+const pgliteEnv: Env = { ASSAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'assay-cli-limits-data-')) };
+engines.push({ kind: 'pglite', env: () => pgliteEnv });
+if (testDatabaseUrl()) {
+  let postgresEnv: Env = {};
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const schema = await createIsolatedSchema(testDatabaseUrl()!);
+    drop = schema.drop;
+    postgresEnv = { DATABASE_URL: schema.url, ASSAY_DATA_DIR: join(dir, 'unused') };
+  });
+  afterAll(async () => drop?.());
+  engines.push({ kind: 'postgres', env: () => postgresEnv });
+}
+
+for (const engine of engines) {
+  describe(`assay import of unstorable files [${engine.kind}]`, () => {
+    const assay = (...argv: string[]) => cliWith({ env: engine.env() }, ...argv);
+
+    beforeAll(async () => {
+      expect((await assay('db', 'migrate')).code).toBe(0);
+      const docs = file('docs.tsv', 'd1\tone\n');
+      expect((await assay('import', 'collection', '--name', 'c', docs)).code).toBe(0);
+    }, 120_000);
+
+    it.each([
+      [
+        'run',
+        'big-rank.run',
+        '1 Q0 d1 1 2 s\n1 Q0 d2 99999999999 1 s\n',
+        'big-rank.run:2: rank "99999999999" is outside the 32-bit range -2147483648..2147483647',
+      ],
+      [
+        'run',
+        'nul.run',
+        '1 Q0 d1 1 2 s\n1 Q0 d\u00002 2 1 s\n',
+        'nul.run:2: the line contains a NUL character (byte 0)',
+      ],
+      [
+        'qrels',
+        'big-grade.qrels',
+        '1 0 d1 4294967296\n',
+        'big-grade.qrels:1: relevance "4294967296" is outside the 32-bit range -2147483648..2147483647',
+      ],
+      [
+        'qrels',
+        'long.qrels',
+        `1 0 ${'d'.repeat(600)} 1\n`,
+        `long.qrels:1: docno "${'d'.repeat(77)}..." is longer than 512 bytes`,
+      ],
+    ])('import %s %s exits 2 with one file:line line', async (kind, name, text, reason) => {
+      const path = file(name, text);
+      const args =
+        kind === 'run'
+          ? ['import', 'run', '--collection', 'c', '--name', 'r', path]
+          : ['import', 'qrels', '--collection', 'c', '--label-set', 'q', path];
+      const r = await assay(...args);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.endsWith(`${reason}\n`)).toBe(true);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    });
+  });
+}
+
+describe('an unexpected failure', () => {
+  it('prints one short line and exits 70, without a stack', async () => {
+    vi.stubEnv('ASSAY_DEBUG', '');
+    const r = await cli('pool', '--depth', '1', 'x.run');
+    expect(r).toEqual({
+      code: 70,
+      stdout: '',
+      stderr:
+        'assay pool: internal error: cannot read x of undefined\nset ASSAY_DEBUG=1 to see the stack\n',
+    });
+    vi.unstubAllEnvs();
+  });
+
+  it('prints the stack under ASSAY_DEBUG=1', async () => {
+    vi.stubEnv('ASSAY_DEBUG', '1');
+    const r = await cli('pool', '--depth', '1', 'x.run');
+    expect(r.code).toBe(70);
+    expect(r.stderr).toMatch(
+      /^assay pool: internal error: cannot read x of undefined\nTypeError: /,
+    );
+    vi.unstubAllEnvs();
+  });
+});

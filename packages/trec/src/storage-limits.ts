@@ -1,0 +1,50 @@
+// What a database can store, checked while parsing so that an upload that would exceed it
+// fails with `file:line: reason` instead of a database error: ids short enough for an
+// index entry, names of a readable length, integers that fit a 32-bit column, no NUL.
+import { TrecFormatError, quote } from './errors.js';
+
+/** Longest id (topic id, docno, query id), in UTF-8 bytes. */
+export const MAX_ID_BYTES = 512;
+/** Longest name (run tag, run or label set name), in characters. */
+export const MAX_NAME_CHARS = 200;
+/** Smallest and largest rank or grade: a signed 32-bit integer. */
+export const MIN_INT32 = -2_147_483_648;
+/** Largest rank or grade: a signed 32-bit integer. */
+export const MAX_INT32 = 2_147_483_647;
+
+/**
+ * Why `id` is too long to store as a `what` (e.g. `docno`), or undefined when it is at most
+ * {@link MAX_ID_BYTES} UTF-8 bytes. (NUL characters are refused for the whole file.)
+ */
+export function idProblem(what: string, id: string): string | undefined {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: short ids need no byte count.
+  if (id.length * 3 > MAX_ID_BYTES && Buffer.byteLength(id, 'utf8') > MAX_ID_BYTES)
+    return `${what} ${quote(id)} is longer than ${MAX_ID_BYTES} bytes`;
+  return undefined;
+}
+
+/** Why `name` is too long to store as a `what` (e.g. `run tag`), or undefined. */
+export function nameProblem(what: string, name: string): string | undefined {
+  if (name.length > MAX_NAME_CHARS)
+    return `${what} ${quote(name)} is longer than ${MAX_NAME_CHARS} characters`;
+  return undefined;
+}
+
+/** Why `value` cannot be stored as a 32-bit `what` (e.g. `rank`), or undefined when it can. */
+export function int32Problem(what: string, value: number, raw: string): string | undefined {
+  if (value < MIN_INT32 || value > MAX_INT32)
+    return `${what} ${quote(raw)} is outside the 32-bit range ${MIN_INT32}..${MAX_INT32}`;
+  return undefined;
+}
+
+/**
+ * Throws `file:line: the file contains a NUL character` for the first NUL in `text`, which no
+ * text column can hold. Cheap when there is none (one scan of the text).
+ */
+export function refuseNul(text: string, file: string): void {
+  const at = text.indexOf('\0');
+  if (at === -1) return;
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  throw new TrecFormatError(file, line, 'the line contains a NUL character (byte 0)');
+}
