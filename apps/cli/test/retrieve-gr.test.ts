@@ -36,9 +36,13 @@ describe('assay retrieve gr-*: arguments', () => {
   it('checks --first-stage-k and --rerank-depth', async () => {
     const env = { ASSAY_DATA_DIR: '/nonexistent', OPENAI_API_KEY: 'k' };
     const base = ['retrieve', '--docs', 'd.jsonl', '--topics', 't.tsv', '--out', 'o.run'];
-    const bm25 = await assay(env, ...base, '--method', 'bm25', '--rerank-depth', '10');
+    const bm25 = await assay(env, ...base, '--method', 'bm25', '--first-stage-k', '10');
     expect(bm25.code).toBe(1);
-    expect(bm25.stderr).toContain('--rerank-depth applies to the gr-* methods only');
+    expect(bm25.stderr).toContain('--first-stage-k applies to the gr-* methods only');
+    // A rerank depth means nothing without a reranker.
+    const depth = await assay(env, ...base, '--method', 'gr-qd', '--rerank-depth', '10');
+    expect(depth.code).toBe(1);
+    expect(depth.stderr).toContain('--rerank-depth needs --reranker');
     const zero = await assay(env, ...base, '--method', 'gr-qd', '--first-stage-k', '0');
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain("--first-stage-k needs a positive integer, not '0'");

@@ -51,7 +51,7 @@ describe('assay retrieve --method llmforum: arguments', () => {
       (await assay(env, ...base, '--method', 'amd', '--max-regenerations', '1')).stderr,
     ).toContain('--max-regenerations applies to llmforum only');
     expect((await assay(env, ...base, '--method', 'amd', '--answers', 'a.jsonl')).stderr).toContain(
-      '--answers applies to llmforum only',
+      '--answers applies to methods that answer (llmforum, srsa, simple-search, react), not amd',
     );
     expect(
       (

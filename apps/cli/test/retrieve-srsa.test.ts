@@ -61,7 +61,7 @@ describe('assay retrieve srsa: arguments', () => {
   const base = ['retrieve', '--docs', 'd.jsonl', '--topics', 't.tsv', '--out', 'o.run'];
   it('checks the search-agent options against the method', async () => {
     expect((await assay(env, ...base, '--method', 'amd', '--answers', 'a.jsonl')).stderr).toContain(
-      '--answers applies to methods that answer (srsa, simple-search, react), not amd',
+      '--answers applies to methods that answer (llmforum, srsa, simple-search, react), not amd',
     );
     expect((await assay(env, ...base, '--method', 'bm25', '--search-k', '3')).stderr).toContain(
       '--search-k applies to srsa, simple-search and react',

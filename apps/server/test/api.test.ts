@@ -108,6 +108,7 @@ forEachDatabase('assay API', (t) => {
           'GET /api/collections/{collection}/runs/retrieve/{job}',
           'GET /api/collections/{collection}/runs/{run}',
           'GET /api/collections/{collection}/runs/{run}/entries',
+          'GET /api/collections/{collection}/runs/{run}/trace',
           'DELETE /api/collections/{collection}/runs/{run}',
           'GET /api/collections/{collection}/label-sets',
           'POST /api/collections/{collection}/label-sets',
@@ -332,7 +333,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(52);
+      expect(checked).toBe(53);
       expect(await counts(t.db)).toEqual(before);
     });
   });

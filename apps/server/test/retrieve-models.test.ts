@@ -197,7 +197,7 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve with models', (t) => {
     expect((await errorOf(bm25WithModel)).code).toBe('invalid_input');
     const unknownSetting = await api.call('POST', '/api/collections/demo/runs/retrieve', {
       ...admin(),
-      json: { method: 'amd', tag: 'x', model: 'm', settings: { rounds: 3 } },
+      json: { method: 'amd', tag: 'x', model: 'm', settings: { colour: 'red' } },
     });
     expect((await errorOf(unknownSetting)).status).toBe(400);
 

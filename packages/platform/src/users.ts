@@ -174,6 +174,10 @@ export async function revokeUserToken(
     await keepOneAdminToken(trx, user, 1);
     await revokeApiToken(trx, token.id);
     return { user, token: (await getApiToken(trx, token.id))! };
+  }).then((result) => {
+    // Tokens this process trusts for a moment are dropped, so the revoke applies at once.
+    forgetUserTokens(db, result.user.id);
+    return result;
   });
 }
 
@@ -203,6 +207,9 @@ export async function rotateUserToken(
       apiToken,
       revokedTokenId: old.id,
     };
+  }).then((result) => {
+    forgetUserTokens(db, result.id);
+    return result;
   });
 }
 
