@@ -262,11 +262,7 @@ export type {
 } from './repositories/judge-tasks.js';
 
 /** The stored trace of a run made by a method with models. */
-export {
-  insertRunTrace,
-  listRunTrace,
-  type RunTraceEntry,
-} from './repositories/run-traces.js';
+export { insertRunTrace, listRunTrace, type RunTraceEntry } from './repositories/run-traces.js';
 /** Answer-quality evaluation: response sets (generated answers) and score sets (their grades). */
 export {
   createResponseSet,

@@ -90,15 +90,9 @@ const MethodSettings = z
       .max(10_000)
       .optional()
       .openapi({ description: 'gr-*: BM25 documents per query before the rerank stage (1000)' }),
-    rerankDepth: z
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .optional()
-      .openapi({
-        description: 'documents the reranker reorders: rerank (100), each gr-* list (1000)',
-      }),
+    rerankDepth: z.number().int().min(1).max(10_000).optional().openapi({
+      description: 'documents the reranker reorders: rerank (100), each gr-* list (1000)',
+    }),
     searchK: z
       .number()
       .int()
