@@ -9,23 +9,10 @@ import {
   type Behaviour,
   type TestServer,
 } from '../../../packages/llm/test/openai-test-server.js';
-import type { JudgeCommandIo } from '../src/judge-command.js';
-import { runCli } from '../src/main.js';
+import { cliWith, type Env } from './run-cli.js';
 
-type Env = Record<string, string | undefined>;
-
-async function assay(env: Env, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: JudgeCommandIo = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    env,
-    stderrIsTTY: false,
-  };
-  const code = await runCli(argv, io);
-  return { code, stdout, stderr };
-}
+/** The CLI run in-process against `env`, progress not drawn. */
+const assay = (env: Env, ...argv: string[]) => cliWith({ env, stderrIsTTY: false }, ...argv);
 
 /** GRILL's answers by prompt: the rewrite, the binary-filter judge (no to "pear kiwi"), gaps. */
 function grillAnswer(body: Record<string, unknown>): Behaviour {
