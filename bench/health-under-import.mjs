@@ -8,15 +8,12 @@
 //   2. uploads 20 small runs (1,000 lines each) at once and prints the total time.
 //
 //   npm run build && node bench/health-under-import.mjs [pglite] [postgres] [--lines N]
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { ensureCliBundle, quantile, startServer } from './serve.mjs';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
   const i = args.indexOf(name);
@@ -31,54 +28,7 @@ const ADMIN = 'assay_bench-admin-token-0123456789';
 const SMALL_RUNS = 20;
 const SMALL_LINES = 1_000;
 
-const bin = join(root, 'apps/cli/bin/assay.js');
-if (!existsSync(join(root, 'apps/cli/dist/assay.mjs'))) {
-  console.log('building the CLI bundle (npm run build) …');
-  spawnSync(process.execPath, [join(root, 'apps/cli/build.mjs')], { stdio: 'inherit' });
-}
-
-function quantile(sorted, q) {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i];
-}
-
-/** A port nobody listens on right now. */
-function freePort() {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(env) {
-  const childEnv = {
-    ...process.env,
-    ...env,
-    PORT: String(await freePort()),
-    ASSAY_ADMIN_TOKEN: ADMIN,
-    ASSAY_SERVER_WORKER: '0',
-  };
-  if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, [bin, 'serve'], {
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /serving (http:\/\/[^\s/]+:\d+)\/api/.exec(out);
-      if (match) resolve(match[1]);
-      // What the server logs after starting (errors) goes to this script's stderr.
-      if (match && out.length > match.index + match[0].length + 200) process.stderr.write(chunk);
-    });
-    child.once('exit', (code) => reject(new Error(`assay serve exited with ${code}: ${out}`)));
-  });
-  return { url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGINT'))) };
-}
+ensureCliBundle();
 
 async function call(base, method, path, body) {
   const headers = { authorization: `Bearer ${ADMIN}` };
@@ -147,7 +97,7 @@ async function run(engine) {
     dataDir = env.ASSAY_DATA_DIR;
     database = { baseUrl, name };
   }
-  const server = await startServer(env);
+  const server = await startServer(env, ADMIN);
   const base = server.url;
   try {
     await call(base, 'POST', '/collections?name=bench&format=tsv', 'd1\tplaceholder passage\n');
