@@ -29,6 +29,7 @@ import { defaultJudgesDir } from './judge-templates.js';
 import { buildCollectionPool, type CollectionPoolSpec } from './pools.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
 import { resolveUser } from './users.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** How a campaign picks its items, naming label sets by name or id. */
 export type CampaignSamplingSpec =
@@ -315,4 +316,24 @@ export async function listCollectionCampaigns(
   const out = [];
   for (const c of await listStoredCampaigns(db, id)) out.push(await campaignSummary(db, c.id));
   return out;
+}
+
+/** A page of a collection's campaigns, newest first (by id, descending). */
+export async function listCollectionCampaignsPage(
+  db: Queryable,
+  collection: CollectionRef,
+  options: PageOptions = {},
+): Promise<Page<CampaignSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['int']);
+  const id = (await resolveCollection(db, collection)).id;
+  const rows = await listStoredCampaigns(db, id, page);
+  const { items, next } = pageOf(
+    rows,
+    page,
+    (c) => [c.id],
+    (c) => c.id,
+  );
+  const out = [];
+  for (const campaignId of items) out.push(await campaignSummary(db, campaignId));
+  return { items: out, next };
 }

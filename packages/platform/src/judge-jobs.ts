@@ -24,6 +24,7 @@ import { ensureJudgeJob, refuseBlankDocuments, type JudgeItemInput } from './ens
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './judge-templates.js';
 import { readJudgeJobPace, type JudgeJobPace } from './judge-job-timing.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
+import { LARGE_PAGE, pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** Model settings of a job made through the API (the model may come from configuration). */
 export interface JudgeJobSettings {
@@ -220,16 +221,41 @@ export async function listCollectionJudgeJobs(
   ref: CollectionRef,
 ): Promise<JudgeJobSummary[]> {
   const collection = await resolveCollection(db, ref);
+  return summariseAll(db, collection, await listJudgeJobs(db, { collectionId: collection.id }));
+}
+
+/** A page of {@link listCollectionJudgeJobs} (by id). */
+export async function listCollectionJudgeJobsPage(
+  db: Queryable,
+  ref: CollectionRef,
+  options: PageOptions = {},
+): Promise<Page<JudgeJobSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['int']);
+  const collection = await resolveCollection(db, ref);
+  const rows = await listJudgeJobs(db, { collectionId: collection.id, page });
+  const { items, next } = pageOf(
+    rows,
+    page,
+    (job) => [job.id],
+    (job) => job,
+  );
+  return { items: await summariseAll(db, collection, items), next };
+}
+
+/** The summaries of some judge jobs of a collection, in the order given. */
+async function summariseAll(
+  db: Queryable,
+  collection: Collection,
+  jobs: readonly JudgeJob[],
+): Promise<JudgeJobSummary[]> {
   const sets = new Map((await listLabelSets(db, collection.id)).map((s) => [s.id, s]));
-  const jobs = [];
-  for (const job of await listJudgeJobs(db)) {
+  const out = [];
+  for (const job of jobs) {
     const set = sets.get(job.labelSetId);
-    if (set) {
-      const progress = await judgeJobProgress(db, job.id);
-      jobs.push(await summarise(job, collection.name, set, progress, db));
-    }
+    if (set)
+      out.push(await summarise(job, collection.name, set, await judgeJobProgress(db, job.id), db));
   }
-  return jobs;
+  return out;
 }
 
 /**
@@ -253,6 +279,23 @@ export async function judgeJobFailures(
 ): Promise<Array<{ topicId: string; docId: string; error: string; raw: string | null }>> {
   await judgeJobStatus(db, id);
   return listJudgeFailures(db, id);
+}
+
+/** A page of {@link judgeJobFailures} (priority order: position, topic, docno). */
+export async function judgeJobFailuresPage(
+  db: Queryable,
+  id: number,
+  options: PageOptions = {},
+): Promise<Page<{ topicId: string; docId: string; error: string; raw: string | null }>> {
+  const page = seekPage(options, LARGE_PAGE, ['int', 'text', 'text']);
+  await judgeJobStatus(db, id);
+  const rows = await listJudgeTasks(db, id, { status: ['failed'], page });
+  return pageOf(
+    rows,
+    page,
+    (t) => [t.position, t.topicId, t.docId],
+    (t) => ({ topicId: t.topicId, docId: t.docId, error: t.error ?? 'unknown', raw: t.raw }),
+  );
 }
 
 /** Puts a judge job's failed items back to pending; returns how many and the job. */
