@@ -77,12 +77,7 @@ async function progressOf(db: Queryable, campaignId: number, userId: number) {
   return { done: mine?.done ?? 0, total: mine?.total ?? 0 };
 }
 
-/** The campaigns a user has items in, newest first, with their own progress. */
-export async function listMyCampaigns(db: Queryable, user: User): Promise<AnnotatorCampaign[]> {
-  return withProgress(db, user, await listAnnotatorCampaigns(db, user.id));
-}
-
-/** A page of {@link listMyCampaigns} (newest first: by id, descending). */
+/** A page of the campaigns a user has items in, newest first (by id, descending), with their own progress. */
 export async function listMyCampaignsPage(
   db: Queryable,
   user: User,

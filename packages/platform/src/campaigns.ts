@@ -307,18 +307,7 @@ export function compareWithIds(campaign: Campaign): number[] {
   return Array.isArray(ids) ? ids.filter((v): v is number => typeof v === 'number') : [];
 }
 
-/** A collection's campaigns (all collections' when none is given), newest first. */
-export async function listCollectionCampaigns(
-  db: Queryable,
-  collection?: CollectionRef,
-): Promise<CampaignSummary[]> {
-  const id = collection === undefined ? undefined : (await resolveCollection(db, collection)).id;
-  const out = [];
-  for (const c of await listStoredCampaigns(db, id)) out.push(await campaignSummary(db, c.id));
-  return out;
-}
-
-/** A page of a collection's campaigns, newest first (by id, descending). */
+/** A page of a collection's campaigns, newest first (by id, descending), with their progress. */
 export async function listCollectionCampaignsPage(
   db: Queryable,
   collection: CollectionRef,

@@ -138,7 +138,6 @@ export { fromJson, toJson } from './report-codec.js';
 /** Leaderboards: publish a comparison under a slug, list, read, render for download, unpublish. */
 export {
   getPublishedLeaderboard,
-  listPublishedLeaderboards,
   listPublishedLeaderboardsPage,
   publishLeaderboard,
   renderLeaderboard,
@@ -167,12 +166,10 @@ export {
 /** Judge jobs over a stored collection: jobs, status, progress, pause, failures, retry. */
 export {
   createCollectionJudgeJob,
-  judgeJobFailures,
   judgeJobFailuresPage,
   judgeJobProgress,
   judgeJobsWithWork,
   judgeJobStatus,
-  listCollectionJudgeJobs,
   listCollectionJudgeJobsPage,
   listJudgeFailures,
   retryJudgeJobFailures,
@@ -276,7 +273,6 @@ export type { ApiToken } from '@assay/db';
 export {
   campaignSummary,
   createCampaign,
-  listCollectionCampaigns,
   listCollectionCampaignsPage,
   requireCampaign,
   type CampaignSamplingSpec,
@@ -297,7 +293,6 @@ export {
   adjudicateItem,
   annotationItem,
   isBlindAnnotator,
-  listMyCampaigns,
   listMyCampaignsPage,
   nextAnnotationItem,
   saveAnnotationLabel,

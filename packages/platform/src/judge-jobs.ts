@@ -215,16 +215,7 @@ async function summarise(
   };
 }
 
-/** The judge jobs of a collection, oldest first, each with its progress. */
-export async function listCollectionJudgeJobs(
-  db: Queryable,
-  ref: CollectionRef,
-): Promise<JudgeJobSummary[]> {
-  const collection = await resolveCollection(db, ref);
-  return summariseAll(db, collection, await listJudgeJobs(db, { collectionId: collection.id }));
-}
-
-/** A page of {@link listCollectionJudgeJobs} (by id). */
+/** A page of the judge jobs of a collection, oldest first (by id), each with its progress. */
 export async function listCollectionJudgeJobsPage(
   db: Queryable,
   ref: CollectionRef,
@@ -272,16 +263,10 @@ export async function setJudgeJobPaused(
   return judgeJobStatus(db, id);
 }
 
-/** A judge job's failed items with their reasons and unreadable answers. */
-export async function judgeJobFailures(
-  db: Queryable,
-  id: number,
-): Promise<Array<{ topicId: string; docId: string; error: string; raw: string | null }>> {
-  await judgeJobStatus(db, id);
-  return listJudgeFailures(db, id);
-}
-
-/** A page of {@link judgeJobFailures} (priority order: position, topic, docno). */
+/**
+ * A page of a judge job's failed items with their reasons and unreadable answers, in
+ * priority order (position, topic, docno); not_found when there is no such job.
+ */
 export async function judgeJobFailuresPage(
   db: Queryable,
   id: number,

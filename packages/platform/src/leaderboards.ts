@@ -123,14 +123,7 @@ export interface PublishedLeaderboardSummary {
   publishedAt: Date;
 }
 
-/** Every published leaderboard with its report's title and collection, by slug. */
-export async function listPublishedLeaderboards(
-  db: Queryable,
-): Promise<PublishedLeaderboardSummary[]> {
-  return (await listPublicationSummaries(db)).map(leaderboardSummary);
-}
-
-/** A page of {@link listPublishedLeaderboards} (by slug). */
+/** A page of the published leaderboards with their reports' titles and collections, by slug. */
 export async function listPublishedLeaderboardsPage(
   db: Queryable,
   options: PageOptions = {},

@@ -13,7 +13,7 @@ import {
   type StoredReportSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { linkNextPage, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { EvaluationRequest } from './evaluations.js';
 import {
