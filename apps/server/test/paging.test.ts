@@ -1,5 +1,10 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { judgeWorkerDeps, runJudgeWorker } from '@assay/platform';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
+import {
+  startOpenAITestServer,
+  type TestServer,
+} from '../../../packages/llm/test/openai-test-server.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 /** Every page of a list, following `Link: <…>; rel="next"` from `path`. */
@@ -222,7 +227,132 @@ forEachDatabase('paged list endpoints', (t) => {
     });
   });
 
+  describe('judge jobs, their failures and campaigns', () => {
+    let llm: TestServer | undefined;
+    afterEach(async () => {
+      await llm?.close();
+      llm = undefined;
+    });
+
+    beforeEach(async () => {
+      for (const name of ['demo', 'other']) {
+        await post(`/api/collections?name=${name}&format=tsv`, {
+          body: 'd1\tpassage 1\nd2\tpassage 2\nd3\tpassage 3\n',
+        });
+        await post(`/api/collections/${name}/topics`, { body: '1\tfirst\n2\tsecond\n10\tthird\n' });
+      }
+    });
+
+    async function job(collectionName: string, labelSet: string, items: string[]) {
+      const response = await post(`/api/collections/${collectionName}/judge-jobs`, {
+        json: {
+          labelSet,
+          judge: 'graded-0-3',
+          settings: { model: 'm' },
+          items: items.map((item) => {
+            const [topicId, docId] = item.split('/');
+            return { topicId, docId };
+          }),
+        },
+      });
+      return ((await response.json()) as { id: number }).id;
+    }
+
+    it('walks a collection’s judge jobs oldest first, without other collections’ jobs', async () => {
+      const ids: number[] = [];
+      for (const name of ['j1', 'j2', 'j3', 'j4', 'j5']) {
+        ids.push(await job('demo', name, ['1/d1']));
+        // Interleaved with the other collection's jobs, which its list does not show.
+        await job('other', `o-${name}`, ['1/d1']);
+      }
+      const { pages } = await walk<{ id: number; labelSet: { name: string } }>(
+        api,
+        '/api/collections/demo/judge-jobs?limit=2',
+        api.annotator,
+      );
+      expect(pages.map((p) => p.map((j) => j.labelSet.name))).toEqual([
+        ['j1', 'j2'],
+        ['j3', 'j4'],
+        ['j5'],
+      ]);
+      expect(pages.flat().map((j) => j.id)).toEqual(ids);
+    });
+
+    it('walks a job’s failures in priority order', async () => {
+      // Items in this order get positions 0..4, the failures' order.
+      const items = ['2/d3', '1/d2', '10/d1', '1/d1', '2/d1'];
+      const id = await job('demo', 'llm', items);
+      llm = await startOpenAITestServer(() => ({ status: 403, message: 'not allowed' }));
+      const done = await runJudgeWorker(t.db, {
+        deps: judgeWorkerDeps({ dataDir: '.', port: 0, openaiBaseUrl: llm.baseURL }),
+        concurrency: 1,
+      });
+      expect(done).toMatchObject({ labelled: 0, failed: 5 });
+      const { pages } = await walk<{ topicId: string; docId: string; error: string }>(
+        api,
+        `/api/judge-jobs/${id}/failures?limit=2`,
+        api.annotator,
+      );
+      expect(sizes(pages)).toEqual([2, 2, 1]);
+      expect(pages.flat().map((f) => `${f.topicId}/${f.docId}`)).toEqual(items);
+      expect(pages.flat().every((f) => f.error.includes('not allowed'))).toBe(true);
+      expect(
+        await errorOf(await api.call('GET', `/api/judge-jobs/${id}/failures?limit=10001`, admin())),
+      ).toMatchObject({ status: 400 });
+      expect(
+        await errorOf(await api.call('GET', '/api/judge-jobs/999999/failures?limit=2', admin())),
+      ).toMatchObject({ status: 404 });
+    });
+
+    it('walks campaigns newest first, for admins and for their annotator', async () => {
+      const ids: number[] = [];
+      for (const name of ['c1', 'c2', 'c3']) {
+        const response = await post('/api/collections/demo/campaigns', {
+          json: {
+            name,
+            annotators: ['ann'],
+            judge: 'graded-0-3',
+            items: [{ topic: '1', docno: 'd1' }],
+          },
+        });
+        ids.push(((await response.json()) as { id: number }).id);
+      }
+      const newestFirst = [...ids].reverse();
+      const admins = await walk<{ id: number }>(
+        api,
+        '/api/collections/demo/campaigns?limit=2',
+        api.admin,
+      );
+      expect(admins.pages.map((p) => p.map((c) => c.id))).toEqual([
+        newestFirst.slice(0, 2),
+        newestFirst.slice(2),
+      ]);
+      const mine = await walk<{ id: number }>(api, '/api/campaigns?limit=1', api.annotator);
+      expect(mine.pages.map((p) => p.map((c) => c.id))).toEqual(newestFirst.map((id) => [id]));
+    });
+  });
+
   describe('lists outside collections', () => {
+    it('walks response sets newest first', async () => {
+      const ids: number[] = [];
+      for (const name of ['r1', 'r2', 'r3', 'r4']) {
+        const response = await post('/api/response-sets', {
+          json: {
+            name,
+            responses: JSON.stringify({ topic: 'q1', system: 'a', query: 'q', answer: 'yes' }),
+          },
+        });
+        ids.push(((await response.json()) as { id: number }).id);
+      }
+      const { pages } = await walk<{ id: number; name: string }>(
+        api,
+        '/api/response-sets?limit=3',
+        api.annotator,
+      );
+      expect(pages.map((p) => p.map((r) => r.name))).toEqual([['r4', 'r3', 'r2'], ['r1']]);
+      expect(pages.flat().map((r) => r.id)).toEqual([...ids].reverse());
+    });
+
     it('walks users by name', async () => {
       for (const name of ['mallory', 'carol', 'bob', 'dave'])
         await post('/api/users', { json: { name, role: 'annotator' } });
