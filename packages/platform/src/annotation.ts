@@ -77,7 +77,10 @@ async function progressOf(db: Queryable, campaignId: number, userId: number) {
   return { done: mine?.done ?? 0, total: mine?.total ?? 0 };
 }
 
-/** A page of the campaigns a user has items in, newest first (by id, descending), with their own progress. */
+/**
+ * A page of the campaigns a user has items in, newest first (by id, descending), with their
+ * own progress.
+ */
 export async function listMyCampaignsPage(
   db: Queryable,
   user: User,
