@@ -21,7 +21,7 @@ forEachDatabase('typed client', (t) => {
       body: 'd1\tone\n',
     });
     expect(created.status).toBe(201);
-    const list = await client.api.collections.$get();
+    const list = await client.api.collections.$get({ query: {} });
     expect(list.status).toBe(200);
     if (list.status !== 200) return;
     const collections = await list.json();

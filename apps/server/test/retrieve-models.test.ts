@@ -110,15 +110,21 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve with models', (t) => {
       },
     ]);
     // Paged: one entry a page, the cursor leads to the next.
-    const first = await api.call('GET', '/api/collections/demo/runs/q2d/trace?limit=1', admin());
+    const first = await api.call(
+      'GET',
+      '/api/collections/demo/runs/q2d/trace?topic=1&limit=1',
+      admin(),
+    );
     const next = first.headers.get('x-next-cursor');
-    expect(next).toBe('0');
+    expect(next).not.toBeNull();
     const second = await api.call(
       'GET',
-      `/api/collections/demo/runs/q2d/trace?limit=1&after=${next}`,
+      `/api/collections/demo/runs/q2d/trace?topic=1&limit=1&after=${next}`,
       admin(),
     );
     expect(((await second.json()) as { step: string }[])[0]!.step).toBe('query');
+    // Topic 1 has two entries: the second page is its last, without a cursor.
+    expect(second.headers.get('x-next-cursor')).toBeNull();
 
     const again = await api.call('POST', '/api/collections/demo/runs/retrieve', {
       ...admin(),

@@ -81,6 +81,8 @@ export { bulkInsert, DEFAULT_BULK_BATCH_SIZE } from './bulk.js';
 export type { BulkColumn, BulkInsertOptions, Queryable } from './bulk.js';
 /** A row named by id and name, as findCollection, findRun and findLabelSet take it. */
 export type { IdOrName } from './id-or-name.js';
+/** Keyset paging: a page request and the values of a sort key a cursor carries. */
+export type { KeyValue, Seek } from './keyset.js';
 
 /** Collections: create, list with counts, get by id or name, delete (cascades). */
 export {

@@ -32,6 +32,7 @@ import {
 import { consensusLabels } from '@assay/stats';
 import { compareWithIds, requireCampaign } from './campaigns.js';
 import { PlatformError } from './errors.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** The rationale that marks a revision as an undo of the annotator's previous change. */
 export const UNDO_REVISION = 'undo';
@@ -76,10 +77,33 @@ async function progressOf(db: Queryable, campaignId: number, userId: number) {
   return { done: mine?.done ?? 0, total: mine?.total ?? 0 };
 }
 
-/** The campaigns a user has items in, with their own progress. */
-export async function listMyCampaigns(db: Queryable, user: User): Promise<AnnotatorCampaign[]> {
+/**
+ * A page of the campaigns a user has items in, newest first (by id, descending), with their
+ * own progress.
+ */
+export async function listMyCampaignsPage(
+  db: Queryable,
+  user: User,
+  options: PageOptions = {},
+): Promise<Page<AnnotatorCampaign>> {
+  const page = seekPage(options, SMALL_PAGE, ['int']);
+  const rows = await listAnnotatorCampaigns(db, user.id, page);
+  const { items, next } = pageOf(
+    rows,
+    page,
+    (c) => [c.id],
+    (c) => c,
+  );
+  return { items: await withProgress(db, user, items), next };
+}
+
+async function withProgress(
+  db: Queryable,
+  user: User,
+  campaigns: readonly Campaign[],
+): Promise<AnnotatorCampaign[]> {
   const out = [];
-  for (const c of await listAnnotatorCampaigns(db, user.id))
+  for (const c of campaigns)
     out.push({
       id: c.id,
       name: c.name,

@@ -29,6 +29,7 @@ import { defaultJudgesDir } from './judge-templates.js';
 import { buildCollectionPool, type CollectionPoolSpec } from './pools.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
 import { resolveUser } from './users.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** How a campaign picks its items, naming label sets by name or id. */
 export type CampaignSamplingSpec =
@@ -306,13 +307,22 @@ export function compareWithIds(campaign: Campaign): number[] {
   return Array.isArray(ids) ? ids.filter((v): v is number => typeof v === 'number') : [];
 }
 
-/** A collection's campaigns (all collections' when none is given), newest first. */
-export async function listCollectionCampaigns(
+/** A page of a collection's campaigns, newest first (by id, descending), with their progress. */
+export async function listCollectionCampaignsPage(
   db: Queryable,
-  collection?: CollectionRef,
-): Promise<CampaignSummary[]> {
-  const id = collection === undefined ? undefined : (await resolveCollection(db, collection)).id;
+  collection: CollectionRef,
+  options: PageOptions = {},
+): Promise<Page<CampaignSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['int']);
+  const id = (await resolveCollection(db, collection)).id;
+  const rows = await listStoredCampaigns(db, id, page);
+  const { items, next } = pageOf(
+    rows,
+    page,
+    (c) => [c.id],
+    (c) => c.id,
+  );
   const out = [];
-  for (const c of await listStoredCampaigns(db, id)) out.push(await campaignSummary(db, c.id));
-  return out;
+  for (const campaignId of items) out.push(await campaignSummary(db, campaignId));
+  return { items: out, next };
 }

@@ -2,10 +2,26 @@ import * as store from '@assay/db';
 import { withTransaction, type CollectionSummary, type Queryable } from '@assay/db';
 import { PlatformError } from './errors.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** Every collection by name, with its document and topic counts. */
 export function listCollections(db: Queryable): Promise<CollectionSummary[]> {
   return store.listCollections(db);
+}
+
+/** A page of {@link listCollections} (by name, then id). */
+export async function listCollectionsPage(
+  db: Queryable,
+  options: PageOptions = {},
+): Promise<Page<CollectionSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['text', 'int']);
+  const rows = await store.listCollections(db, page);
+  return pageOf(
+    rows,
+    page,
+    (c) => [c.name, c.id],
+    (c) => c,
+  );
 }
 
 /** What a collection delete removed besides documents and topics. */

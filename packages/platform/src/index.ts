@@ -1,5 +1,7 @@
 // @assay/platform: use-cases over the database shared by the CLI and the API (no HTTP, no argv).
 
+/** Keyset paging of lists: a page and its cursor, how to ask for one, the page sizes. */
+export { LARGE_PAGE, SMALL_PAGE, type Page, type PageOptions, type PageSize } from './paging.js';
 /** Configuration from the environment; opening and migrating the configured database. */
 export {
   ConfigError,
@@ -83,18 +85,20 @@ export {
   deleteCollection,
   getCollectionSummary,
   listCollections,
+  listCollectionsPage,
   type DeletedCollection,
 } from './collections.js';
 /** The naming rule of new names (not empty, not all digits), and a run's name from its tag. */
 export { checkNewName, NAME_RULE, runNameFromTag } from './names.js';
-export { getDocument, listDocuments } from './documents.js';
-export { getTopic, listTopics } from './topics.js';
+export { DOCUMENT_PAGE, getDocument, listDocuments, listDocumentsPage } from './documents.js';
+export { getTopic, listTopics, listTopicsPage } from './topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */
 export {
   deleteRun,
   getRunSummary,
   listRunEntries,
   listRuns,
+  listRunsPage,
   readTrecRun,
   RUN_ENTRY_PAGE,
   takenRunNames,
@@ -105,7 +109,9 @@ export {
   exportLabelsAsQrels,
   getLabelSetSummary,
   listLabels,
+  listLabelsPage,
   listLabelSets,
+  listLabelSetsPage,
 } from './label-sets.js';
 /** The assay version reports record. */
 export { ASSAY_VERSION } from './version.js';
@@ -117,6 +123,7 @@ export {
   deleteReport,
   getReport,
   listReports,
+  listReportsPage,
   type Actor,
   type AgreementReportInput,
   type ComparisonReportInput,
@@ -131,7 +138,7 @@ export { fromJson, toJson } from './report-codec.js';
 /** Leaderboards: publish a comparison under a slug, list, read, render for download, unpublish. */
 export {
   getPublishedLeaderboard,
-  listPublishedLeaderboards,
+  listPublishedLeaderboardsPage,
   publishLeaderboard,
   renderLeaderboard,
   unpublishLeaderboard,
@@ -159,11 +166,11 @@ export {
 /** Judge jobs over a stored collection: jobs, status, progress, pause, failures, retry. */
 export {
   createCollectionJudgeJob,
-  judgeJobFailures,
+  judgeJobFailuresPage,
   judgeJobProgress,
   judgeJobsWithWork,
   judgeJobStatus,
-  listCollectionJudgeJobs,
+  listCollectionJudgeJobsPage,
   listJudgeFailures,
   retryJudgeJobFailures,
   setJudgeJobPaused,
@@ -242,13 +249,14 @@ export {
 /** The methods that call models. */
 export { MODEL_METHODS, type ModelMethod } from '@assay/methods';
 /** The stored trace of a run made with models. */
-export { RUN_TRACE_PAGE, runTrace, type RunTracePage } from './run-traces.js';
+export { RUN_TRACE_PAGE, runTrace } from './run-traces.js';
 /** Users with roles and API tokens: add (token shown once), list, issue, list, revoke and rotate tokens. */
 export {
   addUser,
   findTokenOwner,
   issueUserToken,
   listUserSummaries,
+  listUserSummariesPage,
   listUserTokens,
   resolveUser,
   revokeUserToken,
@@ -265,7 +273,7 @@ export type { ApiToken } from '@assay/db';
 export {
   campaignSummary,
   createCampaign,
-  listCollectionCampaigns,
+  listCollectionCampaignsPage,
   requireCampaign,
   type CampaignSamplingSpec,
   type CampaignSummary,
@@ -285,7 +293,7 @@ export {
   adjudicateItem,
   annotationItem,
   isBlindAnnotator,
-  listMyCampaigns,
+  listMyCampaignsPage,
   nextAnnotationItem,
   saveAnnotationLabel,
   skipAnnotationItem,

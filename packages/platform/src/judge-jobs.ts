@@ -24,6 +24,7 @@ import { ensureJudgeJob, refuseBlankDocuments, type JudgeItemInput } from './ens
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './judge-templates.js';
 import { readJudgeJobPace, type JudgeJobPace } from './judge-job-timing.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
+import { LARGE_PAGE, pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** Model settings of a job made through the API (the model may come from configuration). */
 export interface JudgeJobSettings {
@@ -214,22 +215,38 @@ async function summarise(
   };
 }
 
-/** The judge jobs of a collection, oldest first, each with its progress. */
-export async function listCollectionJudgeJobs(
+/** A page of the judge jobs of a collection, oldest first (by id), each with its progress. */
+export async function listCollectionJudgeJobsPage(
   db: Queryable,
   ref: CollectionRef,
-): Promise<JudgeJobSummary[]> {
+  options: PageOptions = {},
+): Promise<Page<JudgeJobSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['int']);
   const collection = await resolveCollection(db, ref);
+  const rows = await listJudgeJobs(db, { collectionId: collection.id, page });
+  const { items, next } = pageOf(
+    rows,
+    page,
+    (job) => [job.id],
+    (job) => job,
+  );
+  return { items: await summariseAll(db, collection, items), next };
+}
+
+/** The summaries of some judge jobs of a collection, in the order given. */
+async function summariseAll(
+  db: Queryable,
+  collection: Collection,
+  jobs: readonly JudgeJob[],
+): Promise<JudgeJobSummary[]> {
   const sets = new Map((await listLabelSets(db, collection.id)).map((s) => [s.id, s]));
-  const jobs = [];
-  for (const job of await listJudgeJobs(db)) {
+  const out = [];
+  for (const job of jobs) {
     const set = sets.get(job.labelSetId);
-    if (set) {
-      const progress = await judgeJobProgress(db, job.id);
-      jobs.push(await summarise(job, collection.name, set, progress, db));
-    }
+    if (set)
+      out.push(await summarise(job, collection.name, set, await judgeJobProgress(db, job.id), db));
   }
-  return jobs;
+  return out;
 }
 
 /**
@@ -246,13 +263,24 @@ export async function setJudgeJobPaused(
   return judgeJobStatus(db, id);
 }
 
-/** A judge job's failed items with their reasons and unreadable answers. */
-export async function judgeJobFailures(
+/**
+ * A page of a judge job's failed items with their reasons and unreadable answers, in
+ * priority order (position, topic, docno); not_found when there is no such job.
+ */
+export async function judgeJobFailuresPage(
   db: Queryable,
   id: number,
-): Promise<Array<{ topicId: string; docId: string; error: string; raw: string | null }>> {
+  options: PageOptions = {},
+): Promise<Page<{ topicId: string; docId: string; error: string; raw: string | null }>> {
+  const page = seekPage(options, LARGE_PAGE, ['int', 'text', 'text']);
   await judgeJobStatus(db, id);
-  return listJudgeFailures(db, id);
+  const rows = await listJudgeTasks(db, id, { status: ['failed'], page });
+  return pageOf(
+    rows,
+    page,
+    (t) => [t.position, t.topicId, t.docId],
+    (t) => ({ topicId: t.topicId, docId: t.docId, error: t.error ?? 'unknown', raw: t.raw }),
+  );
 }
 
 /** Puts a judge job's failed items back to pending; returns how many and the job. */

@@ -2,11 +2,29 @@ import * as store from '@assay/db';
 import type { Label, LabelSetSummary, Queryable } from '@assay/db';
 import { PlatformError } from './errors.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef, type ItemRef } from './resolve.js';
+import { LARGE_PAGE, pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** A collection's label sets by name, with label and topic counts. */
 export async function listLabelSets(db: Queryable, ref: CollectionRef): Promise<LabelSetSummary[]> {
   const collection = await resolveCollection(db, ref);
   return store.listLabelSets(db, collection.id);
+}
+
+/** A page of {@link listLabelSets} (by name, then id). */
+export async function listLabelSetsPage(
+  db: Queryable,
+  ref: CollectionRef,
+  options: PageOptions = {},
+): Promise<Page<LabelSetSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['text', 'int']);
+  const collection = await resolveCollection(db, ref);
+  const rows = await store.listLabelSets(db, collection.id, page);
+  return pageOf(
+    rows,
+    page,
+    (s) => [s.name, s.id],
+    (s) => s,
+  );
 }
 
 /** A label set (by the naming rule) with its label and topic counts; not_found if absent. */
@@ -35,6 +53,28 @@ export async function listLabels(
     db,
     set.id,
     options.topic === undefined ? {} : { topicId: options.topic },
+  );
+}
+
+/** A page of {@link listLabels} (topic, then docno, in byte order). */
+export async function listLabelsPage(
+  db: Queryable,
+  collectionRef: CollectionRef,
+  labelSetRef: ItemRef,
+  options: PageOptions & { topic?: string } = {},
+): Promise<Page<Label>> {
+  const page = seekPage(options, LARGE_PAGE, ['text', 'text']);
+  const collection = await resolveCollection(db, collectionRef);
+  const set = await resolveLabelSet(db, collection, labelSetRef);
+  const rows = await store.listLabels(db, set.id, {
+    page,
+    ...(options.topic === undefined ? {} : { topicId: options.topic }),
+  });
+  return pageOf(
+    rows,
+    page,
+    (l) => [l.topicId, l.docId],
+    (l) => l,
   );
 }
 

@@ -6,11 +6,13 @@ import {
   lockReport,
   SLUG_PATTERN,
   withTransaction,
+  type PublicationSummary,
   type Queryable,
 } from '@assay/db';
 import { renderComparison, type CompareReport } from './analysis/index.js';
 import { PlatformError, writing } from './errors.js';
 import { getReport, type Actor, type StoredReport } from './reports.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** A published leaderboard: its slug, when it was published, and the comparison report. */
 export interface PublishedLeaderboard {
@@ -121,15 +123,22 @@ export interface PublishedLeaderboardSummary {
   publishedAt: Date;
 }
 
-/** Every published leaderboard with its report's title and collection, by slug. */
-export async function listPublishedLeaderboards(
+/** A page of the published leaderboards with their reports' titles and collections, by slug. */
+export async function listPublishedLeaderboardsPage(
   db: Queryable,
-): Promise<PublishedLeaderboardSummary[]> {
-  return (await listPublicationSummaries(db)).map((p) => ({
+  options: PageOptions = {},
+): Promise<Page<PublishedLeaderboardSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['text']);
+  const rows = await listPublicationSummaries(db, page);
+  return pageOf(rows, page, (p) => [p.slug], leaderboardSummary);
+}
+
+function leaderboardSummary(p: PublicationSummary): PublishedLeaderboardSummary {
+  return {
     slug: p.slug,
     reportId: p.reportId,
     collectionId: p.collectionId,
     title: p.title,
     publishedAt: p.publishedAt,
-  }));
+  };
 }

@@ -48,6 +48,7 @@ import { decodeReport, toJson } from './report-codec.js';
 import { readTrecRun, runsOrAll } from './runs.js';
 import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** Who creates a report or publishes a leaderboard (recorded by id and name). */
 export interface Actor {
@@ -413,7 +414,27 @@ export async function listReports(
     ...(collection ? { collectionId: collection.id } : {}),
     ...(options.kind ? { kind: options.kind } : {}),
   });
-  return reports.map((r) => ({ ...r, provenance: r.provenance as unknown as ReportProvenance }));
+  return reports.map(withProvenance);
+}
+
+/** A page of {@link listReports} (newest first: by id, descending). */
+export async function listReportsPage(
+  db: Queryable,
+  options: { collection?: CollectionRef; kind?: ReportKind } & PageOptions = {},
+): Promise<Page<StoredReportSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['int']);
+  const collection =
+    options.collection === undefined ? undefined : await resolveCollection(db, options.collection);
+  const reports = await listStoredReports(db, {
+    ...(collection ? { collectionId: collection.id } : {}),
+    ...(options.kind ? { kind: options.kind } : {}),
+    page,
+  });
+  return pageOf(reports, page, (r) => [r.id], withProvenance);
+}
+
+function withProvenance(r: ReportSummary): StoredReportSummary {
+  return { ...r, provenance: r.provenance as unknown as ReportProvenance };
 }
 
 /** Deletes a report; not_found when there is none, conflict while it is published. */

@@ -3,11 +3,29 @@ import type { Queryable, Run, RunEntry, RunSummary } from '@assay/db';
 import type { Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
 import { resolveCollection, resolveRun, type CollectionRef, type ItemRef } from './resolve.js';
+import { LARGE_PAGE, pageOf, seekPage, type Page, type PageOptions } from './paging.js';
 
 /** A collection's runs by name, with entry and topic counts. */
 export async function listRuns(db: Queryable, ref: CollectionRef): Promise<RunSummary[]> {
   const collection = await resolveCollection(db, ref);
   return store.listRuns(db, collection.id);
+}
+
+/** A page of {@link listRuns} (by name, then id). */
+export async function listRunsPage(
+  db: Queryable,
+  ref: CollectionRef,
+  options: PageOptions = {},
+): Promise<Page<RunSummary>> {
+  const page = seekPage(options, LARGE_PAGE, ['text', 'int']);
+  const collection = await resolveCollection(db, ref);
+  const rows = await store.listRuns(db, collection.id, page);
+  return pageOf(
+    rows,
+    page,
+    (r) => [r.name, r.id],
+    (r) => r,
+  );
 }
 
 /** `refs` when given, else every run of the collection (by id, in listing order). */
@@ -33,70 +51,36 @@ export async function getRunSummary(
 }
 
 /** Entries a page of {@link listRunEntries} holds by default, and at most. */
-export const RUN_ENTRY_PAGE = { default: 1000, max: 10_000 } as const;
-
-/** A page of a run's entries and the cursor of the next page (null on the last one). */
-export interface RunEntryPage {
-  entries: RunEntry[];
-  next: string | null;
-}
+export const RUN_ENTRY_PAGE = LARGE_PAGE;
 
 /**
- * A page of a stored run's entries, topics in qid byte order and each in rank order;
- * optionally one topic. `after` is the `next` cursor of the previous page (opaque text);
- * a cursor that is not one is invalid_input.
+ * A page of a stored run's entries, topics in qid byte order and each in rank order (ties:
+ * score descending, then docno); optionally one topic. `after` is the `next` cursor of the
+ * previous page; a cursor that is not one is invalid_input.
  */
 export async function listRunEntries(
   db: Queryable,
   collectionRef: CollectionRef,
   runRef: ItemRef,
-  options: { topic?: string; limit?: number; after?: string } = {},
-): Promise<RunEntryPage> {
-  const limit = options.limit ?? RUN_ENTRY_PAGE.default;
-  if (!Number.isInteger(limit) || limit < 1 || limit > RUN_ENTRY_PAGE.max)
-    throw new PlatformError(
-      'invalid_input',
-      `limit must be an integer from 1 to ${RUN_ENTRY_PAGE.max}, not ${limit}`,
-    );
-  const after = options.after === undefined ? undefined : decodeEntryCursor(options.after);
+  options: PageOptions & { topic?: string } = {},
+): Promise<Page<RunEntry>> {
+  const page = seekPage(options, RUN_ENTRY_PAGE, ['text', 'int', 'number', 'text']);
+  const after = page.after as [string, number, number, string] | undefined;
   const collection = await resolveCollection(db, collectionRef);
   const run = await resolveRun(db, collection, runRef);
-  const entries = await store.getRunEntryPage(db, run.id, {
-    limit,
+  const rows = await store.getRunEntryPage(db, run.id, {
+    // The key mixes directions (score descending), so the repository seeks by hand.
+    limit: page.limit + 1,
     ...(options.topic === undefined ? {} : { topicIds: [options.topic] }),
-    ...(after === undefined ? {} : { after }),
+    ...(after === undefined
+      ? {}
+      : { after: { topicId: after[0], rank: after[1], score: after[2], docId: after[3] } }),
   });
-  const last = entries.at(-1);
-  return {
-    entries,
-    next: entries.length === limit && last ? encodeEntryCursor(last) : null,
-  };
-}
-
-function encodeEntryCursor(e: RunEntry): string {
-  return Buffer.from(JSON.stringify([e.topicId, e.rank, e.score, e.docId])).toString('base64url');
-}
-
-function decodeEntryCursor(text: string): store.RunEntryKey {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  if (
-    Array.isArray(value) &&
-    value.length === 4 &&
-    typeof value[0] === 'string' &&
-    Number.isSafeInteger(value[1]) &&
-    typeof value[2] === 'number' &&
-    Number.isFinite(value[2]) &&
-    typeof value[3] === 'string'
-  )
-    return { topicId: value[0], rank: value[1] as number, score: value[2], docId: value[3] };
-  throw new PlatformError(
-    'invalid_input',
-    'after must be the `next` cursor of a previous page of this list',
+  return pageOf(
+    rows,
+    page,
+    (e) => [e.topicId, e.rank, e.score, e.docId],
+    (e) => e,
   );
 }
 

@@ -16,6 +16,7 @@ import {
 import { forgetUserTokens } from './auth.js';
 import { PlatformError, writing } from './errors.js';
 import { checkNewName } from './names.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
 /** A user as created: the token is shown this once (only its hash is stored). */
 export interface CreatedUser {
@@ -65,7 +66,26 @@ export async function addUser(
 
 /** Every user by name, with how many live tokens they have and when one was last used. */
 export async function listUserSummaries(db: Queryable): Promise<UserSummary[]> {
-  const users = await listUsers(db);
+  return summariseUsers(db, await listUsers(db));
+}
+
+/** A page of {@link listUserSummaries} (by name, then id). */
+export async function listUserSummariesPage(
+  db: Queryable,
+  options: PageOptions = {},
+): Promise<Page<UserSummary>> {
+  const page = seekPage(options, SMALL_PAGE, ['text', 'int']);
+  const rows = await listUsers(db, page);
+  const { items, next } = pageOf(
+    rows,
+    page,
+    (u) => [u.name, u.id],
+    (u) => u,
+  );
+  return { items: await summariseUsers(db, items), next };
+}
+
+async function summariseUsers(db: Queryable, users: readonly User[]): Promise<UserSummary[]> {
   const out: UserSummary[] = [];
   for (const user of users) {
     const tokens = await listApiTokens(db, user.id);

@@ -5,8 +5,9 @@ import {
   campaignSummary,
   createCampaign,
   listCampaignDisagreements,
-  listCollectionCampaigns,
-  listMyCampaigns,
+  listCollectionCampaignsPage,
+  SMALL_PAGE,
+  listMyCampaignsPage,
   nextAnnotationItem,
   saveAnnotationLabel,
   skipAnnotationItem,
@@ -16,6 +17,7 @@ import {
 import { createRoute, z } from '@hono/zod-openapi';
 import { requireAdmin } from '../auth.js';
 import { collectionFromPath } from '../resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -148,17 +150,23 @@ export const collectionCampaigns = createRouter()
       method: 'get',
       path: '/',
       tags: ['campaigns'],
-      summary: 'The campaigns of a collection with per-annotator progress',
+      summary: 'The campaigns of a collection with per-annotator progress (cursor paging)',
       ...adminOnly,
-      request: { params: CollectionParam },
+      request: { params: CollectionParam, query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: json(z.array(CampaignSchema), 'the campaigns, newest first'),
+        200: pageResponse('a page of campaigns, newest first (by id)', CampaignSchema),
         ...writeErrors,
       },
     }),
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
-      return c.json((await listCollectionCampaigns(c.var.db, collection.id)).map(present), 200);
+      const page = await listCollectionCampaignsPage(
+        c.var.db,
+        collection.id,
+        pageOptions(c.req.valid('query')),
+      );
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(present), 200);
     },
   );
 
@@ -172,11 +180,23 @@ export const campaigns = createRouter()
       method: 'get',
       path: '/',
       tags: ['campaigns'],
-      summary: 'The campaigns the caller has items in, with their own progress',
+      summary: 'The campaigns the caller has items in, with their own progress (cursor paging)',
       ...anyUser,
-      responses: { 200: json(z.array(Opaque('MyCampaign')), 'the campaigns'), ...readErrors },
+      request: { query: z.object(pageQuery(SMALL_PAGE)) },
+      responses: {
+        200: pageResponse('a page of campaigns, newest first (by id)', Opaque('MyCampaign')),
+        ...readErrors,
+      },
     }),
-    async (c) => c.json(await listMyCampaigns(c.var.db, c.get('user')), 200),
+    async (c) => {
+      const page = await listMyCampaignsPage(
+        c.var.db,
+        c.get('user'),
+        pageOptions(c.req.valid('query')),
+      );
+      linkNextPage(c, page.next);
+      return c.json(page.items, 200);
+    },
   )
   .openapi(
     createRoute({

@@ -1,11 +1,13 @@
 import {
   deleteCollection,
   importCollection,
-  listCollections,
+  listCollectionsPage,
+  SMALL_PAGE,
   getCollectionSummary,
   type CollectionSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -62,17 +64,19 @@ export const collections = createRouter()
       method: 'get',
       path: '/',
       tags: ['collections'],
-      summary: 'All collections, with document and topic counts',
+      summary: 'All collections, with document and topic counts (cursor paging)',
       ...anyUser,
+      request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: {
-          description: 'the collections, by name',
-          content: { 'application/json': { schema: z.array(CollectionSchema) } },
-        },
+        200: pageResponse('a page of collections, by name (then id)', CollectionSchema),
         ...readErrors,
       },
     }),
-    async (c) => c.json((await listCollections(c.var.db)).map(present), 200),
+    async (c) => {
+      const page = await listCollectionsPage(c.var.db, pageOptions(c.req.valid('query')));
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(present), 200);
+    },
   )
   .openapi(
     createRoute({

@@ -1,14 +1,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { getDocument, listDocuments, type StoredDocument } from '@assay/platform';
+import {
+  DOCUMENT_PAGE,
+  getDocument,
+  listDocumentsPage,
+  type StoredDocument,
+} from '@assay/platform';
+import { linkNextPage, pageOptions, pageQuery } from '../paging.js';
 import { createRouter } from '../router.js';
 import { anyUser, CollectionParam, DocumentSchema, readErrors } from '../schemas.js';
 
 const Page = z.object({
-  limit: z.coerce.number().int().min(1).max(10_000).default(100).openapi({ example: 100 }),
-  after: z
-    .string()
-    .optional()
-    .openapi({ description: 'continue after this docno (the previous page’s `next`)' }),
+  ...pageQuery(DOCUMENT_PAGE),
+  after: pageQuery(DOCUMENT_PAGE).after.openapi({
+    description: 'continue after this docno (the previous page’s `next` or `X-Next-Cursor`)',
+  }),
 });
 
 const DocumentPageSchema = z
@@ -37,21 +42,26 @@ export const documents = createRouter()
       request: { params: CollectionParam, query: Page },
       responses: {
         200: {
-          description: 'one page',
+          description:
+            'one page; when more follow, `next` and the `X-Next-Cursor` header hold the ' +
+            '`after` of the next page, and `Link` its URL',
+          headers: z.object({
+            'X-Next-Cursor': z.string().optional(),
+            Link: z.string().optional(),
+          }),
           content: { 'application/json': { schema: DocumentPageSchema } },
         },
         ...readErrors,
       },
     }),
     async (c) => {
-      const { limit, after } = c.req.valid('query');
-      const page = await listDocuments(
+      const page = await listDocumentsPage(
         c.var.db,
         c.req.valid('param').collection,
-        after === undefined ? { limit } : { limit, after },
+        pageOptions(c.req.valid('query')),
       );
-      const next = page.length === limit ? page[page.length - 1]!.docId : null;
-      return c.json({ documents: page.map(present), next }, 200);
+      linkNextPage(c, page.next);
+      return c.json({ documents: page.items.map(present), next: page.next }, 200);
     },
   )
   .openapi(

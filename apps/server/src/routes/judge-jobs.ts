@@ -1,8 +1,10 @@
 import {
   createCollectionJudgeJob,
-  judgeJobFailures,
+  judgeJobFailuresPage,
   judgeJobStatus,
-  listCollectionJudgeJobs,
+  listCollectionJudgeJobsPage,
+  SMALL_PAGE,
+  LARGE_PAGE,
   retryJudgeJobFailures,
   setJudgeJobPaused,
   type JudgeJobSummary,
@@ -10,6 +12,7 @@ import {
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { collectionFromPath } from '../resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -145,20 +148,23 @@ export const collectionJudgeJobs = createRouter()
       method: 'get',
       path: '/',
       tags: ['judging'],
-      summary: 'The judge jobs of a collection, each with its progress',
+      summary: 'The judge jobs of a collection, each with its progress (cursor paging)',
       ...anyUser,
-      request: { params: CollectionParam },
+      request: { params: CollectionParam, query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: {
-          description: 'the jobs, oldest first',
-          content: { 'application/json': { schema: z.array(JudgeJobSchema) } },
-        },
+        200: pageResponse('a page of jobs, oldest first (by id)', JudgeJobSchema),
         ...readErrors,
       },
     }),
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
-      return c.json((await listCollectionJudgeJobs(c.var.db, collection.id)).map(present), 200);
+      const page = await listCollectionJudgeJobsPage(
+        c.var.db,
+        collection.id,
+        pageOptions(c.req.valid('query')),
+      );
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(present), 200);
     },
   )
   .openapi(
@@ -278,18 +284,24 @@ export const judgeJobs = createRouter()
       method: 'get',
       path: '/{id}/failures',
       tags: ['judging'],
-      summary: 'The items of a judge job that could not be labelled, with the reasons',
+      summary:
+        'The items of a judge job that could not be labelled, with the reasons (cursor paging)',
       ...anyUser,
-      request: { params: JobParam },
+      request: { params: JobParam, query: z.object(pageQuery(LARGE_PAGE)) },
       responses: {
-        200: {
-          description: 'failed items in priority order',
-          content: { 'application/json': { schema: z.array(FailureSchema) } },
-        },
+        200: pageResponse('a page of failed items in priority order', FailureSchema),
         ...readErrors,
       },
     }),
-    async (c) => c.json(await judgeJobFailures(c.var.db, Number(c.req.valid('param').id)), 200),
+    async (c) => {
+      const page = await judgeJobFailuresPage(
+        c.var.db,
+        Number(c.req.valid('param').id),
+        pageOptions(c.req.valid('query')),
+      );
+      linkNextPage(c, page.next);
+      return c.json(page.items, 200);
+    },
   )
   .openapi(
     createRoute({

@@ -3,14 +3,17 @@ import {
   deleteLabelSet,
   exportLabelsAsQrels,
   importQrels,
-  listLabels,
-  listLabelSets,
+  listLabelsPage,
+  listLabelSetsPage,
+  SMALL_PAGE,
+  LARGE_PAGE,
   getLabelSetSummary,
   type LabelSetSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { collectionFromPath } from '../resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -111,22 +114,22 @@ export const labelSets = createRouter()
       method: 'get',
       path: '/',
       tags: ['label sets'],
-      summary: 'The label sets of a collection, with label and topic counts',
+      summary: 'The label sets of a collection, with label and topic counts (cursor paging)',
       ...anyUser,
-      request: { params: CollectionParam },
+      request: { params: CollectionParam, query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: {
-          description: 'the label sets, by name',
-          content: { 'application/json': { schema: z.array(LabelSetSchema) } },
-        },
+        200: pageResponse('a page of label sets, by name (then id)', LabelSetSchema),
         ...readErrors,
       },
     }),
     async (c) => {
-      return c.json(
-        (await listLabelSets(c.var.db, c.req.valid('param').collection)).map(present),
-        200,
+      const page = await listLabelSetsPage(
+        c.var.db,
+        c.req.valid('param').collection,
+        pageOptions(c.req.valid('query')),
       );
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(present), 200);
     },
   )
   .openapi(
@@ -267,33 +270,30 @@ export const labelSets = createRouter()
       method: 'get',
       path: '/{labelSet}/labels',
       tags: ['label sets'],
-      summary: 'The labels of a set, by topic and docno (byte order)',
+      summary: 'The labels of a set, by topic and docno (byte order; cursor paging)',
       ...anyUser,
       request: {
         params: LabelSetParams,
         query: z.object({
           topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
+          ...pageQuery(LARGE_PAGE),
         }),
       },
       responses: {
-        200: {
-          description: 'the labels',
-          content: { 'application/json': { schema: z.array(LabelSchema) } },
-        },
+        200: pageResponse('a page of labels, by topic and docno (byte order)', LabelSchema),
         ...readErrors,
       },
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const { topic } = c.req.valid('query');
-      const labels = await listLabels(
-        c.var.db,
-        params.collection,
-        params.labelSet,
-        topic === undefined ? {} : { topic },
-      );
+      const query = c.req.valid('query');
+      const page = await listLabelsPage(c.var.db, params.collection, params.labelSet, {
+        ...pageOptions(query),
+        ...(query.topic === undefined ? {} : { topic: query.topic }),
+      });
+      linkNextPage(c, page.next);
       return c.json(
-        labels.map((l) => ({
+        page.items.map((l) => ({
           topicId: l.topicId,
           docId: l.docId,
           grade: l.grade,

@@ -1,7 +1,8 @@
 import {
   comparisonJson,
   getPublishedLeaderboard,
-  listPublishedLeaderboards,
+  listPublishedLeaderboardsPage,
+  SMALL_PAGE,
   renderLeaderboard,
   unpublishLeaderboard,
   type LeaderboardFormat,
@@ -9,6 +10,7 @@ import {
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { SlugSchema } from '../report-schemas.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../schemas.js';
 
@@ -83,19 +85,19 @@ export const leaderboards = createRouter()
       method: 'get',
       path: '/',
       tags: ['leaderboards'],
-      summary: 'Every published leaderboard, by slug',
+      summary: 'Every published leaderboard, by slug (cursor paging)',
       ...anyUser,
+      request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: {
-          description: 'the published leaderboards',
-          content: { 'application/json': { schema: z.array(LeaderboardListItem) } },
-        },
+        200: pageResponse('a page of published leaderboards, by slug', LeaderboardListItem),
         ...readErrors,
       },
     }),
-    async (c) =>
-      c.json(
-        (await listPublishedLeaderboards(c.var.db)).map((p) => ({
+    async (c) => {
+      const page = await listPublishedLeaderboardsPage(c.var.db, pageOptions(c.req.valid('query')));
+      linkNextPage(c, page.next);
+      return c.json(
+        page.items.map((p) => ({
           slug: p.slug,
           reportId: p.reportId,
           collectionId: p.collectionId,
@@ -104,7 +106,8 @@ export const leaderboards = createRouter()
           url: `/api/public/leaderboards/${p.slug}`,
         })),
         200,
-      ),
+      );
+    },
   )
   .openapi(
     createRoute({
@@ -136,25 +139,30 @@ export const publicLeaderboards = createRouter()
       method: 'get',
       path: '/',
       tags: ['leaderboards'],
-      summary: 'The index of published leaderboards (no token needed)',
+      summary: 'The index of published leaderboards (no token needed; cursor paging)',
       security: [],
+      request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: {
-          description: 'every published leaderboard by slug: its title, date and public address',
-          content: { 'application/json': { schema: z.array(PublicListItem) } },
-        },
+        200: pageResponse(
+          'a page of published leaderboards by slug: title, date and public address',
+          PublicListItem,
+        ),
+        400: readErrors[400],
       },
     }),
-    async (c) =>
-      c.json(
-        (await listPublishedLeaderboards(c.var.db)).map((p) => ({
+    async (c) => {
+      const page = await listPublishedLeaderboardsPage(c.var.db, pageOptions(c.req.valid('query')));
+      linkNextPage(c, page.next);
+      return c.json(
+        page.items.map((p) => ({
           slug: p.slug,
           title: p.title,
           publishedAt: p.publishedAt.toISOString(),
           url: `/api/public/leaderboards/${p.slug}`,
         })),
         200,
-      ),
+      );
+    },
   )
   .openapi(
     createRoute({

@@ -6,12 +6,14 @@ import {
   createEvaluationReport,
   deleteReport,
   getReport,
-  listReports,
+  listReportsPage,
+  SMALL_PAGE,
   publishLeaderboard,
   type StoredReport,
   type StoredReportSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { linkNextPage, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { EvaluationRequest } from './evaluations.js';
 import {
@@ -120,6 +122,7 @@ const ListQuery = z.object({
     .optional()
     .openapi({ description: 'only reports of this collection (id or name)' }),
   kind: z.enum(['evaluation', 'comparison', 'agreement']).optional(),
+  ...pageQuery(SMALL_PAGE),
 });
 
 const invalidContent = {
@@ -165,21 +168,18 @@ export const reports = createRouter()
       method: 'get',
       path: '/',
       tags: ['reports'],
-      summary: 'Stored reports, newest first (without their results)',
+      summary: 'Stored reports, newest first (without their results; cursor paging)',
       ...anyUser,
       request: { query: ListQuery },
       responses: {
-        200: {
-          description: 'the reports',
-          content: { 'application/json': { schema: z.array(ReportSummarySchema) } },
-        },
+        200: pageResponse('a page of reports, newest first (by id)', ReportSummarySchema),
         ...readErrors,
       },
     }),
     async (c) => {
-      const query = c.req.valid('query');
-      const list = await listReports(c.var.db, defined(query));
-      return c.json(list.map(summary), 200);
+      const page = await listReportsPage(c.var.db, defined(c.req.valid('query')));
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(summary), 200);
     },
   )
   .openapi(

@@ -6,13 +6,15 @@ import {
   importResponseSet,
   importScoreSet,
   judgeWorkerDeps,
-  listStoredResponseSets,
+  listStoredResponseSetsPage,
+  SMALL_PAGE,
   removeResponseSet,
   scoreResponseSet,
   type ResponseSet,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { adminOnly, anyUser, readErrors, writeErrors } from '../schemas.js';
 import { json, presentScoreSet, ScoreSetSchema, TopicQuery } from './score-sets.js';
@@ -117,11 +119,19 @@ export const responseSets = createRouter()
       method: 'get',
       path: '/',
       tags: ['answers'],
-      summary: 'Response sets, newest first, with counts',
+      summary: 'Response sets, newest first, with counts (cursor paging)',
       ...anyUser,
-      responses: { 200: json('the response sets', z.array(ResponseSetSchema)), ...readErrors },
+      request: { query: z.object(pageQuery(SMALL_PAGE)) },
+      responses: {
+        200: pageResponse('a page of response sets, newest first (by id)', ResponseSetSchema),
+        ...readErrors,
+      },
     }),
-    async (c) => c.json((await listStoredResponseSets(c.var.db)).map(presentResponseSet), 200),
+    async (c) => {
+      const page = await listStoredResponseSetsPage(c.var.db, pageOptions(c.req.valid('query')));
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(presentResponseSet), 200);
+    },
   )
   .openapi(
     createRoute({

@@ -1,5 +1,6 @@
 import { RUN_TRACE_PAGE, runTrace } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { anyUser, readErrors, RunParams } from '../schemas.js';
 
@@ -31,46 +32,22 @@ export const runTraces = createRouter().openapi(
       params: RunParams,
       query: z.object({
         topic: z.string().min(1).max(512).optional().openapi({ description: 'only this topic' }),
-        limit: z.coerce
-          .number()
-          .int()
-          .min(1)
-          .max(RUN_TRACE_PAGE.max)
-          .default(RUN_TRACE_PAGE.default)
-          .openapi({ description: 'entries per page' }),
-        after: z
-          .string()
-          .min(1)
-          .max(20)
-          .optional()
-          .openapi({ description: 'the previous page’s `X-Next-Cursor`' }),
+        ...pageQuery(RUN_TRACE_PAGE),
       }),
     },
     responses: {
-      200: {
-        description:
-          'a page of trace entries; when more follow, `X-Next-Cursor` holds the `after` of ' +
-          'the next page and `Link` its URL',
-        headers: z.object({ 'X-Next-Cursor': z.string().optional(), Link: z.string().optional() }),
-        content: { 'application/json': { schema: z.array(TraceEntry) } },
-      },
+      200: pageResponse('a page of trace entries', TraceEntry),
       ...readErrors,
     },
   }),
   async (c) => {
     const params = c.req.valid('param');
-    const { topic, limit, after } = c.req.valid('query');
+    const query = c.req.valid('query');
     const page = await runTrace(c.var.db, params.collection, params.run, {
-      limit,
-      ...(topic === undefined ? {} : { topic }),
-      ...(after === undefined ? {} : { after }),
+      ...pageOptions(query),
+      ...(query.topic === undefined ? {} : { topic: query.topic }),
     });
-    if (page.next !== null) {
-      const url = new URL(c.req.url);
-      url.searchParams.set('after', page.next);
-      c.header('x-next-cursor', page.next);
-      c.header('link', `<${url.pathname}${url.search}>; rel="next"`);
-    }
-    return c.json(page.entries as z.infer<typeof TraceEntry>[], 200);
+    linkNextPage(c, page.next);
+    return c.json(page.items as z.infer<typeof TraceEntry>[], 200);
   },
 );

@@ -3,11 +3,13 @@ import {
   importRun,
   listRunEntries,
   RUN_ENTRY_PAGE,
-  listRuns,
+  listRunsPage,
+  LARGE_PAGE,
   getRunSummary,
   type RunSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
 import {
@@ -58,19 +60,22 @@ export const runs = createRouter()
       method: 'get',
       path: '/',
       tags: ['runs'],
-      summary: 'The runs of a collection, with entry and topic counts',
+      summary: 'The runs of a collection, with entry and topic counts (cursor paging)',
       ...anyUser,
-      request: { params: CollectionParam },
+      request: { params: CollectionParam, query: z.object(pageQuery(LARGE_PAGE)) },
       responses: {
-        200: {
-          description: 'the runs, by name',
-          content: { 'application/json': { schema: z.array(RunSchema) } },
-        },
+        200: pageResponse('a page of runs, by name (then id)', RunSchema),
         ...readErrors,
       },
     }),
     async (c) => {
-      return c.json((await listRuns(c.var.db, c.req.valid('param').collection)).map(present), 200);
+      const page = await listRunsPage(
+        c.var.db,
+        c.req.valid('param').collection,
+        pageOptions(c.req.valid('query')),
+      );
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(present), 200);
     },
   )
   .openapi(
@@ -138,50 +143,23 @@ export const runs = createRouter()
         params: RunParams,
         query: z.object({
           topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
-          limit: z.coerce
-            .number()
-            .int()
-            .min(1)
-            .max(RUN_ENTRY_PAGE.max)
-            .default(RUN_ENTRY_PAGE.default)
-            .openapi({ description: 'entries per page', example: RUN_ENTRY_PAGE.default }),
-          after: z
-            .string()
-            .min(1)
-            .max(4096)
-            .optional()
-            .openapi({ description: 'the previous page’s `X-Next-Cursor`' }),
+          ...pageQuery(RUN_ENTRY_PAGE),
         }),
       },
       responses: {
-        200: {
-          description:
-            'a page of entries, topics in qid byte order; when more follow, the ' +
-            '`X-Next-Cursor` header holds the `after` of the next page and `Link` its URL',
-          headers: z.object({
-            'X-Next-Cursor': z.string().optional(),
-            Link: z.string().optional(),
-          }),
-          content: { 'application/json': { schema: z.array(RunEntrySchema) } },
-        },
+        200: pageResponse('a page of entries, topics in qid byte order', RunEntrySchema),
         ...readErrors,
       },
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const { topic, limit, after } = c.req.valid('query');
+      const query = c.req.valid('query');
       const page = await listRunEntries(c.var.db, params.collection, params.run, {
-        limit,
-        ...(topic === undefined ? {} : { topic }),
-        ...(after === undefined ? {} : { after }),
+        ...pageOptions(query),
+        ...(query.topic === undefined ? {} : { topic: query.topic }),
       });
-      if (page.next !== null) {
-        const url = new URL(c.req.url);
-        url.searchParams.set('after', page.next);
-        c.header('x-next-cursor', page.next);
-        c.header('link', `<${url.pathname}${url.search}>; rel="next"`);
-      }
-      return c.json(page.entries, 200);
+      linkNextPage(c, page.next);
+      return c.json(page.items, 200);
     },
   )
   .openapi(

@@ -1,6 +1,7 @@
-import { getTopic, importTopics, listTopics, type Topic } from '@assay/platform';
+import { getTopic, importTopics, listTopicsPage, LARGE_PAGE, type Topic } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { collectionFromPath } from '../resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -37,22 +38,22 @@ export const topics = createRouter()
       method: 'get',
       path: '/',
       tags: ['topics'],
-      summary: 'The topics of a collection, in qid byte order',
+      summary: 'The topics of a collection, in qid byte order (cursor paging)',
       ...anyUser,
-      request: { params: CollectionParam },
+      request: { params: CollectionParam, query: z.object(pageQuery(LARGE_PAGE)) },
       responses: {
-        200: {
-          description: 'the topics',
-          content: { 'application/json': { schema: z.array(TopicSchema) } },
-        },
+        200: pageResponse('a page of topics, in qid byte order', TopicSchema),
         ...readErrors,
       },
     }),
     async (c) => {
-      return c.json(
-        (await listTopics(c.var.db, c.req.valid('param').collection)).map(present),
-        200,
+      const page = await listTopicsPage(
+        c.var.db,
+        c.req.valid('param').collection,
+        pageOptions(c.req.valid('query')),
       );
+      linkNextPage(c, page.next);
+      return c.json(page.items.map(present), 200);
     },
   )
   .openapi(

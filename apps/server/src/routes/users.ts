@@ -1,7 +1,8 @@
 import {
   addUser,
   issueUserToken,
-  listUserSummaries,
+  listUserSummariesPage,
+  SMALL_PAGE,
   listUserTokens,
   revokeUserToken,
   revokeUserTokens,
@@ -10,6 +11,7 @@ import {
   type IssuedToken,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { adminOnly, anyUser, readErrors, writeErrors } from '../schemas.js';
 
@@ -136,20 +138,19 @@ export const users = createRouter()
       method: 'get',
       path: '/',
       tags: ['users'],
-      summary: 'Every user with their live token count and last use',
+      summary: 'Every user with their live token count and last use (cursor paging)',
       ...adminOnly,
+      request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: {
-          description: 'the users, by name',
-          content: { 'application/json': { schema: z.array(UserSummarySchema) } },
-        },
+        200: pageResponse('a page of users, by name (then id)', UserSummarySchema),
         ...writeErrors,
       },
     }),
     async (c) => {
-      const list = await listUserSummaries(c.var.db);
+      const page = await listUserSummariesPage(c.var.db, pageOptions(c.req.valid('query')));
+      linkNextPage(c, page.next);
       return c.json(
-        list.map((u) => ({
+        page.items.map((u) => ({
           id: u.id,
           name: u.name,
           role: u.role,

@@ -396,6 +396,34 @@ export function setToken(token: string | null): void {
 }
 
 async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await exchange<T>(method, path, body)).body;
+}
+
+/**
+ * Every item of a paged list: follows the `X-Next-Cursor` of each page (the API pages every
+ * list; a page holds 100 or 1000 items unless told) until the last page.
+ */
+async function listAll<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page: { body: T[]; headers: Headers } = await exchange<T[]>(
+      'GET',
+      after === null ? path : `${path}${sep}after=${encodeURIComponent(after)}`,
+    );
+    items.push(...page.body);
+    after = page.headers.get('x-next-cursor');
+    if (after === null) return items;
+  }
+}
+
+/** A request and its answer: the parsed body and the headers; ApiError when it failed. */
+async function exchange<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ body: T; headers: Headers }> {
   const headers: Record<string, string> = {};
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -410,7 +438,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   } catch {
     throw new ApiError('network', 'the server cannot be reached', 0);
   }
-  if (response.status === 204) return undefined as T;
+  if (response.status === 204) return { body: undefined as T, headers: response.headers };
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -426,35 +454,35 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
       response.status,
     );
   }
-  return parsed as T;
+  return { body: parsed as T, headers: response.headers };
 }
 
 const enc = encodeURIComponent;
 
-/** Every call the app makes. */
+/** Every call the app makes (lists come whole: listAll follows their pages). */
 export const api = {
   me: () => request<Me>('GET', '/me'),
-  users: () => request<UserSummary[]>('GET', '/users'),
+  users: () => listAll<UserSummary>('/users'),
   addUser: (name: string, role: Role) => request<CreatedUser>('POST', '/users', { name, role }),
   issueToken: (id: number) => request<CreatedUser>('POST', `/users/${id}/tokens`),
   revokeUser: (id: number) => request<{ revoked: number }>('POST', `/users/${id}/revoke`),
 
-  collections: () => request<Collection[]>('GET', '/collections'),
+  collections: () => listAll<Collection>('/collections'),
   collection: (c: string) => request<Collection>('GET', `/collections/${enc(c)}`),
-  topics: (c: string) => request<Topic[]>('GET', `/collections/${enc(c)}/topics`),
-  runs: (c: string) => request<Run[]>('GET', `/collections/${enc(c)}/runs`),
-  labelSets: (c: string) => request<LabelSet[]>('GET', `/collections/${enc(c)}/label-sets`),
+  topics: (c: string) => listAll<Topic>(`/collections/${enc(c)}/topics`),
+  runs: (c: string) => listAll<Run>(`/collections/${enc(c)}/runs`),
+  labelSets: (c: string) => listAll<LabelSet>(`/collections/${enc(c)}/label-sets`),
   pool: (c: string, runs: string[], depth: number) =>
     request<Pool>('POST', `/collections/${enc(c)}/pools`, { runs, depth }),
   evaluate: (collection: string, labelSet: string, runs: string[], measures: string[]) =>
     request<Evaluation>('POST', '/evaluations', { collection, labelSet, runs, measures }),
 
-  judgeJobs: (c: string) => request<JudgeJob[]>('GET', `/collections/${enc(c)}/judge-jobs`),
+  judgeJobs: (c: string) => listAll<JudgeJob>(`/collections/${enc(c)}/judge-jobs`),
   startJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/start`),
   stopJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/stop`),
   retryJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/retry-failed`),
 
-  campaigns: (c: string) => request<Campaign[]>('GET', `/collections/${enc(c)}/campaigns`),
+  campaigns: (c: string) => listAll<Campaign>(`/collections/${enc(c)}/campaigns`),
   createCampaign: (c: string, body: Record<string, unknown>) =>
     request<Campaign>('POST', `/collections/${enc(c)}/campaigns`, body),
   campaign: (id: number) => request<Campaign>('GET', `/campaigns/${id}`),
@@ -470,7 +498,7 @@ export const api = {
       `/campaigns/${id}/items/${item}/adjudicate`,
       { grade },
     ),
-  myCampaigns: () => request<MyCampaign[]>('GET', '/campaigns'),
+  myCampaigns: () => listAll<MyCampaign>('/campaigns'),
   next: (id: number) => request<AnnotationItem | undefined>('GET', `/campaigns/${id}/next`),
   item: (id: number, item: number) =>
     request<AnnotationItem>('GET', `/campaigns/${id}/items/${item}`),
@@ -481,8 +509,7 @@ export const api = {
   skip: (id: number, item: number) =>
     request<SavedLabel>('POST', `/campaigns/${id}/skip`, { item }),
 
-  reports: (collection: string) =>
-    request<ReportSummary[]>('GET', `/reports?collection=${enc(collection)}`),
+  reports: (collection: string) => listAll<ReportSummary>(`/reports?collection=${enc(collection)}`),
   report: (id: number) => request<Report>('GET', `/reports/${id}`),
   compare: (body: Record<string, unknown>) => request<Report>('POST', '/reports/comparisons', body),
   publish: (id: number, slug: string) =>
@@ -491,7 +518,7 @@ export const api = {
   publicLeaderboard: (slug: string) =>
     request<PublicLeaderboard>('GET', `/public/leaderboards/${enc(slug)}`),
 
-  responseSets: () => request<ResponseSet[]>('GET', '/response-sets'),
+  responseSets: () => listAll<ResponseSet>('/response-sets'),
   responseSet: (set: string, topic?: string) =>
     request<ResponseSetDetail>(
       'GET',

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { ScoreSetMode } from '../answers-schema.js';
 import type { JsonObject, JsonValue, Row } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A stored response set with its counts. */
 export interface ResponseSet {
@@ -166,9 +167,12 @@ function toResponseSet(row: ResponseSetRow): ResponseSet {
   };
 }
 
-/** Every response set, newest first, with counts. */
-export async function listResponseSets(db: Queryable): Promise<ResponseSet[]> {
-  const rows = await responseSetQuery(db).orderBy('s.id', 'desc').execute();
+/**
+ * Every response set, newest first (id descending), with counts; given a page, those after
+ * its key (id) and at most limit + 1 of them.
+ */
+export async function listResponseSets(db: Queryable, page?: Seek): Promise<ResponseSet[]> {
+  const rows = await seek(responseSetQuery(db), [sql.ref('s.id')], page, 'desc').execute();
   return rows.map((r) => toResponseSet(r as ResponseSetRow));
 }
 

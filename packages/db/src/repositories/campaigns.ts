@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { bulkInsert, type Queryable } from '../bulk.js';
 import type { CampaignGrade, JsonObject, Row } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** An annotation campaign: a sample of items labelled by people into one label set. */
 export interface Campaign {
@@ -190,16 +191,30 @@ export async function findCampaignByLabelSet(
   return row && toCampaign(row);
 }
 
-/** Campaigns of a collection (or of every collection), newest first. */
-export async function listCampaigns(db: Queryable, collectionId?: number): Promise<Campaign[]> {
-  let query = db.selectFrom('campaigns').selectAll().orderBy('id', 'desc');
+/**
+ * Campaigns of a collection (or of every collection), newest first (id descending); given a
+ * page, those after its key (id) and at most limit + 1 of them.
+ */
+export async function listCampaigns(
+  db: Queryable,
+  collectionId?: number,
+  page?: Seek,
+): Promise<Campaign[]> {
+  let query = db.selectFrom('campaigns').selectAll();
   if (collectionId !== undefined) query = query.where('collection_id', '=', collectionId);
-  return (await query.execute()).map(toCampaign);
+  return (await seek(query, [sql.ref('id')], page, 'desc').execute()).map(toCampaign);
 }
 
-/** Campaigns in which a user has assignments, newest first. */
-export async function listAnnotatorCampaigns(db: Queryable, userId: number): Promise<Campaign[]> {
-  const rows = await db
+/**
+ * Campaigns in which a user has assignments, newest first (id descending); given a page,
+ * those after its key (id) and at most limit + 1 of them.
+ */
+export async function listAnnotatorCampaigns(
+  db: Queryable,
+  userId: number,
+  page?: Seek,
+): Promise<Campaign[]> {
+  const query = db
     .selectFrom('campaigns as c')
     .selectAll('c')
     .where(({ exists, selectFrom }) =>
@@ -209,9 +224,8 @@ export async function listAnnotatorCampaigns(db: Queryable, userId: number): Pro
           .whereRef('a.campaign_id', '=', 'c.id')
           .where('a.user_id', '=', userId),
       ),
-    )
-    .orderBy('c.id', 'desc')
-    .execute();
+    );
+  const rows = await seek(query, [sql.ref('c.id')], page, 'desc').execute();
   return rows.map(toCampaign);
 }
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Queryable } from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A test collection. */
 export interface Collection {
@@ -71,9 +72,16 @@ function toCollectionSummary(
   };
 }
 
-/** All collections by name, with their document and topic counts. */
-export async function listCollections(db: Queryable): Promise<CollectionSummary[]> {
-  const rows = await collectionSummaries(db).orderBy('c.name').orderBy('c.id').execute();
+/**
+ * All collections by (name, id), with their document and topic counts; given a page, those
+ * after its key (name, id) and at most limit + 1 of them.
+ */
+export async function listCollections(db: Queryable, page?: Seek): Promise<CollectionSummary[]> {
+  const rows = await seek(
+    collectionSummaries(db),
+    [sql.ref('c.name'), sql.ref('c.id')],
+    page,
+  ).execute();
   return rows.map(toCollectionSummary);
 }
 

@@ -21,7 +21,10 @@ export interface StoredDocument {
 
 /** Paging through a collection's documents in docno order (byte order, as trec_eval). */
 export interface DocumentPage {
-  /** Most documents to return (default 100, at most 10,000). */
+  /**
+   * Most documents to return (default 100, at most 10,001: one more than the largest page
+   * the platform serves, so that it can tell whether another page follows).
+   */
   limit?: number;
   /** Return documents whose docno sorts after this one (keyset paging). */
   after?: string;
@@ -107,7 +110,7 @@ export async function listDocuments(
   collectionId: number,
   page: DocumentPage = {},
 ): Promise<StoredDocument[]> {
-  const limit = Math.min(Math.max(Math.trunc(page.limit ?? 100), 1), 10_000);
+  const limit = Math.min(Math.max(Math.trunc(page.limit ?? 100), 1), 10_001);
   let query = db
     .selectFrom('documents')
     .selectAll()

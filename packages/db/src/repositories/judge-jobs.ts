@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../bulk.js';
 import type { JsonObject, Row } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A judge job: a judge configuration writing one LLM label set. */
 export interface JudgeJob {
@@ -73,12 +74,23 @@ export async function findJudgeJobByLabelSet(
   return row && toJudgeJob(row);
 }
 
-/** Judge jobs, oldest first; optionally only those with pending or claimable tasks. */
+/**
+ * Judge jobs, oldest first (by id); optionally only those with pending or claimable tasks,
+ * or those filling a label set of one collection. Given a page, those after its key (id)
+ * and at most limit + 1 of them.
+ */
 export async function listJudgeJobs(
   db: Queryable,
-  options: { withWork?: boolean } = {},
+  options: { withWork?: boolean; collectionId?: number; page?: Seek } = {},
 ): Promise<JudgeJob[]> {
-  let query = db.selectFrom('judge_jobs').selectAll().orderBy('id');
+  let query = db.selectFrom('judge_jobs').selectAll();
+  if (options.collectionId !== undefined) {
+    const collectionId = options.collectionId;
+    query = query.where('label_set_id', 'in', (eb) =>
+      eb.selectFrom('label_sets').select('id').where('collection_id', '=', collectionId),
+    );
+  }
+  query = seek(query, [sql.ref('id')], options.page);
   if (options.withWork) {
     query = query.where('status', '=', 'active').where((eb) =>
       eb.exists(

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { Database, JsonObject, JudgeTaskStatus, Row } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A pool item to judge: its key, priority and the values its prompt renders. */
 export interface JudgeTaskInput {
@@ -124,21 +125,20 @@ export async function insertJudgeTasks(
   );
 }
 
-/** A job's tasks in priority order; optionally only those in some states. */
+/**
+ * A job's tasks in priority order (position, then topic and docno in byte order); optionally
+ * only those in some states. Given a page, those after its key (position, topic, docno) and
+ * at most limit + 1 of them.
+ */
 export async function listJudgeTasks(
   db: Queryable,
   jobId: number,
-  options: { status?: readonly JudgeTaskStatus[] } = {},
+  options: { status?: readonly JudgeTaskStatus[]; page?: Seek } = {},
 ): Promise<JudgeTask[]> {
-  let query = db
-    .selectFrom('judge_tasks')
-    .selectAll()
-    .where('job_id', '=', jobId)
-    .orderBy('position')
-    .orderBy(sql`topic_id collate "C"`)
-    .orderBy(sql`doc_id collate "C"`);
+  let query = db.selectFrom('judge_tasks').selectAll().where('job_id', '=', jobId);
   if (options.status) query = query.where('status', 'in', [...options.status]);
-  return (await query.execute()).map(toJudgeTask);
+  const keys = [sql.ref('position'), sql`topic_id collate "C"`, sql`doc_id collate "C"`];
+  return (await seek(query, keys, options.page).execute()).map(toJudgeTask);
 }
 
 /** How many of a job's tasks are in each state, and their cost so far. */

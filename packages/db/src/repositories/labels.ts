@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { JsonObject, LabelSetKind, Row } from '../schema.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A label set: one source of relevance labels on one grade scale. */
 export interface LabelSet {
@@ -173,15 +174,17 @@ function toLabelSetSummary(
   };
 }
 
-/** A collection's label sets by name, with label and topic counts. */
+/**
+ * A collection's label sets by (name, id), with label and topic counts; given a page, those
+ * after its key (name, id) and at most limit + 1 of them.
+ */
 export async function listLabelSets(
   db: Queryable,
   collectionId: number,
+  page?: Seek,
 ): Promise<LabelSetSummary[]> {
-  const rows = await labelSetSummaries(db, collectionId)
-    .orderBy('s.name')
-    .orderBy('s.id')
-    .execute();
+  const keys = [sql.ref('s.name'), sql.ref('s.id')];
+  const rows = await seek(labelSetSummaries(db, collectionId), keys, page).execute();
   return rows.map(toLabelSetSummary);
 }
 
@@ -291,20 +294,19 @@ export async function insertLabels(
   );
 }
 
-/** A label set's labels, topics and docnos in byte order; optionally one topic only. */
+/**
+ * A label set's labels, topics and docnos in byte order; optionally one topic only. Given a
+ * page, those after its key (topic, docno) and at most limit + 1 of them.
+ */
 export async function listLabels(
   db: Queryable,
   labelSetId: number,
-  options: { topicId?: string } = {},
+  options: { topicId?: string; page?: Seek } = {},
 ): Promise<Label[]> {
-  let query = db
-    .selectFrom('labels')
-    .selectAll()
-    .where('label_set_id', '=', labelSetId)
-    .orderBy(sql`topic_id collate "C"`)
-    .orderBy(sql`doc_id collate "C"`);
+  let query = db.selectFrom('labels').selectAll().where('label_set_id', '=', labelSetId);
   if (options.topicId !== undefined) query = query.where('topic_id', '=', options.topicId);
-  return (await query.execute()).map(toLabel);
+  const keys = [sql`topic_id collate "C"`, sql`doc_id collate "C"`];
+  return (await seek(query, keys, options.page).execute()).map(toLabel);
 }
 
 /** A label set as qrels: topic → docno → grade; optionally only some topics. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from '../bulk.js';
 import type { JsonObject, JsonValue, ReportKind, Row } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A stored report without its result: what lists show. */
 export interface ReportSummary {
@@ -142,10 +143,13 @@ export async function lockReport(
   return row !== undefined;
 }
 
-/** Reports without their results, newest first, optionally of one collection or kind. */
+/**
+ * Reports without their results, newest first (id descending), optionally of one collection
+ * or kind. Given a page, those after its key (id) and at most limit + 1 of them.
+ */
 export async function listReports(
   db: Queryable,
-  options: ListReportsOptions = {},
+  options: ListReportsOptions & { page?: Seek } = {},
 ): Promise<ReportSummary[]> {
   let query = db
     .selectFrom('reports')
@@ -153,7 +157,7 @@ export async function listReports(
   if (options.collectionId !== undefined)
     query = query.where('collection_id', '=', options.collectionId);
   if (options.kind !== undefined) query = query.where('kind', '=', options.kind);
-  const rows = await query.orderBy('id', 'desc').execute();
+  const rows = await seek(query, [sql.ref('id')], options.page, 'desc').execute();
   const slugs = await slugsOf(
     db,
     rows.map((row) => row.id),
@@ -209,9 +213,15 @@ export interface PublicationSummary extends Publication {
   collectionId: number;
 }
 
-/** Every publication with its report's title and collection, by slug. */
-export async function listPublicationSummaries(db: Queryable): Promise<PublicationSummary[]> {
-  const rows = await db
+/**
+ * Every publication with its report's title and collection, by slug; given a page, those
+ * after its key (slug) and at most limit + 1 of them.
+ */
+export async function listPublicationSummaries(
+  db: Queryable,
+  page?: Seek,
+): Promise<PublicationSummary[]> {
+  const query = db
     .selectFrom('publications as p')
     .innerJoin('reports as r', 'r.id', 'p.report_id')
     .select([
@@ -221,9 +231,8 @@ export async function listPublicationSummaries(db: Queryable): Promise<Publicati
       'p.published_by',
       'r.title',
       'r.collection_id',
-    ])
-    .orderBy('p.slug')
-    .execute();
+    ]);
+  const rows = await seek(query, [sql.ref('p.slug')], page).execute();
   return rows.map((row) => ({
     slug: row.slug,
     reportId: Number(row.report_id),

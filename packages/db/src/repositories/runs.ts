@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** One line of a run: a document retrieved for a topic at a rank with a score. */
 export interface RunEntry {
@@ -140,9 +141,17 @@ function toRunSummary(row: Row<'runs'>): RunSummary {
   };
 }
 
-/** A collection's runs by name, with entry and topic counts. */
-export async function listRuns(db: Queryable, collectionId: number): Promise<RunSummary[]> {
-  const rows = await runSummaries(db, collectionId).orderBy('r.name').orderBy('r.id').execute();
+/**
+ * A collection's runs by (name, id), with entry and topic counts; given a page, those after
+ * its key (name, id) and at most limit + 1 of them.
+ */
+export async function listRuns(
+  db: Queryable,
+  collectionId: number,
+  page?: Seek,
+): Promise<RunSummary[]> {
+  const keys = [sql.ref('r.name'), sql.ref('r.id')];
+  const rows = await seek(runSummaries(db, collectionId), keys, page).execute();
   return rows.map(toRunSummary);
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { Row, TopicContext } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A topic to store. */
 export interface TopicInput {
@@ -57,14 +58,17 @@ export async function insertTopics(
   );
 }
 
-/** A collection's topics in qid byte order (as trec_eval orders them). */
-export async function listTopics(db: Queryable, collectionId: number): Promise<Topic[]> {
-  const rows = await db
-    .selectFrom('topics')
-    .selectAll()
-    .where('collection_id', '=', collectionId)
-    .orderBy(sql`topic_id collate "C"`)
-    .execute();
+/**
+ * A collection's topics in qid byte order (as trec_eval orders them); given a page, those
+ * after its key (qid) and at most limit + 1 of them.
+ */
+export async function listTopics(
+  db: Queryable,
+  collectionId: number,
+  page?: Seek,
+): Promise<Topic[]> {
+  const query = db.selectFrom('topics').selectAll().where('collection_id', '=', collectionId);
+  const rows = await seek(query, [sql`topic_id collate "C"`], page).execute();
   return rows.map(toTopic);
 }
 

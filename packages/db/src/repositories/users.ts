@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Queryable } from '../bulk.js';
 import type { Row, UserRole } from '../schema.js';
+import { seek, type Seek } from '../keyset.js';
 
 /** A person who administers or annotates. */
 export interface User {
@@ -78,9 +79,13 @@ export async function findUserByName(db: Queryable, name: string): Promise<User 
   return row && toUser(row);
 }
 
-/** All users by name. */
-export async function listUsers(db: Queryable): Promise<User[]> {
-  const rows = await db.selectFrom('users').selectAll().orderBy('name').execute();
+/**
+ * All users by (name, id); given a page, those after its key (name, id) and at most
+ * limit + 1 of them.
+ */
+export async function listUsers(db: Queryable, page?: Seek): Promise<User[]> {
+  const query = db.selectFrom('users').selectAll();
+  const rows = await seek(query, [sql.ref('name'), sql.ref('id')], page).execute();
   return rows.map(toUser);
 }
 

@@ -45,6 +45,7 @@ import {
   type AnswerResponse,
 } from './answer-files.js';
 import { scoreAnswers, type AnswerScoringMode, type ScoreAnswersResult } from './score-answers.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from '../paging.js';
 
 export type { ResponseSet, ScoreSet, StoredResponse, AnswerScoreRow };
 
@@ -134,6 +135,21 @@ export async function importResponseSet(
 /** Every response set, newest first, with counts of answers, topics and systems. */
 export function listStoredResponseSets(db: Queryable): Promise<ResponseSet[]> {
   return listResponseSets(db);
+}
+
+/** A page of {@link listStoredResponseSets} (newest first: by id, descending). */
+export async function listStoredResponseSetsPage(
+  db: Queryable,
+  options: PageOptions = {},
+): Promise<Page<ResponseSet>> {
+  const page = seekPage(options, SMALL_PAGE, ['int']);
+  const rows = await listResponseSets(db, page);
+  return pageOf(
+    rows,
+    page,
+    (s) => [s.id],
+    (s) => s,
+  );
 }
 
 /** A response set with its answers (optionally one topic's) and its score sets. */

@@ -37,6 +37,7 @@ export {
   importResponseSet,
   importScoreSet,
   listStoredResponseSets,
+  listStoredResponseSetsPage,
   removeResponseSet,
   removeScoreSet,
   scoreResponseSet,
