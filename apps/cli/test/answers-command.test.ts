@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { assay } from './run-cli.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
-import { describeOnEngines, testDoublePerTest } from './cli-fixtures.js';
+import { describeOnEngines } from './cli-fixtures.js';
 
 const CRITERIA = ['informativeness', 'completeness', 'novelty', 'actionability'] as const;
 const SYSTEMS = ['srsa', 'simple', 'react'];
@@ -26,8 +26,6 @@ function who(body: Record<string, unknown>): { s: number; t: number } {
   const m = /<s(\d) t(\d)>/.exec(user)!;
   return { s: Number(m[1]), t: Number(m[2]) };
 }
-
-const double = testDoublePerTest();
 
 describe('assay answers agree', () => {
   it('measures per-criterion agreement of two score files on the answers both graded', async () => {
@@ -159,7 +157,7 @@ describeOnEngines(
   (ws) => {
     it('scores three systems through injected faults, and the report equals a recomputation', async () => {
       const attempts = new Map<string, number>();
-      const server = await double.start((body) => {
+      const server = await ws.double.start((body) => {
         const { s, t } = who(body);
         const trial = body.seed !== undefined && Number(body.seed) >= 2000 ? 2 : 1;
         const key = `${s}/${t}/${trial}`;

@@ -87,7 +87,10 @@ export function whoIs(env: Env, token: string): Promise<string | undefined> {
   });
 }
 
-/** A describe block's folder and the environment that points the CLI at its own database. */
+/**
+ * A describe block's folder, the environment that points the CLI at its own database, and
+ * the test double of its running test.
+ */
 export interface Workspace {
   /** The temporary folder, removed after the block. */
   readonly dir: string;
@@ -95,6 +98,16 @@ export interface Workspace {
   readonly env: Env;
   /** `name` inside `dir`. */
   path(name: string): string;
+  /** The OpenAI-compatible test double of the running test, closed after each test. */
+  readonly double: TestDouble;
+  /**
+   * A runner of `assay retrieve ...args --docs <dir>/docs.jsonl --topics <dir>/<topics>
+   * --out <dir>/<out> ...extra` against the database and the running double.
+   */
+  retrieve(
+    args: string[],
+    topics?: string,
+  ): (out: string, ...extra: string[]) => Promise<CliResult>;
   /** The ranking lines of run file `name`: every line but the blank and the `#` header ones. */
   runEntries(name: string): string[];
   /** Run file `name` without its `# trace:` header line (the one line a rerun changes). */
@@ -139,6 +152,7 @@ function useWorkspace(kind: Engine, prefix: string, files: Record<string, string
     await schema?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
+  const double = testDoublePerTest();
   return {
     get dir() {
       return dir;
@@ -147,6 +161,22 @@ function useWorkspace(kind: Engine, prefix: string, files: Record<string, string
       return env;
     },
     path: (name) => join(dir, name),
+    double,
+    retrieve:
+      (args, topics = 'topics.tsv') =>
+      (out, ...extra) =>
+        assay(
+          { ...env, OPENAI_BASE_URL: double.server?.baseURL },
+          'retrieve',
+          ...args,
+          '--docs',
+          join(dir, 'docs.jsonl'),
+          '--topics',
+          join(dir, topics),
+          '--out',
+          join(dir, out),
+          ...extra,
+        ),
     runEntries: (name) =>
       readFileSync(join(dir, name), 'utf8')
         .split('\n')
@@ -218,29 +248,4 @@ export function retrieveArgumentsOnly(
     'o.run',
     ...args,
   );
-}
-
-/**
- * A runner of `assay retrieve ...args --docs <dir>/docs.jsonl --topics <dir>/<topics>
- * --out <dir>/<out> ...extra` against the workspace's database and the running double.
- */
-export function retrieveIn(
-  workspace: Workspace,
-  double: TestDouble,
-  args: string[],
-  topics = 'topics.tsv',
-): (out: string, ...extra: string[]) => Promise<CliResult> {
-  return (out, ...extra) =>
-    assay(
-      { ...workspace.env, OPENAI_BASE_URL: double.server?.baseURL },
-      'retrieve',
-      ...args,
-      '--docs',
-      workspace.path('docs.jsonl'),
-      '--topics',
-      workspace.path(topics),
-      '--out',
-      workspace.path(out),
-      ...extra,
-    );
 }

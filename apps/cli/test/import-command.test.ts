@@ -25,6 +25,18 @@ const engines = databasePerEngine('assay-cli-data-');
 for (const engine of engines) {
   describe(`assay import, datasets, db [${engine.kind}]`, () => {
     const env = () => engine.env();
+    /** Imports a one-document collection `name` from the TSV file `docs` (written first). */
+    const importTsvCollection = (name: string, docs: string) =>
+      assay(
+        env(),
+        'import',
+        'collection',
+        '--name',
+        name,
+        '--format',
+        'tsv',
+        file(docs, 'd1\tx\n'),
+      );
 
     it('migrates, then says the database is up to date', async () => {
       const first = await assay(env(), 'db', 'migrate');
@@ -126,16 +138,7 @@ for (const engine of engines) {
     }, 120_000);
 
     it('refuses a bad line 30,000 lines in, and checks every run file before writing any', async () => {
-      await assay(
-        env(),
-        'import',
-        'collection',
-        '--name',
-        'big',
-        '--format',
-        'tsv',
-        file('d.tsv', 'd1\tx\n'),
-      );
+      await importTsvCollection('big', 'd.tsv');
       const good = file('good.run', `${bigRun(2_000, 'good').join('\n')}\n`);
       const lines = bigRun(30_000, 'big');
       lines[29_999] = '30 Q0 doc30000 1000 1e999x big';
@@ -151,16 +154,7 @@ for (const engine of engines) {
     }, 120_000);
 
     it('asks for --replace, then replaces; one line per file with lines/s', async () => {
-      await assay(
-        env(),
-        'import',
-        'collection',
-        '--name',
-        'rep',
-        '--format',
-        'tsv',
-        file('d2.tsv', 'd1\tx\n'),
-      );
+      await importTsvCollection('rep', 'd2.tsv');
       const a = file('a.run', '1 Q0 d1 1 2 sysA\n');
       const b = file('b.run', '1 Q0 d1 1 2 sysB\n2 Q0 d1 1 2 sysB\n');
       const first = await assay(env(), 'import', 'run', '--collection', 'rep', a, b);
@@ -184,17 +178,10 @@ for (const engine of engines) {
       expect(replaced.code).toBe(0);
       expect(replaced.stdout).toMatch(/^replaced run "sysB"/);
       const qrels = file('q.txt', '1 0 d1 1\n');
-      await assay(env(), 'import', 'qrels', '--collection', 'rep', '--label-set', 'h', qrels);
-      const q2 = await assay(
-        env(),
-        'import',
-        'qrels',
-        '--collection',
-        'rep',
-        '--label-set',
-        'h',
-        qrels,
-      );
+      const importQrels = () =>
+        assay(env(), 'import', 'qrels', '--collection', 'rep', '--label-set', 'h', qrels);
+      await importQrels();
+      const q2 = await importQrels();
       expect(q2).toMatchObject({
         code: 4,
         stderr:

@@ -5,7 +5,7 @@ import { assay } from './run-cli.js';
 import { listLlmCalls } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
-import { describeOnEngines, testDoublePerTest } from './cli-fixtures.js';
+import { describeOnEngines } from './cli-fixtures.js';
 import { parsePoolFile } from '../src/judge-items.js';
 import {
   docNumber,
@@ -15,8 +15,6 @@ import {
   judgeArgs,
   writeJudgeFixtures,
 } from './judge-fixtures.js';
-
-const double = testDoublePerTest();
 
 describe('assay judge: arguments', () => {
   it('needs a pool and a judge it knows', async () => {
@@ -56,12 +54,12 @@ describeOnEngines('assay judge', { prefix: 'assay-judge-cli-' }, (ws) => {
       'judge',
       ...judgeArgs(files, ws.path(out)),
       '--base-url',
-      double.server!.baseURL,
+      ws.double.server!.baseURL,
       ...extra,
     );
 
   it('--dry-run counts calls, tokens and cost and sends nothing', async () => {
-    const server = await double.start((body) => gradedAnswer(body));
+    const server = await ws.double.start((body) => gradedAnswer(body));
     const dry = await judge('dry.qrels', '--dry-run');
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(`${POOL_SIZE} pool items: 0 already labelled, 0 answered`);
@@ -73,7 +71,7 @@ describeOnEngines('assay judge', { prefix: 'assay-judge-cli-' }, (ws) => {
   });
 
   it('--budget stops with items pending; the same command without it finishes the rest', async () => {
-    const server = await double.start((body) => gradedAnswer(body));
+    const server = await ws.double.start((body) => gradedAnswer(body));
     // 21 micro-USD a call: five calls reach 0.0001.
     const first = await judge('budget.qrels', '--budget', '0.0001', '--concurrency', '1');
     expect(first.code).toBe(6);
@@ -102,7 +100,7 @@ describeOnEngines('assay judge', { prefix: 'assay-judge-cli-' }, (ws) => {
 
   it('lists failed items with their reason and raw answer, exits 5, and tries them again next time', async () => {
     let broken = true;
-    const server = await double.start((body): Behaviour =>
+    const server = await ws.double.start((body): Behaviour =>
       docNumber(body) === 3 && broken
         ? { reply: 'Hard to say. Maybe relevant?' }
         : gradedAnswer(body),

@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  ALPHA_BETA_GAMMA_DOCS,
-  describeOnEngines,
-  retrieveArgumentsOnly,
-  retrieveIn,
-  testDoublePerTest,
-} from './cli-fixtures.js';
-
-const double = testDoublePerTest();
+import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 
 describe('assay retrieve gr-*: arguments', () => {
   it('checks --first-stage-k and --rerank-depth', async () => {
@@ -37,10 +29,10 @@ describeOnEngines(
     },
   },
   (ws) => {
-    const retrieve = retrieveIn(ws, double, ['--method', 'gr-qd', '--model', 'm'], 'topics.jsonl');
+    const retrieve = ws.retrieve(['--method', 'gr-qd', '--model', 'm'], 'topics.jsonl');
 
     it('--dry-run counts one queries call per topic and sends nothing', async () => {
-      const server = await double.start(() => ({ status: 500 }));
+      const server = await ws.double.start(() => ({ status: 500 }));
       const result = await retrieve('dry.run', '--dry-run');
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('chat calls: at most 2 ');
@@ -48,7 +40,7 @@ describeOnEngines(
     });
 
     it('writes the interleaved run, the trace and the failed topic; a rerun sends nothing', async () => {
-      const server = await double.start((body) => {
+      const server = await ws.double.start((body) => {
         const user = (body.messages as Array<{ content: string }>)[1]!.content;
         return user.includes('User question: broken')
           ? { reply: 'not JSON' }

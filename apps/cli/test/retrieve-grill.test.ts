@@ -2,12 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE: scripted answers.
 import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
-import {
-  describeOnEngines,
-  retrieveArgumentsOnly,
-  retrieveIn,
-  testDoublePerTest,
-} from './cli-fixtures.js';
+import { describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 
 /** GRILL's answers by prompt: the rewrite, the binary-filter judge (no to "pear kiwi"), gaps. */
 function grillAnswer(body: Record<string, unknown>): Behaviour {
@@ -20,8 +15,6 @@ function grillAnswer(body: Record<string, unknown>): Behaviour {
     return { reply: JSON.stringify({ gaps: [{ gap: 'citrus', queries: ['lime'] }] }) };
   return { status: 400, message: 'unexpected prompt' };
 }
-
-const double = testDoublePerTest();
 
 describe('assay retrieve --method grill: arguments', () => {
   it('takes the grill options for grill only and checks them', async () => {
@@ -56,10 +49,10 @@ describeOnEngines(
     },
   },
   (ws) => {
-    const retrieve = retrieveIn(ws, double, ['--method', 'grill', '--model', 'm']);
+    const retrieve = ws.retrieve(['--method', 'grill', '--model', 'm']);
 
     it('--dry-run counts the rewrite, one judgment per document at most, the gap call', async () => {
-      const server = await double.start(() => ({ status: 500 }));
+      const server = await ws.double.start(() => ({ status: 500 }));
       const result = await retrieve('dry.run', '--dry-run');
       expect(result.code).toBe(0);
       // 1 rewrite + 6 documents (the collection bounds the judgments) + 1 gap analysis.
@@ -68,7 +61,7 @@ describeOnEngines(
     });
 
     it('writes the run, its settings and the trace; a rerun sends zero requests', async () => {
-      const server = await double.start((body) => grillAnswer(body));
+      const server = await ws.double.start((body) => grillAnswer(body));
       const first = await retrieve('grill.run', '--rounds', '10', '--min-gain', '1');
       expect(first.stderr).not.toContain('failed');
       expect(first.code).toBe(0);

@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE: scripted answers.
 import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
-import {
-  ALPHA_BETA_GAMMA_DOCS,
-  describeOnEngines,
-  retrieveArgumentsOnly,
-  retrieveIn,
-  testDoublePerTest,
-} from './cli-fixtures.js';
+import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 
 /** Forum answers by prompt: every agent says "beta", the supervisor "beta is a letter". */
 function forumAnswer(body: Record<string, unknown>): Behaviour {
@@ -19,8 +13,6 @@ function forumAnswer(body: Record<string, unknown>): Behaviour {
     return { reply: JSON.stringify({ groundedness: 1, relevance: 1 }) };
   return { status: 400, message: 'unexpected prompt' };
 }
-
-const double = testDoublePerTest();
 
 describe('assay retrieve --method llmforum: arguments', () => {
   it('checks --max-regenerations and --answers', async () => {
@@ -58,10 +50,10 @@ describeOnEngines(
   },
   (ws) => {
     const retrieve = (method: string, out: string, ...extra: string[]) =>
-      retrieveIn(ws, double, ['--method', method])(out, ...extra);
+      ws.retrieve(['--method', method])(out, ...extra);
 
     it('--dry-run counts 3 attempts of 7 answers and their controls', async () => {
-      const server = await double.start(() => ({ status: 500 }));
+      const server = await ws.double.start(() => ({ status: 500 }));
       const result = await retrieve('llmforum', 'dry.run', '--model', 'm', '--dry-run');
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('chat calls: at most 42 ');
@@ -69,7 +61,7 @@ describeOnEngines(
     });
 
     it('writes the weighted-Rocchio run, the trace and the answers; a rerun sends nothing', async () => {
-      const server = await double.start((body) => forumAnswer(body));
+      const server = await ws.double.start((body) => forumAnswer(body));
       const first = await retrieve(
         'llmforum',
         'forum.run',

@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE: scripted answers and injected faults.
 import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
-import {
-  ALPHA_BETA_GAMMA_DOCS,
-  describeOnEngines,
-  retrieveArgumentsOnly,
-  retrieveIn,
-  testDoublePerTest,
-} from './cli-fixtures.js';
+import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 
 const QUESTIONS = JSON.stringify({
   clarification: 'Which beta?',
@@ -34,8 +28,6 @@ function amdAnswer(user: string): Behaviour {
   return { status: 400, message: 'unexpected prompt' };
 }
 
-const double = testDoublePerTest();
-
 describe('assay retrieve with models: arguments', () => {
   it('needs the models a method uses and checks --aggregation', async () => {
     expect((await retrieveArgumentsOnly(['--method', 'bm25', '--model', 'm'])).stderr).toContain(
@@ -57,10 +49,10 @@ describeOnEngines(
     files: { 'docs.jsonl': ALPHA_BETA_GAMMA_DOCS, 'topics.tsv': '1\tbeta\n2\tbroken\n' },
   },
   (ws) => {
-    const retrieve = retrieveIn(ws, double, ['--method', 'amd', '--model', 'm']);
+    const retrieve = ws.retrieve(['--method', 'amd', '--model', 'm']);
 
     it('--dry-run prints the estimate and sends nothing', async () => {
-      const server = await double.start(() => ({ status: 500 }));
+      const server = await ws.double.start(() => ({ status: 500 }));
       const result = await retrieve('dry.run', '--dry-run');
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('chat calls: at most 10 ');
@@ -69,7 +61,7 @@ describeOnEngines(
     });
 
     it('writes the run, the trace and the failed topic; a rerun sends zero requests', async () => {
-      const server = await double.start((body, n) =>
+      const server = await ws.double.start((body, n) =>
         n === 1
           ? { status: 429, retryAfter: '0' }
           : amdAnswer((body.messages as Array<{ content: string }>)[1]!.content),
@@ -114,12 +106,12 @@ describeOnEngines(
         gamma: [1, 1],
         broken: [1, 0],
       };
-      const server = await double.start((body) => ({
+      const server = await ws.double.start((body) => ({
         json: {
           data: (body.input as string[]).map((t, index) => ({ index, embedding: vectors[t] })),
         },
       }));
-      const hybrid = retrieveIn(ws, double, ['--method', 'hybrid', '--embedding-model', 'e']);
+      const hybrid = ws.retrieve(['--method', 'hybrid', '--embedding-model', 'e']);
       const first = await hybrid('hybrid.run');
       expect(first.code).toBe(0);
       // The collection in one request; "beta" (topic 1) is d2's text, "broken" is new.

@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  ALPHA_BETA_GAMMA_DOCS,
-  describeOnEngines,
-  retrieveArgumentsOnly,
-  retrieveIn,
-  testDoublePerTest,
-} from './cli-fixtures.js';
-
-const double = testDoublePerTest();
+import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 
 describe('assay retrieve --reranker: arguments', () => {
   it.each([
@@ -74,11 +66,20 @@ describeOnEngines(
     timeout: 120_000,
   },
   (ws) => {
-    const retrieve = retrieveIn(ws, double, []);
+    const retrieve = ws.retrieve([]);
+    const rankGpt = ['--method', 'rerank', '--reranker', 'rankgpt', '--model', 'm'];
+    const crossEncoder = [
+      '--method',
+      'rerank',
+      '--reranker',
+      'cross-encoder',
+      '--reranker-model',
+      'minilm',
+    ];
 
     it('cross-encoder: reorders BM25 by the endpoint scores; a rerun sends nothing', async () => {
       const scores: Record<string, number> = { 'alpha beta': 0.8, beta: 0.3 };
-      const server = await double.start((body) => ({
+      const server = await ws.double.start((body) => ({
         json: {
           results: (body.documents as string[]).map((d, index) => ({
             index,
@@ -86,15 +87,7 @@ describeOnEngines(
           })),
         },
       }));
-      const args = [
-        '--method',
-        'rerank',
-        '--reranker',
-        'cross-encoder',
-        '--reranker-model',
-        'minilm',
-      ];
-      const first = await retrieve('ce.run', ...args);
+      const first = await retrieve('ce.run', ...crossEncoder);
       expect(first.code).toBe(0);
       // BM25 "beta": d2 (dl 1) above d1 (dl 2); d3 does not match.
       expect(server.requests.map((r) => [r.path, r.body.documents])).toEqual([
@@ -107,23 +100,13 @@ describeOnEngines(
         'd1 1 0.8',
         'd2 2 0.3',
       ]);
-      await retrieve('ce-again.run', ...args);
+      await retrieve('ce-again.run', ...crossEncoder);
       expect(server.requests).toHaveLength(1);
     });
 
     it('rankgpt: one window with --model; settings in the header', async () => {
-      const server = await double.start(() => ({ reply: '[2] > [1]' }));
-      const result = await retrieve(
-        'gpt.run',
-        '--method',
-        'rerank',
-        '--reranker',
-        'rankgpt',
-        '--model',
-        'm',
-        '--rankgpt-words',
-        '50',
-      );
+      const server = await ws.double.start(() => ({ reply: '[2] > [1]' }));
+      const result = await retrieve('gpt.run', ...rankGpt, '--rankgpt-words', '50');
       expect(result.stderr + result.code).not.toMatch(/[1-9]$/);
       expect(server.requests).toHaveLength(1);
       const run = readFileSync(ws.path('gpt.run'), 'utf8');
@@ -141,29 +124,11 @@ describeOnEngines(
     });
 
     it('--dry-run counts the RankGPT windows of --rerank-depth and sends nothing', async () => {
-      const server = await double.start(() => ({ status: 500 }));
-      const rankgpt = await retrieve(
-        'dry.run',
-        '--method',
-        'rerank',
-        '--reranker',
-        'rankgpt',
-        '--model',
-        'm',
-        '--dry-run',
-      );
+      const server = await ws.double.start(() => ({ status: 500 }));
+      const rankgpt = await retrieve('dry.run', ...rankGpt, '--dry-run');
       // Depth 100, window 20, step 10: windows start at 80, 70, …, 0.
       expect(rankgpt.stdout).toContain('chat calls: at most 9 ');
-      const cross = await retrieve(
-        'dry.run',
-        '--method',
-        'rerank',
-        '--reranker',
-        'cross-encoder',
-        '--reranker-model',
-        'minilm',
-        '--dry-run',
-      );
+      const cross = await retrieve('dry.run', ...crossEncoder, '--dry-run');
       expect(cross.stdout).toContain('rerank requests (minilm) are not counted or priced.');
       expect(server.requests).toHaveLength(0);
     });
@@ -174,7 +139,7 @@ describeOnEngines(
         beta: [0, 1],
         gamma: [1, 1],
       };
-      await double.start((body) => ({
+      await ws.double.start((body) => ({
         json: {
           data: (body.input as string[]).map((t, index) => ({ index, embedding: vectors[t] })),
           usage: { prompt_tokens: 10 },

@@ -3,13 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseResponses } from '@assay/platform';
 // The OpenAI-compatible TEST DOUBLE: scripted answers.
 import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
-import {
-  ALPHA_BETA_GAMMA_DOCS,
-  describeOnEngines,
-  retrieveArgumentsOnly,
-  retrieveIn,
-  testDoublePerTest,
-} from './cli-fixtures.js';
+import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 import { assay } from './run-cli.js';
 
 const userOf = (body: Record<string, unknown>) =>
@@ -33,8 +27,6 @@ function answer(user: string): Behaviour {
     return json({ groundedness: 5, answer_relevance: 4, correctness: 3, justification: 'ok' });
   return { status: 400, message: 'unexpected prompt' };
 }
-
-const double = testDoublePerTest();
 
 describe('assay retrieve srsa: arguments', () => {
   it('checks the search-agent options against the method', async () => {
@@ -72,9 +64,9 @@ describeOnEngines(
   },
   (ws) => {
     it('--answers writes the answers as responses that assay answers scores; a rerun sends nothing', async () => {
-      const server = await double.start((body) => answer(userOf(body)));
+      const server = await ws.double.start((body) => answer(userOf(body)));
       const retrieve = (out: string) =>
-        retrieveIn(ws, double, ['--method', 'srsa', '--model', 'm'])(
+        ws.retrieve(['--method', 'srsa', '--model', 'm'])(
           out,
           ...['--tag', 'srsa-run', '--today', '2026-03-01'],
           ...['--answers', ws.path(`${out}.answers.jsonl`)],
