@@ -91,7 +91,7 @@ export function whoIs(env: Env, token: string): Promise<string | undefined> {
  * A describe block's folder, the environment that points the CLI at its own database, and
  * the test double of its running test.
  */
-export interface Workspace {
+interface Workspace {
   /** The temporary folder, removed after the block. */
   readonly dir: string;
   /** ASSAY_DATA_DIR under `dir`, OPENAI_API_KEY, and DATABASE_URL on PostgreSQL. */
@@ -226,7 +226,7 @@ export const ALPHA_BETA_GAMMA_DOCS =
   '{"id":"d1","text":"alpha beta"}\n{"id":"d2","text":"beta"}\n{"id":"d3","text":"gamma"}\n';
 
 /** An environment for checking arguments only: no usable data directory, a placeholder key. */
-export const ARGUMENTS_ONLY_ENV: Env = { ASSAY_DATA_DIR: '/nonexistent', OPENAI_API_KEY: 'k' };
+const ARGUMENTS_ONLY_ENV: Env = { ASSAY_DATA_DIR: '/nonexistent', OPENAI_API_KEY: 'k' };
 
 /**
  * `assay retrieve --docs d.jsonl --topics t.tsv --out o.run ...args` (or `--index i` for
