@@ -1,20 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cliWith, type Env } from './run-cli.js';
-import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
+import { describe, expect, it } from 'vitest';
+import { assay } from './run-cli.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
-import {
-  startOpenAITestServer,
-  type Behaviour,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
-
-/** Runs the CLI in-process against the database `env` configures. */
-function assay(env: Env, ...argv: string[]) {
-  return cliWith({ env }, ...argv);
-}
+import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import { describeOnEngines } from './cli-fixtures.js';
 
 const CRITERIA = ['informativeness', 'completeness', 'novelty', 'actionability'] as const;
 const SYSTEMS = ['srsa', 'simple', 'react'];
@@ -35,12 +26,6 @@ function who(body: Record<string, unknown>): { s: number; t: number } {
   const m = /<s(\d) t(\d)>/.exec(user)!;
   return { s: Number(m[1]), t: Number(m[2]) };
 }
-
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
 
 describe('assay answers agree', () => {
   it('measures per-criterion agreement of two score files on the answers both graded', async () => {
@@ -158,36 +143,21 @@ function tPValue(t: number, df: number): number {
   return 1 - 2 * ((sum * h) / 3);
 }
 
-function describeOn(kind: 'pglite' | 'postgres') {
-  describe.runIf(kind === 'pglite' || testDatabaseUrl())(`assay answers [${kind}]`, () => {
-    let dir: string;
-    let env: Env;
-    let schema: Awaited<ReturnType<typeof createIsolatedSchema>> | undefined;
-
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'assay-answers-cli-'));
-      const lines: string[] = [];
-      TOPICS.forEach((topic, t) =>
-        SYSTEMS.forEach((system, s) =>
-          lines.push(JSON.stringify({ topic, system, answer: answerText(s, t) })),
-        ),
-      );
-      writeFileSync(join(dir, 'responses.jsonl'), `${lines.join('\n')}\n`);
-      writeFileSync(join(dir, 'topics.tsv'), TOPICS.map((t) => `${t}\trequest ${t}\n`).join(''));
-      env = { ASSAY_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: 'test-key' };
-      if (kind === 'postgres') {
-        schema = await createIsolatedSchema(testDatabaseUrl()!);
-        env.DATABASE_URL = schema.url;
-      }
-    });
-    afterAll(async () => {
-      await schema?.drop();
-      rmSync(dir, { recursive: true, force: true });
-    });
-
+describeOnEngines(
+  'assay answers',
+  {
+    prefix: 'assay-answers-cli-',
+    files: {
+      'responses.jsonl': `${TOPICS.flatMap((topic, t) =>
+        SYSTEMS.map((system, s) => JSON.stringify({ topic, system, answer: answerText(s, t) })),
+      ).join('\n')}\n`,
+      'topics.tsv': TOPICS.map((t) => `${t}\trequest ${t}\n`).join(''),
+    },
+  },
+  (ws) => {
     it('scores three systems through injected faults, and the report equals a recomputation', async () => {
       const attempts = new Map<string, number>();
-      server = await startOpenAITestServer((body) => {
+      const server = await ws.double.start((body) => {
         const { s, t } = who(body);
         const trial = body.seed !== undefined && Number(body.seed) >= 2000 ? 2 : 1;
         const key = `${s}/${t}/${trial}`;
@@ -215,8 +185,8 @@ function describeOn(kind: 'pglite' | 'postgres') {
         );
         return { reply: JSON.stringify({ ...scores, justification: `graded ${s}/${t}` }) };
       });
-      const out = join(dir, 'scores.jsonl');
-      const failuresFile = join(dir, 'failed.jsonl');
+      const out = ws.path('scores.jsonl');
+      const failuresFile = ws.path('failed.jsonl');
       const args = [
         'answers',
         'score',
@@ -225,9 +195,9 @@ function describeOn(kind: 'pglite' | 'postgres') {
         '--model',
         'judge-model',
         '--responses',
-        join(dir, 'responses.jsonl'),
+        ws.path('responses.jsonl'),
         '--topics',
-        join(dir, 'topics.tsv'),
+        ws.path('topics.tsv'),
         '--trials',
         '2',
         '--temperature',
@@ -241,7 +211,7 @@ function describeOn(kind: 'pglite' | 'postgres') {
         '--concurrency',
         '4',
       ];
-      const run = await assay(env, ...args);
+      const run = await assay(ws.env, ...args);
       expect(run.code).toBe(5);
       // 6 topics × 3 systems × 2 trials = 36 evaluations: 34 scored, 2 failed with reason.
       const lines = readFileSync(out, 'utf8')
@@ -273,12 +243,12 @@ function describeOn(kind: 'pglite' | 'postgres') {
 
       // A rerun pays only for the refused call (nothing stored answered it).
       const before = server.requests.length;
-      const again = await assay(env, ...args);
+      const again = await assay(ws.env, ...args);
       expect(again.code).toBe(5);
       expect(server.requests.length - before).toBe(1);
       expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(34);
 
-      const report = await assay(env, 'answers', 'report', out, '--format', 'json');
+      const report = await assay(ws.env, 'answers', 'report', out, '--format', 'json');
       expect(report.code).toBe(0);
       const json = JSON.parse(report.stdout);
 
@@ -360,14 +330,20 @@ function describeOn(kind: 'pglite' | 'postgres') {
         });
       }
       for (const format of ['table', 'csv', 'latex', 'html']) {
-        const r = await assay(env, 'answers', 'report', out, '--format', format, '--test', 'welch');
+        const r = await assay(
+          ws.env,
+          'answers',
+          'report',
+          out,
+          '--format',
+          format,
+          '--test',
+          'welch',
+        );
         expect(r.code).toBe(0);
         expect(r.stdout).toContain('srsa');
         if (format === 'table' || format === 'html') expect(r.stdout).toContain('Trial spread');
       }
     });
-  });
-}
-
-describeOn('pglite');
-describeOn('postgres');
+  },
+);

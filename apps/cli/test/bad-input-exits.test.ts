@@ -1,12 +1,9 @@
 // Files holding what the database cannot store end `assay import` with exit 2 and one
 // `file:line: reason` line; an unexpected failure is one short line and exit 70, with the
 // stack only under ASSAY_DEBUG=1.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
-import { cli, cliWith, type Env } from './run-cli.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { databasePerEngine, scratchDir } from './cli-fixtures.js';
+import { cli, cliWith } from './run-cli.js';
 
 // `assay pool` stands in for any command that fails with a bug.
 vi.mock('../src/pool-command.js', () => ({
@@ -16,27 +13,8 @@ vi.mock('../src/pool-command.js', () => ({
   },
 }));
 
-const dir = mkdtempSync(join(tmpdir(), 'assay-cli-limits-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-const engines: Array<{ kind: string; env: () => Env }> = [];
-const pgliteEnv: Env = { ASSAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'assay-cli-limits-data-')) };
-engines.push({ kind: 'pglite', env: () => pgliteEnv });
-if (testDatabaseUrl()) {
-  let postgresEnv: Env = {};
-  let drop: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    const schema = await createIsolatedSchema(testDatabaseUrl()!);
-    drop = schema.drop;
-    postgresEnv = { DATABASE_URL: schema.url, ASSAY_DATA_DIR: join(dir, 'unused') };
-  });
-  afterAll(async () => drop?.());
-  engines.push({ kind: 'postgres', env: () => postgresEnv });
-}
+const { file } = scratchDir('assay-cli-limits-');
+const engines = databasePerEngine('assay-cli-limits-data-');
 
 for (const engine of engines) {
   describe(`assay import of unstorable files [${engine.kind}]`, () => {

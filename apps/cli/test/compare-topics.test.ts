@@ -1,18 +1,11 @@
 // `assay compare` with two qrels: leaderboard names (--qrels NAME=FILE), the topic set
 // (--topics common|first|FILE, a warning when the qrels' topics differ) and the HTML page
 // layout. Expected means by hand in the comments.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from './run-cli.js';
+import { scratchDir } from './cli-fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'assay-compare-topics-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { file } = scratchDir('assay-compare-topics-');
 
 // H judges topics 1, 2 and 4, L topics 1, 3 and 4. r1 puts the relevant document first
 // everywhere; r2 only on topics 2 and 4.
@@ -28,21 +21,12 @@ type Board = {
   runs: Array<{ run: string; means: Record<string, number> }>;
 };
 
+/** `assay compare` of r1 and r2 on P@1 under both qrels, named NIST and LLM. */
+const compareBoth = (...args: string[]) =>
+  cli('compare', '--qrels', `NIST=${H}`, '--qrels', `LLM=${L}`, r1, r2, '-m', 'P@1', ...args);
+
 async function boards(...args: string[]) {
-  const r = await cli(
-    'compare',
-    '--qrels',
-    `NIST=${H}`,
-    '--qrels',
-    `LLM=${L}`,
-    r1,
-    r2,
-    '-m',
-    'P@1',
-    '--format',
-    'json',
-    ...args,
-  );
+  const r = await compareBoth('--format', 'json', ...args);
   expect(r.code).toBe(0);
   const report = JSON.parse(r.stdout) as { leaderboards: Board[] };
   const means = report.leaderboards.map((b) =>
@@ -97,21 +81,7 @@ describe('assay compare --qrels NAME=FILE and --topics', () => {
 
 describe('assay compare HTML layout', () => {
   it('puts the agreement summary first, the p-value matrices last, and names the qrels', async () => {
-    const r = await cli(
-      'compare',
-      '--qrels',
-      `NIST=${H}`,
-      '--qrels',
-      `LLM=${L}`,
-      r1,
-      r2,
-      '-m',
-      'P@1',
-      '--topics',
-      'common',
-      '--format',
-      'html',
-    );
+    const r = await compareBoth('--topics', 'common', '--format', 'html');
     expect(r.code).toBe(0);
     const html = r.stdout;
     const agreement = html.indexOf('<h2>Leaderboard agreement</h2>');

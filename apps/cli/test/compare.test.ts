@@ -1,18 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
 import { bootstrapCI } from '@assay/stats';
 import { bootstrapMeanIntervals, correlateMeans } from '@assay/platform/analysis';
 import { cli } from './run-cli.js';
+import { scratchDir } from './cli-fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'assay-compare-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { dir, file } = scratchDir('assay-compare-');
 
 // Six topics; per topic R1-R4 are relevant (grade 1) and N1-N4 are not (grade 0). A run
 // lists four documents per topic, its first k relevant, so its P@4 on that topic is k/4:

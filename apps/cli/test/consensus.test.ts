@@ -1,16 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cli } from './run-cli.js';
+import { scratchDir } from './cli-fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'assay-consensus-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { file } = scratchDir('assay-consensus-');
 
 // Three judges; by hand:
 //   item   A  B  C   majority  mean (sum/n)   median

@@ -94,19 +94,12 @@ describe('one process at a time on an embedded data directory', () => {
     const env = { ASSAY_DATA_DIR: dataDir };
     const qrels = join(work, 'cli.qrels');
     writeFileSync(qrels, QRELS);
+    /** `assay import qrels` of the same file into label set `name` of cranfield. */
+    const importQrels = (name: string) =>
+      assay(work, env, 'import', 'qrels', '--collection', 'cranfield', '--label-set', name, qrels);
 
     const server = await serve(work, env);
-    const refused = assay(
-      work,
-      env,
-      'import',
-      'qrels',
-      '--collection',
-      'cranfield',
-      '--label-set',
-      'cli-import',
-      qrels,
-    );
+    const refused = importQrels('cli-import');
     expect(refused.status).not.toBe(0);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(
@@ -148,17 +141,7 @@ describe('one process at a time on an embedded data directory', () => {
     await server.exited;
     expect(existsSync(`${join(dataDir, 'pglite')}.lock`)).toBe(false);
 
-    const imported = assay(
-      work,
-      env,
-      'import',
-      'qrels',
-      '--collection',
-      'cranfield',
-      '--label-set',
-      'cli-import',
-      qrels,
-    );
+    const imported = importQrels('cli-import');
     expect(imported.stderr).toBe('');
     expect(imported.status).toBe(0);
 
@@ -167,17 +150,7 @@ describe('one process at a time on an embedded data directory', () => {
     killed.child.kill('SIGKILL');
     await killed.exited;
     expect(existsSync(`${join(dataDir, 'pglite')}.lock`)).toBe(true);
-    const after = assay(
-      work,
-      env,
-      'import',
-      'qrels',
-      '--collection',
-      'cranfield',
-      '--label-set',
-      'after-kill',
-      qrels,
-    );
+    const after = importQrels('after-kill');
     expect(after.stderr).toBe('');
     expect(after.status).toBe(0);
 

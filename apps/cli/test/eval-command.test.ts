@@ -1,15 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from './run-cli.js';
+import { scratchDir } from './cli-fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'assay-eval-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { dir, file } = scratchDir('assay-eval-');
 
 const qrels = file('qrels', '1 0 a 1\n1 0 b 0\n2 0 c 2\n');
 const runA = file('runA', '1 Q0 a 1 2.0 alpha\n1 Q0 b 2 1.0 alpha\n2 Q0 c 1 1.0 alpha\n');

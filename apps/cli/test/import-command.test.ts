@@ -1,37 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { evaluateRuns, listLabelSets, listRuns, loadConfig, openDatabase } from '@assay/platform';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
-import { cli, cliWith, type Env } from './run-cli.js';
+import { evaluateRuns, listLabelSets, listRuns } from '@assay/platform';
+import { describe, expect, it } from 'vitest';
+import { databasePerEngine, scratchDir, withDatabase } from './cli-fixtures.js';
+import { assay, cli } from './run-cli.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/trec_eval/', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'assay-import-cli-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-/** Runs the CLI in-process against the database `env` configures. */
-function assay(env: Env, ...argv: string[]) {
-  return cliWith({ env }, ...argv);
-}
-
-/** Opens the database `env` configures, for looking at what a command left. */
-async function inspect<T>(
-  env: Env,
-  look: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>,
-) {
-  const database = await openDatabase(loadConfig(env));
-  try {
-    return await look(database.db);
-  } finally {
-    await database.close();
-  }
-}
+const { dir, file } = scratchDir('assay-import-cli-');
 
 /** A run of `lines` lines, 1,000 per topic. */
 function bigRun(lines: number, tag: string): string[] {
@@ -45,24 +20,23 @@ function bigRun(lines: number, tag: string): string[] {
 
 // One database per engine: embedded PGlite under a temporary ASSAY_DATA_DIR, and, when
 // TEST_DATABASE_URL is set, PostgreSQL in a schema of its own.
-const engines: Array<{ kind: string; env: () => Env }> = [];
-const pgliteEnv: Env = { ASSAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'assay-cli-data-')) };
-engines.push({ kind: 'pglite', env: () => pgliteEnv });
-if (testDatabaseUrl()) {
-  let postgresEnv: Env = {};
-  let drop: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    const schema = await createIsolatedSchema(testDatabaseUrl()!);
-    drop = schema.drop;
-    postgresEnv = { DATABASE_URL: schema.url, ASSAY_DATA_DIR: join(dir, 'unused') };
-  });
-  afterAll(async () => drop?.());
-  engines.push({ kind: 'postgres', env: () => postgresEnv });
-}
+const engines = databasePerEngine('assay-cli-data-');
 
 for (const engine of engines) {
   describe(`assay import, datasets, db [${engine.kind}]`, () => {
     const env = () => engine.env();
+    /** Imports a one-document collection `name` from the TSV file `docs` (written first). */
+    const importTsvCollection = (name: string, docs: string) =>
+      assay(
+        env(),
+        'import',
+        'collection',
+        '--name',
+        name,
+        '--format',
+        'tsv',
+        file(docs, 'd1\tx\n'),
+      );
 
     it('migrates, then says the database is up to date', async () => {
       const first = await assay(env(), 'db', 'migrate');
@@ -123,7 +97,7 @@ for (const engine of engines) {
         'Rprec',
         'num_rel_ret',
       ];
-      const stored = await inspect(env(), (db) =>
+      const stored = await withDatabase(env(), (db) =>
         evaluateRuns(db, {
           collection: 'trec',
           labelSet: 'nist',
@@ -164,41 +138,23 @@ for (const engine of engines) {
     }, 120_000);
 
     it('refuses a bad line 30,000 lines in, and checks every run file before writing any', async () => {
-      await assay(
-        env(),
-        'import',
-        'collection',
-        '--name',
-        'big',
-        '--format',
-        'tsv',
-        file('d.tsv', 'd1\tx\n'),
-      );
+      await importTsvCollection('big', 'd.tsv');
       const good = file('good.run', `${bigRun(2_000, 'good').join('\n')}\n`);
       const lines = bigRun(30_000, 'big');
       lines[29_999] = '30 Q0 doc30000 1000 1e999x big';
       const bad = file('bad.run', `${lines.join('\n')}\n`);
-      const before = await inspect(env(), async (db) => listRuns(db, 'big'));
+      const before = await withDatabase(env(), async (db) => listRuns(db, 'big'));
       const r = await assay(env(), 'import', 'run', '--collection', 'big', good, bad);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(`assay import: ${bad}:30000: score "1e999x" is not a finite number\n`);
-      const after = await inspect(env(), async (db) => listRuns(db, 'big'));
+      const after = await withDatabase(env(), async (db) => listRuns(db, 'big'));
       expect(after).toEqual(before);
       expect(after).toEqual([]);
     }, 120_000);
 
     it('asks for --replace, then replaces; one line per file with lines/s', async () => {
-      await assay(
-        env(),
-        'import',
-        'collection',
-        '--name',
-        'rep',
-        '--format',
-        'tsv',
-        file('d2.tsv', 'd1\tx\n'),
-      );
+      await importTsvCollection('rep', 'd2.tsv');
       const a = file('a.run', '1 Q0 d1 1 2 sysA\n');
       const b = file('b.run', '1 Q0 d1 1 2 sysB\n2 Q0 d1 1 2 sysB\n');
       const first = await assay(env(), 'import', 'run', '--collection', 'rep', a, b);
@@ -222,17 +178,10 @@ for (const engine of engines) {
       expect(replaced.code).toBe(0);
       expect(replaced.stdout).toMatch(/^replaced run "sysB"/);
       const qrels = file('q.txt', '1 0 d1 1\n');
-      await assay(env(), 'import', 'qrels', '--collection', 'rep', '--label-set', 'h', qrels);
-      const q2 = await assay(
-        env(),
-        'import',
-        'qrels',
-        '--collection',
-        'rep',
-        '--label-set',
-        'h',
-        qrels,
-      );
+      const importQrels = () =>
+        assay(env(), 'import', 'qrels', '--collection', 'rep', '--label-set', 'h', qrels);
+      await importQrels();
+      const q2 = await importQrels();
       expect(q2).toMatchObject({
         code: 4,
         stderr:
@@ -252,7 +201,7 @@ for (const engine of engines) {
         qrels,
       );
       expect(q3.stdout).toMatch(/^replaced label set "h" \(id \d+, grades 0\.\.3\)/);
-      const sets = await inspect(env(), async (db) => listLabelSets(db, 'rep'));
+      const sets = await withDatabase(env(), async (db) => listLabelSets(db, 'rep'));
       expect(sets.map((s) => [s.name, s.labelCount, s.scaleMax])).toEqual([['h', 1, 3]]);
     }, 120_000);
 

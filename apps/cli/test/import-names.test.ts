@@ -1,16 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listRuns, loadConfig, openDatabase } from '@assay/platform';
 import { describe, expect, it } from 'vitest';
 import { cliWith } from './run-cli.js';
+import { scratchDir } from './cli-fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'assay-import-names-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { dir, file } = scratchDir('assay-import-names-');
 const env = { ASSAY_DATA_DIR: join(dir, '.assay') };
 const assay = (...argv: string[]) => cliWith({ env }, ...argv);
 const RULE = 'a name may not be all digits (a number in a path or argument means an id)';

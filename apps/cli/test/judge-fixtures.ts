@@ -34,6 +34,17 @@ export function writeJudgeFixtures(dir: string): { topics: string; docs: string;
   return { topics, docs, pool };
 }
 
+/**
+ * The arguments of `assay judge` that grade `files` with graded-0-3 and gpt-4o-mini into the
+ * qrels file `out` (a later `--model` overrides the model).
+ */
+export function judgeArgs(files: ReturnType<typeof writeJudgeFixtures>, out: string): string[] {
+  return [
+    ...['--judge', 'graded-0-3', '--model', 'gpt-4o-mini', '--topics', files.topics],
+    ...['--docs', files.docs, '--pool', files.pool, '--out', out],
+  ];
+}
+
 /** The document number a request is about. */
 export function docNumber(body: Record<string, unknown>): number {
   const messages = body.messages as Array<{ content: string }>;

@@ -14,14 +14,12 @@ import {
   queryRows,
   testDatabaseUrl,
 } from '@assay/platform/testing';
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { testDoublePerTest } from './cli-fixtures.js';
 import {
   docNumber,
   expectedQrels,
   gradedAnswer,
+  judgeArgs,
   POOL_SIZE,
   writeJudgeFixtures,
 } from './judge-fixtures.js';
@@ -34,13 +32,12 @@ beforeAll(() => {
     execFileSync(process.execPath, ['apps/cli/build.mjs'], { cwd: root });
 });
 
+// The double is closed after each test, once the children below are killed.
+const double = testDoublePerTest();
 const children = new Set<ChildProcess>();
-let server: TestServer | undefined;
-afterEach(async () => {
+afterEach(() => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   children.clear();
-  await server?.close();
-  server = undefined;
 });
 
 interface Judge {
@@ -107,25 +104,8 @@ async function killAndRerun(
     const files = writeJudgeFixtures(dir);
     const out = join(dir, 'llm.qrels');
     let delayMs = 400;
-    server = await startOpenAITestServer((body) => gradedAnswer(body, delayMs));
-    const args = [
-      '--judge',
-      'graded-0-3',
-      '--model',
-      'gpt-4o-mini',
-      '--topics',
-      files.topics,
-      '--docs',
-      files.docs,
-      '--pool',
-      files.pool,
-      '--out',
-      out,
-      '--concurrency',
-      '3',
-      '--base-url',
-      server.baseURL,
-    ];
+    const server = await double.start((body) => gradedAnswer(body, delayMs));
+    const args = [...judgeArgs(files, out), '--concurrency', '3', '--base-url', server.baseURL];
     const childEnv = { ...env, ASSAY_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: 'test-key' };
 
     // Run 1: killed once some answers were delivered and others are in flight.
@@ -206,16 +186,12 @@ describe('assay judge killed mid-job', () => {
     try {
       const files = writeJudgeFixtures(dir);
       const out = join(dir, 'llm.qrels');
-      server = await startOpenAITestServer((body) => gradedAnswer(body, 300));
+      const server = await double.start((body) => gradedAnswer(body, 300));
       const s = server;
       const run = startAssay(
         'judge',
         { ASSAY_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: 'test-key' },
-        [
-          ...['--judge', 'graded-0-3', '--model', 'gpt-4o-mini', '--topics', files.topics],
-          ...['--docs', files.docs, '--pool', files.pool, '--out', out],
-          ...['--concurrency', '3', '--base-url', server.baseURL],
-        ],
+        [...judgeArgs(files, out), ...['--concurrency', '3', '--base-url', server.baseURL]],
       );
       await until(
         () => s.delivered.length >= 2 && s.requests.length > s.delivered.length,
@@ -251,14 +227,10 @@ describe.runIf(testDatabaseUrl())('assay worker on PostgreSQL', () => {
     try {
       const files = writeJudgeFixtures(dir);
       const out = join(dir, 'llm.qrels');
-      server = await startOpenAITestServer((body) => gradedAnswer(body, 50));
+      const server = await double.start((body) => gradedAnswer(body, 50));
       const env = { DATABASE_URL: schema.url, ASSAY_DATA_DIR: dir, OPENAI_API_KEY: 'test-key' };
-      const judgeArgs = [
-        ...['--judge', 'graded-0-3', '--model', 'gpt-4o-mini', '--topics', files.topics],
-        ...['--docs', files.docs, '--pool', files.pool, '--out', out],
-        ...['--base-url', server.baseURL],
-      ];
-      const enqueue = startAssay('judge', env, [...judgeArgs, '--enqueue']);
+      const judging = [...judgeArgs(files, out), '--base-url', server.baseURL];
+      const enqueue = startAssay('judge', env, [...judging, '--enqueue']);
       expect(await enqueue.exited, enqueue.output()).toBe(0);
       const job = /judge job (\d+)/.exec(enqueue.output())![1]!;
       expect(enqueue.output()).toContain(`${POOL_SIZE} items, ${POOL_SIZE} added`);
@@ -277,7 +249,7 @@ describe.runIf(testDatabaseUrl())('assay worker on PostgreSQL', () => {
       expect(new Set(docs).size).toBe(POOL_SIZE);
 
       // The judge command then finds everything labelled and writes the qrels.
-      const finish = startAssay('judge', env, judgeArgs);
+      const finish = startAssay('judge', env, judging);
       expect(await finish.exited, finish.output()).toBe(0);
       expect(finish.output()).toContain('0 calls paid');
       expect(readFileSync(out, 'utf8')).toBe(expectedQrels());

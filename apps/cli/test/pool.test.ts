@@ -1,16 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
 import { cli } from './run-cli.js';
+import { scratchDir } from './cli-fixtures.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'assay-pool-'));
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
+const { file } = scratchDir('assay-pool-');
 
 describe('assay pool', () => {
   // Run A ranks (score desc, ties by docno desc): topic 1 d2 d1 d3 (d1/d2 tie at 2.0).

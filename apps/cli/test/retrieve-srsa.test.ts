@@ -1,19 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { parseResponses } from '@assay/platform';
-import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE: scripted answers.
-import {
-  startOpenAITestServer,
-  type Behaviour,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
-import { cliWith, type Env } from './run-cli.js';
-
-/** The CLI run in-process against `env`, progress not drawn. */
-const assay = (env: Env, ...argv: string[]) => cliWith({ env, stderrIsTTY: false }, ...argv);
+import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
+import { assay } from './run-cli.js';
 
 const userOf = (body: Record<string, unknown>) =>
   (body.messages as Array<{ content: string }>)[1]!.content;
@@ -37,123 +28,67 @@ function answer(user: string): Behaviour {
   return { status: 400, message: 'unexpected prompt' };
 }
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
 describe('assay retrieve srsa: arguments', () => {
-  const env = { ASSAY_DATA_DIR: '/nonexistent', OPENAI_API_KEY: 'k' };
-  const base = ['retrieve', '--docs', 'd.jsonl', '--topics', 't.tsv', '--out', 'o.run'];
   it('checks the search-agent options against the method', async () => {
-    expect((await assay(env, ...base, '--method', 'amd', '--answers', 'a.jsonl')).stderr).toContain(
+    expect(
+      (await retrieveArgumentsOnly(['--method', 'amd', '--answers', 'a.jsonl'])).stderr,
+    ).toContain(
       '--answers applies to methods that answer (llmforum, srsa, simple-search, react), not amd',
     );
-    expect((await assay(env, ...base, '--method', 'bm25', '--search-k', '3')).stderr).toContain(
+    expect((await retrieveArgumentsOnly(['--method', 'bm25', '--search-k', '3'])).stderr).toContain(
       '--search-k applies to srsa, simple-search and react',
     );
     expect(
-      (await assay(env, ...base, '--method', 'simple-search', '--max-rounds', '3')).stderr,
+      (await retrieveArgumentsOnly(['--method', 'simple-search', '--max-rounds', '3'])).stderr,
     ).toContain('--max-rounds applies to srsa and react');
-    expect((await assay(env, ...base, '--method', 'react', '--max-rounds', '0')).stderr).toContain(
-      "--max-rounds needs a positive integer, not '0'",
-    );
     expect(
-      (await assay(env, ...base, '--method', 'srsa', '--today', '2026-02-30')).stderr,
+      (await retrieveArgumentsOnly(['--method', 'react', '--max-rounds', '0'])).stderr,
+    ).toContain("--max-rounds needs a positive integer, not '0'");
+    expect(
+      (await retrieveArgumentsOnly(['--method', 'srsa', '--today', '2026-02-30'])).stderr,
     ).toContain("--today needs a date YYYY-MM-DD, not '2026-02-30'");
     expect(
-      (
-        await assay(
-          env,
-          'retrieve',
-          '--method',
-          'srsa',
-          '--model',
-          'm',
-          '--index',
-          'i',
-          '--topics',
-          't',
-          '--out',
-          'o',
-        )
-      ).stderr,
+      (await retrieveArgumentsOnly(['--method', 'srsa', '--model', 'm'], 'index')).stderr,
     ).toContain("--method srsa reads the documents' text: give --docs FILE, not --index");
   });
 });
 
-function describeOn(kind: 'pglite' | 'postgres') {
-  describe.runIf(kind === 'pglite' || testDatabaseUrl())(`assay retrieve srsa [${kind}]`, () => {
-    let dir: string;
-    let env: Env;
-    let schema: Awaited<ReturnType<typeof createIsolatedSchema>> | undefined;
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'assay-srsa-cli-'));
-      writeFileSync(
-        join(dir, 'docs.jsonl'),
-        [
-          '{"id":"d1","text":"alpha beta"}',
-          '{"id":"d2","text":"beta"}',
-          '{"id":"d3","text":"gamma"}',
-        ]
-          .map((l) => `${l}\n`)
-          .join(''),
-      );
-      writeFileSync(join(dir, 'topics.tsv'), '1\ttell me about beta\n2\tand gamma\n');
-      env = { ASSAY_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: 'test-key' };
-      if (kind === 'postgres') {
-        schema = await createIsolatedSchema(testDatabaseUrl()!);
-        env.DATABASE_URL = schema.url;
-      }
-    });
-    afterAll(async () => {
-      await schema?.drop();
-      rmSync(dir, { recursive: true, force: true });
-    });
-
+describeOnEngines(
+  'assay retrieve srsa',
+  {
+    prefix: 'assay-srsa-cli-',
+    files: {
+      'docs.jsonl': ALPHA_BETA_GAMMA_DOCS,
+      'topics.tsv': '1\ttell me about beta\n2\tand gamma\n',
+    },
+  },
+  (ws) => {
     it('--answers writes the answers as responses that assay answers scores; a rerun sends nothing', async () => {
-      server = await startOpenAITestServer((body) => answer(userOf(body)));
+      const server = await ws.double.start((body) => answer(userOf(body)));
       const retrieve = (out: string) =>
-        assay(
-          { ...env, OPENAI_BASE_URL: server!.baseURL },
-          'retrieve',
-          '--method',
-          'srsa',
-          '--model',
-          'm',
-          '--docs',
-          join(dir, 'docs.jsonl'),
-          '--topics',
-          join(dir, 'topics.tsv'),
-          '--out',
-          join(dir, out),
-          '--tag',
-          'srsa-run',
-          '--today',
-          '2026-03-01',
-          '--answers',
-          join(dir, `${out}.answers.jsonl`),
+        ws.retrieve(['--method', 'srsa', '--model', 'm'])(
+          out,
+          ...['--tag', 'srsa-run', '--today', '2026-03-01'],
+          ...['--answers', ws.path(`${out}.answers.jsonl`)],
         );
       const first = await retrieve('srsa.run');
       expect(first.code).toBe(0);
       // Two topics × (router, rewrite, answer).
       expect(server.requests).toHaveLength(6);
       expect(userOf(server.requests[0]!.body).startsWith('Today is 2026-03-01.\n')).toBe(true);
-      const run = readFileSync(join(dir, 'srsa.run'), 'utf8');
+      const run = readFileSync(ws.path('srsa.run'), 'utf8');
       expect(run).toContain('# method: srsa\n');
       expect(run).toContain('# routes: 1:direct 2:direct\n');
       expect(run).toContain('# srsa.today: 2026-03-01\n');
       expect(run).toContain('# srsa.search-k: 5\n');
       // beta → d2 (shorter), d1; gamma → d3.
-      expect(
-        run
-          .split('\n')
-          .filter((l) => l && !l.startsWith('#'))
-          .map((l) => l.split(/\s+/).slice(0, 4).join(' ')),
-      ).toEqual(['1 Q0 d2 1', '1 Q0 d1 2', '2 Q0 d3 1']);
+      expect(ws.runEntries('srsa.run').map((l) => l.split(/\s+/).slice(0, 4).join(' '))).toEqual([
+        '1 Q0 d2 1',
+        '1 Q0 d1 2',
+        '2 Q0 d3 1',
+      ]);
 
-      const text = readFileSync(join(dir, 'srsa.run.answers.jsonl'), 'utf8');
+      const text = readFileSync(ws.path('srsa.run.answers.jsonl'), 'utf8');
       expect(text).toBe(
         '{"topic":"1","system":"srsa-run","answer":"Beta, see [d2] and [d1].","references":["d2","d1"]}\n' +
           '{"topic":"2","system":"srsa-run","answer":"Gamma, see [d3].","references":["d3"]}\n',
@@ -173,18 +108,18 @@ function describeOn(kind: 'pglite' | 'postgres') {
           references: ['d3'],
         },
       ]);
-      const trace = readFileSync(join(dir, 'srsa.run.trace.jsonl'), 'utf8');
+      const trace = readFileSync(ws.path('srsa.run.trace.jsonl'), 'utf8');
       expect(trace).toContain('"step":"dropped-reference","text":"d7"');
 
       const again = await retrieve('again.run');
       expect(again.code).toBe(0);
       expect(server.requests).toHaveLength(6);
-      expect(readFileSync(join(dir, 'again.run.answers.jsonl'), 'utf8')).toBe(text);
+      expect(readFileSync(ws.path('again.run.answers.jsonl'), 'utf8')).toBe(text);
 
       // assay answers scores the file: the request from --topics, the references resolved
       // through --docs.
       const scored = await assay(
-        { ...env, OPENAI_BASE_URL: server.baseURL },
+        { ...ws.env, OPENAI_BASE_URL: server.baseURL },
         'answers',
         'score',
         '--judge',
@@ -192,13 +127,13 @@ function describeOn(kind: 'pglite' | 'postgres') {
         '--model',
         'judge',
         '--responses',
-        join(dir, 'srsa.run.answers.jsonl'),
+        ws.path('srsa.run.answers.jsonl'),
         '--topics',
-        join(dir, 'topics.tsv'),
+        ws.path('topics.tsv'),
         '--docs',
-        join(dir, 'docs.jsonl'),
+        ws.path('docs.jsonl'),
         '--out',
-        join(dir, 'scores.jsonl'),
+        ws.path('scores.jsonl'),
       );
       expect(scored.stderr).toContain('2 of 2 answer evaluations scored');
       expect(scored.code).toBe(0);
@@ -207,7 +142,5 @@ function describeOn(kind: 'pglite' | 'postgres') {
         'Retrieved context:\n[1] beta\n[2] alpha beta',
       );
     }, 120_000);
-  });
-}
-describeOn('pglite');
-describeOn('postgres');
+  },
+);

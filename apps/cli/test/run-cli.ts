@@ -1,9 +1,10 @@
 import { runCli } from '../src/main.js';
 
+/** What a CLI run returned: its exit code and what it printed. */
+export type CliResult = { code: number; stdout: string; stderr: string };
+
 /** Runs the CLI in-process and captures what it prints. */
-export async function cli(
-  ...argv: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function cli(...argv: string[]): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
@@ -27,7 +28,7 @@ export type Env = Record<string, string | undefined>;
 export async function cliWith(
   options: { env: Env; stderrIsTTY?: boolean },
   ...argv: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
@@ -36,4 +37,9 @@ export async function cliWith(
     ...options,
   });
   return { code, stdout, stderr };
+}
+
+/** Runs the CLI in-process against the database `env` configures, progress never drawn. */
+export function assay(env: Env, ...argv: string[]): Promise<CliResult> {
+  return cliWith({ env, stderrIsTTY: false }, ...argv);
 }

@@ -1,46 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { authenticate, loadConfig, openDatabase } from '@assay/platform';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliWith, type Env } from './run-cli.js';
-import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
+import { describe, expect, it } from 'vitest';
+import { databasePerEngine, whoIs } from './cli-fixtures.js';
+import { assay } from './run-cli.js';
 
-/** Runs the CLI in-process against the database `env` configures. */
-function assay(env: Env, ...argv: string[]) {
-  return cliWith({ env }, ...argv);
-}
-
-/** Whether a token signs in, and as whom. */
-async function whoIs(env: Env, token: string) {
-  const database = await openDatabase(loadConfig(env));
-  try {
-    const user = await authenticate(database.db, token);
-    return `${user.name}/${user.role}`;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  } finally {
-    await database.close();
-  }
-}
-
-const engines: Array<{ kind: string; env: () => Env }> = [];
-const pgliteEnv: Env = {
-  ASSAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'assay-user-tokens-')),
-  PORT: '9123',
-};
-engines.push({ kind: 'pglite', env: () => pgliteEnv });
-if (testDatabaseUrl()) {
-  let postgresEnv: Env = {};
-  let drop: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    const schema = await createIsolatedSchema(testDatabaseUrl()!);
-    drop = schema.drop;
-    postgresEnv = { DATABASE_URL: schema.url, PORT: '9123' };
-  });
-  afterAll(async () => drop?.());
-  engines.push({ kind: 'postgres', env: () => postgresEnv });
-}
+const engines = databasePerEngine('assay-user-tokens-', { PORT: '9123' });
 
 const secretOf = (stdout: string) => /^ {2}(assay_\S+)$/m.exec(stdout)?.[1];
 
