@@ -200,6 +200,7 @@ export {
   createUser,
   findUserByName,
   findUserByToken,
+  isLiveToken,
   getApiToken,
   getUser,
   hashApiToken,
