@@ -24,6 +24,11 @@ export function quantile(sorted, q) {
   return sorted[i];
 }
 
+/** Options for the server's node from BENCH_NODE_ARGS (space-separated), e.g. --cpu-prof. */
+function nodeArgs() {
+  return (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 /** A port nobody listens on right now. */
 function freePort() {
   return new Promise((resolve) => {
@@ -47,7 +52,7 @@ export async function startServer(env, adminToken) {
     ASSAY_SERVER_WORKER: '0',
   };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, [bin, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs(), bin, 'serve'], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
