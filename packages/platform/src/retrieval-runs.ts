@@ -215,8 +215,9 @@ export async function retrieveStoredRun(
   let parameters: Record<string, string | number> = {};
   let size = 1;
   let entryCount = 0;
-  for (let from = 0; from < topics.length; from += size) {
+  for (let from = 0; from < topics.length; ) {
     const slice = topics.slice(from, from + size);
+    from += slice.length;
     const started = performance.now();
     const part = retrieveRun(index, slice, options);
     const took = performance.now() - started;
@@ -225,7 +226,7 @@ export async function retrieveStoredRun(
       entriesByTopic.set(id, list);
       entryCount += list.length;
     }
-    report?.({ phase: 'retrieving', done: from + slice.length, total: topics.length });
+    report?.({ phase: 'retrieving', done: from, total: topics.length });
     size = Math.max(1, Math.min(25, Math.floor((slice.length * SLICE_MS) / Math.max(took, 1))));
     await new Promise((resolve) => setImmediate(resolve));
   }
