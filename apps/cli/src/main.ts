@@ -18,6 +18,7 @@ Commands:
   serve     serve the API (npm start), over PostgreSQL or embedded PGlite
   import    import a collection, topics, qrels or runs into the database
   datasets  list or load the shipped datasets (cranfield)
+  collections  delete a collection with everything in it (assay collections delete NAME)
   db        database maintenance (assay db migrate)
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
@@ -60,6 +61,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   datasets: async () => {
     const m = await import('./datasets-command.js');
     return { run: m.datasetsCommand, usage: m.DATASETS_USAGE };
+  },
+  collections: async () => {
+    const m = await import('./collections-command.js');
+    return { run: m.collectionsCommand, usage: m.COLLECTIONS_USAGE };
   },
   db: async () => {
     const m = await import('./db-command.js');

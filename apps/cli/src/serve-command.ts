@@ -48,7 +48,11 @@ export async function serveCommand(
   const { startServer } = await import('@assay/server');
   let server;
   try {
-    server = await startServer({ config, log: (line) => io.stdout(`${line}\n`) });
+    server = await startServer({
+      config,
+      log: (line) => io.stdout(`${line}\n`),
+      warn: (line) => io.stderr(`${line}\n`),
+    });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'EADDRINUSE')

@@ -25,6 +25,8 @@ export interface StartServerOptions {
   db?: AssayDb;
   /** Where the server's messages go, one line per call (default: stdout). */
   log?: (line: string) => void;
+  /** Where its warnings go, one line per call (default: stderr). */
+  warn?: (line: string) => void;
   /** Interface to listen on (default: config.host, else 127.0.0.1). */
   hostname?: string;
   /**
@@ -63,6 +65,7 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { config } = options;
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const warn = options.warn ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const database = options.db ?? (await openDatabase(config));
   const ownsDatabase = options.db === undefined;
   try {
@@ -109,6 +112,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       `assay is serving ${url}, ${reach} (database: ${where}); API reference: ${url}/openapi.json; stop with Ctrl-C`,
     );
     if (admin.created) announceAdmin(admin.token, config, url, log);
+    if (admin.ignoredToken)
+      warn(
+        'warning: ASSAY_ADMIN_TOKEN is ignored: an admin exists and the variable is none of its live tokens (it only makes the first admin); ' +
+          "manage tokens with 'assay users tokens admin', 'assay users token admin' and 'assay users rotate --token ID'",
+      );
     const worker = startBackgroundWorker(database, options, log);
     const demoRuns =
       demo === undefined ? undefined : storeDemoRunsInBackground(database, demo, log);

@@ -29,7 +29,11 @@ export interface BulkInsertOptions<R> {
   /** Columns with the same value in every row (e.g. the parent's id). */
   constant?: Readonly<Record<string, number | string>>;
   columns: readonly BulkColumn<R>[];
-  rows: readonly R[];
+  /**
+   * The rows: an array, or any iterable (e.g. a generator walking a parsed file), which is
+   * read one batch at a time so that no array of every row is ever built.
+   */
+  rows: readonly R[] | Iterable<R>;
   /** SQL appended to each statement, e.g. an ON CONFLICT clause (never user input). */
   suffix?: string;
   batchSize?: number;
@@ -49,7 +53,6 @@ export async function bulkInsert<R>(db: Queryable, options: BulkInsertOptions<R>
   if (!Number.isInteger(batchSize) || batchSize <= 0) {
     throw new Error('batchSize must be a positive integer');
   }
-  if (rows.length === 0) return 0;
   const constant = Object.entries(options.constant ?? {});
 
   const names: string[] = [];
@@ -73,8 +76,7 @@ export async function bulkInsert<R>(db: Queryable, options: BulkInsertOptions<R>
     (suffix ? ` ${suffix}` : '');
 
   let written = 0;
-  for (let start = 0; start < rows.length; start += batchSize) {
-    const batch = rows.slice(start, start + batchSize);
+  for (const batch of batches(rows, batchSize)) {
     const parameters: unknown[] = constant.map(([, value]) => value);
     for (const column of columns) {
       const values = new Array<unknown>(batch.length);
@@ -93,6 +95,23 @@ export async function bulkInsert<R>(db: Queryable, options: BulkInsertOptions<R>
     written += Number(result.numAffectedRows ?? 0n);
   }
   return written;
+}
+
+/** `rows` in consecutive batches of at most `size` (none when there are no rows). */
+function* batches<R>(rows: readonly R[] | Iterable<R>, size: number): Generator<readonly R[]> {
+  if (Array.isArray(rows)) {
+    for (let start = 0; start < rows.length; start += size) yield rows.slice(start, start + size);
+    return;
+  }
+  let batch: R[] = [];
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 function quote(identifier: string): string {

@@ -202,6 +202,7 @@ export {
   createUser,
   findUserByName,
   findUserByToken,
+  isLiveToken,
   getApiToken,
   getUser,
   hashApiToken,

@@ -124,6 +124,13 @@ export interface LabelSetsTable {
   scale_max: number;
   config: JsonObjectWithDefault;
   created_at: CreatedAt;
+  /**
+   * Labels of the set, stored when the set is written whole (uploads, datasets, consensus);
+   * null for sets written label by label (campaigns, judge jobs), counted on read.
+   */
+  label_count: Generated<number | null>;
+  /** Distinct topics among the labels; null exactly when label_count is. */
+  topic_count: Generated<number | null>;
 }
 
 /** Table `labels`: the current grade of a (topic, document) in a label set. */

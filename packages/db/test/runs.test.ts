@@ -33,6 +33,38 @@ async function countEntries(db: Parameters<typeof getRun>[0]): Promise<number> {
 }
 
 forEachDatabase('runs', (database) => {
+  it('creates a run from entries grouped by topic, inserted in batches as they are read', async () => {
+    const { db } = database;
+    const { id: collectionId } = await createCollection(db, { name: 'grouped' });
+    // 2 topics × 1,500 entries in batches of 1,000: a batch spans the two topics.
+    const depth = 1_500;
+    const topic = (qid: string) =>
+      Array.from({ length: depth }, (_, i) => ({
+        docno: `${qid}-d${i}`,
+        rank: i + 1,
+        score: depth - i,
+      }));
+    const byTopic = new Map([
+      ['q2', topic('q2')],
+      ['q1', topic('q1')],
+    ]);
+    const run = await createRun(
+      db,
+      { collectionId, name: 'grouped', entries: byTopic },
+      { batchSize: 1_000 },
+    );
+    expect(run).toMatchObject({ entryCount: 3_000, topicCount: 2 });
+    const stored = await getRunEntries(db, run.id);
+    expect([...stored.keys()]).toEqual(['q1', 'q2']);
+    expect(stored.get('q2')!.length).toBe(depth);
+    expect(stored.get('q1')![1_499]).toEqual({
+      topicId: 'q1',
+      docId: 'q1-d1499',
+      rank: 1_500,
+      score: 1,
+    });
+  });
+
   it('creates a run with its entries in bulk and lists runs with counts', async () => {
     const { db } = database;
     const { id: collectionId } = await createCollection(db, { name: 'dl19' });

@@ -3,6 +3,7 @@ import {
   createUser,
   findUserByToken,
   hashApiToken,
+  isLiveToken,
   listUsers,
   withTransaction,
   type Queryable,
@@ -15,24 +16,32 @@ export interface EnsureAdminResult {
   created: boolean;
   /** The admin's API token, present only when `created`. */
   token?: string;
+  /**
+   * True when a token was given but an admin already existed and the given token is not a
+   * live token: it was ignored, and signs nobody in (ASSAY_ADMIN_TOKEN changed after the
+   * first start, or its token was rotated or revoked).
+   */
+  ignoredToken?: boolean;
 }
 
 /**
  * Creates the first admin (user `admin`, role admin) with an API token when no admin
  * exists yet: the given token (ASSAY_ADMIN_TOKEN) or a freshly generated one. The token
  * is returned once, for the caller to show; only its SHA-256 hash is stored. With an
- * admin already present it does nothing and returns `{ created: false }`.
+ * admin already present it writes nothing and returns `{ created: false }`, saying
+ * whether a given token was ignored (it is no live token).
  */
 export async function ensureAdmin(
   db: Queryable,
   options: { token?: string } = {},
 ): Promise<EnsureAdminResult> {
-  if ((await listUsers(db)).some((u) => u.role === 'admin')) return { created: false };
+  if ((await listUsers(db)).some((u) => u.role === 'admin')) return existingAdmin(db, options);
   return writing(
     () =>
       withTransaction(db, async (trx): Promise<EnsureAdminResult> => {
         // Another process may have bootstrapped meanwhile.
-        if ((await listUsers(trx)).some((u) => u.role === 'admin')) return { created: false };
+        if ((await listUsers(trx)).some((u) => u.role === 'admin'))
+          return existingAdmin(trx, options);
         const user = await createUser(trx, { name: 'admin', role: 'admin' });
         const created = await createApiToken(trx, {
           userId: user.id,
@@ -43,6 +52,14 @@ export async function ensureAdmin(
       }),
     'cannot create the admin user: the name "admin" or the token is already taken',
   );
+}
+
+async function existingAdmin(
+  db: Queryable,
+  options: { token?: string },
+): Promise<EnsureAdminResult> {
+  if (!options.token || (await isLiveToken(db, options.token))) return { created: false };
+  return { created: false, ignoredToken: true };
 }
 
 /**

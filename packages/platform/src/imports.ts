@@ -26,18 +26,26 @@ import {
   MAX_INT32,
   MAX_NAME_CHARS,
   MIN_INT32,
-  parseCollection,
+  detectTopicFormat,
+  parseCollectionStream,
   parseConversationalTopics,
+  parseConversationalTopicsStream,
   parseQrelsStream,
   parseRunStream,
-  refuseNul,
+  type CollectionDocument,
   type CollectionFormat,
   type ConversationalTopic,
 } from '@assay/trec';
-import { PlatformError, parsing, parsingAsync, writing } from './errors.js';
+import { PlatformError, parsingAsync, writing } from './errors.js';
 import { checkNewName, runNameFromTag } from './names.js';
 import { collectionLockName, labelSetLockName, runLockName } from './name-locks.js';
-import { slicesYielding } from './text-slices.js';
+import {
+  isBlankText,
+  refuseNulYielding,
+  slicesYielding,
+  wholeText,
+  type FileText,
+} from './text-slices.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 
 /** A new collection from a document file. */
@@ -47,8 +55,8 @@ export interface ImportCollectionInput {
   description?: string;
   /** `jsonl` (`{"id","title"?,"text"}`), `tsv` (`id<TAB>[title<TAB>]text`) or `cranfield` (`cran.all.1400`). */
   format: CollectionFormat;
-  /** The file's content. */
-  text: string;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
   /** Name used in error messages (`file:line: reason`). */
   file: string;
 }
@@ -73,13 +81,13 @@ export async function importCollection(
 ): Promise<ImportCollectionResult> {
   const name = checkNewName(input.name, 'collection name');
   // An empty file makes an evaluation-only collection: runs and qrels, no documents.
-  const docs =
-    input.text.trim() === ''
-      ? []
-      : parsing(() => {
-          refuseNul(input.text, input.file);
-          return parseCollection(input.text, input.file, input.format);
-        });
+  // Parsed in slices, so that a large file does not hold up other requests.
+  const docs = isBlankText(input.text)
+    ? []
+    : await parsingAsync(async () => {
+        await refuseNulYielding(input.text, input.file);
+        return parseCollectionStream(slicesYielding(input.text), input.file, input.format);
+      });
   const taken = `collection "${name}" already exists`;
   return writing(
     () =>
@@ -91,16 +99,7 @@ export async function importCollection(
           description:
             input.description === undefined ? null : refuseNulIn(input.description, 'description'),
         });
-        const documents = await insertDocuments(
-          trx,
-          collection.id,
-          docs.map((d) => ({
-            docId: d.id,
-            title: d.title ?? null,
-            text: d.text,
-            metadata: d.metadata as JsonObject,
-          })),
-        );
+        const documents = await insertDocuments(trx, collection.id, documentRows(docs));
         return { collectionId: collection.id, name: collection.name, documents };
       }),
     taken,
@@ -108,10 +107,22 @@ export async function importCollection(
   );
 }
 
+/** Parsed documents as rows, made one batch at a time while they are written. */
+function* documentRows(docs: readonly CollectionDocument[]) {
+  for (const d of docs)
+    yield {
+      docId: d.id,
+      title: d.title ?? null,
+      text: d.text,
+      metadata: d.metadata as JsonObject,
+    };
+}
+
 /** Topics for a collection from a TSV, JSONL or TREC topic file. */
 export interface ImportTopicsInput {
   collection: CollectionRef;
-  text: string;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
   /** Name used in error messages (`file:line: reason`). */
   file: string;
   /** Detected from the text when absent (`{` → jsonl, `<top>` → trec, else tsv). */
@@ -135,9 +146,15 @@ export async function importTopics(
   db: Queryable,
   input: ImportTopicsInput,
 ): Promise<ImportTopicsResult> {
-  const rows = parsing(() => {
-    refuseNul(input.text, input.file);
-    return parseConversationalTopics(input.text, input.file, input.format).map(toTopicInput);
+  const rows = await parsingAsync(async () => {
+    await refuseNulYielding(input.text, input.file);
+    const format = input.format ?? detectTopicFormat(input.text);
+    // TSV and JSONL are parsed in slices; TREC SGML/XML topic files (small) in one piece.
+    const topics =
+      format === 'trec'
+        ? parseConversationalTopics(wholeText(input.text), input.file, format)
+        : await parseConversationalTopicsStream(slicesYielding(input.text), input.file, format);
+    return topics.map(toTopicInput);
   });
   const collection = await resolveCollection(db, input.collection);
   const taken = `topics of ${input.file} are already in collection "${collection.name}"`;
@@ -179,7 +196,8 @@ export interface ImportQrelsInput {
   collection: CollectionRef;
   /** Name of the label set (unique within the collection). */
   labelSet: string;
-  text: string;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
   /** Name used in error messages (`file:line: reason`). */
   file: string;
   /** Replace an existing label set of this name (deleted and rewritten in one transaction). */
@@ -244,8 +262,8 @@ export async function importQrels(
       `scale ${declared.min}..${declared.max} must be two 32-bit integers, min <= max`,
     );
   // A declared scale is checked line by line, so the message names the first grade outside it.
-  const qrels = await parsingAsync(() => {
-    refuseNul(input.text, input.file);
+  const qrels = await parsingAsync(async () => {
+    await refuseNulYielding(input.text, input.file);
     return parseQrelsStream(slicesYielding(input.text), input.file, {
       storage: true,
       ...(declared ? { scale: declared } : {}),
@@ -327,7 +345,8 @@ export interface ImportRunInput {
   collection: CollectionRef;
   /** Run name (default: the run's tag, from the last line as trec_eval reports it). */
   name?: string;
-  text: string;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
   /** Name used in error messages (`file:line: reason`). */
   file: string;
   /** Replace an existing run of this name (deleted and rewritten in one transaction). */
@@ -354,15 +373,12 @@ export interface ImportRunResult {
  * and `replace` is not set.
  */
 export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
-  const run = await parsingAsync(() => {
-    refuseNul(input.text, input.file);
+  const run = await parsingAsync(async () => {
+    await refuseNulYielding(input.text, input.file);
     return parseRunStream(slicesYielding(input.text), input.file, { storage: true });
   });
   const name =
     input.name === undefined ? runNameFromTag(run.name) : checkNewName(input.name, 'run name');
-  const entries: Array<{ topicId: string; docId: string; rank: number; score: number }> = [];
-  for (const [topicId, list] of run.topics)
-    for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
   const collection = await resolveCollection(db, input.collection);
   const taken = `run "${name}" already exists in collection "${collection.name}"`;
   return writing(
@@ -378,7 +394,8 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
           collectionId: collection.id,
           name,
           tag: run.name,
-          entries,
+          // As parsed, topic by topic: rows are made batch by batch while they are written.
+          entries: run.topics,
         });
         return {
           runId: created.id,

@@ -79,6 +79,9 @@ export interface RetrieveStoredRunResult {
 
 // One index per stored collection and database, kept for the life of the process: the
 // documents of a stored collection do not change after import.
+/** About how long one slice of topics is retrieved for before other work gets a turn. */
+const SLICE_MS = 20;
+
 const indexes = new WeakMap<
   object,
   Map<number, { createdAt: number; index: Promise<Bm25Index> }>
@@ -206,23 +209,30 @@ export async function retrieveStoredRun(
   const topics = stored.map((t) => ({ id: t.topicId, text: t.query }));
   const options = retrieveOptions(input.method, input.params ?? {}, name);
   // Topics in slices, giving the event loop a turn between them, so a server keeps
-  // answering while a large retrieval runs.
+  // answering while a large retrieval runs. A slice holds as many topics as take about
+  // SLICE_MS (RM3 or Rocchio on a big collection: one topic; BM25 on a small one: 25).
   const entriesByTopic = new Map<string, { docno: string; rank: number; score: number }[]>();
   let parameters: Record<string, string | number> = {};
-  for (let from = 0; from < topics.length; from += 25) {
-    const slice = topics.slice(from, from + 25);
+  let size = 1;
+  let entryCount = 0;
+  for (let from = 0; from < topics.length;) {
+    const slice = topics.slice(from, from + size);
+    from += slice.length;
+    const started = performance.now();
     const part = retrieveRun(index, slice, options);
+    const took = performance.now() - started;
     parameters = part.parameters;
-    for (const [id, list] of part.run.topics) entriesByTopic.set(id, list);
-    report?.({ phase: 'retrieving', done: from + slice.length, total: topics.length });
+    for (const [id, list] of part.run.topics) {
+      entriesByTopic.set(id, list);
+      entryCount += list.length;
+    }
+    report?.({ phase: 'retrieving', done: from, total: topics.length });
+    size = Math.max(1, Math.min(25, Math.floor((slice.length * SLICE_MS) / Math.max(took, 1))));
     await new Promise((resolve) => setImmediate(resolve));
   }
   const run = { name, topics: entriesByTopic };
   const recorded = { ...parameters, assay: ASSAY_VERSION };
-  const entries: { topicId: string; docId: string; rank: number; score: number }[] = [];
-  for (const [topicId, list] of run.topics)
-    for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
-  report?.({ phase: 'storing', done: 0, total: entries.length });
+  report?.({ phase: 'storing', done: 0, total: entryCount });
   return writing(
     () =>
       withTransaction(db, async (trx) => {
@@ -238,7 +248,8 @@ export async function retrieveStoredRun(
           name,
           tag: name,
           description: describeRetrieval(recorded),
-          entries,
+          // As retrieved, topic by topic: rows are made batch by batch while written.
+          entries: run.topics,
         });
         return {
           runId: created.id,

@@ -13,6 +13,27 @@ forEachDatabase('ensureAdmin and authenticate', (t) => {
     });
   });
 
+  it('says a token given once an admin exists is ignored, unless it is a live token', async () => {
+    await ensureAdmin(t.db, { token: 'the-first-admin-token-0001' });
+    expect(await ensureAdmin(t.db, { token: 'the-first-admin-token-0001' })).toEqual({
+      created: false,
+    });
+    expect(await ensureAdmin(t.db, { token: 'another-admin-token-00002' })).toEqual({
+      created: false,
+      ignoredToken: true,
+    });
+    await expect(authenticate(t.db, 'another-admin-token-00002')).rejects.toMatchObject({
+      code: 'unauthorized',
+    });
+    // Revoked (another admin keeps the platform managed), the first token is no live token.
+    await addUser(t.db, { name: 'root2', role: 'admin' });
+    await revokeUserTokens(t.db, 'admin');
+    expect(await ensureAdmin(t.db, { token: 'the-first-admin-token-0001' })).toEqual({
+      created: false,
+      ignoredToken: true,
+    });
+  });
+
   it('generates a token when none is given, and refuses unknown tokens', async () => {
     const created = await ensureAdmin(t.db);
     expect(created.created).toBe(true);

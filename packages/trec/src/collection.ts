@@ -1,5 +1,6 @@
 import { TrecFormatError } from './errors.js';
 import { unstorableJson } from './json-depth.js';
+import { type LineHandler, splitLines, splitLinesAsync } from './lines.js';
 import { idProblem } from './storage-limits.js';
 
 /** One document of a collection. */
@@ -29,20 +30,54 @@ export function parseCollection(
   file: string,
   format: CollectionFormat,
 ): CollectionDocument[] {
-  const docs =
-    format === 'jsonl'
-      ? parseJsonl(text, file)
-      : format === 'tsv'
-        ? parseTsv(text, file)
-        : parseCranfield(text, file);
-  if (docs.length === 0) throw new TrecFormatError(file, 0, 'no documents');
-  return docs;
+  const reader = documentReader(file, format);
+  splitLines(text, reader);
+  return reader.finish();
 }
 
-function lines(text: string): string[] {
-  const all = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (all[0]?.charCodeAt(0) === 0xfeff) all[0] = all[0].slice(1);
-  return all;
+/**
+ * Streaming parseCollection: the same documents and errors, from chunks of text or UTF-8
+ * bytes (a large upload fed in slices, with other work done between them).
+ */
+export async function parseCollectionStream(
+  input: AsyncIterable<string | Uint8Array>,
+  file: string,
+  format: CollectionFormat,
+): Promise<CollectionDocument[]> {
+  const reader = documentReader(file, format);
+  await splitLinesAsync(input, reader);
+  return reader.finish();
+}
+
+/** Reads documents line by line; `finish` returns them (no documents is an error). */
+abstract class DocumentReader implements LineHandler {
+  protected readonly docs: CollectionDocument[] = [];
+  protected readonly seen: Seen;
+
+  constructor(protected readonly file: string) {
+    this.seen = new Seen(file);
+  }
+
+  line(text: string, start: number, end: number, lineNo: number): void {
+    // Lines end at `\n`; the `\r` of a CRLF file is not part of the line.
+    const cr = end > start && text.charCodeAt(end - 1) === 13;
+    this.read(text.slice(start, cr ? end - 1 : end), lineNo);
+  }
+
+  protected abstract read(line: string, lineNo: number): void;
+
+  finish(): CollectionDocument[] {
+    if (this.docs.length === 0) throw new TrecFormatError(this.file, 0, 'no documents');
+    return this.docs;
+  }
+}
+
+function documentReader(file: string, format: CollectionFormat): DocumentReader {
+  return format === 'jsonl'
+    ? new JsonlReader(file)
+    : format === 'tsv'
+      ? new TsvReader(file)
+      : new CranfieldReader(file);
 }
 
 class Seen {
@@ -62,11 +97,9 @@ class Seen {
   }
 }
 
-function parseJsonl(text: string, file: string): CollectionDocument[] {
-  const docs: CollectionDocument[] = [];
-  const seen = new Seen(file);
-  lines(text).forEach((line, i) => {
-    const lineNo = i + 1;
+class JsonlReader extends DocumentReader {
+  protected read(line: string, lineNo: number): void {
+    const file = this.file;
     if (line.trim() === '') return;
     let value: unknown;
     try {
@@ -93,84 +126,84 @@ function parseJsonl(text: string, file: string): CollectionDocument[] {
         lineNo,
         `document id ${JSON.stringify(docId)} is empty or has spaces`,
       );
-    seen.add(docId, lineNo);
+    this.seen.add(docId, lineNo);
     const metadata: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(obj))
       if (k !== idKey && k !== textKey && k !== 'title') metadata[k] = v;
     const doc: CollectionDocument = { id: docId, text: obj[textKey] as string, metadata };
     if (typeof obj.title === 'string') doc.title = obj.title;
-    docs.push(doc);
-  });
-  return docs;
+    this.docs.push(doc);
+  }
 }
 
-function parseTsv(text: string, file: string): CollectionDocument[] {
-  const docs: CollectionDocument[] = [];
-  const seen = new Seen(file);
-  lines(text).forEach((line, i) => {
-    const lineNo = i + 1;
+class TsvReader extends DocumentReader {
+  protected read(line: string, lineNo: number): void {
     if (line.trim() === '' || line.startsWith('#')) return;
     const fields = line.split('\t');
     if (fields.length < 2 || fields.length > 3)
       throw new TrecFormatError(
-        file,
+        this.file,
         lineNo,
         `expected id<TAB>text or id<TAB>title<TAB>text, found ${fields.length} fields`,
       );
     const id = fields[0]!.trim();
     if (id === '' || /\s/.test(id))
-      throw new TrecFormatError(file, lineNo, 'empty document id or id with spaces');
-    seen.add(id, lineNo);
+      throw new TrecFormatError(this.file, lineNo, 'empty document id or id with spaces');
+    this.seen.add(id, lineNo);
     const doc: CollectionDocument = { id, text: fields[fields.length - 1]!, metadata: {} };
     if (fields.length === 3) doc.title = fields[1]!;
-    docs.push(doc);
-  });
-  return docs;
+    this.docs.push(doc);
+  }
 }
 
-function parseCranfield(text: string, file: string): CollectionDocument[] {
-  const docs: CollectionDocument[] = [];
-  const seen = new Seen(file);
-  let current: { id: string; line: number; fields: Record<string, string[]> } | undefined;
-  let field: string | undefined;
-  const finish = () => {
+class CranfieldReader extends DocumentReader {
+  private current: { id: string; fields: Record<string, string[]> } | undefined;
+  private field: string | undefined;
+
+  protected read(line: string, lineNo: number): void {
+    const marker = /^\.([ITABW])(?:\s+(.*))?$/.exec(line.trim());
+    if (marker) {
+      if (marker[1] === 'I') {
+        this.finishDocument();
+        const id = (marker[2] ?? '').trim();
+        if (!/^\d+$/.test(id))
+          throw new TrecFormatError(
+            this.file,
+            lineNo,
+            `.I needs a document number, found ${JSON.stringify(id)}`,
+          );
+        this.seen.add(id, lineNo);
+        this.current = { id, fields: {} };
+        this.field = undefined;
+      } else {
+        if (!this.current)
+          throw new TrecFormatError(this.file, lineNo, `.${marker[1]} before the first .I`);
+        this.field = marker[1]!;
+        this.current.fields[this.field] = marker[2] ? [marker[2]] : [];
+      }
+      return;
+    }
+    if (line.trim() === '') return;
+    if (!this.current || !this.field)
+      throw new TrecFormatError(this.file, lineNo, 'text outside a .T, .A, .B or .W field');
+    this.current.fields[this.field]!.push(line);
+  }
+
+  override finish(): CollectionDocument[] {
+    this.finishDocument();
+    return super.finish();
+  }
+
+  private finishDocument(): void {
+    const current = this.current;
     if (!current) return;
-    const get = (f: string) => (current!.fields[f] ?? []).join(' ').replace(/\s+/g, ' ').trim();
+    this.current = undefined;
+    const get = (f: string) => (current.fields[f] ?? []).join(' ').replace(/\s+/g, ' ').trim();
     const doc: CollectionDocument = { id: current.id, text: get('W'), metadata: {} };
     const title = get('T');
     if (title) doc.title = title;
     if (get('A')) doc.metadata.authors = get('A');
     if (get('B')) doc.metadata.bibliography = get('B');
-    docs.push(doc);
-  };
-  lines(text).forEach((line, i) => {
-    const lineNo = i + 1;
-    const marker = /^\.([ITABW])(?:\s+(.*))?$/.exec(line.trim());
-    if (marker) {
-      if (marker[1] === 'I') {
-        finish();
-        const id = (marker[2] ?? '').trim();
-        if (!/^\d+$/.test(id))
-          throw new TrecFormatError(
-            file,
-            lineNo,
-            `.I needs a document number, found ${JSON.stringify(id)}`,
-          );
-        seen.add(id, lineNo);
-        current = { id, line: lineNo, fields: {} };
-        field = undefined;
-      } else {
-        if (!current) throw new TrecFormatError(file, lineNo, `.${marker[1]} before the first .I`);
-        field = marker[1]!;
-        current.fields[field] = marker[2] ? [marker[2]] : [];
-      }
-      return;
-    }
-    if (line.trim() === '') return;
-    if (!current || !field)
-      throw new TrecFormatError(file, lineNo, 'text outside a .T, .A, .B or .W field');
-    current.fields[field]!.push(line);
-  });
-  finish();
-  return docs;
+    this.docs.push(doc);
+  }
 }

@@ -45,6 +45,7 @@ export type { TopicFormat } from './topics.js';
 /** Conversational topics: earlier turns and the user's background, checked at file:line. */
 export {
   parseConversationalTopics,
+  parseConversationalTopicsStream,
   topicConversation,
   type ConversationalTopic,
   type ConversationTurn,
@@ -58,7 +59,12 @@ export { readQrelsFile } from './files.js';
 /** Reads a topic file from disk. */
 export { readTopicsFile } from './files.js';
 /** Parses a document collection (JSONL, TSV or the Cranfield layout) with file:line errors. */
-export { parseCollection, type CollectionDocument, type CollectionFormat } from './collection.js';
+export {
+  parseCollection,
+  parseCollectionStream,
+  type CollectionDocument,
+  type CollectionFormat,
+} from './collection.js';
 
 /** Parses a TREC run from bytes into compact per-topic columns (typed arrays), in chunks. */
 export {

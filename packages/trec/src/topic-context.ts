@@ -1,5 +1,5 @@
 import { TrecFormatError, quote } from './errors.js';
-import { parseTopicLines, type TopicFormat } from './topics.js';
+import { parseTopicLines, parseTopicLinesStream, type TopicFormat } from './topics.js';
 import type { Topic } from './types.js';
 
 /** A turn of the conversation before a conversational topic's query. */
@@ -99,7 +99,26 @@ export function parseConversationalTopics(
   file = '<topics>',
   format?: TopicFormat,
 ): ConversationalTopic[] {
-  return parseTopicLines(text, file, format).map(({ topic, line }) => {
+  return withConversations(parseTopicLines(text, file, format), file);
+}
+
+/**
+ * Streaming parseConversationalTopics for TSV and JSONL topics: the same topics and
+ * errors, from chunks of text or UTF-8 bytes.
+ */
+export async function parseConversationalTopicsStream(
+  input: AsyncIterable<string | Uint8Array>,
+  file: string,
+  format: 'tsv' | 'jsonl',
+): Promise<ConversationalTopic[]> {
+  return withConversations(await parseTopicLinesStream(input, file, format), file);
+}
+
+function withConversations(
+  topics: Array<{ topic: Topic; line: number }>,
+  file: string,
+): ConversationalTopic[] {
+  return topics.map(({ topic, line }) => {
     const conversation = topicConversation(topic, file, line);
     return conversation ? { topic, conversation } : { topic };
   });

@@ -1,6 +1,6 @@
 import { TrecFormatError, quote } from './errors.js';
 import { unstorableJson } from './json-depth.js';
-import { type LineHandler, splitLines } from './lines.js';
+import { type LineHandler, splitLines, splitLinesAsync } from './lines.js';
 import { TOPIC_ID_KEYS, TOPIC_TEXT_KEYS, TopicList } from './topic-list.js';
 import { parseTrecTopics } from './trec-topics.js';
 import type { Topic } from './types.js';
@@ -106,14 +106,29 @@ class JsonlTopicReader implements LineHandler {
   }
 }
 
+/** A TREC topic tag; at most 7 characters long. */
+const TREC_TAG = /<top(?:ic)?[\s>/]/i;
+
 /**
  * Guesses a topic file's format: a first non-blank character `{` means JSONL, a `<top>` or
- * `<topic` tag means TREC SGML/XML, anything else TSV.
+ * `<topic` tag means TREC SGML/XML, anything else TSV. The text may come whole or as
+ * consecutive parts (an upload as it was read), which are never joined.
  */
-export function detectTopicFormat(text: string): TopicFormat {
-  const first = /\S/.exec(text.slice(0, 4096));
+export function detectTopicFormat(text: string | readonly string[]): TopicFormat {
+  const parts = typeof text === 'string' ? [text] : text;
+  let start = '';
+  for (const part of parts) {
+    start += part.slice(0, 4096 - start.length);
+    if (start.length >= 4096) break;
+  }
+  const first = /\S/.exec(start);
   if (first?.[0] === '{') return 'jsonl';
-  if (/<top(?:ic)?[\s>/]/i.test(text)) return 'trec';
+  // A tag may straddle two parts: each part is searched with the end of the one before.
+  let tail = '';
+  for (const part of parts) {
+    if (TREC_TAG.test(tail + part.slice(0, 6)) || TREC_TAG.test(part)) return 'trec';
+    tail = part.length >= 6 ? part.slice(-6) : (tail + part).slice(-6);
+  }
   return 'tsv';
 }
 
@@ -133,6 +148,23 @@ export function parseTopicLines(
   format?: TopicFormat,
 ): Array<{ topic: Topic; line: number }> {
   const list = readTopicList(text, file, format);
+  return list.finish().map((topic, i) => ({ topic, line: list.lines[i]! }));
+}
+
+/**
+ * Streaming parseTopicLines for the line formats (TSV and JSONL): the same topics and
+ * errors, from chunks of text or UTF-8 bytes.
+ */
+export async function parseTopicLinesStream(
+  input: AsyncIterable<string | Uint8Array>,
+  file: string,
+  format: 'tsv' | 'jsonl',
+): Promise<Array<{ topic: Topic; line: number }>> {
+  const list = new TopicList(file);
+  await splitLinesAsync(
+    input,
+    format === 'tsv' ? new TsvTopicReader(file, list) : new JsonlTopicReader(file, list),
+  );
   return list.finish().map((topic, i) => ({ topic, line: list.lines[i]! }));
 }
 

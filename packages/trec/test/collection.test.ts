@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCollection, TrecFormatError } from '@assay/trec';
+import { parseCollection, parseCollectionStream, TrecFormatError } from '@assay/trec';
 
 function error(fn: () => unknown): TrecFormatError {
   try {
@@ -66,6 +66,47 @@ describe('parseCollection, TSV', () => {
     );
     expect(error(() => parseCollection('a\tb\tc\td\n', 'c.tsv', 'tsv')).message).toMatch(
       /^c\.tsv:1: .*found 4 fields/,
+    );
+  });
+});
+
+describe('parseCollectionStream', () => {
+  /** `text` in chunks of `size` characters. */
+  async function* chunks(text: string, size: number): AsyncGenerator<string> {
+    for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+  }
+
+  it('reads the same documents as parseCollection however the text is cut', async () => {
+    const files = {
+      jsonl: '\ufeff{"id":"a","text":"one"}\r\n\n{"docid":"b","title":"B","contents":"two"}\n',
+      tsv: '# comment\na\tone\r\nb\tB\ttwo',
+      cranfield: '.I 1\n.T\nfirst\ntitle\n.W\nsome\r\ntext\n.I 2\n.W\nmore',
+    } as const;
+    for (const [format, text] of Object.entries(files) as Array<[keyof typeof files, string]>) {
+      const whole = parseCollection(text, 'f', format);
+      expect(whole.length).toBe(2);
+      for (const size of [1, 3, 7, 1000])
+        expect(await parseCollectionStream(chunks(text, size), 'f', format)).toEqual(whole);
+    }
+    expect(
+      (await parseCollectionStream(chunks(files.cranfield, 2), 'f', 'cranfield')).map((d) => [
+        d.id,
+        d.title,
+        d.text,
+      ]),
+    ).toEqual([
+      ['1', 'first title', 'some text'],
+      ['2', undefined, 'more'],
+    ]);
+  });
+
+  it('names the same file:line as parseCollection', async () => {
+    const text = 'a\tone\nb\ttwo\na\tagain\n';
+    await expect(parseCollectionStream(chunks(text, 4), 'f', 'tsv')).rejects.toThrow(
+      'f:3: duplicate document id "a" (first at line 1)',
+    );
+    await expect(parseCollectionStream(chunks('\n\n', 1), 'f', 'tsv')).rejects.toThrow(
+      'f:0: no documents',
     );
   });
 });

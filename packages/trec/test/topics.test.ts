@@ -313,6 +313,14 @@ describe('detectTopicFormat', () => {
     expect(detectTopicFormat(text)).toBe(format);
   });
 
+  it('detects the format of a text in parts, a tag cut between two parts included', () => {
+    expect(detectTopicFormat(['1\tfirst\n2\tsecond <to', 'p>\n'])).toBe('trec');
+    expect(detectTopicFormat(['1\tfirst\n<', 'topic', ' number="1">'])).toBe('trec');
+    expect(detectTopicFormat(['  ', '\n', '{"id": 1}'])).toBe('jsonl');
+    expect(detectTopicFormat(['1\tabout <to', 'pics>'])).toBe('tsv');
+    expect(detectTopicFormat([])).toBe('tsv');
+  });
+
   it('lets an explicit format override detection', () => {
     expect(parseTopics('1\t<top> of the hill', 't', 'tsv')).toEqual([
       { id: '1', text: '<top> of the hill' },

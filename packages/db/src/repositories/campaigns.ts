@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { bulkInsert, type Queryable } from '../bulk.js';
 import type { CampaignGrade, JsonObject, Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
+import { forgetLabelSetCounts } from './labels.js';
 
 /** An annotation campaign: a sample of items labelled by people into one label set. */
 export interface Campaign {
@@ -419,6 +420,7 @@ export async function setLabel(
   grade: number | null,
   producedBy: string | null,
 ): Promise<void> {
+  await forgetLabelSetCounts(db, labelSetId);
   if (grade === null) {
     await db
       .deleteFrom('labels')
@@ -496,6 +498,9 @@ export interface SavedAssignmentGrade {
  * The item row and then all its assignment rows are locked (in that order, as every other
  * writer of an item does): a save of the same item by another annotator waits, and the
  * locked rows are read as last committed, so the majority always counts every vote.
+ *
+ * The label set's row is not touched: a campaign's label set never stores its counts (they
+ * are counted on read, see migration 0009), so concurrent saves do not queue behind it.
  */
 export async function saveAssignmentGrade(
   db: Queryable,

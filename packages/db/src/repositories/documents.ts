@@ -49,7 +49,7 @@ export function toStoredDocument(row: Row<'documents'>): StoredDocument {
 export async function insertDocuments(
   db: Queryable,
   collectionId: number,
-  documents: readonly DocumentInput[],
+  documents: readonly DocumentInput[] | Iterable<DocumentInput>,
   options: { batchSize?: number } = {},
 ): Promise<number> {
   return withTransaction(db, (trx) =>

@@ -319,7 +319,8 @@ export async function retryFailedJudgeTasks(db: Queryable, jobId: number): Promi
  * Records a task's label: the task becomes `labelled` and the grade goes into the job's
  * label set, in one transaction, only while `owner` still holds the task's lease. A worker
  * whose lease was taken over gets false and writes nothing, so an item is never labelled
- * twice.
+ * twice. A judge job's label set never stores its counts (counted on read, see migration
+ * 0009), so the label set's row is not touched.
  */
 export async function completeJudgeTask(
   db: Queryable,
@@ -397,7 +398,8 @@ export async function failJudgeTask(
 /**
  * Records many tasks' labels in one statement: each task becomes `labelled` and its grade
  * goes into its job's label set, only for the tasks `owner` still holds. Returns the keys
- * written (`jobId topicId docId`, tab-separated); the others lost their lease.
+ * written (`jobId topicId docId`, tab-separated); the others lost their lease. As
+ * completeJudgeTask, it leaves the label set's row (and its counts, counted on read) alone.
  */
 export async function completeJudgeTasks(
   db: Queryable,

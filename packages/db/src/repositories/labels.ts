@@ -140,7 +140,10 @@ export async function createLabelSet(db: Queryable, input: NewLabelSet): Promise
   return toLabelSet(row);
 }
 
-/** The label sets of a collection with their label and topic counts. */
+/**
+ * The label sets of a collection with their label and topic counts: stored ones, else
+ * (sets written label by label) counted from the labels of those sets only.
+ */
 function labelSetSummaries(db: Queryable, collectionId: number) {
   return db
     .selectFrom('label_sets as s')
@@ -150,17 +153,21 @@ function labelSetSummaries(db: Queryable, collectionId: number) {
           .selectFrom('labels as l')
           .innerJoin('label_sets as owner', 'owner.id', 'l.label_set_id')
           .where('owner.collection_id', '=', collectionId)
+          .where('owner.label_count', 'is', null)
           .groupBy('l.label_set_id')
           .select((inner) => [
             'l.label_set_id',
-            inner.fn.countAll<number>().as('label_count'),
-            sql<number>`count(distinct l.topic_id)`.as('topic_count'),
+            inner.fn.countAll<number>().as('counted_labels'),
+            sql<number>`count(distinct l.topic_id)`.as('counted_topics'),
           ])
           .as('counts'),
       (join) => join.onRef('counts.label_set_id', '=', 's.id'),
     )
     .selectAll('s')
-    .select(['counts.label_count', 'counts.topic_count'])
+    .select((eb) => [
+      eb.fn.coalesce('s.label_count', 'counts.counted_labels').as('label_count'),
+      eb.fn.coalesce('s.topic_count', 'counts.counted_topics').as('topic_count'),
+    ])
     .where('s.collection_id', '=', collectionId);
 }
 
@@ -205,24 +212,33 @@ export async function findLabelSet(
   return row && toLabelSet(row);
 }
 
-/** A label set with its label and topic counts, counting that set's labels only. */
+/** A label set with its label and topic counts (stored, else counted from its labels). */
 export async function getLabelSetSummary(
   db: Queryable,
   id: number,
 ): Promise<LabelSetSummary | undefined> {
+  // coalesce evaluates a count only when the stored one is null.
   const row = await db
     .selectFrom('label_sets as s')
     .selectAll('s')
     .select((eb) => [
-      eb
-        .selectFrom('labels as l')
-        .whereRef('l.label_set_id', '=', 's.id')
-        .select(eb.fn.countAll<number>().as('n'))
+      eb.fn
+        .coalesce(
+          's.label_count',
+          eb
+            .selectFrom('labels as l')
+            .whereRef('l.label_set_id', '=', 's.id')
+            .select(eb.fn.countAll<number>().as('n')),
+        )
         .as('label_count'),
-      eb
-        .selectFrom('labels as l')
-        .whereRef('l.label_set_id', '=', 's.id')
-        .select(sql<number>`count(distinct l.topic_id)`.as('n'))
+      eb.fn
+        .coalesce(
+          's.topic_count',
+          eb
+            .selectFrom('labels as l')
+            .whereRef('l.label_set_id', '=', 's.id')
+            .select(sql<number>`count(distinct l.topic_id)`.as('n')),
+        )
         .as('topic_count'),
     ])
     .where('s.id', '=', id)
@@ -261,6 +277,8 @@ export async function deleteLabelSet(db: Queryable, id: number): Promise<boolean
  * Bulk-inserts labels in one transaction (or in `db` if it is one). A grade outside the
  * set's scale or, unless `replace` is set, an already labelled (topic, docno) fails the
  * whole call. With `replace`, existing labels take the new grade, producer and rationale.
+ * The set's label and topic counts are stored afterwards (counted once per write, through
+ * the set's index, never on a read).
  */
 export async function insertLabels(
   db: Queryable,
@@ -269,8 +287,8 @@ export async function insertLabels(
   options: { replace?: boolean; batchSize?: number } = {},
 ): Promise<number> {
   const { replace = false, ...batching } = options;
-  return withTransaction(db, (trx) =>
-    bulkInsert(trx, {
+  return withTransaction(db, async (trx) => {
+    const written = await bulkInsert(trx, {
       table: 'labels',
       constant: { label_set_id: labelSetId },
       columns: [
@@ -290,8 +308,29 @@ export async function insertLabels(
           }
         : {}),
       ...batching,
-    }),
-  );
+    });
+    await sql`
+      update label_sets set
+        label_count = (select count(*) from labels where label_set_id = ${labelSetId}),
+        topic_count = (select count(distinct topic_id) from labels where label_set_id = ${labelSetId})
+      where id = ${labelSetId}`.execute(trx);
+    return written;
+  });
+}
+
+/**
+ * Makes a label set's counts "counted on read" before one of its labels is set or cleared
+ * by itself. Sets written label by label (campaigns, judge jobs) never store counts, so for
+ * them this matches no row and locks nothing; a set written whole and edited afterwards is
+ * counted on read from then on.
+ */
+export async function forgetLabelSetCounts(db: Queryable, labelSetId: number): Promise<void> {
+  await db
+    .updateTable('label_sets')
+    .set({ label_count: null, topic_count: null })
+    .where('id', '=', labelSetId)
+    .where('label_count', 'is not', null)
+    .execute();
 }
 
 /**
@@ -356,6 +395,7 @@ export async function recordLabelRevision(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await forgetLabelSetCounts(trx, input.labelSetId);
     if (input.grade === null) {
       await trx
         .deleteFrom('labels')

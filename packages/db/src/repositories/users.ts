@@ -124,6 +124,17 @@ export async function listApiTokens(db: Queryable, userId: number): Promise<ApiT
   return rows.map(toApiToken);
 }
 
+/** Whether `token` is a live (stored, not revoked) token of anyone; nothing is marked used. */
+export async function isLiveToken(db: Queryable, token: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_tokens')
+    .select('id')
+    .where('token_hash', '=', hashApiToken(token))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * The user a presented token belongs to, if the token exists and is not revoked; marks
  * the token used (at most once a minute, so authentication is not a write per request).
