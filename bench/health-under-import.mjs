@@ -16,6 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { ensureCliBundle, quantile, startServer } from './serve.mjs';
 
@@ -58,30 +59,43 @@ function generateRun(n, tag) {
   return `${parts.join('\n')}\n`;
 }
 
+// The health sampler runs on a worker thread of its own, so that this process's upload
+// (50 MB handed to fetch, and the garbage it leaves) cannot delay a sample: what is timed is
+// the server's answer.
+const SAMPLER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const latencies = [];
+let failures = 0;
+let running = true;
+parentPort.on('message', () => (running = false));
+(async () => {
+  while (running) {
+    const started = performance.now();
+    try {
+      const response = await fetch(workerData.base + '/api/health');
+      await response.arrayBuffer();
+      if (!response.ok) failures++;
+      if (!response.ok) console.error('health answered ' + response.status);
+    } catch (error) {
+      failures++;
+      console.error('health failed: ' + error.message + ' (' + (error.cause?.message ?? 'no cause') + ')');
+    }
+    const took = performance.now() - started;
+    latencies.push(took);
+    await new Promise((r) => setTimeout(r, Math.max(0, 50 - took)));
+  }
+  parentPort.postMessage({ latencies, failures });
+})();
+`;
+
 /** Samples GET /api/health every 50 ms until `stop()`; resolves the latencies in ms. */
 function sampleHealth(base) {
-  const latencies = [];
-  let running = true;
-  let failures = 0;
-  const done = (async () => {
-    while (running) {
-      const started = performance.now();
-      try {
-        const response = await fetch(`${base}/api/health`);
-        await response.arrayBuffer();
-        if (!response.ok) failures++;
-        if (!response.ok) console.error(`health answered ${response.status}`);
-      } catch (error) {
-        failures++;
-        console.error(`health failed: ${error.message} (${error.cause?.message ?? 'no cause'})`);
-      }
-      const took = performance.now() - started;
-      latencies.push(took);
-      await new Promise((r) => setTimeout(r, Math.max(0, 50 - took)));
-    }
-    return { latencies, failures };
-  })();
-  return () => ((running = false), done);
+  const worker = new Worker(SAMPLER, { eval: true, workerData: { base } });
+  const done = new Promise((resolve, reject) => {
+    worker.once('message', (result) => worker.terminate().then(() => resolve(result)));
+    worker.once('error', reject);
+  });
+  return () => (worker.postMessage('stop'), done);
 }
 
 async function run(engine) {
