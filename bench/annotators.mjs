@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { seeded } from './seeded.mjs';
 import { ensureCliBundle, quantile, startServer } from './serve.mjs';
 
 const args = process.argv.slice(2);
@@ -37,17 +38,6 @@ for (let i = args.indexOf('--think-ms'); i >= 0; i = args.indexOf('--think-ms'))
   thinkTimes.push(Number(args.splice(i, 2)[1]));
 if (thinkTimes.length === 0) thinkTimes.push(1000, 0);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A small seeded generator (mulberry32), so two runs pace their annotators alike. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const engines = args.length > 0 ? args : ['pglite', 'postgres'];
 const ADMIN = 'assay_bench-admin-token-0123456789';
 

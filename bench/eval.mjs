@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { seeded } from './seeded.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const shared =
@@ -67,18 +68,6 @@ function findTrecEval() {
     if (built.status === 0 && path && existsSync(path)) return path;
   }
   return undefined;
-}
-
-/** mulberry32: a small seeded generator, so the large run is the same on every machine. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 async function writeLines(path, produce) {

@@ -14,6 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { seeded } from './seeded.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const scratch = `${root}bench/out/retrieval/`;
@@ -100,18 +101,6 @@ function writeQrels(path) {
   writeFileSync(path, lines.join(''));
 }
 
-/** Deterministic PRNG (mulberry32). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A synthetic collection and queries drawn from Cranfield's words and lengths. */
 function synthetic(parseCollection, documents, queryCount) {
   const docs = parseCollection(
@@ -127,7 +116,7 @@ function synthetic(parseCollection, documents, queryCount) {
     lengths.push(tokens.length);
   }
   const queryLengths = cranfieldQueries().map((q) => q.text.split(' ').length);
-  const rand = random(20260611);
+  const rand = seeded(20260611);
   const draw = (n) => {
     const out = new Array(n);
     for (let i = 0; i < n; i++) out[i] = words[Math.floor(rand() * words.length)];
