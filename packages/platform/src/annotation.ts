@@ -119,8 +119,10 @@ async function campaignOfAnnotator(
   id: number,
   user: User,
 ): Promise<{ campaign: Campaign; progress: { done: number; total: number } }> {
-  const campaign = await requireCampaign(db, id);
-  const [mine] = await campaignProgress(db, id, user.id);
+  const [campaign, [mine]] = await Promise.all([
+    requireCampaign(db, id),
+    campaignProgress(db, id, user.id),
+  ]);
   // Someone without items in the campaign learns nothing about it.
   if (!mine) throw new PlatformError('not_found', `no campaign ${id}`);
   return { campaign, progress: { done: mine.done, total: mine.total } };
@@ -146,8 +148,12 @@ export async function nextAnnotationItem(
   campaignId: number,
   user: User,
 ): Promise<AnnotationItem | undefined> {
-  const { campaign, progress } = await campaignOfAnnotator(db, campaignId, user);
-  const item = await nextCampaignItem(db, campaign.id, user.id);
+  // The next item is looked up alongside the campaign; when campaignOfAnnotator refuses
+  // (no such campaign, or none of its items are the caller's), nothing is shown.
+  const [{ campaign, progress }, item] = await Promise.all([
+    campaignOfAnnotator(db, campaignId, user),
+    nextCampaignItem(db, campaignId, user.id),
+  ]);
   if (!item) return undefined;
   return presentItem(db, campaign, item, progress);
 }
@@ -171,9 +177,11 @@ async function presentItem(
   item: CampaignItem,
   progress: { done: number; total: number },
 ): Promise<AnnotationItem> {
-  const topic = await getTopic(db, campaign.collectionId, item.topicId);
-  const doc = await getDocument(db, campaign.collectionId, item.docId);
-  const set = await getLabelSet(db, campaign.labelSetId);
+  const [topic, doc, set] = await Promise.all([
+    getTopic(db, campaign.collectionId, item.topicId),
+    getDocument(db, campaign.collectionId, item.docId),
+    getLabelSet(db, campaign.labelSetId),
+  ]);
   const out: AnnotationItem = {
     item: {
       id: item.id,
