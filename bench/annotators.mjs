@@ -20,15 +20,10 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { seeded } from './seeded.mjs';
 import { ensureCliBundle, quantile, startServer } from './serve.mjs';
+import { numberFlag } from './args.mjs';
 
 const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const value = Number(args[i + 1]);
-  args.splice(i, 2);
-  return value;
-};
+const flag = (name, fallback) => numberFlag(args, name, fallback);
 const annotators = flag('--annotators', 50);
 const seconds = flag('--seconds', 60);
 const perAnnotator = flag('--items-per-annotator', 40);

@@ -19,15 +19,10 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { ensureCliBundle, quantile, startServer } from './serve.mjs';
+import { numberFlag } from './args.mjs';
 
 const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const value = Number(args[i + 1]);
-  args.splice(i, 2);
-  return value;
-};
+const flag = (name, fallback) => numberFlag(args, name, fallback);
 const lines = flag('--lines', 1_000_000);
 const engines = args.length > 0 ? args : ['pglite', 'postgres'];
 const ADMIN = 'assay_bench-admin-token-0123456789';

@@ -17,16 +17,11 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import postgres from 'postgres';
+import { numberFlag } from './args.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const value = Number(args[i + 1]);
-  args.splice(i, 2);
-  return value;
-};
+const flag = (name, fallback) => numberFlag(args, name, fallback);
 const items = flag('--items', 2000);
 const concurrency = flag('--concurrency', 64);
 const latencyMs = flag('--latency', 100);
