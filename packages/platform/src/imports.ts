@@ -1,11 +1,8 @@
 import {
   createCollection,
   createLabelSet,
-  createRun,
   deleteLabelSet,
-  deleteRun,
   findLabelSetByName,
-  findRunByName,
   getCollectionByName,
   getLabelSetSummary,
   getRunSummary,
@@ -38,7 +35,8 @@ import {
 } from '@assay/trec';
 import { PlatformError, parsingAsync, writing } from './errors.js';
 import { checkNewName, runNameFromTag } from './names.js';
-import { collectionLockName, labelSetLockName, runLockName } from './name-locks.js';
+import { collectionLockName, labelSetLockName } from './name-locks.js';
+import { createRunUnderName } from './run-under-name.js';
 import {
   isBlankText,
   refuseNulYielding,
@@ -384,25 +382,23 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
   return writing(
     () =>
       withTransaction(db, async (trx) => {
-        await lockName(trx, runLockName(collection.id, name));
-        const existing = await findRunByName(trx, collection.id, name);
-        if (existing) {
-          if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
-          await deleteRun(trx, existing.id);
-        }
-        const created = await createRun(trx, {
-          collectionId: collection.id,
-          name,
-          tag: run.name,
-          // As parsed, topic by topic: rows are made batch by batch while they are written.
-          entries: run.topics,
-        });
+        const { created, replaced } = await createRunUnderName(
+          trx,
+          {
+            collectionId: collection.id,
+            name,
+            tag: run.name,
+            // As parsed, topic by topic: rows are made batch by batch while they are written.
+            entries: run.topics,
+          },
+          { replace: input.replace, taken, details: REPLACEABLE },
+        );
         return {
           runId: created.id,
           name: created.name,
           entries: created.entryCount,
           topics: created.topicCount,
-          replaced: existing !== undefined,
+          replaced,
           run: (await getRunSummary(trx, created.id))!,
         };
       }),

@@ -1,15 +1,12 @@
 import {
   createResponseSet,
-  createRun,
   deleteResponseSet,
-  deleteRun,
   findResponseSetByName,
   findRunByName,
   insertResponses,
   insertRunTrace,
   listDocuments,
   listTopics,
-  lockName,
   withTransaction,
   type Collection,
   type JsonObject,
@@ -33,7 +30,7 @@ import {
 import { DbCallStore } from './call-store.js';
 import type { AssayConfig } from './config.js';
 import { PlatformError, writing } from './errors.js';
-import { runLockName } from './name-locks.js';
+import { createRunUnderName } from './run-under-name.js';
 import { checkNewName } from './names.js';
 import { loadPrices } from './prices.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
@@ -167,27 +164,24 @@ export async function retrieveStoredModelRun(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
-        // Concurrent retrievals or imports of the same run name take turns.
-        await lockName(trx, runLockName(collection.id, name));
-        const existing = await findRunByName(trx, collection.id, name);
-        if (existing) {
-          if (!input.replace) throw new PlatformError('conflict', taken);
-          await deleteRun(trx, existing.id);
-        }
-        const created = await createRun(trx, {
-          collectionId: collection.id,
-          name,
-          tag: name,
-          description: describeRetrieval(parameters),
-          entries,
-        });
+        const { created, replaced } = await createRunUnderName(
+          trx,
+          {
+            collectionId: collection.id,
+            name,
+            tag: name,
+            description: describeRetrieval(parameters),
+            entries,
+          },
+          { replace: input.replace, taken },
+        );
         const traceEntries = await insertRunTrace(trx, created.id, trace);
         const stored: RetrieveStoredModelRunResult = {
           runId: created.id,
           name: created.name,
           entries: created.entryCount,
           topics: created.topicCount,
-          replaced: existing !== undefined,
+          replaced,
           parameters,
           traceEntries,
           failures: result.failures,

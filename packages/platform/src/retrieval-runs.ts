@@ -1,10 +1,7 @@
 import {
-  createRun,
-  deleteRun,
   findRunByName,
   listDocuments,
   listTopics,
-  lockName,
   withTransaction,
   type Collection,
   type Queryable,
@@ -19,7 +16,7 @@ import {
   type RetrieveOptions,
 } from '@assay/retrieval';
 import { PlatformError, writing } from './errors.js';
-import { runLockName } from './name-locks.js';
+import { createRunUnderName } from './run-under-name.js';
 import { checkNewName } from './names.js';
 import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
@@ -236,27 +233,24 @@ export async function retrieveStoredRun(
   return writing(
     () =>
       withTransaction(db, async (trx) => {
-        // Concurrent retrievals or imports of the same run name take turns.
-        await lockName(trx, runLockName(collection.id, name));
-        const existing = await findRunByName(trx, collection.id, name);
-        if (existing) {
-          if (!input.replace) throw new PlatformError('conflict', taken);
-          await deleteRun(trx, existing.id);
-        }
-        const created = await createRun(trx, {
-          collectionId: collection.id,
-          name,
-          tag: name,
-          description: describeRetrieval(recorded),
-          // As retrieved, topic by topic: rows are made batch by batch while written.
-          entries: run.topics,
-        });
+        const { created, replaced } = await createRunUnderName(
+          trx,
+          {
+            collectionId: collection.id,
+            name,
+            tag: name,
+            description: describeRetrieval(recorded),
+            // As retrieved, topic by topic: rows are made batch by batch while written.
+            entries: run.topics,
+          },
+          { replace: input.replace, taken },
+        );
         return {
           runId: created.id,
           name: created.name,
           entries: created.entryCount,
           topics: created.topicCount,
-          replaced: existing !== undefined,
+          replaced,
           parameters: recorded,
         };
       }),
