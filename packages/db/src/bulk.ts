@@ -4,7 +4,7 @@ import type { Database } from './schema.js';
 /** What repository functions take: the database, or a transaction on it. */
 export type Queryable = Kysely<Database> | Transaction<Database>;
 
-/** Rows per bulk INSERT statement (measured best on both engines; see README). */
+/** Rows per bulk INSERT statement (measured best on both engines; see docs/development.md). */
 export const DEFAULT_BULK_BATCH_SIZE = 10_000;
 
 /** Runs `fn` in a transaction: the given one, or a new one on `db`. */

@@ -38,7 +38,7 @@ const ModelName = z
     'a model name has no control characters',
   );
 
-// The settings of the methods that call models (see the README's methods table).
+// The settings of the methods that call models (see docs/methods.md).
 const MethodSettings = z
   .object({
     aggregation: z.enum(['sparse', 'dense', 'rrf']).optional().openapi({
