@@ -1,12 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { Kysely } from 'kysely';
 import postgres from 'postgres';
+import { FifoMutex } from './drivers/mutex.js';
 import { PGliteDialect } from './drivers/pglite-dialect.js';
 import { PGliteThread } from './drivers/pglite-thread.js';
 import { PostgresJsDialect } from './drivers/postgres-js-dialect.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { DatabaseInUseError, lockDataDir } from './data-dir-lock.js';
 import { migrate, type MigrateOptions } from './migrate.js';
 import type { Database } from './schema.js';
+import { shareEmbedded, sharedSocketPath } from './shared-pglite.js';
 
 /** Where the embedded database lives when no `databaseUrl` is given. */
 export const DEFAULT_PGLITE_DATA_DIR = './.assay/pglite';
@@ -29,6 +31,13 @@ export interface CreateDbOptions extends MigrateOptions {
    * `assay <command>` for the assay command, else the script's name).
    */
   lockHolder?: string;
+  /**
+   * Share the embedded database with this user's other processes on this machine while it
+   * is open (`assay serve` does): they reach it through a Unix socket named in the lock
+   * instead of being refused. A process asking to share never reaches another's database:
+   * it owns the folder or gets a `DatabaseInUseError`.
+   */
+  share?: boolean;
 }
 
 /** An open assay database. */
@@ -37,9 +46,21 @@ export interface AssayDb {
   db: Kysely<Database>;
   /** Which engine is behind `db`. */
   kind: 'pglite' | 'postgres';
+  /**
+   * The process that holds this embedded database and shares it (`assay serve (pid 12)`),
+   * when this one reaches it through that process's socket.
+   */
+  via?: string;
+  /** Where this process shares its embedded database (`share: true`), once it does. */
+  socket?: string;
+  /** Why this process does not share its embedded database although asked to. */
+  notShared?: string;
   /** Closes the database (ends the pool, or closes PGlite). */
   close(): Promise<void>;
 }
+
+/** How long a process waits for the holder's socket to answer (the holder may be starting). */
+const JOIN_WAIT_MS = 60_000;
 
 /**
  * Opens the assay database: postgres.js on `databaseUrl`, otherwise embedded PGlite in
@@ -48,28 +69,37 @@ export interface AssayDb {
  *
  * A PGlite data folder is opened by one process at a time: the process takes the
  * exclusive lock `<dataDir>.lock` (released on close or exit, taken over when its holder
- * died) and a second process gets a `DatabaseInUseError` naming the holder.
+ * died). A second process reaches the database through the holder when the holder shares
+ * it (`share`; `via` then names the holder), and otherwise gets a `DatabaseInUseError`
+ * naming the holder.
  */
 export async function createDb(options: CreateDbOptions = {}): Promise<AssayDb> {
-  const opened = options.databaseUrl
+  const opened: Opened = options.databaseUrl
     ? openPostgres(options.databaseUrl, options.maxConnections ?? 10)
-    : await openPGlite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options.lockHolder);
-  if (options.migrate !== false) {
-    try {
+    : await openPGlite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options);
+  try {
+    if (options.migrate !== false) {
       const migrateOptions: MigrateOptions = {};
       if (options.migrationsDir !== undefined) migrateOptions.migrationsDir = options.migrationsDir;
       if (options.migrations !== undefined) migrateOptions.migrations = options.migrations;
       await migrate(opened.db, migrateOptions);
-    } catch (error) {
-      await opened.close();
-      throw error;
     }
+    // Shared once migrated: no other process sees a database half way through a migration.
+    await opened.share?.();
+  } catch (error) {
+    await opened.close();
+    throw error;
   }
+  delete opened.share;
   return opened;
 }
 
-function openPostgres(databaseUrl: string, max: number): AssayDb {
-  const pool = postgres(databaseUrl, {
+/** An open database; `share` starts serving it to local processes (PGlite with `share`). */
+type Opened = AssayDb & { share?: () => Promise<void> };
+
+/** postgres.js options for both a PostgreSQL URL and a shared PGlite's socket. */
+function poolOptions(max: number) {
+  return {
     max,
     onnotice: () => {},
     connection: { application_name: 'assay' },
@@ -82,15 +112,47 @@ function openPostgres(databaseUrl: string, max: number): AssayDb {
         parse: (value: string) => Number(value),
       },
     },
-  });
+  } satisfies postgres.Options<Record<string, postgres.PostgresType>>;
+}
+
+function openPostgres(databaseUrl: string, max: number): AssayDb {
+  const pool = postgres(databaseUrl, poolOptions(max));
   const db = new Kysely<Database>({ dialect: new PostgresJsDialect({ sql: pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
-async function openPGlite(dataDir: string, lockHolder: string | undefined): Promise<AssayDb> {
-  const onDisk = !dataDir.includes('://');
-  if (onDisk) await mkdir(dataDir, { recursive: true });
-  const lock = onDisk ? lockDataDir(dataDir, lockHolder) : undefined;
+async function openPGlite(dataDir: string, options: CreateDbOptions): Promise<Opened> {
+  if (dataDir.includes('://')) return openOwnPGlite(dataDir, undefined, undefined);
+  await mkdir(dataDir, { recursive: true });
+  const socket = options.share ? sharedSocketPath(dataDir) : undefined;
+  const deadline = Date.now() + JOIN_WAIT_MS;
+  for (;;) {
+    try {
+      const lock = lockDataDir(dataDir, options.lockHolder, socket ? { socket } : {});
+      const opened = await openOwnPGlite(dataDir, lock, socket);
+      if (options.share && !socket) opened.notShared = 'no Unix socket path is short enough';
+      return opened;
+    } catch (error) {
+      if (!(error instanceof DatabaseInUseError) || options.share || !error.socket) throw error;
+      const joined = await joinShared(error, options.maxConnections ?? 4);
+      if (joined) return joined;
+      // The holder is starting (or stopping): try again, the lock included.
+      if (Date.now() > deadline)
+        throw new Error(
+          `database in use by ${error.holder} (pid ${error.pid}), which does not answer on ${error.socket}`,
+          { cause: error },
+        );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** PGlite in `dataDir`, opened by this process (which holds `lock`, when on disk). */
+async function openOwnPGlite(
+  dataDir: string,
+  lock: ReturnType<typeof lockDataDir> | undefined,
+  socket: string | undefined,
+): Promise<Opened> {
   // PGlite runs on a worker thread of its own (which also sets assay's type parsers):
   // its WebAssembly no longer blocks the event loop that serves requests and LLM calls.
   const pglite = new PGliteThread(dataDir);
@@ -100,16 +162,56 @@ async function openPGlite(dataDir: string, lockHolder: string | undefined): Prom
     lock?.release();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
-  return {
+  // One mutex for PGlite's one session: this process's queries and the socket's clients.
+  const mutex = new FifoMutex();
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite, mutex }) });
+  let stopSharing: (() => Promise<void>) | undefined;
+  const opened: Opened = {
     db,
     kind: 'pglite',
     async close() {
       try {
+        await stopSharing?.();
         await db.destroy();
       } finally {
         lock?.release();
       }
     },
+  };
+  if (socket && lock)
+    opened.share = async () => {
+      try {
+        stopSharing = await shareEmbedded(socket, pglite, mutex);
+        opened.socket = socket;
+      } catch (error) {
+        // Serving goes on unshared: other processes are refused again, as before.
+        lock.forgetSocket();
+        opened.notShared = (error as Error).message;
+      }
+    };
+  return opened;
+}
+
+/**
+ * The database of a holder that shares it, through its socket: postgres.js as to a
+ * PostgreSQL server (unnamed statements only: named ones would outlive this process in the
+ * holder's one session). Undefined while the socket does not answer yet.
+ */
+async function joinShared(inUse: DatabaseInUseError, max: number): Promise<Opened | undefined> {
+  const pool = postgres({ ...poolOptions(max), path: inUse.socket!, prepare: false });
+  try {
+    await pool`select 1`;
+  } catch (error) {
+    await pool.end({ timeout: 0 });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ECONNREFUSED') return undefined;
+    throw error;
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresJsDialect({ sql: pool }) });
+  return {
+    db,
+    kind: 'pglite',
+    via: `${inUse.holder} (pid ${inUse.pid})`,
+    close: () => db.destroy(),
   };
 }

@@ -15,6 +15,8 @@ export class DatabaseInUseError extends Error {
     readonly holder: string,
     /** The lock file. */
     readonly lockFile: string,
+    /** The Unix socket on which the holder shares the database, when it does. */
+    readonly socket?: string,
   ) {
     super(
       `database in use by ${holder} (pid ${pid}); stop it, or use the API, or set DATABASE_URL`,
@@ -32,11 +34,15 @@ interface LockRecord {
   startTicks?: string;
   /** Random: tells this lock from a later one by the same pid. */
   token: string;
+  /** The Unix socket on which the holder shares the database with local processes. */
+  socket?: string;
 }
 
 /** An exclusive lock on a data directory; `release()` removes it (once). */
 export interface DataDirLock {
   readonly lockFile: string;
+  /** Stops naming a socket (the holder could not share after all): others are refused again. */
+  forgetSocket(): void;
   release(): void;
 }
 
@@ -95,11 +101,17 @@ function removeQuietly(path: string): void {
 
 /**
  * Takes the exclusive lock of an embedded data directory: the file `<dataDir>.lock`,
- * created atomically (hard link of a complete file) and naming its holder. A lock whose
- * holder is dead (killed with SIGKILL, say) is taken over; a live holder's lock throws
- * {@link DatabaseInUseError}. The lock is released by `release()` or when the process exits.
+ * created atomically (hard link of a complete file) and naming its holder (and `socket`,
+ * where the holder will share the database). A lock whose holder is dead (killed with
+ * SIGKILL, say) is taken over; a live holder's lock throws {@link DatabaseInUseError},
+ * which names the holder's socket when it has one. The lock is released by `release()` or
+ * when the process exits.
  */
-export function lockDataDir(dataDir: string, holder = describeThisProcess()): DataDirLock {
+export function lockDataDir(
+  dataDir: string,
+  holder = describeThisProcess(),
+  options: { socket?: string } = {},
+): DataDirLock {
   const lockFile = `${resolve(dataDir)}.lock`;
   const record: LockRecord = {
     pid: process.pid,
@@ -107,6 +119,7 @@ export function lockDataDir(dataDir: string, holder = describeThisProcess()): Da
     host: hostname(),
     token: randomBytes(8).toString('hex'),
   };
+  if (options.socket) record.socket = options.socket;
   const ticks = startTicks(process.pid);
   if (ticks) record.startTicks = ticks;
   const draft = `${lockFile}.${process.pid}.${record.token}`;
@@ -115,13 +128,15 @@ export function lockDataDir(dataDir: string, holder = describeThisProcess()): Da
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         linkSync(draft, lockFile);
-        return register(lockFile, record.token);
+        return register(lockFile, record);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const existing = readRecord(lockFile);
       if (existing && holderAlive(existing)) {
-        throw new DatabaseInUseError(existing.pid, existing.holder, lockFile);
+        // A socket is of use only on the holder's machine.
+        const socket = existing.host === hostname() ? existing.socket : undefined;
+        throw new DatabaseInUseError(existing.pid, existing.holder, lockFile, socket);
       }
       takeOverStale(lockFile, existing);
     }
@@ -153,9 +168,16 @@ function takeOverStale(lockFile: string, stale: LockRecord | undefined): void {
   removeQuietly(aside);
 }
 
-function register(lockFile: string, token: string): DataDirLock {
+function register(lockFile: string, record: LockRecord): DataDirLock {
+  const { token } = record;
   const lock: DataDirLock = {
     lockFile,
+    forgetSocket() {
+      if (!held.has(lock) || readRecord(lockFile)?.token !== token) return;
+      const draft = `${lockFile}.${process.pid}.${token}.new`;
+      writeFileSync(draft, `${JSON.stringify({ ...record, socket: undefined })}\n`);
+      renameSync(draft, lockFile);
+    },
     release() {
       if (!held.delete(lock)) return;
       if (readRecord(lockFile)?.token === token) removeQuietly(lockFile);

@@ -28,6 +28,11 @@ export interface PGliteDialectConfig {
   pglite: PGliteHandle | (() => Promise<PGliteHandle>);
   /** Close the PGlite instance when the Kysely instance is destroyed (default true). */
   closeOnDestroy?: boolean;
+  /**
+   * The lock on PGlite's one session (default: the driver's own). Give the same mutex to a
+   * `PGliteSocketServer` sharing this PGlite, so its clients and this driver take turns.
+   */
+  mutex?: FifoMutex;
 }
 
 /**
@@ -66,7 +71,7 @@ export class PGliteDialect implements Dialect {
  */
 export class PGliteDriver extends PostgresDriver implements Driver {
   readonly #config: PGliteDialectConfig;
-  readonly #mutex = new FifoMutex();
+  readonly #mutex: FifoMutex;
   #pglite: PGliteHandle | undefined;
   #connection: PGliteConnection | undefined;
 
@@ -74,6 +79,7 @@ export class PGliteDriver extends PostgresDriver implements Driver {
     // The pool setting is never read: every method that would use it is overridden here.
     super({} as PostgresDialectConfig);
     this.#config = config;
+    this.#mutex = config.mutex ?? new FifoMutex();
   }
 
   override async init(): Promise<void> {

@@ -87,7 +87,7 @@ export class PGliteThread implements PGliteHandle {
     this.#pending.clear();
   }
 
-  #send<T>(message: Record<string, unknown>): Promise<T> {
+  #send<T>(message: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
     if (this.#closed || this.#failure) {
       return Promise.reject(this.#failure ?? new Error('the PGlite database is closed'));
     }
@@ -95,7 +95,7 @@ export class PGliteThread implements PGliteHandle {
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.#worker.ref();
-      this.#worker.postMessage({ ...message, id });
+      this.#worker.postMessage({ ...message, id }, transfer);
     });
   }
 
@@ -107,6 +107,15 @@ export class PGliteThread implements PGliteHandle {
   /** Any number of statements without parameters; one result per statement. */
   exec(sql: string): Promise<Array<Results>> {
     return this.#send({ kind: 'exec', sql });
+  }
+
+  /**
+   * Complete wire-protocol messages run on PGlite's session as sent; resolves to the
+   * backend's reply (what a PostgreSQL server would send back on a socket).
+   */
+  execProtocolRaw(message: Uint8Array): Promise<Uint8Array> {
+    const bytes = message.slice();
+    return this.#send({ kind: 'protocol', bytes }, [bytes.buffer]);
   }
 
   /** Closes PGlite (flushing its files) and ends the thread. */

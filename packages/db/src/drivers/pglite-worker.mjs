@@ -3,7 +3,8 @@
 // of the main thread go on while a statement executes. Plain JavaScript so it runs from
 // the sources and from the bundle alike.
 //
-// Messages in:  { id, kind: 'query', sql, params } | { id, kind: 'exec', sql } | { id, kind: 'close' }
+// Messages in:  { id, kind: 'query', sql, params } | { id, kind: 'exec', sql }
+//               | { id, kind: 'protocol', bytes } | { id, kind: 'close' }
 // Messages out: { ready: true } | { ready: false, error } once, then { id, result } | { id, error }
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -63,6 +64,11 @@ parentPort.on('message', async (message) => {
     } else if (kind === 'exec') {
       const results = await pglite.exec(message.sql);
       parentPort.postMessage({ id, result: results.map(plain) });
+    } else if (kind === 'protocol') {
+      // Raw wire-protocol messages of a client sharing the session (pglite-socket.ts). The
+      // reply is a view of PGlite's reused buffer: copy it before handing it over.
+      const reply = (await pglite.execProtocolRaw(message.bytes)).slice();
+      parentPort.postMessage({ id, result: reply }, [reply.buffer]);
     } else if (kind === 'close') {
       await pglite.close();
       parentPort.postMessage({ id, result: null });
