@@ -306,7 +306,7 @@ function enqueue(io: JudgeCommandIo, job: JudgeRun): Promise<number> {
     io.stdout(
       `judge job ${ensured.job.id} (label set "${job.labelSet}", id ${ensured.labelSet.id}): ` +
         `${counts.total} items, ${ensured.added} added, ${counts.pending} pending, ${counts.labelled} labelled\n` +
-        `run 'assay worker --job ${ensured.job.id}' with the same DATABASE_URL to judge them\n`,
+        `run 'assay worker --job ${ensured.job.id}' on the same database (DATABASE_URL or data directory) to judge them\n`,
     );
     return EXIT.ok;
   });

@@ -77,16 +77,41 @@ export async function withDatabase<T>(
     );
   }
   // Which store a command uses must never be a surprise: say it whenever it depends on
-  // the working directory (ASSAY_DATA_DIR unset or relative).
+  // the working directory (ASSAY_DATA_DIR unset or relative), or goes through a server.
   const named = (io.env ?? process.env).ASSAY_DATA_DIR?.trim();
-  if (!config.databaseUrl && !(named && isAbsolute(named))) {
+  if (database.via) {
+    io.stderr(`assay: data directory ${resolve(config.dataDir)}, through ${database.via}\n`);
+  } else if (!config.databaseUrl && !(named && isAbsolute(named))) {
     io.stderr(`assay: data directory ${resolve(config.dataDir)}\n`);
   }
   try {
     return await asCliErrors(() => work(database.db, config));
+  } catch (error) {
+    if (database.via && lostConnection(error))
+      throw new CliError(
+        `lost the database: ${database.via} stopped or cut this command off (${(error as Error).message}); run the command again`,
+        EXIT.usage,
+      );
+    throw error;
   } finally {
     await database.close();
   }
+}
+
+/** postgres.js's codes for a connection that went away, and PostgreSQL's for being cut off. */
+const LOST_CONNECTION = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'ECONNRESET',
+  'EPIPE',
+  '57P01',
+  '25P03',
+]);
+
+function lostConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && LOST_CONNECTION.has(code);
 }
 
 /** `1234 lines in 0.52 s (2373 lines/s)`; `units` is the plural (`lines`, `documents`). */

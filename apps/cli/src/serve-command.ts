@@ -1,6 +1,8 @@
-import { ConfigError, loadConfig, PlatformError } from '@assay/platform';
+import { ConfigError, DatabaseInUseError, loadConfig, PlatformError } from '@assay/platform';
+import { EXIT } from './exit-codes.js';
 import { getopt, UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
+import { describeDatabase } from './platform-session.js';
 
 export const SERVE_USAGE = `Usage: assay serve [--port N]
 
@@ -60,6 +62,12 @@ export async function serveCommand(
     if (code === 'EACCES')
       throw new CliError(`not allowed to listen on port ${config.port}; choose one above 1023`, 1);
     if (error instanceof PlatformError) throw new CliError(error.message, 1);
+    // Another process holds the embedded data directory (a second server, say).
+    if (error instanceof DatabaseInUseError)
+      throw new CliError(
+        `cannot open the database (${describeDatabase(config)}): ${error.message}`,
+        EXIT.usage,
+      );
     throw error;
   }
   const running = server;

@@ -66,7 +66,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const { config } = options;
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const warn = options.warn ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  const database = options.db ?? (await openDatabase(config));
+  // The embedded database is shared with the assay commands run on the same data directory.
+  const database = options.db ?? (await openDatabase(config, { share: true }));
   const ownsDatabase = options.db === undefined;
   try {
     const demo = await seedDemo(database, log);
@@ -111,6 +112,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     log(
       `assay is serving ${url}, ${reach} (database: ${where}); API reference: ${url}/openapi.json; stop with Ctrl-C`,
     );
+    if (database.socket)
+      log(
+        `assay commands on the data directory ${resolve(config.dataDir)} use this server's database while it runs (socket ${database.socket})`,
+      );
+    if (database.notShared)
+      warn(
+        `warning: assay commands on the data directory ${resolve(config.dataDir)} cannot use the database while this server runs: ${database.notShared}`,
+      );
     if (admin.created) announceAdmin(admin.token, config, url, log);
     if (admin.ignoredToken)
       warn(
@@ -149,10 +158,10 @@ interface BackgroundWorker {
 }
 
 /**
- * Judges the jobs of the database in this process when a model endpoint is configured:
- * with embedded PGlite only one process can open the database, so `assay worker` cannot
- * run beside the server. A worker that fails (e.g. the database went away for a moment)
- * is logged and started again after a pause.
+ * Judges the jobs of the database in this process when a model endpoint is configured
+ * (`assay worker` processes may judge beside it: on PostgreSQL, or on embedded PGlite
+ * through this server). A worker that fails (e.g. the database went away for a moment) is
+ * logged and started again after a pause.
  */
 function startBackgroundWorker(
   database: AssayDb,
@@ -165,7 +174,9 @@ function startBackgroundWorker(
     log(
       database.kind === 'postgres'
         ? `judge jobs are not judged by this server (${why}); run \`assay worker\` with the same DATABASE_URL`
-        : `judge jobs are not judged by this server (${why}); restart it with OPENAI_BASE_URL (or OPENAI_API_KEY) set to judge them`,
+        : database.socket
+          ? `judge jobs are not judged by this server (${why}); run \`assay worker\` on the same data directory, or restart it with OPENAI_BASE_URL (or OPENAI_API_KEY) set to judge them`
+          : `judge jobs are not judged by this server (${why}); restart it with OPENAI_BASE_URL (or OPENAI_API_KEY) set to judge them`,
     );
     return undefined;
   }

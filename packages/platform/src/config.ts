@@ -117,16 +117,23 @@ export function pgliteDataDir(config: AssayConfig): string {
 
 /**
  * Opens the configured database: PostgreSQL when DATABASE_URL is set, else embedded
- * PGlite in `<dataDir>/pglite`. Pending migrations are applied unless `migrate` is false.
+ * PGlite in `<dataDir>/pglite` — through the process that holds it when that process
+ * shares it (`assay serve`). Pending migrations are applied unless `migrate` is false.
+ * `share` (the server's) opens the embedded database only as its holder, and shares it
+ * with this user's other assay processes while it is open.
  */
 export function openDatabase(
   config: AssayConfig,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; share?: boolean } = {},
 ): Promise<AssayDb> {
   const migrateNow = options.migrate ?? true;
   return config.databaseUrl
     ? createDb({ databaseUrl: config.databaseUrl, migrate: migrateNow })
-    : createDb({ dataDir: pgliteDataDir(config), migrate: migrateNow });
+    : createDb({
+        dataDir: pgliteDataDir(config),
+        migrate: migrateNow,
+        ...(options.share ? { share: true } : {}),
+      });
 }
 
 /** Applies pending migrations to the configured database and says which ran. */

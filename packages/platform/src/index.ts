@@ -27,6 +27,8 @@ export type {
   Topic,
   User,
 } from '@assay/db';
+/** Another process holds the embedded data directory and does not share it. */
+export { DatabaseInUseError } from '@assay/db';
 /** Finding the data directory (`.assay` here or in a parent folder, as git finds `.git`). */
 export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
 /** A health check's view of the database (ok, busy behind a long statement, down), within ~25 ms. */
