@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { PGliteSocketServer, type PGliteProtocol } from './drivers/pglite-socket.js';
@@ -66,5 +66,13 @@ export async function shareEmbedded(
   const server = new PGliteSocketServer({ pglite, mutex });
   await server.listen(socket);
   chmodSync(socket, 0o600);
-  return () => server.close();
+  return async () => {
+    // Closing the server removes the socket; the folder goes too when nothing else is in it.
+    await server.close();
+    try {
+      rmdirSync(dirname(socket));
+    } catch {
+      // not empty, or gone
+    }
+  };
 }

@@ -2,7 +2,7 @@
 // driver contract through the socket, turns on PGlite's one session (never two transactions
 // interleaved), and a client that goes away, stalls or is cut off mid-transaction.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -332,6 +332,8 @@ describe('createDb with share', () => {
         await owner.close();
       }
       // Closed, the holder leaves neither lock nor socket, and the folder opens directly.
+      expect(existsSync(`${dataDir}.lock`)).toBe(false);
+      expect(existsSync(`${dataDir}.socket`)).toBe(false);
       let reopened: AssayDb | undefined;
       try {
         reopened = await createDb({ dataDir });
