@@ -98,8 +98,13 @@ export async function withDatabase<T>(
   }
 }
 
-/** postgres.js's codes for a connection that went away, and PostgreSQL's for being cut off. */
+/**
+ * postgres.js's codes for a connection that went away or cannot be made again (the socket
+ * is gone), and PostgreSQL's for being cut off.
+ */
 const LOST_CONNECTION = new Set([
+  'ENOENT',
+  'ECONNREFUSED',
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',

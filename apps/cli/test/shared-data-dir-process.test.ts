@@ -14,7 +14,8 @@ import {
   realpathSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,10 +42,66 @@ beforeAll(() => {
 
 const double = testDoublePerTest();
 const children = new Set<ChildProcess>();
-afterEach(() => {
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   children.clear();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
 });
+
+/**
+ * An OpenAI-compatible TEST DOUBLE that holds every request until `answerAll()`, then
+ * answers it (and every later one) as `gradedAnswer` does.
+ */
+function heldDouble() {
+  const waiting: Array<() => void> = [];
+  let answering = false;
+  const server = createHttpServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const answer = () => {
+        const reply = (
+          gradedAnswer(JSON.parse(text) as Record<string, unknown>) as { reply: string }
+        ).reply;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: 'chatcmpl-held',
+            object: 'chat.completion',
+            created: 0,
+            model: 'gpt-4o-mini',
+            choices: [
+              { index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' },
+            ],
+            usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+          }),
+        );
+      };
+      if (answering) answer();
+      else waiting.push(answer);
+    });
+  });
+  return {
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => {
+          const { port } = server.address() as AddressInfo;
+          resolve(`http://127.0.0.1:${port}/v1`);
+        }),
+      ),
+    waiting: () => waiting.length,
+    answerAll() {
+      answering = true;
+      for (const answer of waiting.splice(0)) answer();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -309,6 +366,38 @@ describe('one embedded data directory, every process', () => {
     } finally {
       await database.close();
     }
+  }, 600_000);
+
+  it('fails a command the stopping server cuts off with exit 1; run again, it finishes', async () => {
+    const work = realpathSync(mkdtempSync(join(tmpdir(), 'assay-cut-proc-')));
+    const dataDir = join(work, '.assay');
+    const env = { ASSAY_DATA_DIR: dataDir, OPENAI_API_KEY: 'test-key' };
+    const files = writeJudgeFixtures(work);
+    const out = join(work, 'llm.qrels');
+    // The double holds its answers until the server has stopped.
+    const held = heldDouble();
+    cleanups.push(held.close);
+    const baseURL = await held.listen();
+    const args = ['judge', ...judgeArgs(files, out), '--base-url', baseURL];
+    const server = await serve(work, env);
+    const judge = start(work, env, args);
+    const deadline = Date.now() + 240_000;
+    while (held.waiting() === 0) {
+      if (judge.child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`assay judge did not ask:\n${judge.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    held.answerAll();
+    expect(await judge.exited).toBe(1);
+    expect(judge.output()).toContain(
+      `assay judge: lost the database: assay serve (pid ${server.child.pid}) stopped or cut this command off`,
+    );
+    expect(judge.output()).toContain('run the command again');
+    const again = await assay(work, env, ...args);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(expectedQrels());
   }, 600_000);
 
   it('uses the .assay of a parent folder from a subfolder, and says so', () => {
