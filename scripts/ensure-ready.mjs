@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// First step of `npm start` and `npm test`: makes a checkout runnable with nothing run
-// before. It installs the dependencies from the lockfile (`npm ci`) when node_modules is
-// missing or older than package-lock.json, then builds the assay command and the web app
-// when their builds are missing or older than any of their source files. Only Node built-ins: it runs before anything
-// is installed.
+// First step of `npm start` and `npm test`, and npm's `prepare` (npm install, npm link):
+// makes a checkout runnable with nothing run before, doing only what is out of date. It
+// installs the dependencies from the lockfile (`npm ci`) when node_modules is missing or
+// older than package-lock.json, then builds the assay command and the web app when their
+// builds are missing or older than any of their source files.
+//   --no-install    build only (npm's prepare: npm has just installed)
+//   --install-only  install only (npm test: the test setup builds the assay command, and
+//                   the browser test builds the web app into a folder of its own, so a
+//                   running `npm start` keeps serving apps/web/build untouched)
+// Only Node built-ins: it runs before anything is installed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,8 +38,8 @@ function newestUnder(dir) {
   return newest;
 }
 
-function run(command, args) {
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+function run(command, args, env = process.env) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env });
   if (result.error) throw result.error;
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
@@ -73,18 +78,26 @@ function webBuildReason() {
 }
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const install = installReason();
+const args = new Set(process.argv.slice(2));
+const installOnly = args.has('--install-only');
+const install = args.has('--no-install') ? undefined : installReason();
 if (install) {
   say(`${install}: installing the dependencies from package-lock.json (npm ci)`);
-  // npm ci also builds the CLI (the root `prepare` script).
-  run(npm, ['ci', '--no-audit', '--no-fund']);
+  // npm ci then runs the root `prepare` script: this script again, building what is out
+  // of date (never the web app in place for the tests).
+  run(
+    npm,
+    ['ci', '--no-audit', '--no-fund'],
+    installOnly ? { ...process.env, ASSAY_NO_WEB_BUILD: '1' } : process.env,
+  );
 }
+if (installOnly) process.exit(0);
 const build = buildReason();
 if (build) {
   say(`${build}: building it`);
   run(process.execPath, [join(root, 'apps', 'cli', 'build.mjs')]);
 }
-const webBuild = webBuildReason();
+const webBuild = process.env.ASSAY_NO_WEB_BUILD === '1' ? undefined : webBuildReason();
 if (webBuild) {
   say(`${webBuild}: building it`);
   run(npm, ['run', 'build', '-w', '@assay/web']);

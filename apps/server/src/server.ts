@@ -29,6 +29,8 @@ export interface StartServerOptions {
   warn?: (line: string) => void;
   /** Interface to listen on (default: config.host, else 127.0.0.1). */
   hostname?: string;
+  /** The built web app served at `/` (default: apps/web/build of this checkout). */
+  webDir?: string;
   /**
    * Socket limits, in ms: `idleMs` closes a connection on which nothing moves (default
    * 120 s), `headersMs` one whose request headers have not all arrived (default 30 s),
@@ -75,7 +77,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       database.db,
       config.adminToken ? { token: config.adminToken } : {},
     );
-    const app = createApp({ db: database.db, config, log });
+    const app = createApp({
+      db: database.db,
+      config,
+      log,
+      ...(options.webDir === undefined ? {} : { webDir: options.webDir }),
+    });
     const timeouts = options.timeouts ?? {};
     const requestMs = timeouts.requestMs ?? 600_000;
     const headersMs = Math.min(timeouts.headersMs ?? 30_000, requestMs);

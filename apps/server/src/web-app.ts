@@ -61,6 +61,37 @@ export function inlineScriptHashes(html: string): string[] {
   return hashes;
 }
 
+/** The app page (index.html) with its policy; undefined until the app is built. */
+interface AppPage {
+  mtimeMs: number;
+  html: string;
+  policy: string;
+}
+
+/**
+ * Reads the app page of `root`, again whenever a build replaces it: a server that was
+ * running while the app was rebuilt serves the new page, whose files the build wrote,
+ * instead of the old one whose files are gone (a blank page until restarted). While a
+ * build has removed the page, the last one read still serves.
+ */
+function appPageReader(root: string | undefined): () => AppPage | undefined {
+  let page: AppPage | undefined;
+  return () => {
+    if (!root) return undefined;
+    try {
+      const file = join(root, 'index.html');
+      const { mtimeMs } = statSync(file);
+      if (page?.mtimeMs !== mtimeMs) {
+        const html = readFileSync(file, 'utf8');
+        page = { mtimeMs, html, policy: contentSecurityPolicy(inlineScriptHashes(html)) };
+      }
+    } catch {
+      // not built (yet), or being rebuilt
+    }
+    return page;
+  };
+}
+
 /**
  * Middleware answering GET/HEAD outside /api from the build folder: a file when one
  * exists, else the app's fallback page (the app routes in the browser). Without a build,
@@ -68,20 +99,17 @@ export function inlineScriptHashes(html: string): string[] {
  */
 export function serveWebApp(webDir: string | undefined): MiddlewareHandler {
   const root = webDir ? resolve(webDir) : undefined;
-  const indexHtml =
-    root && existsSync(join(root, 'index.html'))
-      ? readFileSync(join(root, 'index.html'), 'utf8')
-      : undefined;
-  const policy = contentSecurityPolicy(indexHtml ? inlineScriptHashes(indexHtml) : []);
+  const appPage = appPageReader(root);
   return async (c, next) => {
     if (c.req.path === '/api' || c.req.path.startsWith('/api/')) return next();
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
+    const page = appPage();
     const headers: Record<string, string> = {
-      'content-security-policy': policy,
+      'content-security-policy': page?.policy ?? contentSecurityPolicy(),
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     };
-    if (!root || !indexHtml) {
+    if (!root || !page) {
       return c.text(
         'The assay web app is not built: run `npm run build` (the API is at /api).\n',
         404,
@@ -110,7 +138,7 @@ export function serveWebApp(webDir: string | undefined): MiddlewareHandler {
         // Not a file: the app's own router handles the path.
       }
     }
-    return c.body(indexHtml, 200, {
+    return c.body(page.html, 200, {
       ...headers,
       'content-type': TYPES['.html']!,
       'cache-control': 'no-cache',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
@@ -48,6 +48,25 @@ describe('serving the web app', () => {
     expect((await web.request('/api/nothing')).status).toBe(404);
     expect(await (await web.request('/api/health')).json()).toEqual({ status: 'ok' });
     expect((await web.request('/', { method: 'POST' })).status).toBe(404);
+  });
+
+  it('serves the page a rebuild wrote, with its policy, without a restart', async () => {
+    const build = mkdtempSync(join(tmpdir(), 'assay-web-rebuilt-'));
+    const web = app(build);
+    // Not built yet when the server started.
+    expect((await web.request('/')).status).toBe(404);
+    writeFileSync(join(build, 'index.html'), '<html><script>first()</script></html>');
+    expect(await (await web.request('/admin')).text()).toContain('first()');
+    // A rebuild removes the page, then writes a new one (new bootstrap, new asset names).
+    rmSync(join(build, 'index.html'));
+    const during = await web.request('/');
+    expect(await during.text()).toContain('first()');
+    writeFileSync(join(build, 'index.html'), '<html><script>second()</script></html>');
+    utimesSync(join(build, 'index.html'), new Date(), new Date(Date.now() + 5_000));
+    const after = await web.request('/annotate/1');
+    expect(await after.text()).toContain('second()');
+    const hash = createHash('sha256').update('second()').digest('base64');
+    expect(after.headers.get('content-security-policy')).toContain(`'sha256-${hash}'`);
   });
 
   it('says how to build the app when it is not built', async () => {

@@ -100,6 +100,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
   let browser: Browser;
   let base: string;
   let dataDir: string;
+  let webBuild: string;
 
   async function call(method: string, path: string, token: string, body?: string | object) {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -116,14 +117,17 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
   }
 
   beforeAll(async () => {
-    // The app under test is the one built from the current sources.
+    // The app under test is the one built from the current sources, into a folder of its
+    // own: apps/web/build may be what a running `npm start` serves.
     const vite = join(
       dirname(createRequire(import.meta.url).resolve('vite/package.json')),
       'bin/vite.js',
     );
+    webBuild = mkdtempSync(join(tmpdir(), 'assay-e2e-web-'));
     execFileSync(process.execPath, [vite, 'build'], {
       cwd: webRoot,
       stdio: 'ignore',
+      env: { ...process.env, ASSAY_WEB_BUILD_DIR: webBuild },
     });
     mkdirSync(shots, { recursive: true });
     dataDir = mkdtempSync(join(tmpdir(), 'assay-e2e-'));
@@ -131,6 +135,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
       config: { ...loadConfig({ ASSAY_DATA_DIR: dataDir, ASSAY_ADMIN_TOKEN: ADMIN }), port: 0 },
       log: () => {},
       hostname: '127.0.0.1',
+      webDir: webBuild,
     });
     base = `http://127.0.0.1:${server.port}`;
     const ok = async (r: Promise<Response>) => expect((await r).status).toBe(201);
@@ -146,6 +151,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
     await browser?.close();
     await server?.close({ graceMs: 1000 });
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (webBuild) rmSync(webBuild, { recursive: true, force: true });
   }, 60_000);
 
   async function signedIn(token: string, path = '/'): Promise<Page> {
