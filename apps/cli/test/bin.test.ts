@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -17,6 +19,31 @@ describe('the assay executable', () => {
     });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(`assay ${version}\n`);
+  });
+
+  it('is what `npm link` in the checkout puts on the PATH', () => {
+    const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      version: string;
+    };
+    const prefix = mkdtempSync(join(tmpdir(), 'assay-link-'));
+    try {
+      // A global prefix of its own; no scripts: the bundle is built already.
+      const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+      const linked = spawnSync(
+        npm,
+        ['link', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+        { cwd: root, encoding: 'utf8', env: { ...process.env, npm_config_prefix: prefix } },
+      );
+      expect(linked.status, linked.stderr).toBe(0);
+      const result = spawnSync(join(prefix, 'bin', 'assay'), ['--version'], {
+        cwd: tmpdir(),
+        encoding: 'utf8',
+      });
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(`assay ${version}\n`);
+    } finally {
+      rmSync(prefix, { recursive: true, force: true });
+    }
   });
 
   it('runs `assay eval` from the built bundle with trec_eval output', () => {

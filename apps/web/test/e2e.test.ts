@@ -3,7 +3,7 @@
 // (git-ignored). Without /usr/bin/chromium the suite is skipped, unless CI=true, where a
 // missing browser is a failure.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,6 +27,18 @@ const webRoot = fileURLToPath(new URL('..', import.meta.url));
 const shots = join(webRoot, 'e2e-screenshots');
 const ADMIN = 'assay_e2e-admin-token-0123456789';
 const XSS = '<img src=x onerror=alert(1)>';
+
+/** The files of a folder with their sizes and modification times ('absent' without it). */
+function snapshot(dir: string): string {
+  if (!existsSync(dir)) return 'absent';
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .sort()
+    .map((name) => {
+      const stat = statSync(join(dir, name));
+      return `${name} ${stat.size} ${stat.mtimeMs}`;
+    })
+    .join('\n');
+}
 
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium && process.env.CI !== 'true') {
@@ -101,6 +113,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
   let base: string;
   let dataDir: string;
   let webBuild: string;
+  let servedBefore: string;
 
   async function call(method: string, path: string, token: string, body?: string | object) {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -123,6 +136,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
       dirname(createRequire(import.meta.url).resolve('vite/package.json')),
       'bin/vite.js',
     );
+    servedBefore = snapshot(join(webRoot, 'build'));
     webBuild = mkdtempSync(join(tmpdir(), 'assay-e2e-web-'));
     execFileSync(process.execPath, [vite, 'build'], {
       cwd: webRoot,
@@ -159,6 +173,11 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
     await page.goto(`${base}${path}#token=${encodeURIComponent(token)}`);
     return page;
   }
+
+  it('built the app under test without touching apps/web/build, which `npm start` serves', () => {
+    expect(existsSync(join(webBuild, 'index.html'))).toBe(true);
+    expect(snapshot(join(webRoot, 'build'))).toBe(servedBefore);
+  });
 
   it('runs the campaign round trip: users, campaign, keyboard labelling, reload, agreement', async () => {
     // The admin creates two annotators and reads their tokens from the page.
