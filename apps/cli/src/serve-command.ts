@@ -12,7 +12,11 @@ It migrates the database, loads the Cranfield demo collection into an empty one,
 first start creates the admin user and prints its API token once (or uses
 ASSAY_ADMIN_TOKEN). With OPENAI_BASE_URL or OPENAI_API_KEY set it also judges the judge
 jobs created through the API (ASSAY_SERVER_WORKER=0 leaves them to 'assay worker').
-Stop it with Ctrl-C (SIGINT) or SIGTERM.
+While it runs, the assay commands run on the same data directory use its embedded
+database (and its store of LLM calls). Stop it with Ctrl-C (SIGINT) or SIGTERM.
+
+Exit status: 0 stopped; 1 usage or configuration error, a port in use, or a data directory
+another process holds.
 
 Options:
   --port N    listen on port N (overrides PORT)`;
