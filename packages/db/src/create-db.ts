@@ -124,13 +124,21 @@ function openPostgres(databaseUrl: string, max: number): AssayDb {
 async function openPGlite(dataDir: string, options: CreateDbOptions): Promise<Opened> {
   if (dataDir.includes('://')) return openOwnPGlite(dataDir, undefined, undefined);
   await mkdir(dataDir, { recursive: true });
-  const socket = options.share ? sharedSocketPath(dataDir) : undefined;
+  let socket: string | undefined;
+  let notShared: string | undefined;
+  if (options.share) {
+    try {
+      socket = sharedSocketPath(dataDir);
+    } catch (error) {
+      notShared = (error as Error).message;
+    }
+  }
   const deadline = Date.now() + JOIN_WAIT_MS;
   for (;;) {
     try {
       const lock = lockDataDir(dataDir, options.lockHolder, socket ? { socket } : {});
       const opened = await openOwnPGlite(dataDir, lock, socket);
-      if (options.share && !socket) opened.notShared = 'no Unix socket path is short enough';
+      if (notShared) opened.notShared = notShared;
       return opened;
     } catch (error) {
       if (!(error instanceof DatabaseInUseError) || options.share || !error.socket) throw error;

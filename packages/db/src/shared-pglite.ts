@@ -14,18 +14,20 @@ const MAX_SOCKET_PATH = 100;
  * Where the holder of the embedded data folder `dataDir` shares it: the socket
  * `<dataDir>.socket/.s.PGSQL.5432` (beside the lock `<dataDir>.lock`), or, when that path
  * is too long for a socket, a folder of this user's under the temporary directory named
- * after the data folder. Undefined where Unix sockets are not used (Windows) or no short
- * enough path exists.
+ * after the data folder. Throws, saying why, where Unix sockets are not used (Windows) or
+ * no short enough path exists.
  */
-export function sharedSocketPath(dataDir: string): string | undefined {
-  if (process.platform === 'win32') return undefined;
+export function sharedSocketPath(dataDir: string): string {
+  if (process.platform === 'win32') throw new Error('sharing needs Unix sockets (not Windows)');
   const folder = resolve(dataDir);
   const beside = join(`${folder}.socket`, SOCKET_NAME);
   if (Buffer.byteLength(beside) <= MAX_SOCKET_PATH) return beside;
   const digest = createHash('sha256').update(folder).digest('hex').slice(0, 16);
   const user = process.getuid?.() ?? 'user';
   const inTemp = join(tmpdir(), `assay-${user}-${digest}`, SOCKET_NAME);
-  return Buffer.byteLength(inTemp) <= MAX_SOCKET_PATH ? inTemp : undefined;
+  if (Buffer.byteLength(inTemp) > MAX_SOCKET_PATH)
+    throw new Error(`no socket path short enough (${inTemp})`);
+  return inTemp;
 }
 
 /**

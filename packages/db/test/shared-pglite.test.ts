@@ -2,7 +2,7 @@
 // driver contract through the socket, turns on PGlite's one session (never two transactions
 // interleaved), and a client that goes away, stalls or is cut off mid-transaction.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,6 +15,7 @@ import { PGliteDialect } from '../src/drivers/pglite-dialect.js';
 import { PGliteSocketServer } from '../src/drivers/pglite-socket.js';
 import { PGliteThread } from '../src/drivers/pglite-thread.js';
 import { PostgresJsDialect } from '../src/drivers/postgres-js-dialect.js';
+import { sharedSocketPath } from '../src/shared-pglite.js';
 import { describeDriverContract, type ScratchDatabase } from './driver-contract.js';
 import { OPEN_TIMEOUT_MS } from './helpers.js';
 
@@ -342,6 +343,41 @@ describe('createDb with share', () => {
         expect(seen.rows.map((r) => r.name)).toContain('through the socket');
       } finally {
         await reopened?.close();
+      }
+    },
+    OPEN_TIMEOUT_MS,
+  );
+
+  it('puts the socket under the temporary folder when the data folder is too deep for one', () => {
+    const deep = join('/', 'x'.repeat(120), 'project', '.assay', 'pglite');
+    const socket = sharedSocketPath(deep);
+    expect(socket.startsWith(join(tmpdir(), `assay-${process.getuid?.() ?? 'user'}-`))).toBe(true);
+    expect(socket.endsWith('/.s.PGSQL.5432')).toBe(true);
+    expect(Buffer.byteLength(socket)).toBeLessThanOrEqual(100);
+    // One data folder, one socket; another folder, another.
+    expect(sharedSocketPath(deep)).toBe(socket);
+    expect(sharedSocketPath(`${deep}2`)).not.toBe(socket);
+    expect(sharedSocketPath('/srv/p/.assay/pglite')).toBe(
+      '/srv/p/.assay/pglite.socket/.s.PGSQL.5432',
+    );
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "serves unshared rather than use a socket folder that is another user's",
+    async () => {
+      const dataDir = join(scratchFolder(), 'pglite');
+      mkdirSync(`${dataDir}.socket`);
+      chownSync(`${dataDir}.socket`, 65534, 65534);
+      const owner = await createDb({ dataDir, share: true, migrate: false });
+      try {
+        expect(owner.socket).toBeUndefined();
+        expect(owner.notShared).toContain('belongs to another user');
+        // Others are refused again, as without sharing.
+        await expect(createDb({ dataDir, migrate: false })).rejects.toBeInstanceOf(
+          DatabaseInUseError,
+        );
+      } finally {
+        await owner.close();
       }
     },
     OPEN_TIMEOUT_MS,
