@@ -293,6 +293,26 @@ describe('a shared PGlite session', () => {
   );
 
   it(
+    'cuts off a client that stops reading inside a transaction, rolling it back',
+    async () => {
+      const shared = await sharedScratch({ idleInTransactionMs: 200 });
+      const client = await rawClient(shared.socket);
+      const before = client.socket.bytesRead;
+      client.socket.pause();
+      // An answer far larger than the socket's buffers, never read past its start.
+      client.socket.write(
+        queryMessage(
+          "begin; insert into items (id, label) values (1, 'unread'); select repeat('x', 20000000)",
+        ),
+      );
+      while (client.socket.bytesRead === before) await new Promise((r) => setTimeout(r, 5));
+      expect(await shared.count()).toBe(0);
+      client.socket.destroy();
+    },
+    OPEN_TIMEOUT_MS,
+  );
+
+  it(
     'on close, rolls back a client in a transaction and tells it the database is closing',
     async () => {
       const shared = await sharedScratch();

@@ -188,6 +188,9 @@ class SocketClient {
   #chain: Promise<void> = Promise.resolve();
   readonly done: Promise<void>;
   #resolveDone!: () => void;
+  /** Resolves when `end()` is called: a wait for a client that does not read stops there. */
+  readonly #ending: Promise<void>;
+  #resolveEnding!: () => void;
 
   constructor(
     socket: Socket,
@@ -196,6 +199,7 @@ class SocketClient {
     this.#socket = socket;
     this.#options = options;
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
+    this.#ending = new Promise((resolve) => (this.#resolveEnding = resolve));
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', () => void this.end());
     socket.on('close', () => void this.end());
@@ -316,11 +320,11 @@ class SocketClient {
     await drained;
   }
 
-  /** Writes to the client; resolves when the socket can take more (or is gone). */
+  /** Writes to the client; resolves when the socket can take more, is gone, or is ending. */
   #write(data: Uint8Array): Promise<void> {
     if (data.length === 0 || this.#socket.destroyed) return Promise.resolve();
     if (this.#socket.write(data)) return Promise.resolve();
-    return new Promise((resolve) => {
+    const drained = new Promise<void>((resolve) => {
       const go = () => {
         this.#socket.off('drain', go);
         this.#socket.off('close', go);
@@ -329,6 +333,7 @@ class SocketClient {
       this.#socket.on('drain', go);
       this.#socket.on('close', go);
     });
+    return Promise.race([drained, this.#ending]);
   }
 
   #stopIdleTimer(): void {
@@ -359,6 +364,7 @@ class SocketClient {
   end(farewell?: Buffer): Promise<void> {
     if (this.#ended) return this.done;
     this.#ended = true;
+    this.#resolveEnding();
     this.#stopIdleTimer();
     this.#chain = this.#chain
       .catch(() => {})
@@ -369,8 +375,11 @@ class SocketClient {
           this.#options.onError?.(error as Error);
         } finally {
           this.#release();
-          if (farewell && !this.#socket.destroyed) this.#socket.end(farewell);
-          else this.#socket.destroy();
+          if (farewell && !this.#socket.destroyed) {
+            this.#socket.end(farewell);
+            // A client that does not read its farewell is not waited for.
+            setTimeout(() => this.#socket.destroy(), 1_000).unref();
+          } else this.#socket.destroy();
           this.#resolveDone();
         }
       });
