@@ -170,6 +170,30 @@ describe('a shared PGlite session', () => {
   );
 
   it(
+    'greets a connecting client at once while the session is held, then runs its query in turn',
+    async () => {
+      const shared = await sharedScratch();
+      const inside = gate();
+      const finish = gate();
+      const own = shared.own.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ id: 1, label: 'own', payload: null }).execute();
+        inside.open();
+        await finish.opened;
+      });
+      await inside.opened;
+      // Connected and ready while the holder's transaction runs (no connect timeout to run out).
+      const client = await rawClient(shared.socket);
+      const answered = client.send(queryMessage('select count(*) from items'));
+      expect(await settledWithin(answered, 20)).toBe(false);
+      finish.open();
+      await own;
+      await answered;
+      client.socket.destroy();
+    },
+    OPEN_TIMEOUT_MS,
+  );
+
+  it(
     'keeps the describe and bind steps of parameterised queries from several clients apart',
     async () => {
       const shared = await sharedScratch();

@@ -54,6 +54,21 @@ function message(type: string, body: Buffer): Buffer {
 }
 
 const cstring = (text: string) => Buffer.from(`${text}\0`, 'utf8');
+
+/** A StartupMessage (protocol 3.0) for user and database `postgres`. */
+function startupMessage(): Buffer {
+  const body = Buffer.concat([
+    cstring('user'),
+    cstring('postgres'),
+    cstring('database'),
+    cstring('postgres'),
+    Buffer.from([0]),
+  ]);
+  const head = Buffer.alloc(8);
+  head.writeInt32BE(body.length + 8, 0);
+  head.writeInt32BE(PROTOCOL_3 << 16, 4);
+  return Buffer.concat([head, body]);
+}
 const query = (text: string) => message('Q', cstring(text));
 const SYNC = message('S', Buffer.alloc(0));
 const COPY_FAIL = message('f', cstring('the client went away'));
@@ -117,23 +132,36 @@ export class PGliteSocketServer {
   readonly #server: Server;
   readonly #clients = new Set<SocketClient>();
   #closing = false;
+  #greeting: Uint8Array | undefined;
 
   constructor(options: PGliteSocketServerOptions) {
     this.#options = { idleInTransactionMs: 60_000, ...options };
     this.#server = createServer((socket) => {
-      if (this.#closing) {
+      if (this.#closing || !this.#greeting) {
         socket.destroy();
         return;
       }
-      const client = new SocketClient(socket, this.#options);
+      const client = new SocketClient(socket, this.#options, this.#greeting);
       this.#clients.add(client);
       void client.done.then(() => this.#clients.delete(client));
     });
   }
 
-  /** Listens on the Unix socket `path` (which must not exist). */
-  listen(path: string): Promise<void> {
-    return new Promise((resolve, reject) => {
+  /**
+   * Listens on the Unix socket `path` (which must not exist). PGlite's answer to a startup
+   * message is asked for once, here: every client is greeted with it at once, even while
+   * another holds the session (a client's connection timeout never runs out waiting).
+   */
+  async listen(path: string): Promise<void> {
+    const { mutex, pglite } = this.#options;
+    await mutex.lock();
+    try {
+      this.#greeting = (await pglite.execProtocolRaw(startupMessage())).slice();
+    } finally {
+      mutex.unlock();
+    }
+    if (!readReply(this.#greeting, false).idle) throw new Error('PGlite did not greet');
+    await new Promise<void>((resolve, reject) => {
       this.#server.once('error', reject);
       this.#server.listen(path, () => {
         this.#server.off('error', reject);
@@ -192,12 +220,16 @@ class SocketClient {
   readonly #ending: Promise<void>;
   #resolveEnding!: () => void;
 
+  readonly #greeting: Uint8Array;
+
   constructor(
     socket: Socket,
     options: PGliteSocketServerOptions & { idleInTransactionMs: number },
+    greeting: Uint8Array,
   ) {
     this.#socket = socket;
     this.#options = options;
+    this.#greeting = greeting;
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
     this.#ending = new Promise((resolve) => (this.#resolveEnding = resolve));
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
@@ -241,7 +273,11 @@ class SocketClient {
     return whole.subarray(0, n);
   }
 
-  /** The startup phase: SSL/GSS requests are declined, a StartupMessage is a batch. */
+  /**
+   * The startup phase: SSL/GSS requests are declined; a StartupMessage is answered with
+   * PGlite's greeting (authentication ok, its parameters, ready), without the session: the
+   * user, database and options it names are those of PGlite's one session anyway.
+   */
   #takeStartup(): 'wait' | 'more' | 'ended' {
     const head = this.#peek(8);
     if (!head) return 'wait';
@@ -249,7 +285,7 @@ class SocketClient {
     const code = head.readInt32BE(4);
     if (length < 8 || length > 10_000) return this.#violation('invalid startup packet length');
     if (this.#size < length) return 'wait';
-    const packet = this.#take(length);
+    this.#take(length);
     if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
       this.#socket.write('N');
       return 'more';
@@ -261,7 +297,7 @@ class SocketClient {
     }
     if (code >> 16 !== PROTOCOL_3) return this.#violation('unsupported frontend protocol');
     this.#started = true;
-    this.#queue(Buffer.from(packet));
+    this.#socket.write(this.#greeting);
     return 'more';
   }
 
