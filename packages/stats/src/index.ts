@@ -74,6 +74,7 @@ export {
 export {
   predictionPoweredMean,
   type MeanEstimate,
+  type Population,
   type PredictionPoweredOptions,
   type PredictionPoweredResult,
 } from './prediction-powered.js';

@@ -39,7 +39,15 @@ export interface PredictionPoweredResult extends MeanEstimate {
   classical: MeanEstimate;
   /** Mean of the predictions over the whole population. */
   predictedMean: number;
+  /**
+   * S²(y − λf) over the labelled units: with it, the labels needed for a half-width h are
+   * about 1 / (h²/(t²·S²) + 1/N).
+   */
+  residualVariance: number;
 }
+
+/** The predictions over the whole population, or only their mean and number when that is all there is. */
+export type Population = readonly number[] | { mean: number; size: number };
 
 function sampleMoments(y: readonly number[], f: readonly number[]) {
   const n = y.length;
@@ -79,7 +87,7 @@ function meanEstimate(estimate: number, variance: number, df: number, level: num
  * 2023), when y is known only on n units drawn uniformly without replacement and a
  * prediction f (an LLM judge's value) is known on all N. `labelled[i]` and `predicted[i]`
  * are y and f of the i-th labelled unit; `population` holds f of every unit, the labelled
- * ones included. With ȳ, f̄ₙ the labelled means and f̄_N the population mean of f:
+ * ones included (or just their mean and number). With ȳ, f̄ₙ the labelled means and f̄_N the population mean of f:
  *
  *   θ̂ = ȳ + λ·(f̄_N − f̄ₙ),   Var(θ̂) = (1 − n/N)·S²(y − λf)/n,
  *
@@ -102,7 +110,7 @@ function meanEstimate(estimate: number, variance: number, df: number, level: num
 export function predictionPoweredMean(
   labelled: readonly number[],
   predicted: readonly number[],
-  population: readonly number[],
+  population: Population,
   options: PredictionPoweredOptions = {},
 ): PredictionPoweredResult {
   const fn = 'predictionPoweredMean';
@@ -114,21 +122,26 @@ export function predictionPoweredMean(
       `${fn}: ${labelled.length} labelled values but ${predicted.length} predictions of them`,
     );
   const n = labelled.length;
-  const N = population.length;
+  const listed = Array.isArray(population);
+  const N = listed ? population.length : (population as { size: number }).size;
   if (n < 2) throw new RangeError(`${fn}: needs at least 2 labelled units, got ${n}`);
   if (N < n)
     throw new RangeError(`${fn}: the population (${N} units) is smaller than the sample (${n})`);
   assertFinite(fn, 'labelled', labelled);
   assertFinite(fn, 'predicted', predicted);
-  assertFinite(fn, 'population', population);
+  if (listed) assertFinite(fn, 'population', population as readonly number[]);
+  else if (!Number.isSafeInteger(N) || !Number.isFinite((population as { mean: number }).mean))
+    throw new RangeError(`${fn}: the population needs a finite mean and a whole size`);
   const requested = options.lambda ?? 'tuned';
   if (requested !== 'tuned' && !Number.isFinite(requested))
     throw new RangeError(`${fn}: lambda must be 'tuned' or a finite number, got ${requested}`);
 
   const { my, mf, syy, sff, syf } = sampleMoments(labelled, predicted);
   let fN = 0;
-  for (const v of population) fN += v;
-  fN /= N;
+  if (listed) {
+    for (const v of population as readonly number[]) fN += v;
+    fN /= N;
+  } else fN = (population as { mean: number }).mean;
   const lambda =
     requested === 'tuned' ? (sff > 0 ? Math.min(1, Math.max(0, syf / sff)) : 0) : requested;
   const fpc = 1 - n / N;
@@ -143,5 +156,6 @@ export function predictionPoweredMean(
     df,
     classical: meanEstimate(my, (fpc * syy) / n, df, level),
     predictedMean: fN,
+    residualVariance: Math.max(0, residual),
   };
 }

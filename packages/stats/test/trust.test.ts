@@ -59,6 +59,10 @@ describe('predictionPoweredMean', () => {
     expect(r.upper).toBeCloseTo(0.48125 + t3 * Math.sqrt(1 / 1200), 10);
     expect([r.n, r.N, r.df]).toEqual([4, 8, 3]);
     expect(r.predictedMean).toBeCloseTo(0.475, 12);
+    expect(r.residualVariance).toBeCloseTo(0.02 / 3, 12);
+    // The population may be given by its mean and size alone.
+    const summed = predictionPoweredMean(y, f, { mean: r.predictedMean, size: 8 });
+    expect(summed).toEqual(r);
     // The labels alone: 0.5 ± t·√(0.5·(0.2/3)/4).
     const se = Math.sqrt((0.5 * (0.2 / 3)) / 4);
     expect(r.classical.estimate).toBeCloseTo(0.5, 12);
@@ -102,6 +106,7 @@ describe('predictionPoweredMean', () => {
     expect(() => predictionPoweredMean([1, 2, 3], [1, 2, 3], [1, 2])).toThrow(/smaller/);
     expect(() => predictionPoweredMean([1, Number.NaN], [1, 2], [1, 2])).toThrow(RangeError);
     expect(() => predictionPoweredMean([1, 2], [1, 2], [1, 2], { level: 1 })).toThrow(RangeError);
+    expect(() => predictionPoweredMean([1, 2], [1, 2], { mean: 1, size: 2.5 })).toThrow(RangeError);
   });
 
   it('covers the population mean at about the nominal rate with a biased, noisy judge', () => {
