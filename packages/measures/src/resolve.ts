@@ -373,8 +373,12 @@ function resolveIrSpelling(spec: string, typed: string): ResolvedMeasure {
     names: [typed],
     ...(relevanceLevel === undefined ? {} : { relevanceLevel }),
   });
-  const custom = (doc: string, fn: Parameters<typeof customMeasure>[2]): ResolvedMeasure => ({
-    definition: customMeasure(typed, doc, fn),
+  const custom = (
+    doc: string,
+    fn: Parameters<typeof customMeasure>[2],
+    linearInLabels = false,
+  ): ResolvedMeasure => ({
+    definition: customMeasure(typed, doc, fn, { linearInLabels }),
     params: { numbers: [], pairs: [] },
     names: [typed],
     ...(relevanceLevel === undefined ? {} : { relevanceLevel }),
@@ -427,7 +431,7 @@ function resolveIrSpelling(spec: string, typed: string): ResolvedMeasure {
     }
     case 'Judged': {
       const k = needsCutoff('Judged');
-      return custom(`Fraction of the top ${k} with a judgment`, (t) => m.judgedAt(t, k));
+      return custom(`Fraction of the top ${k} with a judgment`, (t) => m.judgedAt(t, k), true);
     }
     case 'Bpref':
       noCutoff();
