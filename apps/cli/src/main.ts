@@ -13,6 +13,7 @@ Commands:
   eval      evaluate TREC runs against qrels, trec_eval-compatible (assay eval --help)
   agree     agreement between two label sets: kappa, alpha, confusion matrix
   compare   significance-tested leaderboard; two qrels: leaderboard agreement
+  ppi       leaderboard from a few human labels and LLM labels on everything (PPI++)
   pool      build a depth-k judgment pool from runs, in judging-priority order
   consensus one label set from several (majority, mean or median grade)
   serve     serve the API (npm start), over PostgreSQL or embedded PGlite
@@ -49,6 +50,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   compare: async () => {
     const m = await import('./compare-command.js');
     return { run: m.compareCommand, usage: m.COMPARE_USAGE };
+  },
+  ppi: async () => {
+    const m = await import('./ppi-command.js');
+    return { run: m.ppiCommand, usage: m.PPI_USAGE };
   },
   serve: async () => {
     const m = await import('./serve-command.js');

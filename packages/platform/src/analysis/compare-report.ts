@@ -271,7 +271,8 @@ function csvCell(v: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-function csvLine(cells: unknown[]): string {
+/** One CSV line; text cells a spreadsheet would read as a formula get a leading quote. */
+export function csvLine(cells: unknown[]): string {
   return cells.map(csvCell).join(',');
 }
 

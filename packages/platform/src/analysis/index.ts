@@ -61,3 +61,24 @@ export {
   type GradeScale,
   type Grades,
 } from './agreement.js';
+/** Prediction-powered leaderboards (PPI++) from a few human labels and LLM labels on everything. */
+export {
+  pairUnits,
+  PPI_DEFAULTS,
+  PPI_SAMPLINGS,
+  PpiError,
+  ppiLeaderboard,
+  ppiMethod,
+  topicUnits,
+  type PpiInterval,
+  type PpiPair,
+  type PpiReport,
+  type PpiRow,
+  type PpiSampling,
+  type PpiSettings,
+  type PpiUnits,
+  type UnitValues,
+} from './ppi.js';
+export { PPI_FORMATS, ppiCsv, ppiJson, ppiText, renderPpi, type PpiFormat } from './ppi-output.js';
+/** The topics or pairs people label for an estimate: seeded, uniform or stratified. */
+export { sampleSize, sampleUnits } from './ppi-sample.js';
