@@ -21,7 +21,7 @@ import {
   resolveMeasures,
   type RunEvaluation,
 } from '@assay/measures';
-import type { PValueAdjustment } from '@assay/stats';
+import { CLUSTER_BOOTSTRAP_SAMPLES, type PValueAdjustment } from '@assay/stats';
 import {
   agreement,
   BOOTSTRAP_SAMPLES,
@@ -138,6 +138,10 @@ export interface AgreementReportInput {
   scale?: GradeScale;
   /** Clamp grades outside the scale into it instead of failing. */
   clip?: boolean;
+  /** Bootstrap resamples of the topic-clustered intervals (default 1,000; 0: none). */
+  samples?: number;
+  /** Seed of the bootstrap (default 42). */
+  seed?: number;
   title?: string;
   createdBy?: Actor;
 }
@@ -290,7 +294,13 @@ export async function createAgreementReport(
     a: fitToScale(a, scale, clip, setA.name),
     b: fitToScale(b, scale, clip, setB.name),
   };
-  const result = agreement(a, b, scale, clipped);
+  const samples = input.samples ?? CLUSTER_BOOTSTRAP_SAMPLES;
+  const seed = input.seed ?? 42;
+  if (!Number.isSafeInteger(samples) || samples < 0 || samples > 100_000)
+    throw new PlatformError('invalid_input', 'samples must be a whole number from 0 to 100000');
+  if (!Number.isSafeInteger(seed))
+    throw new PlatformError('invalid_input', 'seed must be an integer');
+  const result = agreement(a, b, scale, clipped, { samples, seed });
   const provenance: ReportProvenance = {
     assayVersion: ASSAY_VERSION,
     createdBy: actorRef(input.createdBy),
@@ -299,6 +309,8 @@ export async function createAgreementReport(
     runs: [],
     scale,
     clip,
+    bootstrapSamples: samples,
+    seed,
   };
   const title = input.title ?? `${setA.name} vs ${setB.name}`;
   return store(db, collection.id, 'agreement', title, provenance, result, input.createdBy);

@@ -107,6 +107,15 @@ const AgreementRequest = z
       .boolean()
       .optional()
       .openapi({ description: 'clamp grades outside the scale instead of failing' }),
+    samples: z.number().int().min(0).max(100_000).optional().openapi({
+      description:
+        'bootstrap resamples of the 95% intervals, topics drawn with their pairs (default 1000; 0: none)',
+    }),
+    seed: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'seed of the bootstrap (default 42)' }),
     title: Title,
   })
   .openapi('AgreementRequest');
