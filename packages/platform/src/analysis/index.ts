@@ -8,7 +8,11 @@ export {
   bootstrapMeanIntervals,
   compareRuns,
   CompareError,
+  CORRELATION_DEFAULTS,
+  correlateLeaderboards,
   correlateMeans,
+  type CorrelationSettings,
+  type RankCoefficient,
   type CompareSettings,
   type Comparison,
   type LeaderboardRow,
@@ -38,7 +42,9 @@ export {
   comparisonJson,
   comparisonLatex,
   comparisonTable,
+  csvLine,
   type CompareReport,
+  type RankCorrelationSettings,
 } from './compare-report.js';
 /** A comparison as one self-contained HTML page. */
 export { comparisonHtml } from './compare-html.js';
@@ -55,8 +61,15 @@ export { testableMeasures, type TestableMeasures } from './measures.js';
 /** Agreement between two label sets and its text rendering. */
 export {
   agreement,
+  agreementCoefficients,
+  agreementIntervals,
+  AGREEMENT_BOOTSTRAP_METHOD,
   agreementText,
   observedScale,
+  type AgreementBootstrap,
+  type AgreementCoefficients,
+  type AgreementOptions,
+  type Interval,
   type AgreementReport,
   type GradeScale,
   type Grades,
