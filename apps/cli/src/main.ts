@@ -22,6 +22,7 @@ Commands:
   collections  delete a collection with everything in it (assay collections delete NAME)
   db        database maintenance (assay db migrate)
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
+  judge-report  how good LLM judges are: against human labels or each other, drift, bias
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
   answers   score generated answers with an LLM judge; report means, win rates, t-tests
   retrieve  BM25, RM3, Rocchio, query-by-document, Query2doc, AMD, dense, hybrid or rerank into a TREC run
@@ -82,6 +83,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   judge: async () => {
     const m = await import('./judge-command.js');
     return { run: m.judgeCommand, usage: m.JUDGE_USAGE };
+  },
+  'judge-report': async () => {
+    const m = await import('./judge-report-command.js');
+    return { run: m.judgeReportCommand, usage: m.JUDGE_REPORT_USAGE };
   },
   worker: async () => {
     const m = await import('./worker-command.js');

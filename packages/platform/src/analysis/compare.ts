@@ -378,6 +378,38 @@ export function correlateMeans(
   };
 }
 
+/** What rank correlation reads of a leaderboard (a Comparison is one). */
+export interface CorrelatedLeaderboard {
+  topicIds: readonly string[];
+  /** measure → run → value per topic, in `topicIds` order. */
+  perTopic: Record<string, Record<string, number[]>>;
+  runs: ReadonlyArray<{ run: string; means: Record<string, number> }>;
+}
+
+/**
+ * A leaderboard of runs evaluated with every qrels topic counting (`assay eval -c`): the
+ * per-topic values and means of `measure`, for rank correlation.
+ */
+export function leaderboardOf(
+  evaluations: readonly RunEvaluation[],
+  measure: string,
+): CorrelatedLeaderboard {
+  const topicIds = evaluations[0]?.topics.map((t) => t.qid) ?? [];
+  const perTopic: Record<string, number[]> = {};
+  const runs = evaluations.map((e) => {
+    const col = e.columns.findIndex((c) => c.name === measure);
+    if (col < 0) throw new Error(`measure ${measure} was not computed for ${e.runid}`);
+    const byTopic = new Map(e.topics.map((t) => [t.qid, t.values[col] as number]));
+    const values = topicIds.map((q) => byTopic.get(q) ?? 0);
+    perTopic[e.runid] = values;
+    return {
+      run: e.runid,
+      means: { [measure]: values.reduce((s, v) => s + v, 0) / values.length },
+    };
+  });
+  return { topicIds, perTopic: { [measure]: perTopic }, runs };
+}
+
 /**
  * Correlates two comparisons' leaderboards on one measure (the first is ground truth),
  * with topic-clustered bootstrap intervals: each resample draws topics with replacement,
@@ -386,18 +418,19 @@ export function correlateMeans(
  * otherwise each leaderboard's topics are drawn independently.
  */
 export function correlateLeaderboards(
-  a: Comparison,
-  b: Comparison,
+  a: CorrelatedLeaderboard,
+  b: CorrelatedLeaderboard,
   measure: string,
   settings: CorrelationSettings = { ...CORRELATION_DEFAULTS, seed: 42 },
 ): RankCorrelation {
-  const means = (c: Comparison) => new Map(c.runs.map((r) => [r.run, r.means[measure]!]));
+  const means = (c: CorrelatedLeaderboard) =>
+    new Map(c.runs.map((r) => [r.run, r.means[measure]!]));
   const point = correlateMeans(means(a), means(b), settings);
   if (settings.samples <= 0) return point;
   const paired =
     a.topicIds.length === b.topicIds.length && a.topicIds.every((t, i) => b.topicIds[i] === t);
   const runs = a.runs.map((r) => r.run);
-  const resampled = (c: Comparison, counts: Uint32Array) => {
+  const resampled = (c: CorrelatedLeaderboard, counts: Uint32Array) => {
     let weight = 0;
     for (const n of counts) weight += n;
     return new Map(

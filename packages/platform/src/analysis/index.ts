@@ -11,6 +11,8 @@ export {
   CORRELATION_DEFAULTS,
   correlateLeaderboards,
   correlateMeans,
+  leaderboardOf,
+  type CorrelatedLeaderboard,
   type CorrelationSettings,
   type RankCoefficient,
   type CompareSettings,
@@ -95,3 +97,26 @@ export {
 export { PPI_FORMATS, ppiCsv, ppiJson, ppiText, renderPpi, type PpiFormat } from './ppi-output.js';
 /** The topics or pairs people label for an estimate: seeded, uniform or stratified. */
 export { sampleSize, sampleUnits } from './ppi-sample.js';
+/** The judge-quality report: judges against human labels or each other, drift, bias probes. */
+export {
+  gradeUsage,
+  judgeReport,
+  RARE_GRADE_SHARE,
+  type GradeUsage,
+  type JudgeCost,
+  type JudgeDrift,
+  type JudgePanel,
+  type JudgeReport,
+  type JudgeReportInput,
+  type JudgeSection,
+  type LengthBias,
+  type NamedGrades,
+} from './judge-report.js';
+export {
+  JUDGE_REPORT_FORMATS,
+  judgeReportHtml,
+  judgeReportJson,
+  judgeReportText,
+  renderJudgeReport,
+  type JudgeReportFormat,
+} from './judge-report-output.js';
