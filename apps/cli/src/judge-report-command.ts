@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import {
   JUDGE_REPORT_FORMATS,
   judgeReport,
+  JudgeReportError,
   MAX_SCALE_GRADES,
   renderJudgeReport,
   type GradeScale,
@@ -165,17 +166,23 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
   }
   const samples = whole(last('samples'), '--samples', 0);
   const seed = whole(last('seed'), '--seed');
-  const report = judgeReport({
-    ...(human ? { human } : {}),
-    judges,
-    scale,
-    drift,
-    ...(runs.length > 0 ? { runs } : {}),
-    ...(last('m') === undefined ? {} : { measure: last('m')! }),
-    ...(lengths ? { lengths } : {}),
-    ...(samples === undefined ? {} : { samples }),
-    ...(seed === undefined ? {} : { seed }),
-  });
+  let report;
+  try {
+    report = judgeReport({
+      ...(human ? { human } : {}),
+      judges,
+      scale,
+      drift,
+      ...(runs.length > 0 ? { runs } : {}),
+      ...(last('m') === undefined ? {} : { measure: last('m')! }),
+      ...(lengths ? { lengths } : {}),
+      ...(samples === undefined ? {} : { samples }),
+      ...(seed === undefined ? {} : { seed }),
+    });
+  } catch (error) {
+    if (error instanceof JudgeReportError) throw new CliError(error.message, EXIT.invalidInput);
+    throw error;
+  }
   const text = renderJudgeReport(report, format, last('title'));
   const out = last('out');
   if (out === undefined) io.stdout(text);

@@ -188,6 +188,10 @@ describe('assay judge-report on small label sets', () => {
     );
     expect(drift.code).toBe(1);
     expect(drift.stderr).toContain('--drift j,x: give two judge names');
+    const elsewhere = file('elsewhere.qrels', '9 0 z 1\n9 0 y 0\n');
+    const none = await cli('judge-report', '--human', human, '--judge', `e=${elsewhere}`);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('judge e labels no item that');
   });
 });
 

@@ -12,6 +12,7 @@ import { MeasureSpecError, resolveMeasures } from '@assay/measures';
 import type { Run as TrecRun } from '@assay/trec';
 import {
   judgeReport,
+  JudgeReportError,
   MAX_SCALE_GRADES,
   type JudgeCost,
   type JudgeReport,
@@ -138,16 +139,21 @@ export async function reportOnJudges(
   const samples = input.samples ?? 1000;
   if (!Number.isSafeInteger(samples) || samples < 0 || samples > 100_000)
     throw new PlatformError('invalid_input', 'samples must be a whole number from 0 to 100000');
-  return judgeReport({
-    ...(human ? { human } : {}),
-    judges,
-    scale,
-    drift,
-    ...(runs.length > 0 ? { runs } : {}),
-    ...(input.measure === undefined ? {} : { measure: input.measure }),
-    ...(lengths ? { lengths } : {}),
-    costs,
-    samples,
-    ...(input.seed === undefined ? {} : { seed: input.seed }),
-  });
+  try {
+    return judgeReport({
+      ...(human ? { human } : {}),
+      judges,
+      scale,
+      drift,
+      ...(runs.length > 0 ? { runs } : {}),
+      ...(input.measure === undefined ? {} : { measure: input.measure }),
+      ...(lengths ? { lengths } : {}),
+      costs,
+      samples,
+      ...(input.seed === undefined ? {} : { seed: input.seed }),
+    });
+  } catch (error) {
+    if (error instanceof JudgeReportError) throw new PlatformError('invalid_input', error.message);
+    throw error;
+  }
 }

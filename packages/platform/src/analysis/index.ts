@@ -101,6 +101,7 @@ export { sampleSize, sampleUnits } from './ppi-sample.js';
 export {
   gradeUsage,
   judgeReport,
+  JudgeReportError,
   RARE_GRADE_SHARE,
   type GradeUsage,
   type JudgeCost,

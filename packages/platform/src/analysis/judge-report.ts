@@ -166,6 +166,24 @@ export interface JudgeReport {
 
 type Mutable = Map<string, Map<string, number>>;
 
+/** Inputs a judge report cannot be made from (the callers report them as bad input). */
+export class JudgeReportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JudgeReportError';
+  }
+}
+
+/** How many items both label sets grade. */
+function shared(a: Grades, b: Grades): number {
+  let n = 0;
+  for (const [topic, docs] of a) {
+    const other = b.get(topic);
+    if (other) for (const docno of docs.keys()) if (other.has(docno)) n++;
+  }
+  return n;
+}
+
 /** The labels on the scale, and how many were not. */
 function onScale(
   grades: Grades,
@@ -403,6 +421,18 @@ function panel(
   }
   for (let i = 0; i < m; i++) {
     for (let j = i + 1; j < m; j++) {
+      if (shared(judges[i]!.grades, judges[j]!.grades) === 0) {
+        result.pairwise.push({
+          a: judges[i]!.name,
+          b: judges[j]!.name,
+          n: 0,
+          exactAgreement: Number.NaN,
+          kappaLinear: Number.NaN,
+          alphaOrdinal: Number.NaN,
+          ac1: Number.NaN,
+        });
+        continue;
+      }
       const r = agreement(judges[i]!.grades, judges[j]!.grades, scale, undefined, { samples: 0 });
       result.pairwise.push({
         a: judges[i]!.name,
@@ -432,15 +462,15 @@ function majority(sets: readonly Grades[]): Mutable {
  * The judge report. With human labels, every judge is measured against them; without,
  * against the majority of the other judges, and the panel of judges is reported too.
  * Every interval is a topic-clustered percentile bootstrap (1,000 resamples, seed 42 by
- * default). Throws RangeError for inputs it cannot compare (no judges, a drift pair naming
- * no judge).
+ * default). Throws JudgeReportError for inputs it cannot compare (no judges, a judge
+ * sharing no item with its reference, a drift pair naming no judge).
  */
 export function judgeReport(input: JudgeReportInput): JudgeReport {
   const samples = input.samples ?? 1000;
   const seed = input.seed ?? 42;
   const { scale } = input;
   const notes: string[] = [];
-  if (input.judges.length === 0) throw new RangeError('judgeReport: give at least one judge');
+  if (input.judges.length === 0) throw new JudgeReportError('give at least one judge');
   const names = input.judges.map((j) => j.name);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate !== undefined)
@@ -468,6 +498,11 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
     const against = human
       ? human.grades
       : majority(judges.filter((o) => o.name !== j.name).map((o) => o.grades));
+    const reference = human ? input.human!.name : 'the majority of the other judges';
+    if (shared(against, j.grades) === 0)
+      throw new JudgeReportError(
+        `judge ${j.name} labels no item that ${reference} labels on the scale ${scale.min}-${scale.max}`,
+      );
     const report = agreement(against, j.grades, scale, undefined, { samples, seed });
     const usage = gradeUsage(j.grades, scale);
     const section: JudgeSection = {
@@ -476,7 +511,7 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
       outsideScale: j.outside,
       usage,
       rareGrades: usage.filter((u) => u.rare).map((u) => u.grade),
-      against: human ? input.human!.name : 'the majority of the other judges',
+      against: reference,
       agreement: report,
       inverted: report.cohenKappa.linear < 0,
     };
@@ -506,7 +541,9 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
   const drift: JudgeDrift[] = (input.drift ?? []).map(([from, to]) => {
     const a = judges.find((j) => j.name === from);
     const b = judges.find((j) => j.name === to);
-    if (!a || !b) throw new RangeError(`judgeReport: drift names no judge ${!a ? from : to}`);
+    if (!a || !b) throw new JudgeReportError(`drift names no judge ${!a ? from : to}`);
+    if (shared(a.grades, b.grades) === 0)
+      throw new JudgeReportError(`drift: ${from} and ${to} label no item in common`);
     const report = agreement(a.grades, b.grades, scale, undefined, { samples, seed });
     let shift = 0;
     report.confusion.matrix.forEach((row, i) =>
