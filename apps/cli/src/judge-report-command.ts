@@ -9,6 +9,7 @@ import {
   type JudgeReportFormat,
   type NamedGrades,
 } from '@assay/platform/analysis';
+import { parseScoreLines, PlatformError, type AnswerScoreLine } from '@assay/platform';
 import { parseCollection, parseQrels, parseRun, type Qrels } from '@assay/trec';
 import { qrelsArgument } from './compare-qrels.js';
 import { readText } from './evaluate-files.js';
@@ -63,6 +64,15 @@ leaderboard is rank-correlated with the human one (or the consensus)`,
     arg: 'FILE',
     help: `the passages (JSONL or TSV, as assay judge reads them): grade difference
 against passage length`,
+  },
+  {
+    long: 'swap',
+    key: 'swap',
+    takesValue: true,
+    arg: 'A.jsonl,B.jsonl',
+    help: `two score files of assay answers score --mode comparative on the same
+answers with different --seed (different orders): position-swap
+consistency per criterion`,
   },
   {
     long: 'scale',
@@ -127,7 +137,9 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
   if (!JUDGE_REPORT_FORMATS.includes(format))
     throw new UsageError(`--format must be text, json or html, not '${format}'`);
   const judgeArgs = options.get('judge') ?? [];
-  if (judgeArgs.length === 0) throw new UsageError('give at least one --judge NAME=QRELS');
+  const swapArg = last('swap');
+  if (judgeArgs.length === 0 && swapArg === undefined)
+    throw new UsageError('give at least one --judge NAME=QRELS (or --swap A.jsonl,B.jsonl)');
   const read = (arg: string): NamedGrades => {
     const { name, path } = qrelsArgument(arg);
     return { name, grades: parseQrels(readText(path), path) };
@@ -135,8 +147,23 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
   const humanArg = last('human');
   const human = humanArg === undefined ? undefined : read(humanArg);
   const judges = judgeArgs.map(read);
-  if (!human && judges.length < 2)
+  if (!human && judges.length === 1)
     throw new UsageError('without --human, give at least two --judge label sets to compare');
+  let swap: { first: AnswerScoreLine[]; second: AnswerScoreLine[] } | undefined;
+  if (swapArg !== undefined) {
+    const files = swapArg.split(',');
+    if (files.length !== 2)
+      throw new UsageError(`--swap ${swapArg}: give two score files, A.jsonl,B.jsonl`);
+    const [first, second] = files.map((f) => {
+      try {
+        return parseScoreLines(readText(f), f);
+      } catch (error) {
+        if (error instanceof PlatformError) throw new CliError(error.message, EXIT.invalidInput);
+        throw error;
+      }
+    });
+    swap = { first: first!, second: second! };
+  }
   const names = judges.map((j) => j.name);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
   if (duplicate !== undefined) throw new UsageError(`two judges are called ${duplicate}`);
@@ -149,7 +176,12 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
     return [parts[0]!, parts[1]!];
   });
   const scaleText = last('scale');
-  const scale = scaleText === undefined ? seenScale([human, ...judges]) : parseScale(scaleText);
+  const scale =
+    scaleText !== undefined
+      ? parseScale(scaleText)
+      : judges.length === 0
+        ? { min: 0, max: 1 }
+        : seenScale([human, ...judges]);
   if (scale.max - scale.min + 1 > MAX_SCALE_GRADES)
     throw new CliError(
       `the grades seen run from ${scale.min} to ${scale.max}, more than ${MAX_SCALE_GRADES} grades; give --scale MIN-MAX (labels outside it are left out)`,
@@ -178,6 +210,7 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
       ...(lengths ? { lengths } : {}),
       ...(samples === undefined ? {} : { samples }),
       ...(seed === undefined ? {} : { seed }),
+      ...(swap ? { swap } : {}),
     });
   } catch (error) {
     if (error instanceof JudgeReportError) throw new CliError(error.message, EXIT.invalidInput);

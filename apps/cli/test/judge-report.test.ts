@@ -174,6 +174,43 @@ describe('assay judge-report on small label sets', () => {
     expect(out.stdout).not.toMatch(/<script|https?:/);
   });
 
+  it('position swap: the same answers judged side by side in two orders', async () => {
+    // Topic t1: s1, s2, s3 shown A B C in the first file and C B A in the second (every pair
+    // swapped). Quality: first 5 3 3, second 2 3 4. s1/s2 and s1/s3: the answer shown first
+    // wins both times (inconsistent, position-led); s2/s3: a tie, then s3 wins (inconsistent).
+    // Relevance-like "r": 1 1 1 both times, consistent ties.
+    const line = (system: string, q: number, label: string) =>
+      JSON.stringify({
+        topic: 't1',
+        system,
+        trial: 1,
+        scores: { q, r: 1 },
+        justification: '',
+        label,
+      });
+    const first = file(
+      'first.jsonl',
+      [line('s1', 5, 'A'), line('s2', 3, 'B'), line('s3', 3, 'C')].join('\n'),
+    );
+    const second = file(
+      'second.jsonl',
+      [line('s1', 2, 'C'), line('s2', 3, 'B'), line('s3', 4, 'A')].join('\n'),
+    );
+    const r = await report('--swap', `${first},${second}`, '--samples', '0');
+    expect(r.judges).toEqual([]);
+    expect(r.positionSwap).toEqual({
+      topics: 1,
+      criteria: [
+        { criterion: 'q', swapped: 3, consistent: 0, consistency: 0, firstWins: 2, secondWins: 0 },
+        { criterion: 'r', swapped: 3, consistent: 3, consistency: 1, firstWins: 0, secondWins: 0 },
+      ],
+    });
+    const text = await cli('judge-report', '--swap', `${first},${second}`);
+    expect(text.stdout).toContain(
+      '== position swap: 1 topics judged side by side twice, in different orders',
+    );
+  });
+
   it('refuses what it cannot report on', async () => {
     expect((await cli('judge-report', '--judge', `j=${judge}`)).code).toBe(1);
     expect((await cli('judge-report', '--human', human)).code).toBe(1);

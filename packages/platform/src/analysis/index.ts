@@ -121,3 +121,9 @@ export {
   renderJudgeReport,
   type JudgeReportFormat,
 } from './judge-report-output.js';
+/** Position-swap consistency of comparative answer judging. */
+export {
+  positionSwapConsistency,
+  type PositionSwapReport,
+  type SwapCriterion,
+} from './position-swap.js';

@@ -99,6 +99,21 @@ export function judgeReportText(r: JudgeReport): string {
         `    ${`${x.a} / ${x.b}`.padEnd(width)}  ${String(x.n).padStart(7)}  ${f4(x.exactAgreement).padStart(9)}  ${f4(x.kappaLinear).padStart(9)}  ${f4(x.alphaOrdinal).padStart(9)}  ${f4(x.ac1).padStart(7)}`,
       );
   }
+  if (r.positionSwap) {
+    const p = r.positionSwap;
+    lines.push(
+      '',
+      `== position swap: ${p.topics} topics judged side by side twice, in different orders`,
+      '  per criterion, pairs of answers shown in both orders: the same preference both times, or',
+      '  the answer shown first (second) winning both times',
+    );
+    const width = Math.max(9, ...p.criteria.map((c) => c.criterion.length));
+    lines.push(`    ${'criterion'.padEnd(width)}  swapped  consistent  first won  second won`);
+    for (const c of p.criteria)
+      lines.push(
+        `    ${c.criterion.padEnd(width)}  ${String(c.swapped).padStart(7)}  ${pct(c.consistency).padStart(10)}  ${String(c.firstWins).padStart(9)}  ${String(c.secondWins).padStart(10)}`,
+      );
+  }
   for (const d of r.drift) {
     lines.push('', `== drift ${d.from} -> ${d.to}: ${d.n} items both labelled`);
     lines.push(
@@ -226,6 +241,18 @@ export function judgeReportHtml(r: JudgeReport, title = 'assay judge-report'): s
         )
         .join('')}</table>`,
       `<p>Majority consensus: ${p.consensus.items} items.</p>${usageTable(p.consensus.usage)}`,
+    );
+  }
+  if (r.positionSwap) {
+    const p = r.positionSwap;
+    parts.push(
+      `<h2>Position swap</h2><p>${p.topics} topics judged side by side twice, in different orders: per criterion, the pairs of answers shown in both orders, the share with the same preference both times, and those where the answer shown first (second) won both times.</p>`,
+      `<table><tr><th class="l">criterion</th><th>swapped</th><th>consistent</th><th>first won</th><th>second won</th></tr>${p.criteria
+        .map(
+          (c) =>
+            `<tr><td class="l">${e(c.criterion)}</td><td>${c.swapped}</td><td>${pct(c.consistency)}</td><td>${c.firstWins}</td><td>${c.secondWins}</td></tr>`,
+        )
+        .join('')}</table>`,
     );
   }
   for (const d of r.drift) {

@@ -12,6 +12,8 @@ import {
   type GradeMap,
 } from '@assay/stats';
 import type { Run } from '@assay/trec';
+import type { AnswerScoreLine } from '../answers/answer-files.js';
+import { positionSwapConsistency, type PositionSwapReport } from './position-swap.js';
 import {
   agreement,
   type AgreementReport,
@@ -62,6 +64,8 @@ export interface JudgeReportInput {
   lengths?: ReadonlyMap<string, number>;
   /** Cost and calls by judge name, for label sets from assay's own judging. */
   costs?: Readonly<Record<string, JudgeCost>>;
+  /** Two comparative answer score files of the same answers in different orders: the position-swap probe. */
+  swap?: { first: readonly AnswerScoreLine[]; second: readonly AnswerScoreLine[] };
   /** Bootstrap resamples of every interval (default 1,000; 0: none) and its seed (42). */
   samples?: number;
   seed?: number;
@@ -159,6 +163,8 @@ export interface JudgeReport {
   drift: JudgeDrift[];
   measure?: string;
   runs?: number;
+  /** Comparative answer judging judged twice in different orders. */
+  positionSwap?: PositionSwapReport;
   bootstrap: { samples: number; seed: number; level: number; method: string };
   rareGradeShare: number;
   notes: string[];
@@ -470,13 +476,13 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
   const seed = input.seed ?? 42;
   const { scale } = input;
   const notes: string[] = [];
-  if (input.judges.length === 0) throw new JudgeReportError('give at least one judge');
+  if (input.judges.length === 0 && !input.swap)
+    throw new JudgeReportError('give at least one judge');
   const names = input.judges.map((j) => j.name);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
-  if (duplicate !== undefined)
-    throw new RangeError(`judgeReport: two judges are called ${duplicate}`);
-  if (!input.human && input.judges.length < 2)
-    throw new RangeError('judgeReport: without human labels, give at least two judges');
+  if (duplicate !== undefined) throw new JudgeReportError(`two judges are called ${duplicate}`);
+  if (!input.human && input.judges.length === 1)
+    throw new JudgeReportError('without human labels, give at least two judges');
   const human = input.human ? onScale(input.human.grades, scale) : undefined;
   if (human && human.outside > 0)
     notes.push(
@@ -487,8 +493,13 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
   const runs = input.runs && input.runs.length >= 2 ? input.runs : undefined;
   if (input.runs && !runs) notes.push('leaderboard correlation needs at least two runs');
   const correlation = { ...CORRELATION_DEFAULTS, samples, seed };
-  const reference = human ? human.grades : majority(judges.map((j) => j.grades));
-  const referenceBoard = runs ? leaderboard(reference, runs, measure) : undefined;
+  const reference = human
+    ? human.grades
+    : judges.length > 0
+      ? majority(judges.map((j) => j.grades))
+      : new Map<string, Map<string, number>>();
+  const referenceBoard =
+    runs && judges.length > 0 ? leaderboard(reference, runs, measure) : undefined;
 
   const sections: JudgeSection[] = judges.map((j) => {
     if (j.outside > 0)
@@ -587,5 +598,6 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
     out.measure = measure;
     out.runs = runs.length;
   }
+  if (input.swap) out.positionSwap = positionSwapConsistency(input.swap.first, input.swap.second);
   return out;
 }
