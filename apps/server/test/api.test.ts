@@ -148,6 +148,7 @@ forEachDatabase('assay API', (t) => {
           'POST /api/response-sets/{responseSet}/score-sets/import',
           'GET /api/score-sets/{id}',
           'GET /api/score-sets/{id}/report',
+          'GET /api/score-sets/{id}/position-swap/{other}',
           'GET /api/score-sets/{id}/agreement/{other}',
           'DELETE /api/score-sets/{id}',
           'GET /api/me',
@@ -352,7 +353,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(55);
+      expect(checked).toBe(56);
       expect(await counts(t.db)).toEqual(before);
     });
   });

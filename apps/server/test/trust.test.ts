@@ -116,4 +116,66 @@ forEachDatabase('estimates API', (t) => {
     });
     expect(await errorOf(bad)).toMatchObject({ status: 422, code: 'invalid_input' });
   });
+
+  it('GET /api/score-sets/{id}/position-swap/{other}: comparative judging in two orders', async () => {
+    const admin = { token: api.admin };
+    const responses = ['s1', 's2', 's3']
+      .map((system) =>
+        JSON.stringify({ topic: 't1', system, query: 'q', answer: `answer of ${system}` }),
+      )
+      .join('\n');
+    expect(
+      (await api.call('POST', '/api/response-sets', { ...admin, json: { name: 'rs', responses } }))
+        .status,
+    ).toBe(201);
+    // As in apps/cli/test/judge-report.test.ts: orders A B C then C B A; scores 5 3 3, then 2 3 4.
+    const ids: number[] = [];
+    for (const [name, rows] of [
+      [
+        'first',
+        [
+          ['s1', 5, 'A'],
+          ['s2', 3, 'B'],
+          ['s3', 3, 'C'],
+        ],
+      ],
+      [
+        'second',
+        [
+          ['s1', 2, 'C'],
+          ['s2', 3, 'B'],
+          ['s3', 4, 'A'],
+        ],
+      ],
+    ] as const) {
+      const scores = rows
+        .map(([system, q, label]) =>
+          JSON.stringify({
+            topic: 't1',
+            system,
+            trial: 1,
+            scores: { q },
+            justification: '',
+            label,
+          }),
+        )
+        .join('\n');
+      const response = await api.call('POST', '/api/response-sets/rs/score-sets/import', {
+        ...admin,
+        json: { name, scores },
+      });
+      expect(response.status).toBe(201);
+      ids.push(((await response.json()) as { id: number }).id);
+    }
+    const swap = await api.call('GET', `/api/score-sets/${ids[0]}/position-swap/${ids[1]}`, {
+      token: api.annotator,
+    });
+    expect(swap.status).toBe(200);
+    expect(await swap.json()).toEqual({
+      topics: 1,
+      criteria: [
+        { criterion: 'q', swapped: 3, consistent: 0, consistency: 0, firstWins: 2, secondWins: 0 },
+      ],
+    });
+  });
 });
