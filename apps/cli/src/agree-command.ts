@@ -27,16 +27,32 @@ const OPTIONS: OptionSpec[] = [
     help: `clamp grades outside the scale into it instead of failing; the report
 says how many were clamped`,
   },
+  {
+    long: 'samples',
+    key: 'samples',
+    takesValue: true,
+    arg: 'N',
+    help: 'bootstrap resamples of the 95% intervals (default 1000; 0: no intervals)',
+  },
+  {
+    long: 'seed',
+    key: 'seed',
+    takesValue: true,
+    arg: 'S',
+    help: 'seed of the bootstrap (default 42)',
+  },
   { long: 'format', key: 'format', takesValue: true, arg: 'F', help: 'text (default) or json' },
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
-export const AGREE_USAGE = `Usage: assay agree A.qrels B.qrels [--scale MIN-MAX] [--clip] [--format text|json]
+export const AGREE_USAGE = `Usage: assay agree A.qrels B.qrels [--scale MIN-MAX] [--clip] [--samples N] [--seed S] [--format text|json]
 
 Compares two label sets (TREC qrels: topic iter docno grade) over the (topic, docno)
 pairs both contain: confusion matrix (rows A, columns B), exact agreement, Cohen's kappa
-(unweighted, linear, quadratic), Krippendorff's alpha (nominal, ordinal, interval) and
-kappa after binarising at every threshold (relevant = grade >= t).
+(unweighted, linear, quadratic), Krippendorff's alpha (nominal, ordinal, interval),
+Fleiss' kappa, Gwet's AC1 and AC2 (linear, quadratic), PABAK, each with a 95% interval
+from a bootstrap over topics (seeded), and kappa, alpha and AC1 after binarising at
+every threshold (relevant = grade >= t).
 
 A scale holds at most 1000 grades: a stray grade that stretches the seen scale
 beyond that is an input error (exit 2, file:line); give --scale and --clip to clamp it.
@@ -80,13 +96,35 @@ export function agreeCommand(argv: readonly string[], io: CommandIo): number {
   const clip = options.has('clip');
   const clippedA = checkScale(a, scale, clip, pathA, textA);
   const clippedB = checkScale(b, scale, clip, pathB, textB);
-  const report = agreement(a, b, scale, { a: clippedA, b: clippedB });
+  const samples = wholeOption(options.get('samples')?.at(-1), '--samples', 0);
+  const seed = wholeOption(options.get('seed')?.at(-1), '--seed');
+  const report = agreement(
+    a,
+    b,
+    scale,
+    { a: clippedA, b: clippedB },
+    {
+      ...(samples === undefined ? {} : { samples }),
+      ...(seed === undefined ? {} : { seed }),
+    },
+  );
   io.stdout(
     format === 'json'
       ? `${JSON.stringify(report, null, 2)}\n`
       : agreementText(report, pathA, pathB, clip),
   );
   return 0;
+}
+
+/** A whole-number option (at least `min` when given), or undefined when absent. */
+function wholeOption(text: string | undefined, name: string, min?: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isSafeInteger(value) || (min !== undefined && value < min))
+    throw new UsageError(
+      `${name} must be a whole number${min === undefined ? '' : ` of at least ${min}`}, not '${text}'`,
+    );
+  return value;
 }
 
 function parseScale(text: string): { min: number; max: number } {

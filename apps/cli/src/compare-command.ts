@@ -84,6 +84,29 @@ per measure: the correction runs over that measure's comparisons`,
     help: 'test each run against RUN (a run tag or one of the RUN paths) only',
   },
   {
+    long: 'top-runs',
+    key: 'topRuns',
+    takesValue: true,
+    arg: 'K',
+    help: "two qrels: tau@K is Kendall tau-b over the first leaderboard's top K runs (default 10)",
+  },
+  {
+    long: 'tau-tolerance',
+    key: 'tolerance',
+    takesValue: true,
+    arg: 'D',
+    help: `two qrels: the gap-aware tau charges a swap of runs within D of each
+other in proportion to their gap (default 0.01)`,
+  },
+  {
+    long: 'correlation-samples',
+    key: 'correlationSamples',
+    takesValue: true,
+    arg: 'N',
+    help: `two qrels: bootstrap resamples of the rank correlations' 95% intervals,
+topics drawn with replacement (default 1000; 0: none)`,
+  },
+  {
     long: 'format',
     key: 'format',
     takesValue: true,
@@ -111,8 +134,10 @@ has no results for scores 0. The first -m measure orders the leaderboard (best f
 
 With two --qrels (e.g. --qrels NIST=human.qrels --qrels LLM=llm.qrels): both leaderboards,
 both rankings side by side, and per measure their rank correlation from full-precision
-means: Kendall tau-b, tau-AP (first qrels as ground truth), Spearman, and RBO (p = 0.9) of
-the two orderings. Every output names each leaderboard by its NAME (else by its path).
+means: Kendall tau-b, tau-AP (first qrels as ground truth), Spearman, RBO (p = 0.9) of
+the two orderings, tau-b over the top runs and a gap-aware tau, each with a 95% interval
+from a bootstrap over topics. Every output names each leaderboard by its NAME (else by
+its path).
 
 ${optionsHelp(OPTIONS)}
 
@@ -201,7 +226,20 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       throw error;
     }
   }
-  const output = renderComparison(comparisonReport(leaderboards, measures), format);
+  const correlation = {
+    ...wholeOption(last('topRuns'), '--top-runs', 'topRuns', 2),
+    ...wholeOption(last('correlationSamples'), '--correlation-samples', 'samples', 0),
+  };
+  const tolerance = numberOption(last('tolerance'), '--tau-tolerance');
+  if (tolerance !== undefined && !(tolerance >= 0))
+    throw new UsageError('--tau-tolerance must be 0 or more');
+  const output = renderComparison(
+    comparisonReport(leaderboards, measures, {
+      ...correlation,
+      ...(tolerance === undefined ? {} : { tolerance }),
+    }),
+    format,
+  );
   const out = last('out');
   if (out === undefined) io.stdout(output);
   else {
@@ -213,6 +251,20 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
     }
   }
   return 0;
+}
+
+/** `{ [key]: N }` for a whole-number option of at least `min`, `{}` when absent. */
+function wholeOption(
+  text: string | undefined,
+  name: string,
+  key: string,
+  min: number,
+): Record<string, number> {
+  const value = numberOption(text, name);
+  if (value === undefined) return {};
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new UsageError(`${name} must be a whole number of at least ${min}, not '${text}'`);
+  return { [key]: value };
 }
 
 function numberOption(text: string | undefined, name: string): number | undefined {

@@ -95,7 +95,8 @@ export function parsePoolFile(text: string, file: string): Array<{ topic: string
   return items;
 }
 
-function docsFormat(file: string): 'jsonl' | 'tsv' {
+/** The format of a documents file, from its name (.jsonl or .tsv). */
+export function docsFormat(file: string): 'jsonl' | 'tsv' {
   const name = basename(file).toLowerCase();
   if (/\.jsonl?$/.test(name)) return 'jsonl';
   if (/\.tsv$/.test(name)) return 'tsv';

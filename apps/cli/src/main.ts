@@ -13,6 +13,7 @@ Commands:
   eval      evaluate TREC runs against qrels, trec_eval-compatible (assay eval --help)
   agree     agreement between two label sets: kappa, alpha, confusion matrix
   compare   significance-tested leaderboard; two qrels: leaderboard agreement
+  ppi       leaderboard from a few human labels and LLM labels on everything (PPI++)
   pool      build a depth-k judgment pool from runs, in judging-priority order
   consensus one label set from several (majority, mean or median grade)
   serve     serve the API (npm start), over PostgreSQL or embedded PGlite
@@ -21,6 +22,7 @@ Commands:
   collections  delete a collection with everything in it (assay collections delete NAME)
   db        database maintenance (assay db migrate)
   judge     judge a pool with an LLM judge into qrels (crash-safe, resumable)
+  judge-report  how good LLM judges are: against human labels or each other, drift, bias
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
   answers   score generated answers with an LLM judge; report means, win rates, t-tests
   retrieve  BM25, RM3, Rocchio, query-by-document, Query2doc, AMD, dense, hybrid or rerank into a TREC run
@@ -50,6 +52,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
     const m = await import('./compare-command.js');
     return { run: m.compareCommand, usage: m.COMPARE_USAGE };
   },
+  ppi: async () => {
+    const m = await import('./ppi-command.js');
+    return { run: m.ppiCommand, usage: m.PPI_USAGE };
+  },
   serve: async () => {
     const m = await import('./serve-command.js');
     return { run: m.serveCommand, usage: m.SERVE_USAGE };
@@ -77,6 +83,10 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   judge: async () => {
     const m = await import('./judge-command.js');
     return { run: m.judgeCommand, usage: m.JUDGE_USAGE };
+  },
+  'judge-report': async () => {
+    const m = await import('./judge-report-command.js');
+    return { run: m.judgeReportCommand, usage: m.JUDGE_REPORT_USAGE };
   },
   worker: async () => {
     const m = await import('./worker-command.js');

@@ -3,6 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import {
+  cohenKappa,
+  createRng,
+  fleissKappaFromLabels,
+  gwetAC,
+  krippendorffAlpha,
+  pabak,
+  quantileSorted,
+} from '@assay/stats';
 import type { AgreementReport } from '../src/agree-command.js';
 import { cli } from './run-cli.js';
 
@@ -103,5 +113,124 @@ describe('assay agree on a hand-computed example', () => {
     const wide = await cli('agree', a, b, '--scale', '0-5000');
     expect(wide.code).toBe(1);
     expect(wide.stderr).toContain('--scale 0-5000 holds more than 1000 grades');
+  });
+});
+
+describe('assay agree: Gwet, PABAK and topic-clustered intervals', () => {
+  const judge = `${LLMJUDGE}willia-umbrela1.txt`;
+  /** topic → [human grades, judge grades] over the pairs both grade, topics in A's order. */
+  function byTopic(): Array<[number[], number[]]> {
+    const read = (path: string) => {
+      const m = new Map<string, Map<string, number>>();
+      for (const line of readFileSync(path, 'utf8').trim().split('\n')) {
+        const [q, , d, g] = line.trim().split(/\s+/);
+        if (!m.has(q!)) m.set(q!, new Map());
+        m.get(q!)!.set(d!, Math.min(3, Math.max(0, Number(g))));
+      }
+      return m;
+    };
+    const a = read(human);
+    const b = read(judge);
+    const out: Array<[number[], number[]]> = [];
+    for (const [q, docs] of a) {
+      const x: number[] = [];
+      const y: number[] = [];
+      for (const [d, g] of docs) {
+        const h = b.get(q)?.get(d);
+        if (h !== undefined) {
+          x.push(g);
+          y.push(h);
+        }
+      }
+      if (x.length > 0) out.push([x, y]);
+    }
+    return out;
+  }
+
+  it('reports AC1, AC2, PABAK and Fleiss beside kappa, equal to the label-array forms', async () => {
+    const r = await agree(human, judge, '--scale', '0-3', '--clip', '--samples', '0');
+    const topics = byTopic();
+    const x = topics.flatMap((t) => t[0]);
+    const y = topics.flatMap((t) => t[1]);
+    const labels = [0, 1, 2, 3];
+    expect(r.gwet.ac1).toBeCloseTo(gwetAC(x, y, { labels }), 12);
+    expect(r.gwet.ac2.linear).toBeCloseTo(gwetAC(x, y, { labels, weights: 'linear' }), 12);
+    expect(r.gwet.ac2.quadratic).toBeCloseTo(gwetAC(x, y, { labels, weights: 'quadratic' }), 12);
+    expect(r.pabak).toBeCloseTo(pabak(x, y, { labels }), 12);
+    expect(r.fleissKappa).toBeCloseTo(fleissKappaFromLabels([x, y]), 12);
+    expect(r.intervals).toBeUndefined();
+  });
+
+  it('intervals equal a bootstrap of the topics computed here from the label arrays', async () => {
+    const r = await agree(
+      human,
+      judge,
+      '--scale',
+      '0-3',
+      '--clip',
+      '--samples',
+      '300',
+      '--seed',
+      '9',
+    );
+    expect(r.bootstrap).toMatchObject({ samples: 300, seed: 9, level: 0.95, topics: 25 });
+    // The reference: createRng(9), 25 topics drawn per resample (nextInt(25)), the drawn
+    // topics' labels concatenated, each statistic from the label arrays, percentile 2.5/97.5.
+    const topics = byTopic();
+    const labels = [0, 1, 2, 3];
+    const stats: Record<string, (x: number[], y: number[]) => number> = {
+      kappa: (x, y) => cohenKappa(x, y, { labels }),
+      quadratic: (x, y) => cohenKappa(x, y, { labels, weights: 'quadratic' }),
+      ordinal: (x, y) => krippendorffAlpha([x, y], 'ordinal'),
+      fleiss: (x, y) => fleissKappaFromLabels([x, y], labels),
+      ac1: (x, y) => gwetAC(x, y, { labels }),
+      pabak: (x, y) => pabak(x, y, { labels }),
+    };
+    const draws: Record<string, number[]> = Object.fromEntries(
+      Object.keys(stats).map((k) => [k, []]),
+    );
+    const rng = createRng(9);
+    for (let s = 0; s < 300; s++) {
+      const x: number[] = [];
+      const y: number[] = [];
+      for (let i = 0; i < topics.length; i++) {
+        const [tx, ty] = topics[rng.nextInt(topics.length)]!;
+        x.push(...tx);
+        y.push(...ty);
+      }
+      for (const [k, f] of Object.entries(stats)) draws[k]!.push(f(x, y));
+    }
+    const interval = (k: string) => {
+      const sorted = Float64Array.from(draws[k]!).sort();
+      return [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)].map((v) =>
+        expect.closeTo(v, 10),
+      );
+    };
+    const ci = r.intervals!;
+    expect(ci.cohenKappa.unweighted).toEqual(interval('kappa'));
+    expect(ci.cohenKappa.quadratic).toEqual(interval('quadratic'));
+    expect(ci.krippendorffAlpha.ordinal).toEqual(interval('ordinal'));
+    expect(ci.fleissKappa).toEqual(interval('fleiss'));
+    expect(ci.gwet.ac1).toEqual(interval('ac1'));
+    expect(ci.pabak).toEqual(interval('pabak'));
+    // Every interval holds its estimate here.
+    expect(ci.cohenKappa.unweighted[0]).toBeLessThan(r.cohenKappa.unweighted);
+    expect(ci.cohenKappa.unweighted[1]).toBeGreaterThan(r.cohenKappa.unweighted);
+    const text = await cli(
+      'agree',
+      human,
+      judge,
+      '--scale',
+      '0-3',
+      '--clip',
+      '--samples',
+      '300',
+      '--seed',
+      '9',
+    );
+    expect(text.stdout).toContain('300 resamples of 25 topics, seed 9');
+    expect(text.stdout).toMatch(/Gwet's AC1\s+\d\.\d{4} \[/);
+    const bad = await cli('agree', human, judge, '--samples', '-1');
+    expect(bad.code).toBe(1);
   });
 });

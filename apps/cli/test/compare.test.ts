@@ -2,7 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
-import { bootstrapCI } from '@assay/stats';
+import {
+  bootstrapCI,
+  createRng,
+  kendallTauB,
+  quantileSorted,
+  rankBiasedOverlap,
+  tauAP,
+} from '@assay/stats';
+import { evaluateRun, prepareQrels, resolveMeasures } from '@assay/measures';
+import { parseQrels, parseRun } from '@assay/trec';
 import { bootstrapMeanIntervals, correlateMeans } from '@assay/platform/analysis';
 import { cli } from './run-cli.js';
 import { scratchDir } from './cli-fixtures.js';
@@ -418,7 +427,11 @@ describe('assay compare: two qrels', () => {
     for (const [k, v] of Object.entries(expected)) expect(r[k]).toBeCloseTo(v, 14);
     // Same qrels twice: perfect agreement.
     const same = await json('--qrels', H, '--qrels', H, ...runs, '-m', 'P@5');
-    for (const v of Object.values(same.rankCorrelation['P@5'])) expect(v).toBeCloseTo(1, 14);
+    const { ci, ...same5 } = same.rankCorrelation['P@5'];
+    for (const v of Object.values(same5)) expect(v).toBeCloseTo(1, 14);
+    // Every resample ranks the runs alike under both: every interval is [1, 1].
+    for (const v of Object.values(ci as Record<string, number[]>))
+      expect(v).toEqual([expect.closeTo(1, 14), expect.closeTo(1, 14)]);
   });
 
   it('computes the same correlations from the means directly', () => {
@@ -455,6 +468,20 @@ describe('assay compare: two qrels', () => {
     expect(bottom.tauAP).toBeCloseTo(0.875, 14);
     expect(top.kendallTauB).toBeCloseTo(0.8, 14);
     expect(bottom.kendallTauB).toBeCloseTo(0.8, 14);
+    // tau@3: H's top three r1 r2 r3 take L's values 0.4 0.5 0.3: r1/r2 swapped, the other
+    // two pairs kept: (2 − 1)/3.
+    expect(correlateMeans(h, l, { topRuns: 3, tolerance: 0.01 }).kendallTauTop).toBeCloseTo(
+      1 / 3,
+      14,
+    );
+    // Gap-aware tau: with tolerance 0.01 every gap (≥ 0.1) counts fully: (8 − 2)/10. With
+    // 0.2, the two swapped pairs (gaps 0.1 in both) weigh ½ and the eight kept pairs 1
+    // (each has a gap of at least 0.2 on one side): (8 − ½ − ½)/(8 + ½ + ½) = 7/9.
+    expect(correlateMeans(h, l, { topRuns: 10, tolerance: 0.01 }).gapAwareTau).toBeCloseTo(0.6, 14);
+    expect(correlateMeans(h, l, { topRuns: 10, tolerance: 0.2 }).gapAwareTau).toBeCloseTo(
+      7 / 9,
+      14,
+    );
   });
 
   it('shows both rankings side by side in text, CSV, LaTeX and HTML', async () => {
@@ -463,23 +490,31 @@ describe('assay compare: two qrels', () => {
     expect(table).toContain('== leaderboard 2 ==');
     expect(table).toMatch(/^\s+1\s+r1\s+0\.5000\s+r2\s+0\.5000\s+\+1$/m);
     expect(table).toMatch(/^\s+5\s+r5\s+0\.1000\s+r4\s+0\.1000\s+-1$/m);
-    expect(table).toContain(
-      'P@5: Kendall tau-b 0.6000   tau-AP 0.3750   Spearman 0.8000   RBO 0.8818',
+    expect(table).toMatch(
+      /P@5: Kendall tau-b 0\.6000 \[[-0-9.]+, [-0-9.]+\] {3}tau-AP 0\.3750 \[[-0-9.]+, [-0-9.]+\] {3}Spearman 0\.8000 \[[-0-9.]+, [-0-9.]+\] {3}RBO 0\.8818 \[/,
     );
+    expect(table).toMatch(/tau@10 0\.6000 \[[-0-9.]+, [-0-9.]+\] {3}gap tau 0\.6000 \[/);
     const csv = (await cli('compare', ...base, '--format', 'csv')).stdout;
     const sections = csv.trimEnd().split('\n\n');
     expect(sections).toHaveLength(3);
     expect(sections[0]!.split('\n')[0]).toMatch(/^qrels,run,measure,mean,/);
     const [corrHead, corrRow] = sections[2]!.split('\n');
-    expect(corrHead).toBe('measure,kendall_tau_b,tau_ap,spearman,rbo');
+    expect(corrHead).toBe(
+      'measure,' +
+        ['kendall_tau_b', 'tau_ap', 'spearman', 'rbo', 'kendall_tau_top', 'gap_aware_tau']
+          .map((n) => `${n},${n}_ci_lower,${n}_ci_upper`)
+          .join(','),
+    );
     const [m, ...values] = corrRow!.split(',');
     expect(m).toBe('P@5');
-    values.forEach((v, i) => expect(Number(v)).toBeCloseTo(Object.values(expected)[i]!, 14));
+    Object.values(expected).forEach((v, i) => expect(Number(values[3 * i])).toBeCloseTo(v, 14));
     const tex = (await cli('compare', ...base, '--format', 'latex')).stdout;
-    expect(tex).toContain('P@5 & 0.6000 & 0.3750 & 0.8000 & 0.8818 \\\\');
+    expect(tex).toContain('P@5 & 0.6000 & 0.3750 & 0.8000 & 0.8818 & 0.6000 & 0.6000 \\\\');
     const html = (await cli('compare', ...base, '--format', 'html')).stdout;
     expect(html).toContain('Leaderboard agreement');
-    expect(html).toContain('<td>0.6000</td><td>0.3750</td>');
+    expect(html).toMatch(
+      /<td>0\.6000<br><span class="meta">\[[-0-9.]+, [-0-9.]+\]<\/span><\/td><td>0\.3750<br>/,
+    );
     expect(html).toMatch(/<svg [^>]*aria-label="P@5 rankings under/);
   });
 });
@@ -637,6 +672,71 @@ describe.skipIf(missingSharedFile(runsDir) || missingSharedFile(human) || missin
         0.8903320223177555,
         14,
       );
+    });
+
+    // The intervals of the rank correlations, against a bootstrap written out here: per-topic
+    // nDCG@10 from @assay/measures, createRng(42), NIST's 53 topics then GPT-4's 424 drawn
+    // with replacement in each resample (the two label sets share no topic), every run's
+    // mean on the drawn topics, the coefficients from @assay/stats, percentile 2.5/97.5.
+    it('intervals of tau-b, tau-AP and RBO equal a topic bootstrap computed here', async () => {
+      const out = await cli(
+        'compare',
+        '--qrels',
+        human,
+        '--qrels',
+        gpt4,
+        ...runs(),
+        '-m',
+        'nDCG@10',
+        '--correlation-samples',
+        '200',
+        '--format',
+        'json',
+      );
+      const r = JSON.parse(out.stdout).rankCorrelation['nDCG@10'];
+      const parsed = runs().map((p) => parseRun(readFileSync(p, 'latin1'), p));
+      const perTopic = (path: string) => {
+        const qrels = prepareQrels(parseQrels(readFileSync(path, 'latin1'), path));
+        return parsed.map((run) =>
+          evaluateRun(qrels, run, resolveMeasures(['nDCG@10']), {
+            completeTopics: true,
+          }).topics.map((t) => t.values[0] as number),
+        );
+      };
+      const tags = parsed.map((p) => p.name);
+      const [h, g] = [perTopic(human), perTopic(gpt4)];
+      const rng = createRng(42);
+      const draws = { kendallTauB: [] as number[], tauAP: [] as number[], rbo: [] as number[] };
+      const drawMeans = (values: number[][]) => {
+        const n = values[0]!.length;
+        const counts = new Array<number>(n).fill(0);
+        for (let i = 0; i < n; i++) counts[rng.nextInt(n)]!++;
+        return values.map((v) => v.reduce((s, x, i) => s + counts[i]! * x, 0) / n);
+      };
+      // Runs by tag (byte order), as assay correlates them.
+      const byTag = tags.map((_, i) => i).sort((a, b) => (tags[a]! < tags[b]! ? -1 : 1));
+      const order = (m: number[]) =>
+        [...byTag]
+          .sort((a, b) => m[b]! - m[a]! || (tags[a]! < tags[b]! ? -1 : 1))
+          .map((i) => tags[i]!);
+      for (let s = 0; s < 200; s++) {
+        const mh = drawMeans(h);
+        const mg = drawMeans(g);
+        const x = byTag.map((i) => mh[i]!);
+        const y = byTag.map((i) => mg[i]!);
+        draws.kendallTauB.push(kendallTauB(x, y));
+        draws.tauAP.push(tauAP(x, y));
+        draws.rbo.push(rankBiasedOverlap(order(mh), order(mg), 0.9));
+      }
+      for (const [k, values] of Object.entries(draws)) {
+        const sorted = Float64Array.from(values).sort();
+        expect(r.ci[k], k).toEqual([
+          expect.closeTo(quantileSorted(sorted, 0.025), 12),
+          expect.closeTo(quantileSorted(sorted, 0.975), 12),
+        ]);
+      }
+      expect(r.ci.kendallTauB[0]).toBeLessThan(r.kendallTauB);
+      expect(r.ci.kendallTauB[1]).toBeGreaterThan(r.kendallTauB);
     });
   },
 );

@@ -24,6 +24,7 @@ import { retrieve } from './routes/retrieve.js';
 import { runTraces } from './routes/run-traces.js';
 import { runs } from './routes/runs.js';
 import { topics } from './routes/topics.js';
+import { judgeReports, ppi } from './routes/trust.js';
 import { me, users } from './routes/users.js';
 import { defaultWebDir, serveWebApp } from './web-app.js';
 
@@ -102,6 +103,8 @@ export function createApp(deps: AppDeps) {
     .route('/api/judge-jobs', judgeJobs)
     .route('/api/judges', judges)
     .route('/api/evaluations', evaluations)
+    .route('/api/ppi', ppi)
+    .route('/api/judge-reports', judgeReports)
     .route('/api/reports', reports)
     .route('/api/leaderboards', leaderboards)
     .route('/api/response-sets', responseSets)

@@ -127,6 +127,8 @@ forEachDatabase('assay API', (t) => {
           'GET /api/judge-jobs/{id}/failures',
           'POST /api/judge-jobs/{id}/retry-failed',
           'POST /api/evaluations',
+          'POST /api/ppi',
+          'POST /api/judge-reports',
           'GET /api/reports',
           'POST /api/reports/comparisons',
           'POST /api/reports/agreements',
@@ -146,6 +148,7 @@ forEachDatabase('assay API', (t) => {
           'POST /api/response-sets/{responseSet}/score-sets/import',
           'GET /api/score-sets/{id}',
           'GET /api/score-sets/{id}/report',
+          'GET /api/score-sets/{id}/position-swap/{other}',
           'GET /api/score-sets/{id}/agreement/{other}',
           'DELETE /api/score-sets/{id}',
           'GET /api/me',
@@ -212,6 +215,10 @@ forEachDatabase('assay API', (t) => {
     it('needs a token on every documented route but the public ones, and an admin to change data', async () => {
       await seed();
       await api.call('POST', '/api/collections/demo/runs', { token: api.admin, body: RUN_B });
+      await api.call('POST', '/api/collections/demo/label-sets?name=second', {
+        token: api.admin,
+        body: QRELS,
+      });
       const report = (await (
         await api.call('POST', '/api/reports/comparisons', {
           token: api.admin,
@@ -306,7 +313,7 @@ forEachDatabase('assay API', (t) => {
           expect(anonymous.status, `${method} ${path} without a token`).toBe(401);
           // Users and campaigns have their own role rules (apps/server/test/campaigns.test.ts).
           if (/^\/api\/(me|users|campaigns)|\/campaigns$/.test(path)) continue;
-          // Evaluations and pools compute without storing: any token may ask.
+          // Evaluations, pools, estimates and judge reports compute without storing: any token may ask.
           const readOnlyBodies: Record<string, unknown> = {
             '/api/evaluations': {
               collection: 'demo',
@@ -315,6 +322,19 @@ forEachDatabase('assay API', (t) => {
               measures: ['map'],
             },
             '/api/collections/{collection}/pools': { runs: ['sysA'], depth: 2 },
+            '/api/ppi': {
+              collection: 'demo',
+              humanLabelSet: 'human',
+              llmLabelSet: 'second',
+              runs: ['sysA'],
+              measures: ['map'],
+            },
+            '/api/judge-reports': {
+              collection: 'demo',
+              human: 'human',
+              judges: ['second'],
+              samples: 0,
+            },
           };
           const readOnly = method === 'get' || path in readOnlyBodies;
           const asAnnotator = await api.call(method.toUpperCase(), url, {
@@ -333,7 +353,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(53);
+      expect(checked).toBe(56);
       expect(await counts(t.db)).toEqual(before);
     });
   });

@@ -237,6 +237,7 @@ export type { JudgeJob, NewJudgeJob } from './repositories/judge-jobs.js';
 
 /** Judge tasks: insert, list, count, claim under a lease, renew, release, complete, fail, retry. */
 export {
+  judgeJobUsage,
   claimJudgeTasks,
   completeJudgeTask,
   completeJudgeTasks,

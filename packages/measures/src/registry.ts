@@ -61,6 +61,13 @@ export interface MeasureDefinition {
   /** The relevance information it reads; 'qrels' when absent. */
   relevance?: MeasureRelevance;
   /**
+   * True when a topic's value is a sum, over the ranked documents, of a weight fixed by the
+   * ranking times a function of that document's own label (P@k, set_P, DCG, Judged@k): a
+   * change to one label moves it by that label's share alone, so it can be estimated from a
+   * random sample of labelled (topic, document) pairs (`assay ppi --sampling pairs`).
+   */
+  linearInLabels?: boolean;
+  /**
    * Per-topic values (one per output name), or a string for relstring. For 'qrels' and
    * 'any' measures; the others compute with computeGroups or computePrefs.
    */
@@ -185,6 +192,7 @@ export const TREC_MEASURES: readonly MeasureDefinition[] = [
     output: 'float',
     aggregate: 'mean',
     perQuery: true,
+    linearInLabels: true,
     compute: (t, p) => m.precisionAt(t, p.numbers),
     defaults: P_CUTOFFS,
   }),
@@ -348,6 +356,7 @@ export const TREC_MEASURES: readonly MeasureDefinition[] = [
     output: 'float',
     aggregate: 'mean',
     perQuery: true,
+    linearInLabels: true,
     compute: (t) => [m.setPrecision(t)],
   }),
   measure({
@@ -549,6 +558,7 @@ export const TREC_MEASURES: readonly MeasureDefinition[] = [
     output: 'float',
     aggregate: 'mean',
     perQuery: true,
+    linearInLabels: true,
     compute: (t, p) => [m.dcgPair(t, p.pairs).dcg],
   }),
   measure({
@@ -731,6 +741,7 @@ export function customMeasure(
   name: string,
   doc: string,
   compute: CustomCompute,
+  options: { linearInLabels?: boolean } = {},
 ): MeasureDefinition {
   return measure({
     name,
@@ -740,5 +751,6 @@ export function customMeasure(
     aggregate: 'mean',
     perQuery: true,
     compute: (t) => [compute(t)],
+    ...(options.linearInLabels ? { linearInLabels: true } : {}),
   });
 }

@@ -12,6 +12,7 @@ import {
   type MeasureParams,
 } from './registry.js';
 import { expectedReciprocalRank, normalizedExpectedReciprocalRank } from './err.js';
+import { compatibility, COMPAT_P } from './compat.js';
 import { closestName } from './suggest.js';
 import * as m from './trec-measures.js';
 
@@ -197,6 +198,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   num_rel_ret: 'NumRelRet',
   err: 'ERR',
   nerr: 'nERR',
+  compat: 'Compat',
 };
 
 const ALIAS_SYNTAX = /^([A-Za-z_]+?)(\([^)]*\))?(?:[@_.]([0-9]+(?:\.[0-9]+)?))?$/;
@@ -311,6 +313,7 @@ const IR_NAMES = new Set([
   'Rprec',
   'ERR',
   'nERR',
+  'Compat',
 ]);
 const IR_SYNTAX = /^([A-Za-z]+)(?:\(([^)]*)\))?(?:@([0-9.]+))?$/;
 
@@ -345,7 +348,8 @@ function resolveIrSpelling(spec: string, typed: string): ResolvedMeasure {
   const rel = options.get('rel');
   const relevanceLevel = rel === undefined ? undefined : parseLeadingInteger(spec, rel);
   for (const key of options.keys()) {
-    const allowed = base === 'RBP' ? ['rel', 'p'] : ['rel'];
+    const allowed =
+      base === 'RBP' ? ['rel', 'p'] : base === 'Compat' ? ['p', 'normalize'] : ['rel'];
     if (!allowed.includes(key)) throw new MeasureSpecError(spec, `unsupported option '${key}'`);
   }
   const cutoff = cutoffText === undefined ? undefined : Number(cutoffText);
@@ -369,8 +373,12 @@ function resolveIrSpelling(spec: string, typed: string): ResolvedMeasure {
     names: [typed],
     ...(relevanceLevel === undefined ? {} : { relevanceLevel }),
   });
-  const custom = (doc: string, fn: Parameters<typeof customMeasure>[2]): ResolvedMeasure => ({
-    definition: customMeasure(typed, doc, fn),
+  const custom = (
+    doc: string,
+    fn: Parameters<typeof customMeasure>[2],
+    linearInLabels = false,
+  ): ResolvedMeasure => ({
+    definition: customMeasure(typed, doc, fn, { linearInLabels }),
     params: { numbers: [], pairs: [] },
     names: [typed],
     ...(relevanceLevel === undefined ? {} : { relevanceLevel }),
@@ -407,9 +415,23 @@ function resolveIrSpelling(spec: string, typed: string): ResolvedMeasure {
             normalizedExpectedReciprocalRank(t, k),
           );
     }
+    case 'Compat': {
+      noCutoff();
+      const pText = options.get('p');
+      const p = pText === undefined ? COMPAT_P : parseReal(spec, pText);
+      if (!(p > 0 && p < 1)) throw new MeasureSpecError(typed, 'p must lie between 0 and 1');
+      const normalizeText = (options.get('normalize') ?? 'true').toLowerCase();
+      if (!['true', 'false', '1', '0'].includes(normalizeText))
+        throw new MeasureSpecError(typed, 'normalize must be True or False');
+      const normalize = normalizeText === 'true' || normalizeText === '1';
+      return custom(
+        `Compatibility with the ideal ranking (RBO, p = ${p}${normalize ? ', normalised' : ''})`,
+        (t) => compatibility(t, p, normalize),
+      );
+    }
     case 'Judged': {
       const k = needsCutoff('Judged');
-      return custom(`Fraction of the top ${k} with a judgment`, (t) => m.judgedAt(t, k));
+      return custom(`Fraction of the top ${k} with a judgment`, (t) => m.judgedAt(t, k), true);
     }
     case 'Bpref':
       noCutoff();

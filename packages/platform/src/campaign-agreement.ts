@@ -134,7 +134,10 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
     const report = agreement(campaignGrades, otherGrades, scale);
     const topicRows: TopicAgreement[] = [];
     for (const topic of [...campaignGrades.keys()].sort()) {
-      const r = agreement(only(campaignGrades, topic), only(otherGrades, topic), scale);
+      // One topic: nothing to resample.
+      const r = agreement(only(campaignGrades, topic), only(otherGrades, topic), scale, undefined, {
+        samples: 0,
+      });
       if (r.n === 0) continue;
       topicRows.push({
         topic,

@@ -1,6 +1,7 @@
 // Which items an annotation campaign labels, in which order, and who labels each one.
 // Pure functions: the use-case reads the pool and label sets, these decide.
 import { createRng, type Rng } from '@assay/stats';
+import { sampleSize, sampleUnits } from './analysis/ppi-sample.js';
 
 /** A (topic, document) a campaign may label. */
 export interface CampaignCandidate {
@@ -16,7 +17,8 @@ export type CampaignSampling =
   | { mode: 'all' }
   | { mode: 'random'; perTopic: number; seed: number }
   | { mode: 'stratified'; perGrade: number; seed: number; grades: CandidateGrades }
-  | { mode: 'disagreement'; sets: readonly CandidateGrades[]; limit?: number };
+  | { mode: 'disagreement'; sets: readonly CandidateGrades[]; limit?: number }
+  | { mode: 'topics'; topics: number; seed: number };
 
 function shuffled<T>(items: readonly T[], rng: Rng): T[] {
   const out = [...items];
@@ -67,6 +69,8 @@ export function disagreement(item: CampaignCandidate, sets: readonly CandidateGr
  * `perGrade` items of each grade of a label set (items it does not grade form their own
  * stratum); both interleave their groups. `disagreement` puts the items the given label
  * sets disagree on most first (ties keep the candidates' order), optionally only `limit`.
+ * `topics` keeps every candidate of a seeded uniform sample of the topics (a count, or a
+ * fraction in (0, 1)): the human part of a prediction-powered estimate.
  */
 export function sampleCampaignItems(
   candidates: readonly CampaignCandidate[],
@@ -90,6 +94,14 @@ export function sampleCampaignItems(
         a === 'none' ? 1 : b === 'none' ? -1 : Number(a) - Number(b),
       );
       return interleave(keys.map((k) => shuffled(groups.get(k)!, rng).slice(0, sampling.perGrade)));
+    }
+    case 'topics': {
+      // For estimation (assay ppi): whole topics, chosen as `assay ppi sample --topics` does.
+      const topics = [...new Set(candidates.map((c) => c.topicId))];
+      const chosen = new Set(
+        sampleUnits(topics, sampleSize(sampling.topics, topics.length), sampling.seed),
+      );
+      return candidates.filter((c) => chosen.has(c.topicId));
     }
     case 'disagreement': {
       const scored = candidates.map((c, index) => ({

@@ -36,7 +36,8 @@ export type CampaignSamplingSpec =
   | { mode: 'all' }
   | { mode: 'random'; perTopic: number; seed?: number }
   | { mode: 'stratified'; labelSet: string | number; perGrade: number; seed?: number }
-  | { mode: 'disagreement'; labelSets: Array<string | number>; limit?: number };
+  | { mode: 'disagreement'; labelSets: Array<string | number>; limit?: number }
+  | { mode: 'topics'; topics: number; seed?: number };
 
 /** What POST /api/collections/{c}/campaigns and the CLI give. */
 export interface CreateCampaignInput {
@@ -235,6 +236,18 @@ async function resolveSampling(
           grades: await getLabelGrades(db, set.id),
         },
         stored: { mode: 'stratified', labelSet: set.id, perGrade: spec.perGrade, seed },
+      };
+    }
+    case 'topics': {
+      const seed = spec.seed ?? DEFAULT_SEED;
+      if (!(spec.topics > 0) || (spec.topics >= 1 && !Number.isInteger(spec.topics)))
+        throw new PlatformError(
+          'invalid_input',
+          'topics must be a whole number of topics or a fraction in (0, 1)',
+        );
+      return {
+        sampling: { mode: 'topics', topics: spec.topics, seed },
+        stored: { mode: 'topics', topics: spec.topics, seed },
       };
     }
     case 'disagreement': {

@@ -149,6 +149,10 @@ export {
   type PublishedLeaderboardSummary,
   type RenderedLeaderboard,
 } from './leaderboards.js';
+/** Prediction-powered leaderboards of stored runs (PPI++), a campaign's finished topics counting. */
+export { estimateLeaderboard, type PpiEstimate, type PpiEstimateInput } from './ppi-estimates.js';
+/** The judge-quality report of stored label sets, with the cost of assay's own judging. */
+export { reportOnJudges, type JudgeReportRequest } from './judge-reports.js';
 /** The pure analyses behind `assay compare` and `assay agree`, and their renderings. */
 export * from './analysis/index.js';
 /** The consensus (majority, mean or median) of several stored label sets, stored as a new one. */

@@ -117,12 +117,35 @@ function canonicalComparison(report: CompareReport): CompareReport {
     return { qrels, comparison };
   });
   const measures = leaderboards[0]?.comparison.measures ?? [];
+  const coefficients = [
+    'kendallTauB',
+    'tauAP',
+    'spearman',
+    'rbo',
+    'kendallTauTop',
+    'gapAwareTau',
+  ] as const;
+  const settings = report.rankCorrelationSettings;
   return report.rankCorrelation === undefined
     ? { leaderboards }
     : {
         leaderboards,
-        rankCorrelation: keyedBy(report.rankCorrelation, measures, (r) =>
-          ordered(r, ['kendallTauB', 'tauAP', 'spearman', 'rbo']),
-        ),
+        ...(settings === undefined
+          ? {}
+          : {
+              rankCorrelationSettings: ordered(settings, [
+                'topRuns',
+                'tolerance',
+                'samples',
+                'seed',
+                'level',
+                'resampling',
+              ]),
+            }),
+        rankCorrelation: keyedBy(report.rankCorrelation, measures, (r) => {
+          const out = ordered(r, [...coefficients, 'ci']);
+          if (r.ci !== undefined) out.ci = ordered(r.ci, coefficients);
+          return out;
+        }),
       };
 }

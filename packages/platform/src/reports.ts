@@ -21,7 +21,7 @@ import {
   resolveMeasures,
   type RunEvaluation,
 } from '@assay/measures';
-import type { PValueAdjustment } from '@assay/stats';
+import { CLUSTER_BOOTSTRAP_SAMPLES, type PValueAdjustment } from '@assay/stats';
 import {
   agreement,
   BOOTSTRAP_SAMPLES,
@@ -39,6 +39,8 @@ import {
   type AgreementReport,
   type CompareReport,
   type CompareSettings,
+  type CorrelationSettings,
+  type RankCorrelationSettings,
   type GradeScale,
   type TestName,
 } from './analysis/index.js';
@@ -88,6 +90,8 @@ export interface ReportProvenance {
   judgedOnly?: boolean;
   scale?: GradeScale;
   clip?: boolean;
+  /** Two label sets: how the rank correlations and their intervals were computed. */
+  rankCorrelation?: RankCorrelationSettings;
 }
 
 /** A stored report: its snapshot result typed by kind. */
@@ -125,6 +129,12 @@ export interface ComparisonReportInput {
   permutations?: number;
   /** Seed of the randomization test and the bootstrap (default 42). */
   seed?: number;
+  /** Two label sets: the k of tau at the top k runs (default 10). */
+  topRuns?: number;
+  /** Two label sets: the tolerance of the gap-aware tau (default 0.01). */
+  tolerance?: number;
+  /** Two label sets: bootstrap resamples of the rank correlations' intervals (default 1,000; 0: none). */
+  correlationSamples?: number;
   title?: string;
   createdBy?: Actor;
 }
@@ -138,6 +148,10 @@ export interface AgreementReportInput {
   scale?: GradeScale;
   /** Clamp grades outside the scale into it instead of failing. */
   clip?: boolean;
+  /** Bootstrap resamples of the topic-clustered intervals (default 1,000; 0: none). */
+  samples?: number;
+  /** Seed of the bootstrap (default 42). */
+  seed?: number;
   title?: string;
   createdBy?: Actor;
 }
@@ -222,7 +236,8 @@ export async function createComparisonReport(
       throw error;
     }
   }
-  const result = comparisonReport(leaderboards, tested);
+  const correlation = correlationSettings(input);
+  const result = comparisonReport(leaderboards, tested, correlation);
   const provenance: ReportProvenance = {
     assayVersion: ASSAY_VERSION,
     createdBy: actorRef(input.createdBy),
@@ -239,6 +254,7 @@ export async function createComparisonReport(
     ...(baseline === undefined ? {} : { baseline }),
     bootstrapSamples: BOOTSTRAP_SAMPLES,
     topicHandling: leaderboards[0]!.comparison.topicHandling,
+    ...(sets.length === 2 ? { rankCorrelation: result.rankCorrelationSettings! } : {}),
   };
   const title =
     input.title ??
@@ -290,7 +306,13 @@ export async function createAgreementReport(
     a: fitToScale(a, scale, clip, setA.name),
     b: fitToScale(b, scale, clip, setB.name),
   };
-  const result = agreement(a, b, scale, clipped);
+  const samples = input.samples ?? CLUSTER_BOOTSTRAP_SAMPLES;
+  const seed = input.seed ?? 42;
+  if (!Number.isSafeInteger(samples) || samples < 0 || samples > 100_000)
+    throw new PlatformError('invalid_input', 'samples must be a whole number from 0 to 100000');
+  if (!Number.isSafeInteger(seed))
+    throw new PlatformError('invalid_input', 'seed must be an integer');
+  const result = agreement(a, b, scale, clipped, { samples, seed });
   const provenance: ReportProvenance = {
     assayVersion: ASSAY_VERSION,
     createdBy: actorRef(input.createdBy),
@@ -299,6 +321,8 @@ export async function createAgreementReport(
     runs: [],
     scale,
     clip,
+    bootstrapSamples: samples,
+    seed,
   };
   const title = input.title ?? `${setA.name} vs ${setB.name}`;
   return store(db, collection.id, 'agreement', title, provenance, result, input.createdBy);
@@ -335,6 +359,31 @@ export async function createEvaluationReport(
   };
   const title = input.title ?? `${runs.map((r) => r.name).join(', ')} on ${set.name}`;
   return store(db, collection.id, 'evaluation', title, provenance, result, input.createdBy);
+}
+
+/** The rank-correlation settings a comparison asked for, checked. */
+function correlationSettings(input: ComparisonReportInput): Partial<CorrelationSettings> {
+  const out: Partial<CorrelationSettings> = {};
+  if (input.topRuns !== undefined) {
+    if (!Number.isSafeInteger(input.topRuns) || input.topRuns < 2)
+      throw new PlatformError('invalid_input', 'topRuns must be a whole number of at least 2');
+    out.topRuns = input.topRuns;
+  }
+  if (input.tolerance !== undefined) {
+    if (!(input.tolerance >= 0) || !Number.isFinite(input.tolerance))
+      throw new PlatformError('invalid_input', 'tolerance must be 0 or more');
+    out.tolerance = input.tolerance;
+  }
+  if (input.correlationSamples !== undefined) {
+    const n = input.correlationSamples;
+    if (!Number.isSafeInteger(n) || n < 0 || n > 100_000)
+      throw new PlatformError(
+        'invalid_input',
+        'correlationSamples must be a whole number from 0 to 100000',
+      );
+    out.samples = n;
+  }
+  return out;
 }
 
 function comparisonSettings(

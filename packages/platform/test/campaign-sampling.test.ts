@@ -93,3 +93,16 @@ describe('sampleCampaignItems', () => {
     expect(interleave([[1, 2, 3], [4], [5, 6]])).toEqual([1, 4, 5, 2, 6, 3]);
   });
 });
+
+describe('sampling whole topics for an estimate', () => {
+  it('keeps every item of the topics `assay ppi sample` would choose', async () => {
+    const { sampleUnits } = await import('../src/analysis/ppi-sample.js');
+    const pool = items('1/a 1/b 2/a 3/a 3/b 3/c 4/a 5/a 5/b');
+    const chosen = sampleCampaignItems(pool, { mode: 'topics', topics: 2, seed: 7 });
+    const topics = sampleUnits(['1', '2', '3', '4', '5'], 2, 7);
+    expect(topics).toHaveLength(2);
+    expect(keys(chosen)).toEqual(keys(pool.filter((c) => topics.includes(c.topicId))));
+    // A fraction of the topics: 0.4 of 5 is 2, the same choice.
+    expect(sampleCampaignItems(pool, { mode: 'topics', topics: 0.4, seed: 7 })).toEqual(chosen);
+  });
+});

@@ -92,34 +92,219 @@ export function cohenKappa(
   b: readonly number[],
   options: CohenKappaOptions = {},
 ): number {
-  const weights = options.weights ?? 'none';
-  if (weights !== 'none' && weights !== 'linear' && weights !== 'quadratic') {
-    throw new RangeError(`cohenKappa: unknown weights ${JSON.stringify(weights)}`);
-  }
+  const weights = checkWeights('cohenKappa', options.weights);
   assertLabelPairs('cohenKappa', a, b);
-  const scale = options.labels ? [...options.labels].sort((p, q) => p - q) : undefined;
-  const { matrix } = confusionMatrix(a, b, scale);
-  const k = matrix.length;
-  const n = a.length;
+  return cohenKappaFromTable(tableOf(a, b, options.labels).matrix, weights);
+}
+
+/** Disagreement weighting of a graded scale: none, linear |i − j| or quadratic (i − j)². */
+export type AgreementWeights = 'none' | 'linear' | 'quadratic';
+
+function checkWeights(fn: string, weights: AgreementWeights | undefined): AgreementWeights {
+  const w = weights ?? 'none';
+  if (w !== 'none' && w !== 'linear' && w !== 'quadratic') {
+    throw new RangeError(`${fn}: unknown weights ${JSON.stringify(w)}`);
+  }
+  return w;
+}
+
+/** The confusion matrix over the declared labels (sorted ascending) or every label seen. */
+function tableOf(
+  a: readonly number[],
+  b: readonly number[],
+  labels: readonly number[] | undefined,
+): ConfusionMatrix {
+  return confusionMatrix(a, b, labels ? [...labels].sort((p, q) => p - q) : undefined);
+}
+
+/** Disagreement weight of cells i, j (positions on the scale) out of k. */
+function disagreementWeight(weights: AgreementWeights, i: number, j: number): number {
+  if (weights === 'none') return i === j ? 0 : 1;
+  return weights === 'linear' ? Math.abs(i - j) : (i - j) ** 2;
+}
+
+/** Row and column sums of a square table. */
+function margins(matrix: readonly (readonly number[])[]): {
+  rows: number[];
+  cols: number[];
+  n: number;
+} {
   const rows = matrix.map((row) => row.reduce((s, v) => s + v, 0));
-  const cols = matrix[0]!.map((_, j) => matrix.reduce((s, row) => s + row[j]!, 0));
+  const cols = matrix.map((_, j) => matrix.reduce((s, row) => s + row[j]!, 0));
+  return { rows, cols, n: rows.reduce((s, v) => s + v, 0) };
+}
+
+function assertSquare(fn: string, matrix: readonly (readonly number[])[]): void {
+  if (matrix.length === 0) throw new RangeError(`${fn}: the table is empty`);
+  matrix.forEach((row, i) => {
+    if (row.length !== matrix.length)
+      throw new RangeError(
+        `${fn}: row ${i} has ${row.length} cells, the table ${matrix.length} rows`,
+      );
+    assertFinite(fn, `matrix[${i}]`, row);
+  });
+}
+
+/**
+ * Cohen's kappa from a confusion matrix (rows one rater, columns the other, cells counts or
+ * weights; positions are the ascending scale): what {@link cohenKappa} computes, for
+ * callers that sum tables (a bootstrap resampling topics adds their tables). NaN when the
+ * table is empty or the expected disagreement is 0.
+ */
+export function cohenKappaFromTable(
+  matrix: readonly (readonly number[])[],
+  weights: AgreementWeights = 'none',
+): number {
+  const w = checkWeights('cohenKappaFromTable', weights);
+  assertSquare('cohenKappaFromTable', matrix);
+  const { rows, cols, n } = margins(matrix);
+  if (n === 0) return Number.NaN;
+  const k = matrix.length;
   let observed = 0;
   let expected = 0;
   for (let i = 0; i < k; i++) {
     for (let j = 0; j < k; j++) {
-      const w =
-        weights === 'none'
-          ? i === j
-            ? 0
-            : 1
-          : weights === 'linear'
-            ? Math.abs(i - j)
-            : (i - j) ** 2;
-      observed += w * matrix[i]![j]!;
-      expected += (w * rows[i]! * cols[j]!) / n;
+      const d = disagreementWeight(w, i, j);
+      observed += d * matrix[i]![j]!;
+      expected += (d * rows[i]! * cols[j]!) / n;
     }
   }
   return expected === 0 ? Number.NaN : 1 - observed / expected;
+}
+
+/** Options of {@link gwetAC}. */
+export interface GwetOptions {
+  /**
+   * 'none' (default) gives Gwet's AC1; 'linear' or 'quadratic' give AC2 with the agreement
+   * weights 1 − |i − j|/(q − 1) or 1 − ((i − j)/(q − 1))².
+   */
+  weights?: AgreementWeights;
+  /** The label scale (its size q enters the chance agreement); default every label seen. */
+  labels?: readonly number[];
+}
+
+/**
+ * Gwet's AC1 (unweighted) or AC2 (weighted) agreement coefficient between two raters
+ * (Gwet 2008; Handbook of Inter-Rater Reliability, 4th ed., ch. 2–3), which unlike kappa
+ * stays high when most items share one label (relevance labels skewed to 0: kappa's
+ * paradox). With p_kl the cell proportions, π_k = (row_k + col_k)/(2n), q the number of
+ * labels on the scale and w_kl the agreement weights:
+ * AC = (p_a − p_e)/(1 − p_e), p_a = Σ w_kl p_kl, p_e = Σ_kl w_kl / (q(q − 1)) · Σ_k π_k(1 − π_k),
+ * as the irrCAC package computes it. Declare `labels` so unused grades count in q.
+ * NaN when p_e = 1 or there is one label only.
+ */
+export function gwetAC(
+  a: readonly number[],
+  b: readonly number[],
+  options: GwetOptions = {},
+): number {
+  const weights = checkWeights('gwetAC', options.weights);
+  assertLabelPairs('gwetAC', a, b);
+  return gwetACFromTable(tableOf(a, b, options.labels).matrix, weights);
+}
+
+/** {@link gwetAC} from a confusion matrix over the whole scale (positions ascending). */
+export function gwetACFromTable(
+  matrix: readonly (readonly number[])[],
+  weights: AgreementWeights = 'none',
+): number {
+  const w = checkWeights('gwetACFromTable', weights);
+  assertSquare('gwetACFromTable', matrix);
+  const q = matrix.length;
+  const { rows, cols, n } = margins(matrix);
+  if (n === 0 || q < 2) return Number.NaN;
+  const agreementWeight = (i: number, j: number): number =>
+    w === 'none'
+      ? i === j
+        ? 1
+        : 0
+      : 1 - disagreementWeight(w, i, j) / disagreementWeight(w, 0, q - 1);
+  let pa = 0;
+  let weightSum = 0;
+  for (let i = 0; i < q; i++) {
+    for (let j = 0; j < q; j++) {
+      const wij = agreementWeight(i, j);
+      pa += (wij * matrix[i]![j]!) / n;
+      weightSum += wij;
+    }
+  }
+  let spread = 0;
+  for (let k = 0; k < q; k++) {
+    const pi = (rows[k]! + cols[k]!) / (2 * n);
+    spread += pi * (1 - pi);
+  }
+  const pe = (weightSum * spread) / (q * (q - 1));
+  return pe === 1 ? Number.NaN : (pa - pe) / (1 - pe);
+}
+
+/**
+ * Prevalence- and bias-adjusted kappa (Byrt, Bishop & Carlin 1993), generalised to q labels:
+ * PABAK = (q·p_o − 1)/(q − 1), kappa with chance agreement fixed at 1/q; for two labels
+ * 2·p_o − 1. Declare `labels` so q counts unused grades.
+ */
+export function pabak(
+  a: readonly number[],
+  b: readonly number[],
+  options: { labels?: readonly number[] } = {},
+): number {
+  assertLabelPairs('pabak', a, b);
+  return pabakFromTable(tableOf(a, b, options.labels).matrix);
+}
+
+/** {@link pabak} from a confusion matrix over the whole scale; NaN for an empty table. */
+export function pabakFromTable(matrix: readonly (readonly number[])[]): number {
+  assertSquare('pabakFromTable', matrix);
+  const q = matrix.length;
+  const { n } = margins(matrix);
+  if (n === 0 || q < 2) return Number.NaN;
+  let same = 0;
+  for (let i = 0; i < q; i++) same += matrix[i]![i]!;
+  return (q * (same / n) - 1) / (q - 1);
+}
+
+/** Fraction of the table on its diagonal (NaN for an empty table). */
+export function exactAgreementFromTable(matrix: readonly (readonly number[])[]): number {
+  assertSquare('exactAgreementFromTable', matrix);
+  const { n } = margins(matrix);
+  let same = 0;
+  for (let i = 0; i < matrix.length; i++) same += matrix[i]![i]!;
+  return n === 0 ? Number.NaN : same / n;
+}
+
+/**
+ * Fleiss' kappa of two raters from their confusion matrix (equal to {@link fleissKappa} on
+ * the items' two labels, i.e. Scott's pi): (p_o − Σ π_k²)/(1 − Σ π_k²) with
+ * π_k = (row_k + col_k)/(2n). NaN when every label is the same or the table is empty.
+ */
+export function fleissKappaFromTable(matrix: readonly (readonly number[])[]): number {
+  assertSquare('fleissKappaFromTable', matrix);
+  const { rows, cols, n } = margins(matrix);
+  if (n === 0) return Number.NaN;
+  return fleissKappaFromSums({
+    subjects: n,
+    raters: 2,
+    agreement: exactAgreementFromTable(matrix) * n,
+    categoryTotals: rows.map((r, k) => r + cols[k]!),
+  });
+}
+
+/**
+ * Krippendorff's alpha of two coders who both coded every item, from their confusion matrix
+ * over `labels` (the values of the rows and columns, ascending): the coincidence matrix is
+ * the table plus its transpose. Equal to {@link krippendorffAlpha} on the two label arrays.
+ */
+export function krippendorffAlphaFromTable(
+  matrix: readonly (readonly number[])[],
+  labels: readonly number[],
+  level: AlphaLevel,
+): number {
+  assertSquare('krippendorffAlphaFromTable', matrix);
+  if (labels.length !== matrix.length)
+    throw new RangeError(
+      `krippendorffAlphaFromTable: ${labels.length} labels for a ${matrix.length}-row table`,
+    );
+  const o = matrix.map((row, i) => row.map((v, j) => v + matrix[j]![i]!));
+  return krippendorffAlphaFromCoincidences(o, labels, level);
 }
 
 /** Levels of measurement accepted by {@link krippendorffAlpha}. */
@@ -170,15 +355,33 @@ export function krippendorffAlpha(
     }
     if (values.length >= 2) pairable.push(values);
   }
+  if (pairable.length === 0) return Number.NaN;
   const scale = sortedUnique(pairable.flat());
-  const index = new Map(scale.map((v, i) => [v, i]));
-  const k = scale.length;
+  return krippendorffAlphaFromCoincidences(coincidenceMatrix(pairable, scale), scale, level);
+}
 
-  // Coincidence matrix: each unit adds its ordered value pairs, weighted 1 / (m_u − 1).
+/**
+ * Krippendorff's coincidence matrix of units over `scale` (ascending values): each unit
+ * with m ≥ 2 values adds its ordered value pairs, weighted 1/(m − 1); units with fewer
+ * values add nothing. Coincidence matrices of disjoint sets of units add up, so a bootstrap
+ * over topics sums the topics' matrices. Every value must be on the scale.
+ */
+export function coincidenceMatrix(
+  units: readonly (readonly number[])[],
+  scale: readonly number[],
+): number[][] {
+  const index = labelIndex('coincidenceMatrix', scale);
+  const k = scale.length;
   const o = scale.map(() => new Array<number>(k).fill(0));
-  for (const values of pairable) {
+  for (const values of units) {
+    if (values.length < 2) continue;
     const counts = new Map<number, number>();
-    for (const v of values) counts.set(index.get(v)!, (counts.get(index.get(v)!) ?? 0) + 1);
+    for (const v of values) {
+      const c = index.get(v);
+      if (c === undefined)
+        throw new RangeError(`coincidenceMatrix: value ${v} is not on the scale`);
+      counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
     const weight = 1 / (values.length - 1);
     for (const [c, nc] of counts) {
       for (const [kk, nk] of counts) {
@@ -186,6 +389,28 @@ export function krippendorffAlpha(
       }
     }
   }
+  return o;
+}
+
+/**
+ * Krippendorff's alpha from a coincidence matrix `o` over `scale` (the ascending values its
+ * rows and columns stand for), as {@link krippendorffAlpha} computes it after building the
+ * matrix; values nobody used (all-zero rows) change nothing. NaN when the matrix is empty
+ * or there is no expected disagreement.
+ */
+export function krippendorffAlphaFromCoincidences(
+  o: readonly (readonly number[])[],
+  scale: readonly number[],
+  level: AlphaLevel,
+): number {
+  if (!['nominal', 'ordinal', 'interval', 'ratio'].includes(level)) {
+    throw new RangeError(
+      `krippendorffAlphaFromCoincidences: unknown level ${JSON.stringify(level)}`,
+    );
+  }
+  const k = scale.length;
+  if (o.length !== k || o.some((row) => row.length !== k))
+    throw new RangeError(`krippendorffAlphaFromCoincidences: the matrix must be ${k} × ${k}`);
   const nc = o.map((row) => row.reduce((s, v) => s + v, 0));
   const n = nc.reduce((s, v) => s + v, 0);
 
@@ -251,7 +476,6 @@ export function fleissKappa(counts: readonly (readonly number[])[]): number {
     }
   });
   if (raters < 2) throw new RangeError(`fleissKappa: needs at least 2 raters per subject`);
-  const subjects = counts.length;
   let agreement = 0;
   const totals = new Array<number>(categories).fill(0);
   for (const row of counts) {
@@ -262,8 +486,36 @@ export function fleissKappa(counts: readonly (readonly number[])[]): number {
     });
     agreement += (squares - raters) / (raters * (raters - 1));
   }
+  return fleissKappaFromSums({
+    subjects: counts.length,
+    raters,
+    agreement,
+    categoryTotals: totals,
+  });
+}
+
+/** The sums Fleiss' kappa is computed from; those of disjoint sets of subjects add up. */
+export interface FleissSums {
+  /** Number of subjects (items). */
+  subjects: number;
+  /** Raters per subject (the same for every subject). */
+  raters: number;
+  /** Σ over subjects of P_i = (Σ_j n_ij² − m)/(m(m − 1)), the subject's pairwise agreement. */
+  agreement: number;
+  /** Per category, the ratings it received over every subject. */
+  categoryTotals: readonly number[];
+}
+
+/**
+ * Fleiss' kappa from its sums (see {@link FleissSums}): κ = (P̄ − P_e)/(1 − P_e) with
+ * P̄ = agreement / subjects and P_e = Σ_j (total_j/(subjects·raters))². NaN when there are no
+ * subjects or every rating falls in one category.
+ */
+export function fleissKappaFromSums(sums: FleissSums): number {
+  const { subjects, raters, agreement, categoryTotals } = sums;
+  if (subjects === 0) return Number.NaN;
   const observed = agreement / subjects;
-  const chance = totals.reduce((s, t) => s + (t / (subjects * raters)) ** 2, 0);
+  const chance = categoryTotals.reduce((s, t) => s + (t / (subjects * raters)) ** 2, 0);
   return chance === 1 ? Number.NaN : (observed - chance) / (1 - chance);
 }
 

@@ -36,7 +36,21 @@ export {
   fleissKappa,
   fleissCounts,
   fleissKappaFromLabels,
+  fleissKappaFromSums,
+  fleissKappaFromTable,
   binarizedKappas,
+  cohenKappaFromTable,
+  gwetAC,
+  gwetACFromTable,
+  pabak,
+  pabakFromTable,
+  exactAgreementFromTable,
+  krippendorffAlphaFromTable,
+  krippendorffAlphaFromCoincidences,
+  coincidenceMatrix,
+  type AgreementWeights,
+  type FleissSums,
+  type GwetOptions,
   type ConfusionMatrix,
   type CohenKappaOptions,
   type AlphaLevel,
@@ -48,7 +62,23 @@ export {
   tauAP,
   tauAPSymmetric,
   rankBiasedOverlap,
+  kendallTauAtTop,
+  gapAwareTau,
 } from './rank-correlation.js';
+export {
+  clusterBootstrap,
+  CLUSTER_BOOTSTRAP_SAMPLES,
+  type ClusterBootstrapOptions,
+  type ClusterInterval,
+} from './cluster-bootstrap.js';
+export {
+  predictionPoweredMean,
+  type MeanEstimate,
+  type Population,
+  type PredictionPoweredOptions,
+  type PredictionPoweredResult,
+} from './prediction-powered.js';
+export { quantileSorted } from './quantile.js';
 export {
   consensusLabels,
   type ConsensusMethod,

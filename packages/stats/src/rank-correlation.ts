@@ -149,3 +149,53 @@ export function rankBiasedOverlap(
   }
   return ((1 - p) / p) * sum + ((overlap - overlapAtS) / l + overlapAtS / s) * weight;
 }
+
+/**
+ * Kendall's tau-b over the `k` systems ranked highest by `x` (the ground truth): how well
+ * `y` orders the top of the leaderboard, where a swap matters most. Systems tied in x at
+ * the k-th place are taken in index order (callers pass systems in a fixed order, e.g. by
+ * name). With k ≥ n it is {@link kendallTauB}. NaN when either vector is constant on the
+ * top k.
+ */
+export function kendallTauAtTop(x: readonly number[], y: readonly number[], k: number): number {
+  assertPaired('kendallTauAtTop', x, y, 2);
+  if (!Number.isInteger(k) || k < 2)
+    throw new RangeError(`kendallTauAtTop: k must be an integer ≥ 2, got ${String(k)}`);
+  const top = x
+    .map((_, i) => i)
+    .sort((i, j) => x[j]! - x[i]! || i - j)
+    .slice(0, k);
+  return kendallTauB(
+    top.map((i) => x[i]!),
+    top.map((i) => y[i]!),
+  );
+}
+
+/**
+ * A gap-aware Kendall tau: every pair of systems counts +1 when x and y order it the same
+ * way, −1 when they swap it and 0 when either ties it, weighted by
+ * w = min(1, max(|x_i − x_j|, |y_i − y_j|) / tolerance), so a swap of two systems whose
+ * scores lie within `tolerance` of each other under both x and y costs little, and pairs
+ * farther apart count fully: τ_gap = Σ w·s / Σ w. Symmetric in x and y. With tolerance 0
+ * every pair that is not tied in both counts 1 (Kendall's tau-a over those pairs). NaN
+ * when every pair is tied in both.
+ */
+export function gapAwareTau(x: readonly number[], y: readonly number[], tolerance: number): number {
+  assertPaired('gapAwareTau', x, y, 2);
+  if (!(tolerance >= 0) || !Number.isFinite(tolerance))
+    throw new RangeError(`gapAwareTau: tolerance must be ≥ 0, got ${String(tolerance)}`);
+  let numerator = 0;
+  let denominator = 0;
+  for (let i = 0; i < x.length; i++) {
+    for (let j = i + 1; j < x.length; j++) {
+      const dx = x[i]! - x[j]!;
+      const dy = y[i]! - y[j]!;
+      const gap = Math.max(Math.abs(dx), Math.abs(dy));
+      if (gap === 0) continue;
+      const w = tolerance === 0 ? 1 : Math.min(1, gap / tolerance);
+      numerator += w * Math.sign(dx) * Math.sign(dy);
+      denominator += w;
+    }
+  }
+  return denominator === 0 ? Number.NaN : numerator / denominator;
+}

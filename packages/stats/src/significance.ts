@@ -3,6 +3,7 @@ import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { mean, sampleStandardDeviation, sampleVariance } from 'simple-statistics';
 import { averageRanks, tieGroupSizes } from './ranks.js';
+import { quantileSorted } from './quantile.js';
 import { createRng } from './rng.js';
 import { assertPaired, assertSample, differences } from './validate.js';
 
@@ -294,14 +295,6 @@ export interface BootstrapResult {
   level: number;
   /** Number of resamples drawn. */
   samples: number;
-}
-
-/** Quantile of sorted data by linear interpolation between order statistics (numpy default). */
-function quantileSorted(sorted: Float64Array, q: number): number {
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
 /**

@@ -49,6 +49,14 @@ const Sampling = z
       labelSets: z.array(NameOrId).min(2).max(50),
       limit: z.number().int().min(1).optional(),
     }),
+    z.object({
+      mode: z.literal('topics'),
+      topics: z.number().positive().max(1_000_000).openapi({
+        description:
+          'for a prediction-powered estimate: every item of this many topics (or this fraction of them, below 1), chosen uniformly with the seed as `assay ppi sample --topics`',
+      }),
+      seed: z.number().int().optional(),
+    }),
   ])
   .openapi('CampaignSampling');
 

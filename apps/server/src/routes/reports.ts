@@ -89,6 +89,18 @@ const ComparisonRequest = z
       .int()
       .optional()
       .openapi({ description: 'seed of the randomization test and the bootstrap (default 42)' }),
+    topRuns: z.number().int().min(2).max(1000).optional().openapi({
+      description:
+        'two label sets: tau@k is Kendall tau-b over the top k runs of the first (default 10)',
+    }),
+    tolerance: z.number().min(0).max(1e9).optional().openapi({
+      description:
+        'two label sets: the gap-aware tau charges a swap of runs within this of each other in proportion to their gap (default 0.01)',
+    }),
+    correlationSamples: z.number().int().min(0).max(100_000).optional().openapi({
+      description:
+        'two label sets: bootstrap resamples of the rank correlations’ 95% intervals, topics drawn with replacement (default 1000; 0: none)',
+    }),
     title: Title,
   })
   .openapi('ComparisonRequest');
@@ -107,6 +119,15 @@ const AgreementRequest = z
       .boolean()
       .optional()
       .openapi({ description: 'clamp grades outside the scale instead of failing' }),
+    samples: z.number().int().min(0).max(100_000).optional().openapi({
+      description:
+        'bootstrap resamples of the 95% intervals, topics drawn with their pairs (default 1000; 0: none)',
+    }),
+    seed: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'seed of the bootstrap (default 42)' }),
     title: Title,
   })
   .openapi('AgreementRequest');

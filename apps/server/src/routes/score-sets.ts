@@ -3,6 +3,7 @@ import {
   removeScoreSet,
   renderAnswersReport,
   scoreSetAgreement,
+  scoreSetPositionSwap,
   scoreSetReport,
   type ScoreSet,
 } from '@assay/platform';
@@ -210,6 +211,57 @@ export const scoreSets = createRouter()
       );
       return c.json(
         JSON.parse(JSON.stringify(rows)) as z.infer<typeof CriterionAgreementSchema>[],
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/position-swap/{other}',
+      tags: ['answers'],
+      summary: 'Position-swap consistency with another comparative score set of the same answers',
+      description:
+        'Two comparative score sets of the same answers in different orders (different seeds): per ' +
+        'criterion, the pairs of answers shown in both orders, how many kept their preference, and how ' +
+        'often the answer shown first (or second) won both times (`assay judge-report --swap`).',
+      ...anyUser,
+      request: { params: AgreementParam },
+      responses: {
+        200: json(
+          'position-swap consistency per criterion',
+          z.object({
+            topics: z.number().int(),
+            criteria: z.array(
+              z.object({
+                criterion: z.string(),
+                swapped: z.number().int(),
+                consistent: z.number().int(),
+                consistency: z.number().nullable(),
+                firstWins: z.number().int(),
+                secondWins: z.number().int(),
+              }),
+            ),
+          }),
+        ),
+        ...readErrors,
+        422: {
+          description: 'the score sets grade different response sets',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
+      },
+    }),
+    async (c) => {
+      const { id, other } = c.req.valid('param');
+      const report = await scoreSetPositionSwap(c.var.db, Number(id), Number(other));
+      return c.json(
+        {
+          topics: report.topics,
+          criteria: report.criteria.map((r) => ({
+            ...r,
+            consistency: Number.isFinite(r.consistency) ? r.consistency : null,
+          })),
+        },
         200,
       );
     },

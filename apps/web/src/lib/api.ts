@@ -111,6 +111,32 @@ export interface Campaign {
   annotators: AnnotatorProgress[];
 }
 
+/** An estimate with its interval (null where undefined). */
+interface PpiInterval {
+  estimate: number | null;
+  ci_lower: number | null;
+  ci_upper: number | null;
+}
+
+/** A prediction-powered leaderboard (POST /ppi). */
+export interface PpiResult {
+  level: number;
+  n: number;
+  N: number;
+  targetHalfWidth?: number;
+  needed?: { units: number; more: number };
+  campaign?: { topics: number; finishedTopics: number };
+  rows: Array<
+    PpiInterval & {
+      run: string;
+      measure: string;
+      lambda: number | null;
+      human: PpiInterval;
+      llm_mean: number | null;
+    }
+  >;
+}
+
 /** An item the campaign's annotators disagree on (GET /campaigns/{id}/disagreements). */
 export interface Disagreement {
   item: number;
@@ -474,6 +500,7 @@ export const api = {
   labelSets: (c: string) => listAll<LabelSet>(`/collections/${enc(c)}/label-sets`),
   pool: (c: string, runs: string[], depth: number) =>
     request<Pool>('POST', `/collections/${enc(c)}/pools`, { runs, depth }),
+  ppi: (body: Record<string, unknown>) => request<PpiResult>('POST', '/ppi', body),
   evaluate: (collection: string, labelSet: string, runs: string[], measures: string[]) =>
     request<Evaluation>('POST', '/evaluations', { collection, labelSet, runs, measures }),
 

@@ -169,6 +169,27 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
   return counts;
 }
 
+/** What a job's items cost: items labelled, model requests made (every attempt) and dollars. */
+export async function judgeJobUsage(
+  db: Queryable,
+  jobId: number,
+): Promise<{ items: number; calls: number; costUsd: number }> {
+  const row = await db
+    .selectFrom('judge_tasks')
+    .select((eb) => [
+      eb.fn.sum<number | string>(sql`case when status = 'labelled' then 1 else 0 end`).as('items'),
+      eb.fn.sum<number | string>('attempts').as('calls'),
+      eb.fn.sum<number | string>('cost_usd').as('cost'),
+    ])
+    .where('job_id', '=', jobId)
+    .executeTakeFirst();
+  return {
+    items: Number(row?.items ?? 0),
+    calls: Number(row?.calls ?? 0),
+    costUsd: Number(row?.cost ?? 0),
+  };
+}
+
 /**
  * Claims up to `limit` tasks for `owner`: first running ones whose lease has expired (their
  * worker died), then pending ones in priority order, from active jobs (all, or `jobIds`).

@@ -2,10 +2,17 @@
 // agree on the (topic, document) pairs both contain.
 import {
   binarizedKappas,
-  cohenKappa,
+  CLUSTER_BOOTSTRAP_SAMPLES,
+  clusterBootstrap,
+  cohenKappaFromTable,
   confusionMatrix,
-  exactAgreement,
+  exactAgreementFromTable,
+  fleissKappaFromTable,
+  gwetAC,
+  gwetACFromTable,
   krippendorffAlpha,
+  krippendorffAlphaFromTable,
+  pabakFromTable,
 } from '@assay/stats';
 
 /** Topic → docno → grade: the labels of one label set (a parsed qrels file). */
@@ -17,81 +24,226 @@ export interface GradeScale {
   max: number;
 }
 
+/** A confidence interval: [lower, upper]. */
+export type Interval = [number, number];
+
+/** The coefficients of agreement between two label sets, all computed from their confusion matrix. */
+export interface AgreementCoefficients<T = number> {
+  exactAgreement: T;
+  cohenKappa: { unweighted: T; linear: T; quadratic: T };
+  krippendorffAlpha: { nominal: T; ordinal: T; interval: T };
+  /** Fleiss' kappa of the two label sets (Scott's pi for two raters). */
+  fleissKappa: T;
+  /** Gwet's AC1, and AC2 with linear and quadratic agreement weights, over the whole scale. */
+  gwet: { ac1: T; ac2: { linear: T; quadratic: T } };
+  /** Prevalence- and bias-adjusted kappa over the whole scale: (q·p_o − 1)/(q − 1). */
+  pabak: T;
+}
+
+/** How the intervals of an agreement report were computed. */
+export interface AgreementBootstrap {
+  method: string;
+  samples: number;
+  seed: number;
+  level: number;
+  /** Topics resampled (each topic's pairs stay together). */
+  topics: number;
+}
+
 /** The agreement between two label sets, as `assay agree` prints it. */
-export interface AgreementReport {
+export interface AgreementReport extends AgreementCoefficients {
   n: number;
   onlyA: number;
   onlyB: number;
   scale: GradeScale;
   clipped: { a: number; b: number };
-  exactAgreement: number;
-  cohenKappa: { unweighted: number; linear: number; quadratic: number };
-  krippendorffAlpha: { nominal: number; ordinal: number; interval: number };
   /**
-   * Per threshold t (relevant = grade >= t): Cohen's kappa, exact agreement, and
-   * Krippendorff's ordinal alpha of the binarised labels.
+   * Per threshold t (relevant = grade >= t): Cohen's kappa, exact agreement, Krippendorff's
+   * ordinal alpha and Gwet's AC1 of the binarised labels.
    */
-  binarized: Array<{ threshold: number; kappa: number; agreement: number; alpha: number }>;
+  binarized: Array<{
+    threshold: number;
+    kappa: number;
+    agreement: number;
+    alpha: number;
+    ac1: number;
+  }>;
   confusion: { labels: number[]; matrix: number[][] };
+  /** Topic-clustered bootstrap intervals of every coefficient (absent when not asked for). */
+  bootstrap?: AgreementBootstrap;
+  intervals?: AgreementCoefficients<Interval>;
 }
 
-/** Computes the agreement report over the pairs both label sets contain. */
+/** Options of {@link agreement}. */
+export interface AgreementOptions {
+  /** Bootstrap resamples of the intervals (default 1,000); 0 leaves the intervals out. */
+  samples?: number;
+  /** Seed of the bootstrap (default 42). */
+  seed?: number;
+}
+
+/** How the intervals are computed, said in every output. */
+export const AGREEMENT_BOOTSTRAP_METHOD =
+  'percentile bootstrap over topics: topics drawn with replacement, each with all its pairs';
+
+/** Every coefficient of a confusion matrix over `labels` (ascending). */
+export function agreementCoefficients(
+  matrix: readonly (readonly number[])[],
+  labels: readonly number[],
+): AgreementCoefficients {
+  return {
+    exactAgreement: exactAgreementFromTable(matrix),
+    cohenKappa: {
+      unweighted: cohenKappaFromTable(matrix, 'none'),
+      linear: cohenKappaFromTable(matrix, 'linear'),
+      quadratic: cohenKappaFromTable(matrix, 'quadratic'),
+    },
+    krippendorffAlpha: {
+      nominal: krippendorffAlphaFromTable(matrix, labels, 'nominal'),
+      ordinal: krippendorffAlphaFromTable(matrix, labels, 'ordinal'),
+      interval: krippendorffAlphaFromTable(matrix, labels, 'interval'),
+    },
+    fleissKappa: fleissKappaFromTable(matrix),
+    gwet: {
+      ac1: gwetACFromTable(matrix, 'none'),
+      ac2: {
+        linear: gwetACFromTable(matrix, 'linear'),
+        quadratic: gwetACFromTable(matrix, 'quadratic'),
+      },
+    },
+    pabak: pabakFromTable(matrix),
+  };
+}
+
+/** The coefficients as a flat list, in a fixed order, and back. */
+function flatten(c: AgreementCoefficients): number[] {
+  return [
+    c.exactAgreement,
+    c.cohenKappa.unweighted,
+    c.cohenKappa.linear,
+    c.cohenKappa.quadratic,
+    c.krippendorffAlpha.nominal,
+    c.krippendorffAlpha.ordinal,
+    c.krippendorffAlpha.interval,
+    c.fleissKappa,
+    c.gwet.ac1,
+    c.gwet.ac2.linear,
+    c.gwet.ac2.quadratic,
+    c.pabak,
+  ];
+}
+
+function unflatten<T>(v: readonly T[]): AgreementCoefficients<T> {
+  return {
+    exactAgreement: v[0]!,
+    cohenKappa: { unweighted: v[1]!, linear: v[2]!, quadratic: v[3]! },
+    krippendorffAlpha: { nominal: v[4]!, ordinal: v[5]!, interval: v[6]! },
+    fleissKappa: v[7]!,
+    gwet: { ac1: v[8]!, ac2: { linear: v[9]!, quadratic: v[10]! } },
+    pabak: v[11]!,
+  };
+}
+
+/**
+ * Topic-clustered bootstrap intervals of every coefficient: `samples` resamples of the
+ * topics (each with all its pairs), the coefficients of the summed confusion matrices, and
+ * their percentile interval (see clusterBootstrap in @assay/stats).
+ */
+export function agreementIntervals(
+  tables: readonly (readonly (readonly number[])[])[],
+  labels: readonly number[],
+  samples: number,
+  seed: number,
+  level = 0.95,
+): AgreementCoefficients<Interval> {
+  const k = labels.length;
+  const sum = Array.from({ length: k }, () => new Array<number>(k).fill(0));
+  const found = clusterBootstrap(
+    [tables.length],
+    ([counts]) => {
+      for (const row of sum) row.fill(0);
+      tables.forEach((t, c) => {
+        const times = counts![c]!;
+        if (times === 0) return;
+        for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) sum[i]![j]! += times * t[i]![j]!;
+      });
+      return flatten(agreementCoefficients(sum, labels));
+    },
+    { samples, seed, level },
+  );
+  return unflatten(found.map((f): Interval => [f.lower, f.upper]));
+}
+
+/**
+ * Computes the agreement report over the pairs both label sets contain, with
+ * topic-clustered bootstrap intervals unless `options.samples` is 0.
+ */
 export function agreement(
   a: Grades,
   b: Grades,
   scale: GradeScale,
   clipped = { a: 0, b: 0 },
+  options: AgreementOptions = {},
 ): AgreementReport {
   const gradesA: number[] = [];
   const gradesB: number[] = [];
+  const labels = range(scale.min, scale.max);
+  const tables: number[][][] = [];
   let onlyA = 0;
   let onlyB = 0;
   for (const [qid, docs] of a) {
     const other = b.get(qid);
+    const ta: number[] = [];
+    const tb: number[] = [];
     for (const [docno, grade] of docs) {
       const g = other?.get(docno);
       if (g === undefined) onlyA++;
       else {
-        gradesA.push(grade);
-        gradesB.push(g);
+        ta.push(grade);
+        tb.push(g);
       }
     }
+    if (ta.length === 0) continue;
+    gradesA.push(...ta);
+    gradesB.push(...tb);
+    tables.push(confusionMatrix(ta, tb, labels).matrix);
   }
   for (const [qid, docs] of b) {
     const other = a.get(qid);
     for (const docno of docs.keys()) if (other?.get(docno) === undefined) onlyB++;
   }
-  const labels = range(scale.min, scale.max);
-  const pair = [gradesA, gradesB];
-  return {
+  const confusion = confusionMatrix(gradesA, gradesB, labels);
+  const samples = options.samples ?? CLUSTER_BOOTSTRAP_SAMPLES;
+  const seed = options.seed ?? 42;
+  const report: AgreementReport = {
     n: gradesA.length,
     onlyA,
     onlyB,
     scale,
     clipped,
-    exactAgreement: exactAgreement(gradesA, gradesB),
-    cohenKappa: {
-      unweighted: cohenKappa(gradesA, gradesB, { weights: 'none', labels }),
-      linear: cohenKappa(gradesA, gradesB, { weights: 'linear', labels }),
-      quadratic: cohenKappa(gradesA, gradesB, { weights: 'quadratic', labels }),
-    },
-    krippendorffAlpha: {
-      nominal: krippendorffAlpha(pair, 'nominal'),
-      ordinal: krippendorffAlpha(pair, 'ordinal'),
-      interval: krippendorffAlpha(pair, 'interval'),
-    },
-    binarized: binarizedKappas(gradesA, gradesB, labels).map((b) => ({
-      ...b,
-      alpha: krippendorffAlpha(
-        [
-          gradesA.map((g) => (g >= b.threshold ? 1 : 0)),
-          gradesB.map((g) => (g >= b.threshold ? 1 : 0)),
-        ],
-        'ordinal',
-      ),
-    })),
-    confusion: confusionMatrix(gradesA, gradesB, labels),
+    ...agreementCoefficients(confusion.matrix, labels),
+    binarized: binarizedKappas(gradesA, gradesB, labels).map((b) => {
+      const ba = gradesA.map((g) => (g >= b.threshold ? 1 : 0));
+      const bb = gradesB.map((g) => (g >= b.threshold ? 1 : 0));
+      return {
+        ...b,
+        alpha: krippendorffAlpha([ba, bb], 'ordinal'),
+        ac1: gwetAC(ba, bb, { labels: [0, 1] }),
+      };
+    }),
+    confusion,
   };
+  if (samples > 0 && tables.length > 0) {
+    report.bootstrap = {
+      method: AGREEMENT_BOOTSTRAP_METHOD,
+      samples,
+      seed,
+      level: 0.95,
+      topics: tables.length,
+    };
+    report.intervals = agreementIntervals(tables, labels, samples, seed);
+  }
+  return report;
 }
 
 function range(min: number, max: number): number[] {
@@ -136,19 +288,46 @@ export function agreementText(
     : '';
   lines.push(`scale: ${r.scale.min}-${r.scale.max}${clipNote}`);
   lines.push('');
-  lines.push(`exact agreement        ${f4(r.exactAgreement)}`);
-  lines.push(
-    `Cohen's kappa          unweighted ${f4(r.cohenKappa.unweighted)}   linear ${f4(r.cohenKappa.linear)}   quadratic ${f4(r.cohenKappa.quadratic)}`,
-  );
-  lines.push(
-    `Krippendorff's alpha   nominal ${f4(r.krippendorffAlpha.nominal)}   ordinal ${f4(r.krippendorffAlpha.ordinal)}   interval ${f4(r.krippendorffAlpha.interval)}`,
-  );
+  const ci = (get: (c: AgreementCoefficients<Interval>) => Interval): string => {
+    if (!r.intervals) return '';
+    const [lo, hi] = get(r.intervals);
+    return ` [${f4(lo)}, ${f4(hi)}]`;
+  };
+  const rows: Array<[string, number, (c: AgreementCoefficients<Interval>) => Interval]> = [
+    ['exact agreement', r.exactAgreement, (c) => c.exactAgreement],
+    ["Cohen's kappa", r.cohenKappa.unweighted, (c) => c.cohenKappa.unweighted],
+    ['  linear', r.cohenKappa.linear, (c) => c.cohenKappa.linear],
+    ['  quadratic', r.cohenKappa.quadratic, (c) => c.cohenKappa.quadratic],
+    ["Krippendorff's alpha", r.krippendorffAlpha.nominal, (c) => c.krippendorffAlpha.nominal],
+    ['  ordinal', r.krippendorffAlpha.ordinal, (c) => c.krippendorffAlpha.ordinal],
+    ['  interval', r.krippendorffAlpha.interval, (c) => c.krippendorffAlpha.interval],
+    ["Fleiss' kappa", r.fleissKappa, (c) => c.fleissKappa],
+    ["Gwet's AC1", r.gwet.ac1, (c) => c.gwet.ac1],
+    ['  AC2 linear', r.gwet.ac2.linear, (c) => c.gwet.ac2.linear],
+    ['  AC2 quadratic', r.gwet.ac2.quadratic, (c) => c.gwet.ac2.quadratic],
+    ['PABAK', r.pabak, (c) => c.pabak],
+  ];
+  if (r.bootstrap)
+    lines.push(
+      `95% intervals: ${r.bootstrap.method}; ${r.bootstrap.samples} resamples of ${r.bootstrap.topics} topics, seed ${r.bootstrap.seed}`,
+      '',
+    );
+  for (const [name, value, get] of rows) {
+    // Cohen's kappa and Krippendorff's alpha head their variants: unweighted, nominal.
+    const first =
+      name === "Cohen's kappa"
+        ? ' (unweighted)'
+        : name === "Krippendorff's alpha"
+          ? ' (nominal)'
+          : '';
+    lines.push(`${`${name}${first}`.padEnd(32)}${f4(value).padStart(8)}${ci(get)}`);
+  }
   lines.push('');
   lines.push('binarised (relevant = grade >= t)');
-  lines.push('  t   kappa    alpha    agreement');
+  lines.push('  t   kappa    alpha      AC1    agreement');
   for (const b of r.binarized) {
     lines.push(
-      `  ${String(b.threshold).padEnd(3)} ${f4(b.kappa).padStart(7)}  ${f4(b.alpha).padStart(7)}  ${f4(b.agreement).padStart(9)}`,
+      `  ${String(b.threshold).padEnd(3)} ${f4(b.kappa).padStart(7)}  ${f4(b.alpha).padStart(7)}  ${f4(b.ac1).padStart(7)}  ${f4(b.agreement).padStart(9)}`,
     );
   }
   lines.push('');

@@ -1,7 +1,13 @@
 // The HTML report of `assay compare`: one self-contained file (inline CSS and SVG drawn
 // here; no scripts, fonts or anything fetched). Every string from users' files (run tags,
 // topic ids, measure names, paths) goes through escapeHtml.
-import { highlightedPair, RBO_P, type Comparison } from './compare.js';
+import {
+  highlightedPair,
+  RBO_P,
+  type Comparison,
+  type RankCoefficient,
+  type RankCorrelation,
+} from './compare.js';
 import {
   ciLine,
   f4,
@@ -253,16 +259,32 @@ function slopeChart(report: CompareReport, measure: string): string {
 
 function agreementSection(report: CompareReport): string {
   const [qa, qb] = report.leaderboards.map((l) => l.qrels);
+  const settings = report.rankCorrelationSettings;
+  const cell = (r: RankCorrelation, k: RankCoefficient) => {
+    const v = r[k];
+    const ci = r.ci?.[k];
+    if (v === undefined) return '<td>n/a</td>';
+    return `<td>${f4(v)}${ci ? `<br><span class="meta">[${f4(ci[0])}, ${f4(ci[1])}]</span>` : ''}</td>`;
+  };
+  const keys: RankCoefficient[] = [
+    'kendallTauB',
+    'tauAP',
+    'spearman',
+    'rbo',
+    'kendallTauTop',
+    'gapAwareTau',
+  ];
   const rows = Object.entries(report.rankCorrelation ?? {})
-    .map(
-      ([m, r]) =>
-        `<tr><td class="run">${e(m)}</td><td>${f4(r.kendallTauB)}</td><td>${f4(r.tauAP)}</td><td>${f4(r.spearman)}</td><td>${f4(r.rbo)}</td></tr>`,
-    )
+    .map(([m, r]) => `<tr><td class="run">${e(m)}</td>${keys.map((k) => cell(r, k)).join('')}</tr>`)
     .join('');
+  const intervals =
+    settings && settings.samples > 0
+      ? ` Under each coefficient, its 95% interval from a percentile bootstrap over topics (${settings.samples} resamples, seed ${settings.seed}; ${e(settings.resampling)}).`
+      : '';
   const parts = [
     '<section><h2>Leaderboard agreement</h2>',
-    `<p class="meta">Leaderboards <code>${e(qa!)}</code> and <code>${e(qb!)}</code>, computed from full-precision means; tau-AP takes <code>${e(qa!)}</code> as ground truth; RBO (p = ${RBO_P}) compares the two orderings, best first.</p>`,
-    `<table class="board"><tr><th class="run">measure</th><th>Kendall tau-b</th><th>tau-AP</th><th>Spearman</th><th>RBO</th></tr>${rows}</table>`,
+    `<p class="meta">Leaderboards <code>${e(qa!)}</code> and <code>${e(qb!)}</code>, computed from full-precision means; tau-AP takes <code>${e(qa!)}</code> as ground truth; RBO (p = ${RBO_P}) compares the two orderings, best first; tau@k is Kendall tau-b over the top ${settings?.topRuns ?? 'k'} runs of <code>${e(qa!)}</code>; the gap-aware tau charges a swap of runs within ${settings?.tolerance ?? 'the tolerance'} of each other in proportion to their gap.${intervals}</p>`,
+    `<table class="board"><tr><th class="run">measure</th><th>Kendall tau-b</th><th>tau-AP</th><th>Spearman</th><th>RBO</th><th>tau@${settings?.topRuns ?? 'k'}</th><th>gap tau</th></tr>${rows}</table>`,
   ];
   for (const m of report.leaderboards[0]!.comparison.measures) {
     parts.push(`<h3>${e(m)} rankings</h3>`, slopeChart(report, m));

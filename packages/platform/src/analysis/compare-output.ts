@@ -1,4 +1,9 @@
-import { correlateLeaderboards, type RankCorrelation } from './compare.js';
+import {
+  CORRELATION_DEFAULTS,
+  correlateLeaderboards,
+  type CorrelationSettings,
+  type RankCorrelation,
+} from './compare.js';
 import { comparisonHtml } from './compare-html.js';
 import {
   comparisonCsv,
@@ -21,14 +26,30 @@ export type CompareFormat = (typeof COMPARE_FORMATS)[number];
 export function comparisonReport(
   leaderboards: CompareReport['leaderboards'],
   measures: readonly string[],
+  correlation: Partial<CorrelationSettings> = {},
 ): CompareReport {
   const report: CompareReport = { leaderboards };
   if (leaderboards.length === 2) {
     const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
+    const settings: CorrelationSettings = {
+      ...CORRELATION_DEFAULTS,
+      seed: a.comparison.seed,
+      ...correlation,
+    };
+    const paired =
+      a.comparison.topicIds.length === b.comparison.topicIds.length &&
+      a.comparison.topicIds.every((t, i) => b.comparison.topicIds[i] === t);
+    report.rankCorrelationSettings = {
+      ...settings,
+      level: 0.95,
+      resampling: paired
+        ? 'topics drawn with replacement, the same draw for both leaderboards'
+        : "each leaderboard's topics drawn with replacement on their own",
+    };
     report.rankCorrelation = Object.fromEntries(
       measures.map((m): [string, RankCorrelation] => [
         m,
-        correlateLeaderboards(a.comparison, b.comparison, m),
+        correlateLeaderboards(a.comparison, b.comparison, m, settings),
       ]),
     );
   }

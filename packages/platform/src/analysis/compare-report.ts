@@ -1,7 +1,13 @@
 // Renders comparisons (`assay compare`, stored comparison reports) as an aligned text
 // table, JSON, CSV and LaTeX; the HTML report is in compare-html.ts. Every format states
 // the topic handling and the test.
-import { BOOTSTRAP_SAMPLES, RBO_P, type Comparison, type RankCorrelation } from './compare.js';
+import {
+  BOOTSTRAP_SAMPLES,
+  RBO_P,
+  type Comparison,
+  type RankCoefficient,
+  type RankCorrelation,
+} from './compare.js';
 
 /** What `assay compare` renders: one leaderboard per qrels file, and with two, their agreement. */
 export interface CompareReport {
@@ -9,6 +15,36 @@ export interface CompareReport {
   leaderboards: Array<{ qrels: string; comparison: Comparison }>;
   /** Per measure, with two leaderboards. */
   rankCorrelation?: Record<string, RankCorrelation>;
+  /** With two leaderboards: tau at the top k, the gap-aware tau's tolerance, the intervals' bootstrap. */
+  rankCorrelationSettings?: RankCorrelationSettings;
+}
+
+/** How the rank correlations of a report were computed. */
+export interface RankCorrelationSettings {
+  topRuns: number;
+  tolerance: number;
+  samples: number;
+  seed: number;
+  level: number;
+  resampling: string;
+}
+
+/** A coefficient with its interval when there is one: `0.8901 [0.7582, 0.9560]`. */
+function withCi(r: RankCorrelation, k: RankCoefficient): string {
+  const v = r[k];
+  const ci = r.ci?.[k];
+  return v === undefined ? 'n/a' : ci ? `${f4(v)} [${f4(ci[0])}, ${f4(ci[1])}]` : f4(v);
+}
+
+/** One line naming how the coefficients and their intervals were computed. */
+function correlationSettingsLine(report: CompareReport): string {
+  const s = report.rankCorrelationSettings;
+  if (!s) return '';
+  const intervals =
+    s.samples > 0
+      ? `; 95% intervals: percentile bootstrap over topics, ${s.samples} resamples, seed ${s.seed} (${s.resampling})`
+      : '';
+  return `tau@${s.topRuns}: Kendall tau-b over the first leaderboard's top ${s.topRuns} runs; gap tau: swaps within ${s.tolerance} charged in proportion${intervals}`;
 }
 
 /** Four decimals, as trec_eval prints; n/a for NaN. */
@@ -134,7 +170,10 @@ export function comparisonJson(report: CompareReport): string {
             qrels: l.qrels,
             ...leaderboardJson(l.comparison),
           })),
-          rankCorrelationMethod: `from full-precision means: Kendall tau-b, tau-AP with the first qrels as ground truth, Spearman's rho, RBO (p = ${RBO_P}) of the two orderings`,
+          rankCorrelationMethod: `from full-precision means: Kendall tau-b, tau-AP with the first qrels as ground truth, Spearman's rho, RBO (p = ${RBO_P}) of the two orderings, Kendall tau-b over the first qrels' top runs (kendallTauTop), gap-aware tau (gapAwareTau)`,
+          ...(report.rankCorrelationSettings
+            ? { rankCorrelationSettings: report.rankCorrelationSettings }
+            : {}),
           rankCorrelation: report.rankCorrelation,
         };
   return `${JSON.stringify(value, null, 2)}\n`;
@@ -236,10 +275,17 @@ function correlationText(report: CompareReport): string[] {
   const lines = [
     `rank correlation of the two leaderboards (full-precision means; tau-AP with the first qrels as ground truth; RBO p = ${RBO_P}):`,
   ];
+  const settings = correlationSettingsLine(report);
+  if (settings) lines.push(settings);
+  const k = report.rankCorrelationSettings?.topRuns;
   for (const [m, r] of Object.entries(report.rankCorrelation ?? {})) {
     lines.push(
-      `  ${m}: Kendall tau-b ${f4(r.kendallTauB)}   tau-AP ${f4(r.tauAP)}   Spearman ${f4(r.spearman)}   RBO ${f4(r.rbo)}`,
+      `  ${m}: Kendall tau-b ${withCi(r, 'kendallTauB')}   tau-AP ${withCi(r, 'tauAP')}   Spearman ${withCi(r, 'spearman')}   RBO ${withCi(r, 'rbo')}`,
     );
+    if (r.kendallTauTop !== undefined)
+      lines.push(
+        `  ${' '.repeat(m.length)}  tau@${k} ${withCi(r, 'kendallTauTop')}   gap tau ${withCi(r, 'gapAwareTau')}`,
+      );
   }
   return lines;
 }
@@ -271,7 +317,8 @@ function csvCell(v: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-function csvLine(cells: unknown[]): string {
+/** One CSV line; text cells a spreadsheet would read as a formula get a leading quote. */
+export function csvLine(cells: unknown[]): string {
   return cells.map(csvCell).join(',');
 }
 
@@ -365,9 +412,25 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
     }
   }
   if (two) {
-    lines.push('', csvLine(['measure', 'kendall_tau_b', 'tau_ap', 'spearman', 'rbo']));
+    const names: Array<[RankCoefficient, string]> = [
+      ['kendallTauB', 'kendall_tau_b'],
+      ['tauAP', 'tau_ap'],
+      ['spearman', 'spearman'],
+      ['rbo', 'rbo'],
+      ['kendallTauTop', 'kendall_tau_top'],
+      ['gapAwareTau', 'gap_aware_tau'],
+    ];
+    lines.push(
+      '',
+      csvLine(['measure', ...names.flatMap(([, n]) => [n, `${n}_ci_lower`, `${n}_ci_upper`])]),
+    );
     for (const [m, r] of Object.entries(report.rankCorrelation ?? {})) {
-      lines.push(csvLine([m, r.kendallTauB, r.tauAP, r.spearman, r.rbo]));
+      lines.push(
+        csvLine([
+          m,
+          ...names.flatMap(([k]) => [r[k] ?? '', r.ci?.[k][0] ?? '', r.ci?.[k][1] ?? '']),
+        ]),
+      );
     }
   }
   if (title !== undefined) lines.unshift(csvLine(['title']), csvLine([title]), '');
@@ -447,13 +510,14 @@ export function comparisonLatex(report: CompareReport, title?: string): string {
   if (report.rankCorrelation) {
     parts.push(
       `% Rank correlation of the two leaderboards from full-precision means; tau-AP with the first qrels (${latexEscape(report.leaderboards[0]!.qrels)}) as ground truth; RBO p = ${RBO_P}.`,
-      '\\begin{tabular}{lrrrr}',
+      ...(report.rankCorrelationSettings ? [`% ${correlationSettingsLine(report)}`] : []),
+      '\\begin{tabular}{lrrrrrr}',
       '\\toprule',
-      'Measure & Kendall $\\tau_b$ & $\\tau_{AP}$ & Spearman $\\rho$ & RBO \\\\',
+      `Measure & Kendall $\\tau_b$ & $\\tau_{AP}$ & Spearman $\\rho$ & RBO & $\\tau_b$@${report.rankCorrelationSettings?.topRuns ?? 'k'} & gap $\\tau$ \\\\`,
       '\\midrule',
       ...Object.entries(report.rankCorrelation).map(
         ([m, r]) =>
-          `${latexEscape(m)} & ${f4(r.kendallTauB)} & ${f4(r.tauAP)} & ${f4(r.spearman)} & ${f4(r.rbo)} \\\\`,
+          `${latexEscape(m)} & ${f4(r.kendallTauB)} & ${f4(r.tauAP)} & ${f4(r.spearman)} & ${f4(r.rbo)} & ${r.kendallTauTop === undefined ? '--' : f4(r.kendallTauTop)} & ${r.gapAwareTau === undefined ? '--' : f4(r.gapAwareTau)} \\\\`,
       ),
       '\\bottomrule',
       '\\end{tabular}',

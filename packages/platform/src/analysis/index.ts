@@ -8,7 +8,13 @@ export {
   bootstrapMeanIntervals,
   compareRuns,
   CompareError,
+  CORRELATION_DEFAULTS,
+  correlateLeaderboards,
   correlateMeans,
+  leaderboardOf,
+  type CorrelatedLeaderboard,
+  type CorrelationSettings,
+  type RankCoefficient,
   type CompareSettings,
   type Comparison,
   type LeaderboardRow,
@@ -38,7 +44,9 @@ export {
   comparisonJson,
   comparisonLatex,
   comparisonTable,
+  csvLine,
   type CompareReport,
+  type RankCorrelationSettings,
 } from './compare-report.js';
 /** A comparison as one self-contained HTML page. */
 export { comparisonHtml } from './compare-html.js';
@@ -55,9 +63,67 @@ export { testableMeasures, type TestableMeasures } from './measures.js';
 /** Agreement between two label sets and its text rendering. */
 export {
   agreement,
+  agreementCoefficients,
+  agreementIntervals,
+  AGREEMENT_BOOTSTRAP_METHOD,
   agreementText,
   observedScale,
+  type AgreementBootstrap,
+  type AgreementCoefficients,
+  type AgreementOptions,
+  type Interval,
   type AgreementReport,
   type GradeScale,
   type Grades,
 } from './agreement.js';
+/** Prediction-powered leaderboards (PPI++) from a few human labels and LLM labels on everything. */
+export {
+  pairUnits,
+  PPI_DEFAULTS,
+  PPI_SAMPLINGS,
+  PpiError,
+  ppiLeaderboard,
+  ppiMethod,
+  topicUnits,
+  type PpiInterval,
+  type PpiPair,
+  type PpiReport,
+  type PpiRow,
+  type PpiSampling,
+  type PpiSettings,
+  type PpiUnits,
+  type UnitValues,
+} from './ppi.js';
+export { PPI_FORMATS, ppiCsv, ppiJson, ppiText, renderPpi, type PpiFormat } from './ppi-output.js';
+/** The topics or pairs people label for an estimate: seeded, uniform or stratified. */
+export { sampleSize, sampleUnits } from './ppi-sample.js';
+/** The judge-quality report: judges against human labels or each other, drift, bias probes. */
+export {
+  gradeUsage,
+  judgeReport,
+  JudgeReportError,
+  RARE_GRADE_SHARE,
+  type GradeUsage,
+  type JudgeCost,
+  type JudgeDrift,
+  type JudgePanel,
+  type JudgeReport,
+  type JudgeReportInput,
+  type JudgeSection,
+  type LengthBias,
+  type NamedGrades,
+} from './judge-report.js';
+export {
+  JUDGE_REPORT_FORMATS,
+  judgeReportHtml,
+  judgeReportJson,
+  judgeReportText,
+  renderJudgeReport,
+  type JudgeReportFormat,
+} from './judge-report-output.js';
+/** Position-swap consistency of comparative answer judging. */
+export {
+  positionSwapConsistency,
+  type PositionSwapReport,
+  type SwapCriterion,
+} from './position-swap.js';

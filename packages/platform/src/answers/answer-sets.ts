@@ -1,6 +1,8 @@
 // Responses and score sets as stored resources: importing a responses file as a response
 // set, scoring it with a judge (or importing a score file made by `assay answers score`)
 // into a score set, reading both back, and the report of a score set.
+import { positionSwapConsistency, type PositionSwapReport } from '../analysis/position-swap.js';
+import type { AnswerScoreLine } from './answer-files.js';
 import {
   createResponseSet,
   createScoreSet,
@@ -435,4 +437,35 @@ export async function scoreSetAgreement(
       .filter((r) => r.scores !== null)
       .map((r) => ({ topic: r.topicId, system: r.system, trial: r.trial, scores: r.scores! }));
   return answerScoreAgreement(await rowsOf(a), await rowsOf(b), scale);
+}
+
+/**
+ * Position-swap consistency of two comparative score sets of the same answers (scored with
+ * different seeds, so different orders): see positionSwapConsistency. Failed rows and rows
+ * without a position letter (pointwise scoring) are left out; two pointwise sets give no topic.
+ */
+export async function scoreSetPositionSwap(
+  db: Queryable,
+  a: number,
+  b: number,
+): Promise<PositionSwapReport> {
+  const [setA, setB] = [await resolveScoreSet(db, a), await resolveScoreSet(db, b)];
+  if (setA.responseSetId !== setB.responseSetId)
+    throw new PlatformError(
+      'invalid_input',
+      `score sets ${a} and ${b} grade different response sets`,
+    );
+  const rowsOf = async (id: number): Promise<AnswerScoreLine[]> =>
+    (await listAnswerScores(db, id))
+      .filter((r) => r.scores !== null && r.label !== null)
+      .map((r) => ({
+        topic: r.topicId,
+        system: r.system,
+        trial: r.trial,
+        scores: r.scores!,
+        justification: r.justification ?? '',
+        label: r.label!,
+      }));
+  // Pointwise score sets have no positions: no topic in common, nothing swapped.
+  return positionSwapConsistency(await rowsOf(a), await rowsOf(b));
 }

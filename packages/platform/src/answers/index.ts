@@ -42,6 +42,7 @@ export {
   removeScoreSet,
   scoreResponseSet,
   scoreSetAgreement,
+  scoreSetPositionSwap,
   scoreSetReport,
   type AnswerScoreRow,
   type ImportResponseSetInput,

@@ -1,0 +1,360 @@
+import { writeFileSync } from 'node:fs';
+import {
+  COMPARE_CORRECTIONS,
+  pairUnits,
+  PPI_DEFAULTS,
+  PPI_FORMATS,
+  PPI_SAMPLINGS,
+  PpiError,
+  ppiLeaderboard,
+  renderPpi,
+  sampleSize,
+  sampleUnits,
+  testableMeasures,
+  topicUnits,
+  type PpiFormat,
+  type PpiSampling,
+  type PpiUnits,
+} from '@assay/platform/analysis';
+import type { PValueAdjustment } from '@assay/stats';
+import { formatTopicsTsv, parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
+import { evaluateRunFiles, readText } from './evaluate-files.js';
+import { EXIT } from './exit-codes.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { CliError, type CommandIo } from './io.js';
+
+const DEFAULT_MEASURE = 'nDCG@10';
+
+const OPTIONS: OptionSpec[] = [
+  {
+    long: 'human',
+    key: 'human',
+    takesValue: true,
+    arg: 'QRELS',
+    help: `people's labels: every judged pair of a random sample of topics (or,
+with --sampling pairs, a random sample of the LLM's pairs)`,
+  },
+  {
+    long: 'llm',
+    key: 'llm',
+    takesValue: true,
+    arg: 'QRELS',
+    help: "the LLM's labels on every topic; the estimates are of the mean over its topics",
+  },
+  {
+    short: 'm',
+    long: 'measure',
+    key: 'm',
+    takesValue: true,
+    arg: 'MEASURE',
+    help: `as in assay eval (default ${DEFAULT_MEASURE}); repeatable; the first orders the leaderboard`,
+  },
+  {
+    long: 'sampling',
+    key: 'sampling',
+    takesValue: true,
+    arg: 'S',
+    help: `topics (default: people labelled whole topics) or pairs (a sample of
+the LLM's pairs; only measures linear in the labels: P@k, SetP, dcg,
+Judged@k)`,
+  },
+  {
+    long: 'alpha',
+    key: 'alpha',
+    takesValue: true,
+    arg: 'A',
+    help: 'intervals at level 1 - A; a difference is significant when its corrected p < A (0.05)',
+  },
+  {
+    long: 'correction',
+    key: 'correction',
+    takesValue: true,
+    arg: 'C',
+    help: 'holm (default), bonferroni, bh or none; one family per measure',
+  },
+  {
+    long: 'target-half-width',
+    key: 'target',
+    takesValue: true,
+    arg: 'H',
+    help: 'say how many labelled topics (pairs) each estimate likely needs for a half-width of H',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    takesValue: true,
+    arg: 'F',
+    help: 'text (default), json or csv',
+  },
+  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
+
+const SAMPLE_OPTIONS: OptionSpec[] = [
+  {
+    long: 'llm',
+    key: 'llm',
+    takesValue: true,
+    arg: 'QRELS',
+    help: "the LLM's labels: the topics (and pairs) to choose from",
+  },
+  {
+    long: 'topics',
+    key: 'topics',
+    takesValue: true,
+    arg: 'N',
+    help: 'choose N topics, or a fraction of them (0.3)',
+  },
+  {
+    long: 'pairs',
+    key: 'pairs',
+    takesValue: true,
+    arg: 'N',
+    help: "choose N of the LLM's labelled pairs, or a fraction of them",
+  },
+  {
+    long: 'seed',
+    key: 'seed',
+    takesValue: true,
+    arg: 'S',
+    help: 'seed of the choice (default 42)',
+  },
+  {
+    long: 'stratify',
+    key: 'stratify',
+    takesValue: false,
+    help: `topics: spread the choice over the LLM's per-topic scores (the mean
+over RUNs of the first -m measure under --llm); each topic keeps the
+same chance of being chosen`,
+  },
+  {
+    short: 'm',
+    long: 'measure',
+    key: 'm',
+    takesValue: true,
+    arg: 'MEASURE',
+    help: `the score --stratify orders topics by (default ${DEFAULT_MEASURE})`,
+  },
+  {
+    long: 'format',
+    key: 'format',
+    takesValue: true,
+    arg: 'F',
+    help: `items (default): topic<TAB>docno of every LLM-labelled pair to label
+(a campaign's item list, as assay pool writes); ids: one topic id a
+line; topics: the chosen topics of --topic-file as id<TAB>text`,
+  },
+  {
+    long: 'topic-file',
+    key: 'topicFile',
+    takesValue: true,
+    arg: 'FILE',
+    help: 'the topics (any format assay import topics reads), for --format topics',
+  },
+  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
+  { short: 'h', long: 'help', key: 'h', takesValue: false },
+];
+
+export const PPI_USAGE = `Usage: assay ppi --human QRELS --llm QRELS [-m MEASURE]... [options] RUN...
+       assay ppi sample --llm QRELS (--topics N | --pairs N) [--seed S] [--stratify -m MEASURE RUN...]
+
+A leaderboard from a few human labels and LLM labels on everything: prediction-powered
+inference (PPI++). Per run and measure: the estimate of the mean over every LLM-labelled
+topic with its interval, the weight lambda of the LLM labels (tuned in [0, 1] to minimise
+the variance), the human-only estimate and interval from the labelled topics, and the
+LLM-only mean; per measure every pair of runs: the estimated difference, its interval and
+a two-sided test, corrected over the measure's pairs. Measures per topic are computed as
+assay eval -c computes them (a topic a run lacks scores 0).
+
+${optionsHelp(OPTIONS)}
+
+assay ppi sample chooses what people label: topics (uniformly, or spread over the LLM's
+per-topic scores with --stratify) or pairs, seeded; a summary goes to stderr.
+
+${optionsHelp(SAMPLE_OPTIONS)}
+
+Exit codes: 1 usage (bad options, too few human topics, a measure pair sampling cannot
+estimate), 2 unreadable or malformed files, or human labels outside the LLM's.`;
+
+/** `assay ppi` and `assay ppi sample`. */
+export async function ppiCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  if (argv[0] === 'sample') return sampleCommand(argv.slice(1), io);
+  const { options, positionals } = getopt(argv, OPTIONS);
+  if (options.has('h')) {
+    io.stdout(`${PPI_USAGE}\n`);
+    return 0;
+  }
+  const last = (key: string) => options.get(key)?.at(-1);
+  const humanPath = last('human');
+  const llmPath = last('llm');
+  if (humanPath === undefined || llmPath === undefined)
+    throw new UsageError('give --human QRELS and --llm QRELS');
+  if (positionals.length === 0) throw new UsageError('give at least one RUN');
+  const sampling = (last('sampling') ?? 'topics') as PpiSampling;
+  if (!PPI_SAMPLINGS.includes(sampling))
+    throw new UsageError(`--sampling must be topics or pairs, not '${sampling}'`);
+  const format = (last('format') ?? 'text') as PpiFormat;
+  if (!PPI_FORMATS.includes(format))
+    throw new UsageError(`--format must be text, json or csv, not '${format}'`);
+  const alpha = numberOption(last('alpha'), '--alpha') ?? PPI_DEFAULTS.alpha;
+  if (!(alpha > 0 && alpha < 1)) throw new UsageError('--alpha must lie between 0 and 1');
+  const correction = (last('correction') ?? PPI_DEFAULTS.correction) as PValueAdjustment;
+  if (!(COMPARE_CORRECTIONS as readonly string[]).includes(correction))
+    throw new UsageError(`--correction must be holm, bonferroni, bh or none, not '${correction}'`);
+  const target = numberOption(last('target'), '--target-half-width');
+  if (target !== undefined && !(target > 0))
+    throw new UsageError('--target-half-width must be above 0');
+  const specs = options.get('m') ?? [DEFAULT_MEASURE];
+  const human = parseQrels(readText(humanPath), humanPath);
+  const llm = parseQrels(readText(llmPath), llmPath);
+
+  let units: PpiUnits;
+  try {
+    if (sampling === 'pairs') {
+      const runs = positionals.map((path) => parseRun(readText(path), path));
+      units = pairUnits(human, llm, runs, specs);
+    } else {
+      const { measures, skipped } = testableMeasures(specs);
+      if (skipped.length > 0)
+        io.stderr(`assay ppi: skipping ${skipped.join(', ')} (not a mean of per-topic values)\n`);
+      if (measures.length === 0)
+        throw new UsageError('none of the measures is a mean of per-topic values');
+      const evaluate = async (qrels: Qrels) =>
+        (
+          await evaluateRunFiles(
+            qrels,
+            positionals,
+            specs,
+            { completeTopics: true },
+            io.parallelism,
+          )
+        ).map((r) => r.result);
+      units = topicUnits(await evaluate(human), await evaluate(llm), measures);
+    }
+  } catch (error) {
+    if (error instanceof PpiError)
+      throw new CliError(
+        error.message,
+        /LLM label|LLM labels do not/.test(error.message) ? EXIT.invalidInput : EXIT.usage,
+      );
+    throw error;
+  }
+  const report = ppiLeaderboard(units, {
+    alpha,
+    correction,
+    ...(target === undefined ? {} : { targetHalfWidth: target }),
+  });
+  write(renderPpi(report, format), last('out'), io);
+  return 0;
+}
+
+/** `assay ppi sample`: the topics or pairs people label. */
+async function sampleCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  const { options, positionals } = getopt(argv, SAMPLE_OPTIONS);
+  if (options.has('h')) {
+    io.stdout(`${PPI_USAGE}\n`);
+    return 0;
+  }
+  const last = (key: string) => options.get(key)?.at(-1);
+  const llmPath = last('llm');
+  if (llmPath === undefined) throw new UsageError('give --llm QRELS: the labels to choose from');
+  const topicsArg = last('topics');
+  const pairsArg = last('pairs');
+  if ((topicsArg === undefined) === (pairsArg === undefined))
+    throw new UsageError('give either --topics N or --pairs N');
+  const seed = numberOption(last('seed'), '--seed') ?? 42;
+  if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be an integer');
+  const format = last('format') ?? 'items';
+  if (!['items', 'ids', 'topics'].includes(format))
+    throw new UsageError(`--format must be items, ids or topics, not '${format}'`);
+  const llm = parseQrels(readText(llmPath), llmPath);
+  const judged = (topic: string) =>
+    [...(llm.get(topic) ?? new Map<string, number>())].filter(([, g]) => g >= 0).map(([d]) => d);
+  const topicIds = [...llm.keys()].sort();
+  let out: string;
+  try {
+    if (pairsArg !== undefined) {
+      if (options.has('stratify')) throw new UsageError('--stratify applies to --topics');
+      if (format !== 'items') throw new UsageError('pairs are written as items');
+      const pairs = topicIds.flatMap((t) => judged(t).map((d) => `${t}\t${d}`));
+      const count = sampleSize(sizeOption(pairsArg, '--pairs'), pairs.length);
+      const chosen = sampleUnits(pairs, count, seed);
+      io.stderr(`assay ppi sample: ${count} of ${pairs.length} pairs (seed ${seed}, uniform)\n`);
+      out = chosen.map((p) => `${p}\n`).join('');
+    } else {
+      const count = sampleSize(sizeOption(topicsArg!, '--topics'), topicIds.length);
+      let scores: Map<string, number> | undefined;
+      if (options.has('stratify')) {
+        if (positionals.length === 0)
+          throw new UsageError('--stratify needs RUNs whose LLM scores order the topics');
+        const measure = options.get('m')?.[0] ?? DEFAULT_MEASURE;
+        const evaluated = await evaluateRunFiles(
+          llm,
+          positionals,
+          [measure],
+          { completeTopics: true },
+          io.parallelism,
+        );
+        scores = new Map();
+        for (const { result } of evaluated) {
+          for (const t of result.topics)
+            scores.set(
+              t.qid,
+              (scores.get(t.qid) ?? 0) + (t.values[0] as number) / evaluated.length,
+            );
+        }
+      } else if (positionals.length > 0) throw new UsageError('RUNs are read with --stratify only');
+      const chosen = sampleUnits(topicIds, count, seed, scores);
+      const pairs = chosen.reduce((s, t) => s + judged(t).length, 0);
+      io.stderr(
+        `assay ppi sample: ${count} of ${topicIds.length} topics (seed ${seed}, ${scores ? 'stratified by the LLM score' : 'uniform'}): ${pairs} pairs to label\n`,
+      );
+      if (format === 'ids') out = chosen.map((t) => `${t}\n`).join('');
+      else if (format === 'topics') {
+        const file = last('topicFile');
+        if (file === undefined) throw new UsageError('--format topics needs --topic-file FILE');
+        const byId = new Map(parseTopics(readText(file), file).map((t) => [t.id, t]));
+        const missing = chosen.filter((t) => !byId.has(t));
+        if (missing.length > 0)
+          throw new CliError(
+            `${file}: no topic ${missing.slice(0, 5).join(', ')}`,
+            EXIT.invalidInput,
+          );
+        out = formatTopicsTsv(chosen.map((t) => byId.get(t)!));
+      } else out = chosen.flatMap((t) => judged(t).map((d) => `${t}\t${d}\n`)).join('');
+    }
+  } catch (error) {
+    if (error instanceof PpiError) throw new UsageError(error.message);
+    throw error;
+  }
+  write(out, last('out'), io);
+  return 0;
+}
+
+function sizeOption(text: string, name: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0)
+    throw new UsageError(`${name} must be a whole number or a fraction in (0, 1), not '${text}'`);
+  return value;
+}
+
+function numberOption(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new UsageError(`${name} must be a number, not '${text}'`);
+  return value;
+}
+
+function write(text: string, out: string | undefined, io: CommandIo): void {
+  if (out === undefined) {
+    io.stdout(text);
+    return;
+  }
+  try {
+    writeFileSync(out, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new CliError(`${out}: cannot write file (${code})`, EXIT.invalidInput);
+  }
+}
