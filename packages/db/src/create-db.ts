@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { Kysely } from 'kysely';
-import postgres from 'postgres';
 import { PGliteDialect } from './drivers/pglite-dialect.js';
 import { PGliteThread } from './drivers/pglite-thread.js';
 import { PostgresJsDialect } from './drivers/postgres-js-dialect.js';
@@ -69,21 +68,24 @@ export async function createDb(options: CreateDbOptions = {}): Promise<AssayDb> 
 }
 
 function openPostgres(databaseUrl: string, max: number): AssayDb {
-  const pool = postgres(databaseUrl, {
-    max,
-    onnotice: () => {},
-    connection: { application_name: 'assay' },
-    types: {
-      bigint: {
-        to: INT8_OID,
-        from: [INT8_OID],
-        serialize: (value: number | bigint) => String(value),
-        // Identity keys and counts stay far below 2^53.
-        parse: (value: string) => Number(value),
+  const dialect = new PostgresJsDialect({
+    url: databaseUrl,
+    maxConnections: max,
+    options: {
+      onnotice: () => {},
+      connection: { application_name: 'assay' },
+      types: {
+        bigint: {
+          to: INT8_OID,
+          from: [INT8_OID],
+          serialize: (value: number | bigint) => String(value),
+          // Identity keys and counts stay far below 2^53.
+          parse: (value: string) => Number(value),
+        },
       },
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresJsDialect({ sql: pool }) });
+  const db = new Kysely<Database>({ dialect });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 

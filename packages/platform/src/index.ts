@@ -31,6 +31,8 @@ export type {
 export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
 /** A health check's view of the database (ok, busy behind a long statement, down), within ~25 ms. */
 export { checkDatabaseHealth, type DatabaseHealth } from './database-health.js';
+/** Whether an error means the database cannot be reached right now (down, restarting): try again later. */
+export { isDatabaseUnavailable } from '@assay/db';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
 /** Words for a database's refusal of data by SQLSTATE (out of range, too long, NUL), naming no SQL. */
