@@ -135,6 +135,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** A wait that never keeps the test process alive on its own. */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
