@@ -182,7 +182,12 @@ export {
   type JudgeJobSummary,
 } from './judge-jobs.js';
 /** A worker's model endpoint client and pacing from the configuration. */
-export { hasJudgeEndpoint, judgeWorkerDeps, type JudgeEndpointOptions } from './judge-endpoint.js';
+export {
+  hasJudgeEndpoint,
+  judgeEndpointName,
+  judgeWorkerDeps,
+  type JudgeEndpointOptions,
+} from './judge-endpoint.js';
 /** The database call store: every LLM call kept, an answered one found again by its hash. */
 export { DbCallStore } from './call-store.js';
 /** How many tasks a judge worker claims at a time and holds at most. */

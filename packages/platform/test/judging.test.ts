@@ -193,7 +193,8 @@ forEachDatabase('judging with the database call store', (t) => {
     const faults: Record<string, Behaviour[]> = {
       'doc-0': [{ status: 429, retryAfter: '1' }],
       'doc-1': [{ status: 500 }, { status: 503 }],
-      'doc-2': [{ delayMs: 1_500, then: { reply: '{"grade": 0}' } }],
+      // Far past the client's timeout, which is far past any answer on a loaded machine.
+      'doc-2': [{ delayMs: 20_000, then: { reply: '{"grade": 0}' } }],
       'doc-3': [{ malformedBody: true }],
       'doc-4': [{ drop: true }],
     };
@@ -208,7 +209,7 @@ forEachDatabase('judging with the database call store', (t) => {
     });
     const { job: created } = await job(db, 'llm', items(8));
     const result = await runJudgeWorker(db, {
-      deps: depsFor(server.baseURL, 400),
+      deps: depsFor(server.baseURL, 3_000),
       concurrency: 8,
     });
     expect(result).toMatchObject({ stoppedBy: 'done', labelled: 6, failed: 2, lostLeases: 0 });
