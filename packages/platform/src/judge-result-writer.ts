@@ -60,6 +60,8 @@ export interface JudgeResultWriterOptions {
 export class JudgeResultWriter {
   private readonly queue: Queued[] = [];
   private draining: Promise<void> | undefined;
+  /** Calls whose answer the database refused, with the reason: their labels fail instead. */
+  private readonly unstorable = new Map<string, string>();
 
   constructor(
     private readonly db: Queryable,
@@ -111,6 +113,7 @@ export class JudgeResultWriter {
 
   /** Writes a group, waiting for the database as long as allowed; never throws. */
   private async write(group: Queued[]): Promise<void> {
+    group = group.map((q) => this.unlessUnstorable(q));
     for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
       try {
         const outcomes = await this.commit(group.map((q) => q.op));
@@ -140,6 +143,28 @@ export class JudgeResultWriter {
     }
   }
 
+  /**
+   * A label whose answer could not be stored is not written: its task fails with the
+   * reason (a label must never stand on an answer that is not kept).
+   */
+  private unlessUnstorable(q: Queued): Queued {
+    if (q.op.kind !== 'label' || !q.op.label.callHash) return q;
+    const reason = this.unstorable.get(q.op.label.callHash);
+    if (reason === undefined) return q;
+    return {
+      op: {
+        kind: 'fail',
+        key: q.op.key,
+        failure: {
+          error: `the answer could not be stored: ${reason}`,
+          callHash: q.op.label.callHash,
+          costUsd: q.op.label.costUsd ?? 0,
+        },
+      },
+      done: (outcome) => q.done(outcome === 'written' ? 'failed' : outcome),
+    };
+  }
+
   /** What to write instead of a record the database refused. */
   private async refused(op: Op, error: unknown): Promise<WriteOutcome> {
     const reason =
@@ -151,6 +176,7 @@ export class JudgeResultWriter {
         return 'written';
       }
       const { response: _response, logprobs: _logprobs, ...rest } = op.record;
+      this.unstorable.set(op.record.hash, reason);
       this.options.onRefused?.(
         `the answer of call ${op.record.hash.slice(0, 12)} could not be stored (${reason}); the call is kept without it`,
       );
