@@ -177,3 +177,22 @@ describe.skipIf(!baseUrl)('PostgresJsDialect: pooled connections', () => {
     OPEN_TIMEOUT_MS,
   );
 });
+
+describe('isDatabaseUnavailable', () => {
+  it('knows a database that cannot be reached from one that refuses a statement', () => {
+    const withCode = (code: string, cause?: unknown) =>
+      Object.assign(new Error(code), { code }, cause === undefined ? {} : { cause });
+    for (const code of ['CONNECTION_CLOSED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET'])
+      expect(isDatabaseUnavailable(withCode(code)), code).toBe(true);
+    // SQLSTATE class 08 and the shutdown codes.
+    for (const code of ['08006', '08001', '57P01', '57P02', '57P03'])
+      expect(isDatabaseUnavailable(withCode(code)), code).toBe(true);
+    // Somewhere in the cause chain.
+    expect(isDatabaseUnavailable(new Error('wrapped', { cause: withCode('EPIPE') }))).toBe(true);
+    // Refusals of the data or the statement are not.
+    for (const code of ['23505', '22003', '42P01', '57014', '40001'])
+      expect(isDatabaseUnavailable(withCode(code)), code).toBe(false);
+    expect(isDatabaseUnavailable(new Error('no code'))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
+});
