@@ -81,6 +81,27 @@ forEachDatabase('judging with the database call store', (t) => {
     expect(await exportLabelsAsQrels(db, second.labelSet.id)).toBe(qrels);
   });
 
+  it("a job's cost is a number when its model has a price and unknown (null) when not", async () => {
+    const db = t.db;
+    server = await startOpenAITestServer((body) => answer(body));
+    const priced = await job(db, 'priced', items(3));
+    await runJudgeWorker(db, { deps: depsFor(server.baseURL) });
+    // 3 calls × (100 × 0.15 + 10 × 0.6) / 1e6 USD.
+    expect((await countJudgeTasks(db, priced.job.id)).costUsd).toBeCloseTo(3 * 21e-6, 12);
+    const unpriced = await ensureJudgeJob(db, {
+      collection: 'files',
+      labelSet: 'unpriced',
+      template,
+      settings: { model: 'local-model' },
+      items: items(3),
+    });
+    expect((await countJudgeTasks(db, unpriced.job.id)).costUsd).toBe(0);
+    const result = await runJudgeWorker(db, { deps: depsFor(server.baseURL) });
+    expect(result).toMatchObject({ labelled: 3, paidCalls: 3, unpricedCalls: 3, costUsd: 0 });
+    expect((await countJudgeTasks(db, unpriced.job.id)).costUsd).toBeNull();
+    expect((await countJudgeTasks(db, priced.job.id)).costUsd).toBeCloseTo(3 * 21e-6, 12);
+  });
+
   it('DbCallStore: an answer stored by one process is reused by another (no request sent)', async () => {
     const db = t.db;
     server = await startOpenAITestServer((body) => answer(body));
