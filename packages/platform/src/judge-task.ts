@@ -8,13 +8,14 @@ import {
   type Queryable,
 } from '@assay/db';
 import {
+  buildJudgeRequest,
   judgeItem,
   type JudgeDeps,
   type JudgeSettings,
   type JudgeTemplate,
   type TemplateValues,
 } from '@assay/judge';
-import type { LlmCallRecord } from '@assay/llm';
+import { chatRequestHash, type LlmCallRecord } from '@assay/llm';
 import { whileUnavailable } from './database-retry.js';
 
 /** What judging a job's tasks needs: the template and settings stored with the job. */
@@ -89,6 +90,28 @@ export async function judgeTask(
     cached: outcome.cached,
     paidCalls,
   };
+}
+
+/**
+ * The request hashes of the first calls these tasks would make (a task whose template
+ * cannot render it has none: it fails when judged).
+ */
+export async function firstRequestHashes(
+  tasks: readonly ClaimedJudgeTask[],
+  jobs: JudgeJobSpecs,
+): Promise<string[]> {
+  const hashes: string[] = [];
+  for (const task of tasks) {
+    const { template, settings } = await jobs.get(task.jobId);
+    try {
+      hashes.push(
+        chatRequestHash(buildJudgeRequest(template, task.values as TemplateValues, settings)),
+      );
+    } catch {
+      // Reported when the task is judged.
+    }
+  }
+  return hashes;
 }
 
 /** The judge jobs' templates and settings, each read from the database once. */

@@ -1,24 +1,20 @@
 import {
-  findAnsweredLlmCalls,
   isDatabaseUnavailable,
   type ClaimedJudgeTask,
   type JudgeTaskKey,
   type Queryable,
 } from '@assay/db';
-import { buildJudgeRequest, type JudgeDeps, type TemplateValues } from '@assay/judge';
+import type { JudgeDeps } from '@assay/judge';
+import type { CallStore, ChatClient, ModelPrice, RateLimiter, RetryPolicy } from '@assay/llm';
+import { WorkerCallStore } from './call-store.js';
+import { pause } from './database-retry.js';
+import { JudgeResultWriter, type WriteOutcome } from './judge-result-writer.js';
 import {
-  chatRequestHash,
-  type CallStore,
-  type ChatClient,
-  type LlmCallRecord,
-  type ModelPrice,
-  type RateLimiter,
-  type RetryPolicy,
-} from '@assay/llm';
-import { DbCallStore, toRecord } from './call-store.js';
-import { pause, whileUnavailable } from './database-retry.js';
-import { JudgeResultWriter } from './judge-result-writer.js';
-import { judgeTask, JudgeJobSpecs, type JudgeTaskResult } from './judge-task.js';
+  firstRequestHashes,
+  judgeTask,
+  JudgeJobSpecs,
+  type JudgeTaskResult,
+} from './judge-task.js';
 import { JudgeTaskFeed } from './judge-task-feed.js';
 import { newWorkerId } from './worker-leases.js';
 
@@ -125,23 +121,8 @@ export async function runJudgeWorker(
 ): Promise<JudgeWorkerResult> {
   const owner = options.workerId ?? newWorkerId();
   const concurrency = Math.max(1, options.concurrency ?? 8);
-  const leaseMs = options.leaseMs ?? 120_000;
-  const pollMs = options.pollMs ?? 2_000;
   const unreachableLimit = Math.max(1, options.unreachableLimit ?? 3);
-  const progress: JudgeWorkerProgress = {
-    labelled: 0,
-    failed: 0,
-    lostLeases: 0,
-    putBack: 0,
-    paidCalls: 0,
-    unpricedCalls: 0,
-    cachedAnswers: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    costUsd: 0,
-    inFlight: 0,
-  };
-  const failures: JudgeWorkerResult['failures'] = [];
+  const tally = new WorkerTally();
   let stoppedBy: JudgeWorkerResult['stoppedBy'] = 'done';
   let endpointError: string | undefined;
   let fatal: unknown;
@@ -183,48 +164,13 @@ export async function runJudgeWorker(
     onRefused: (what) => options.onNotice?.(what),
   });
   const jobs = new JudgeJobSpecs(db, abandon.signal);
-
-  // With the database store, every call goes to the writer (failed attempts too), and the
-  // stored answers of claimed tasks' first requests are looked up with the claim (one query
-  // per claim), so judging an item needs no database round trip before its call.
-  const prefetched = new Map<string, LlmCallRecord | undefined>();
-  const dbStore = new DbCallStore(db);
-  const store: CallStore = options.deps.store ?? {
-    get: (hash) => {
-      if (prefetched.has(hash)) {
-        const call = prefetched.get(hash);
-        prefetched.delete(hash);
-        return Promise.resolve(call);
-      }
-      return whileUnavailable(() => dbStore.get(hash), { signal: stop.signal });
-    },
-    put: async (call) => writer.call(call),
-  };
-  const prefetch = async (tasks: readonly ClaimedJudgeTask[]) => {
-    if (options.deps.store) return;
-    try {
-      const hashes: string[] = [];
-      for (const task of tasks) {
-        const { template, settings } = await jobs.get(task.jobId);
-        try {
-          const request = buildJudgeRequest(template, task.values as TemplateValues, settings);
-          hashes.push(chatRequestHash(request));
-        } catch {
-          // A template that cannot render this item fails it when judged.
-        }
-      }
-      const found = await findAnsweredLlmCalls(db, hashes);
-      for (const hash of hashes) {
-        const call = found.get(hash);
-        prefetched.set(hash, call && toRecord(call));
-      }
-    } catch {
-      // Looked up when judged instead (the claimed tasks are judged either way).
-    }
-  };
+  // With the database store every call goes to the writer (failed attempts too).
+  const dbStore = options.deps.store
+    ? undefined
+    : new WorkerCallStore(db, (call) => writer.call(call), stop.signal);
   const deps: JudgeDeps = {
     ...options.deps,
-    store,
+    store: options.deps.store ?? dbStore!,
     stop: stop.signal,
     cancel: cancel.signal,
   };
@@ -235,28 +181,21 @@ export async function runJudgeWorker(
   let calling = 0;
   const pending = new Set<Promise<void>>();
   let unreachableInARow = 0;
-
   const feed = new JudgeTaskFeed(db, {
     owner,
-    leaseMs,
+    leaseMs: options.leaseMs ?? 120_000,
     concurrency,
     jobIds: options.jobIds,
-    prepare: prefetch,
+    prepare: async (tasks) => dbStore?.prefetch(await firstRequestHashes(tasks, jobs)),
     onUnavailable: () =>
       notices('database', 'the database cannot be reached; claiming waits until it is back'),
     onChange: notify,
     judging: () => pending.size > 0,
   });
 
-  const account = (result: JudgeTaskResult) => {
-    for (const call of result.paidCalls) {
-      progress.promptTokens += call.promptTokens;
-      progress.completionTokens += call.completionTokens;
-      if (call.costUsd === undefined) progress.unpricedCalls++;
-      else progress.costUsd += call.costUsd;
-    }
-    progress.paidCalls += result.paidCalls.length;
-    if (result.kind === 'label' && result.cached) progress.cachedAnswers++;
+  /** Counts a result; stops the run after too many items in a row found no endpoint. */
+  const judged = (result: JudgeTaskResult) => {
+    tally.paid(result);
     if (result.kind === 'release' && result.why === 'endpoint') {
       unreachableInARow++;
       if (unreachableInARow >= unreachableLimit && !stop.signal.aborted) {
@@ -264,29 +203,6 @@ export async function runJudgeWorker(
         stopRun('endpoint');
       }
     } else if (result.kind !== 'release' || result.paidCalls.length > 0) unreachableInARow = 0;
-  };
-
-  const write = async (task: ClaimedJudgeTask, result: JudgeTaskResult) => {
-    const key = keyOf(task);
-    if (result.kind === 'release') {
-      await writer.release(key);
-      progress.putBack++;
-      return;
-    }
-    const outcome =
-      result.kind === 'label'
-        ? await writer.label(key, result.label)
-        : await writer.fail(key, result.failure);
-    if (outcome === 'lost') progress.lostLeases++;
-    else if (outcome === 'unwritten') progress.putBack++;
-    else if (outcome === 'written' && result.kind === 'label') progress.labelled++;
-    else {
-      progress.failed++;
-      failures.push({
-        ...key,
-        reason: result.kind === 'fail' ? result.failure.error : 'the answer could not be stored',
-      });
-    }
   };
 
   const start = (task: ClaimedJudgeTask) => {
@@ -302,8 +218,12 @@ export async function runJudgeWorker(
       }
       calling--;
       notify();
-      account(result);
-      await write(task, result);
+      judged(result);
+      const key = keyOf(task);
+      if (result.kind === 'release') tally.wrote(key, result, await writer.release(key));
+      else if (result.kind === 'label')
+        tally.wrote(key, result, await writer.label(key, result.label));
+      else tally.wrote(key, result, await writer.fail(key, result.failure));
     })()
       .catch((error: unknown) => {
         fatal ??= error;
@@ -311,20 +231,16 @@ export async function runJudgeWorker(
       .finally(() => {
         feed.itemFinished();
         pending.delete(running);
-        progress.inFlight = pending.size;
+        tally.progress.inFlight = pending.size;
         notify();
-        options.onProgress?.({ ...progress });
+        options.onProgress?.({ ...tally.progress });
       });
     pending.add(running);
-    progress.inFlight = pending.size;
+    tally.progress.inFlight = pending.size;
   };
 
-  const budgetSpent = () => {
-    if (options.budgetUsd === undefined) return false;
-    // Calls in flight will cost about what the paid ones cost on average.
-    const average = progress.paidCalls > 0 ? progress.costUsd / progress.paidCalls : 0;
-    return progress.costUsd + calling * average >= options.budgetUsd;
-  };
+  const budgetSpent = () =>
+    options.budgetUsd !== undefined && tally.expectedCost(calling) >= options.budgetUsd;
 
   try {
     for (;;) {
@@ -343,7 +259,7 @@ export async function runJudgeWorker(
       } else feed.refill(concurrency - calling);
       if (pending.size === 0 && feed.exhausted) {
         if (!options.follow) break;
-        await Promise.race([pause(pollMs, stop.signal), change]);
+        await Promise.race([pause(options.pollMs ?? 2_000, stop.signal), change]);
         feed.poll();
         continue;
       }
@@ -359,14 +275,66 @@ export async function runJudgeWorker(
   }
   if (fatal) throw fatal;
   const result: JudgeWorkerResult = {
-    ...progress,
+    ...tally.progress,
     inFlight: 0,
     stoppedBy,
-    failures,
+    failures: tally.failures,
     unwrittenCalls: writer.unwrittenCalls,
   };
   if (endpointError !== undefined) result.endpointError = endpointError;
   return result;
+}
+
+/** A worker run's counters: what was paid, and what became of each item. */
+class WorkerTally {
+  readonly progress: JudgeWorkerProgress = {
+    labelled: 0,
+    failed: 0,
+    lostLeases: 0,
+    putBack: 0,
+    paidCalls: 0,
+    unpricedCalls: 0,
+    cachedAnswers: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    costUsd: 0,
+    inFlight: 0,
+  };
+  readonly failures: JudgeWorkerResult['failures'] = [];
+
+  /** The calls an item paid for (answered ones), tokens and cost; answers from the store. */
+  paid(result: JudgeTaskResult): void {
+    const p = this.progress;
+    for (const call of result.paidCalls) {
+      p.promptTokens += call.promptTokens;
+      p.completionTokens += call.completionTokens;
+      if (call.costUsd === undefined) p.unpricedCalls++;
+      else p.costUsd += call.costUsd;
+    }
+    p.paidCalls += result.paidCalls.length;
+    if (result.kind === 'label' && result.cached) p.cachedAnswers++;
+  }
+
+  /** What the writer did with an item's result. */
+  wrote(key: JudgeTaskKey, result: JudgeTaskResult, outcome: WriteOutcome): void {
+    const p = this.progress;
+    if (result.kind === 'release' || outcome === 'unwritten') p.putBack++;
+    else if (outcome === 'lost') p.lostLeases++;
+    else if (outcome === 'written' && result.kind === 'label') p.labelled++;
+    else {
+      p.failed++;
+      const reason =
+        result.kind === 'fail' ? result.failure.error : 'the answer could not be stored';
+      this.failures.push({ ...key, reason });
+    }
+  }
+
+  /** What the run will have paid once `inFlight` more calls (at the average cost) are paid. */
+  expectedCost(inFlight: number): number {
+    const p = this.progress;
+    const average = p.paidCalls > 0 ? p.costUsd / p.paidCalls : 0;
+    return p.costUsd + inFlight * average;
+  }
 }
 
 /** Tells `notice` a message once per kind until the run ends. */
