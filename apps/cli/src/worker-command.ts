@@ -64,7 +64,8 @@ ${optionsHelp(OPTIONS)}
 
 Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
 back to pending and exits. When the model endpoint cannot be reached for 3 items in a
-row (connection refused, unknown host) it stops, names the URL and puts those items back.
+row (connection refused, unknown host) it names the URL, puts those items back and stops
+(with --follow: pauses 30 s, doubling up to 10 min, and goes on).
 Exit status: 0 nothing left to do; 1 usage, configuration or database error; 3 unknown
 job; 5 some items failed; 6 interrupted, or the endpoint cannot be reached.`;
 

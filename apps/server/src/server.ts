@@ -189,13 +189,10 @@ function startBackgroundWorker(
   log(
     `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time plus up to ${maxHeldTasks(concurrency) - concurrency} claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
   );
-  const firstEndpointPause = options.endpointPauseMs ?? 30_000;
-  let endpointPause = firstEndpointPause;
   const run = async () => {
     while (!signal.aborted) {
       // Failures of this run of the worker already logged.
       let reported = 0;
-      let wait = 0;
       try {
         const freed = await releaseDeadLocalLeases(database.db);
         if (freed > 0) log(`judge worker: took back ${freed} items from a stopped process`);
@@ -206,9 +203,11 @@ function startBackgroundWorker(
           signal,
           cancelAfterMs: options.workerStopGraceMs ?? 5_000,
           ...(options.workerPollMs === undefined ? {} : { pollMs: options.workerPollMs }),
+          ...(options.endpointPauseMs === undefined
+            ? {}
+            : { endpointPauseMs: options.endpointPauseMs }),
           onNotice: (message) => log(`judge worker: ${message}`),
           onProgress: (p) => {
-            if (p.paidCalls > 0) endpointPause = firstEndpointPause;
             // The first failure, then each time the count doubles: a bad endpoint stays quiet.
             if (p.failed === 0 || p.failed < Math.max(1, reported * 2)) return;
             reported = p.failed;
@@ -217,25 +216,15 @@ function startBackgroundWorker(
             );
           },
         });
-        if (result.stoppedBy === 'endpoint') {
-          wait = endpointPause;
-          endpointPause = Math.min(endpointPause * 2, 600_000);
-          log(
-            `judge worker: ${result.endpointError ?? `cannot reach ${endpoint}`}; trying again in ${Math.round(wait / 1000)} s`,
-          );
-        }
         if (result.unwrittenCalls > 0)
           log(
             `judge worker: ${result.unwrittenCalls} answered calls could not be stored before stopping (the database was out of reach)`,
           );
       } catch (error) {
         if (signal.aborted) break;
-        wait = 5_000;
         log(`judge worker stopped on an error, restarting in 5 s: ${(error as Error).message}`);
-      }
-      if (wait > 0 && !signal.aborted)
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
+          const timer = setTimeout(resolve, 5_000);
           signal.addEventListener(
             'abort',
             () => {
@@ -245,6 +234,7 @@ function startBackgroundWorker(
             { once: true },
           );
         });
+      }
     }
   };
   const stopped = run().catch((error: unknown) => {

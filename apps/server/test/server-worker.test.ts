@@ -276,7 +276,7 @@ it(
       expect(deadLog.filter((l) => l.includes('trying again in'))).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^judge worker: connection failed: cannot reach ${dead.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\) \\(\\d items in a row; stopped, the items went back to pending\\); trying again in 30 s$`,
+            `^judge worker: connection failed: cannot reach ${dead.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\) \\(3 items in a row; the items went back to pending\\); trying again in 30 s$`,
           ),
         ),
       ]);

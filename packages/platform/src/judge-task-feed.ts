@@ -140,6 +140,13 @@ export class JudgeTaskFeed {
       .finally(() => (this.heartbeatBusy = false));
   }
 
+  /** Puts the tasks claimed but not handed out back to pending (a pause); never throws. */
+  async putBack(): Promise<void> {
+    const unstarted = this.ready.splice(0);
+    if (unstarted.length > 0)
+      await releaseJudgeTasks(this.db, this.options.owner, unstarted).catch(() => 0);
+  }
+
   /**
    * Stops claiming and renewing; puts the tasks never handed out back to pending (all the
    * worker's tasks with `all`, after a failure). Never throws.

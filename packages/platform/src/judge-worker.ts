@@ -94,11 +94,17 @@ export interface JudgeWorkerOptions {
   /** Poll interval with `follow` (default 2000 ms). */
   pollMs?: number;
   /**
-   * Items in a row whose calls could not reach the endpoint (refused, unknown host, no
-   * answer in time, after their retries) before the run stops with stoppedBy 'endpoint'
-   * (default 3). Such items go back to pending, never failed.
+   * Items in a row whose calls could not reach the endpoint at all (connection refused,
+   * unknown host; after their retries) before the run stops with stoppedBy 'endpoint'
+   * (default 3); with `follow` it pauses instead (see `endpointPauseMs`) and goes on.
+   * Such items go back to pending, never failed.
    */
   unreachableLimit?: number;
+  /**
+   * With `follow`, how long claiming pauses after the endpoint could not be reached, in ms
+   * (default 30 000; doubling up to 10 min while it stays out of reach).
+   */
+  endpointPauseMs?: number;
   onProgress?: (progress: JudgeWorkerProgress) => void;
   /** Told when the database cannot be reached (the worker waits for it) or refuses a record. */
   onNotice?: (message: string) => void;
@@ -113,7 +119,8 @@ export interface JudgeWorkerOptions {
  * kept until written). When the signal aborts it stops claiming and sending, lets the
  * calls in flight finish (or cuts them off after `cancelAfterMs`) and puts unfinished
  * items back; when the budget is spent it stops claiming and lets in-flight items finish;
- * after `unreachableLimit` items in a row could not reach the endpoint it stops.
+ * after `unreachableLimit` items in a row could not reach the endpoint it stops (when
+ * following: pauses, then goes on).
  */
 export async function runJudgeWorker(
   db: Queryable,
@@ -193,16 +200,33 @@ export async function runJudgeWorker(
     judging: () => pending.size > 0,
   });
 
-  /** Counts a result; stops the run after too many items in a row found no endpoint. */
+  // After too many items in a row found no endpoint: a run stops; a following run pauses
+  // claiming (the pause doubling while the endpoint stays out of reach) and goes on.
+  const firstPauseMs = options.endpointPauseMs ?? 30_000;
+  let pauseMs = firstPauseMs;
+  let pausedUntil = 0;
+  const paused = () => Date.now() < pausedUntil;
   const judged = (result: JudgeTaskResult) => {
     tally.paid(result);
-    if (result.kind === 'release' && result.why === 'endpoint') {
-      unreachableInARow++;
-      if (unreachableInARow >= unreachableLimit && !stop.signal.aborted) {
-        endpointError = `${result.error ?? 'the model endpoint cannot be reached'} (${unreachableInARow} items in a row; stopped, the items went back to pending)`;
-        stopRun('endpoint');
-      }
-    } else if (result.kind !== 'release' || result.paidCalls.length > 0) unreachableInARow = 0;
+    if (result.paidCalls.length > 0) pauseMs = firstPauseMs;
+    if (result.kind !== 'release' || result.why !== 'endpoint') {
+      if (result.kind !== 'release' || result.paidCalls.length > 0) unreachableInARow = 0;
+      return;
+    }
+    unreachableInARow++;
+    if (unreachableInARow < unreachableLimit || stop.signal.aborted || paused()) return;
+    const why = `${result.error ?? 'the model endpoint cannot be reached'} (${unreachableInARow} items in a row; the items went back to pending)`;
+    unreachableInARow = 0;
+    if (!options.follow) {
+      endpointError = why;
+      stopRun('endpoint');
+      return;
+    }
+    pausedUntil = Date.now() + pauseMs;
+    options.onNotice?.(`${why}; trying again in ${Math.round(pauseMs / 1000)} s`);
+    pauseMs = Math.min(pauseMs * 2, 600_000);
+    void feed.putBack();
+    notify();
   };
 
   const start = (task: ClaimedJudgeTask) => {
@@ -246,6 +270,10 @@ export async function runJudgeWorker(
     for (;;) {
       fatal ??= feed.failure;
       if (fatal || stop.signal.aborted) break;
+      if (paused()) {
+        await Promise.race([pause(pausedUntil - Date.now(), stop.signal), change]);
+        continue;
+      }
       while (calling < concurrency && !budgetSpent()) {
         const task = feed.take();
         if (!task) break;

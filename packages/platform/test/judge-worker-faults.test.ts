@@ -131,6 +131,31 @@ forEachDatabase('the judge worker under faults', (t) => {
     expect(calls.every((c) => c.response === null && c.error!.includes(baseURL))).toBe(true);
   });
 
+  it('when following, pauses instead of stopping, then claims again (the pause doubles)', async () => {
+    const db = t.db;
+    const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
+    const { job: created } = await job(db, 'llm', items(6));
+    const controller = new AbortController();
+    const notices: string[] = [];
+    const result = await runJudgeWorker(db, {
+      deps: depsFor(baseURL),
+      concurrency: 1,
+      follow: true,
+      pollMs: 10,
+      endpointPauseMs: 1_000,
+      signal: controller.signal,
+      onNotice: (message) => {
+        notices.push(message);
+        if (notices.length === 3) controller.abort();
+      },
+    });
+    expect(result).toMatchObject({ stoppedBy: 'signal', labelled: 0, failed: 0, paidCalls: 0 });
+    const notice = (s: number) =>
+      `connection failed: cannot reach ${baseURL} (ECONNREFUSED) (3 items in a row; the items went back to pending); trying again in ${s} s`;
+    expect(notices).toEqual([notice(1), notice(2), notice(4)]);
+    expect(await countJudgeTasks(db, created.id)).toMatchObject({ pending: 6, running: 0 });
+  });
+
   it('on stop sends no new call or retry, cuts off calls past the grace, writes what was answered and puts the rest back', async () => {
     const db = t.db;
     const controller = new AbortController();
