@@ -17,7 +17,10 @@ function formatMiB(bytes: number): string {
  * Reads a response body, at most `maxBytes` of it: a declared Content-Length above the
  * limit is refused before reading, and a body that grows past it is cancelled there.
  */
-export async function readLimitedBody(response: Response, maxBytes: number): Promise<Uint8Array> {
+export async function readLimitedBody(
+  response: Response,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel().catch(() => {});
