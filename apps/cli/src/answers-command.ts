@@ -250,7 +250,7 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
     const answers = result.scores.length + result.failures.length;
     io.stderr(
       `${result.scores.length} of ${answers} answer evaluations scored, ${result.failures.length} failed; ` +
-        `${result.calls.paid} calls paid${result.calls.costUsd ? ` ($${result.calls.costUsd.toFixed(4)})` : ''}, ` +
+        `${result.calls.paid} calls paid${result.calls.paid === 0 ? '' : result.calls.costUsd === null ? ' (cost unknown: the model has no price)' : ` ($${result.calls.costUsd.toFixed(4)})`}, ` +
         `${result.calls.cached} answered from stored calls` +
         `${mode === 'comparative' ? `; comparative order seed ${seed}` : ''}\n`,
     );

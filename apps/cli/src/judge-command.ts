@@ -40,7 +40,7 @@ import {
   loadCheckedTemplate,
 } from './judge-options.js';
 import { writeAtomically } from './write-atomically.js';
-import { ProgressReporter, compact } from './progress.js';
+import { ProgressReporter, compact, formatCost } from './progress.js';
 
 const OPTIONS: OptionSpec[] = [
   {
@@ -178,15 +178,19 @@ paid for is never asked again (the request hash is the cache key).
 ${optionsHelp(OPTIONS)}
 
 Progress (done/total, items/s, ETA, tokens, cost) goes to stderr: a bar on a terminal,
-a line every 5 s otherwise. Ctrl-C stops claiming and lets the items in flight finish;
-a second Ctrl-C puts them back to pending and exits at once. Failed items (an unreadable
-answer after re-asking, or an endpoint that kept failing) are listed with their reason;
-the next run tries them again (stored answers cost nothing).
+a line every 5 s otherwise; a model with no price shows its cost as unknown, never $0.
+Ctrl-C stops claiming and sending (no new call or retry) and lets the calls in flight
+finish, writing what they answered and putting the rest back; a second Ctrl-C puts the
+items in flight back to pending and exits at once. Failed items (an unreadable answer
+after re-asking, or an endpoint that kept failing) are listed with their reason; the next
+run tries them again (stored answers cost nothing). When the endpoint cannot be reached
+at all (connection refused, unknown host) for 3 items in a row, the run stops, names
+the URL and leaves those items pending. Only answered calls count as paid.
 
 Exit status: 0 every item labelled; 1 usage, configuration or database error;
 2 unreadable or malformed input; 4 the label set belongs to another judge configuration;
-5 some items failed (the qrels hold the others); 6 stopped by --budget or Ctrl-C with
-items left (the qrels hold those labelled so far).`;
+5 some items failed (the qrels hold the others); 6 stopped by --budget, Ctrl-C or an
+endpoint that cannot be reached, with items left (the qrels hold those labelled so far).`;
 
 /** CommandIo of the judging commands: whether stderr is a terminal, and signal handling. */
 export interface JudgeCommandIo extends PlatformCommandIo {
@@ -355,6 +359,7 @@ function judgeIntoQrels(
           failed: p.failed,
           tokens: p.promptTokens + p.completionTokens,
           costUsd: p.costUsd,
+          unpricedCalls: p.unpricedCalls,
         });
       return runJudgeWorker(db, {
         jobIds: [jobId],
@@ -364,6 +369,7 @@ function judgeIntoQrels(
         signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),
         onProgress: show,
+        onNotice: (message) => io.stderr(`assay judge: ${message}\n`),
       }).finally(() => reporter.finish());
     });
 
@@ -372,17 +378,25 @@ function judgeIntoQrels(
     writeAtomically(out, qrels);
     io.stdout(
       `labelled ${after.labelled} of ${after.total} items (${result.labelled} this run, ${result.cachedAnswers} of them from stored answers); ` +
-        `${result.paidCalls} calls paid, ${compact(result.promptTokens + result.completionTokens)} tokens, $${result.costUsd.toFixed(4)}\n` +
+        `${result.paidCalls} calls paid, ${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls)}\n` +
         `wrote ${out}: label set "${labelSet}" (id ${ensured.labelSet.id}), ${qrels === '' ? 0 : qrels.split('\n').length - 1} labels\n`,
     );
+    if (result.unpricedCalls > 0)
+      io.stderr(
+        `cost unknown for ${result.unpricedCalls} calls: no price for ${job.settings.model} (give one with --price-in and --price-out, or in prices.json)\n`,
+      );
     if (after.failed > 0) reportFailures(io, after.failed, await listJudgeFailures(db, jobId));
+    if (result.stoppedBy === 'endpoint')
+      io.stderr(`assay judge: stopped: ${result.endpointError}\n`);
     if (after.pending + after.running > 0) {
       const why =
         result.stoppedBy === 'budget'
           ? `the budget of $${budget} was reached`
           : result.stoppedBy === 'signal'
             ? 'interrupted'
-            : 'other workers hold the rest';
+            : result.stoppedBy === 'endpoint'
+              ? 'the model endpoint cannot be reached'
+              : 'other workers hold the rest';
       io.stderr(
         `${after.pending + after.running} items not judged yet (${why}); run the same command again to go on\n`,
       );

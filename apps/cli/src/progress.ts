@@ -8,7 +8,10 @@ export interface ProgressState {
   doneThisRun: number;
   failed: number;
   tokens: number;
+  /** USD of the priced calls. */
   costUsd: number;
+  /** Calls paid to a model with no price: the cost shows as unknown, never as $0. */
+  unpricedCalls?: number;
 }
 
 /** Options of {@link ProgressReporter}. */
@@ -92,7 +95,7 @@ export class ProgressReporter {
       if (left) parts.push(`ETA ${rate > 0 ? duration((total - done) / rate) : '?'}`);
     }
     if (this.options.showCost !== false)
-      parts.push(`tokens ${compact(tokens)}`, `$${costUsd.toFixed(4)}`);
+      parts.push(`tokens ${compact(tokens)}`, formatCost(costUsd, this.state.unpricedCalls ?? 0));
     return parts.join('  ');
   }
 
@@ -109,6 +112,16 @@ export function duration(seconds: number): string {
   const m = Math.floor((s % 3600) / 60);
   const rest = String(s % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}
+
+/**
+ * A run's cost as the CLI prints it: `$0.0123`; `cost unknown` when every paid call went to
+ * a model with no price; `$0.0123 + unknown` when some did. Never `$0.0000` for calls whose
+ * price is not known.
+ */
+export function formatCost(costUsd: number, unpricedCalls: number): string {
+  if (unpricedCalls === 0) return `$${costUsd.toFixed(4)}`;
+  return costUsd > 0 ? `$${costUsd.toFixed(4)} + unknown` : 'cost unknown';
 }
 
 /** `950`, `12.3k`, `4.56M`. */

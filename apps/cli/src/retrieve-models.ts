@@ -20,7 +20,7 @@ import { formatRun, type CollectionDocument } from '@assay/trec';
 import { UsageError } from './getopt.js';
 import { CliError } from './io.js';
 import { commandConfig, withDatabase, type PlatformCommandIo } from './platform-session.js';
-import { ProgressReporter } from './progress.js';
+import { formatCost, ProgressReporter } from './progress.js';
 import { ASSAY_CLI_VERSION } from './retrieval-inputs.js';
 import { writeAtomically } from './write-atomically.js';
 
@@ -141,6 +141,7 @@ export async function retrieveWithModelsCommand(
             failed: 0,
             tokens: spend.promptTokens + spend.completionTokens,
             costUsd: spend.costUsd,
+            unpricedCalls: spend.unpricedCalls,
           }),
       });
     } catch (error) {
@@ -178,7 +179,7 @@ export async function retrieveWithModelsCommand(
     const s = result.spend;
     io.stderr(
       `wrote ${input.out}: ${entries} entries for ${result.run.topics.size} topics (${method}); trace in ${traceFile}\n` +
-        `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, $${s.costUsd.toFixed(4)}; stored answers reused for the rest\n`,
+        `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, ${formatCost(s.costUsd, s.unpricedCalls)}; stored answers reused for the rest\n`,
     );
     for (const f of result.failures) io.stderr(`  topic ${f.topic} failed: ${f.reason}\n`);
     if (result.stoppedForBudget)

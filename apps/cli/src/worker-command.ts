@@ -17,7 +17,7 @@ import {
   requireEndpoint,
 } from './judge-options.js';
 import { withDatabase } from './platform-session.js';
-import { compact, ProgressReporter } from './progress.js';
+import { compact, formatCost, ProgressReporter } from './progress.js';
 
 const OPTIONS: OptionSpec[] = [
   {
@@ -63,8 +63,11 @@ over (on the same machine at once). Jobs are created by 'assay judge'.
 ${optionsHelp(OPTIONS)}
 
 Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
-back to pending and exits. Exit status: 0 nothing left to do; 1 usage, configuration or
-database error; 3 unknown job; 5 some items failed; 6 interrupted.`;
+back to pending and exits. When the model endpoint cannot be reached for 3 items in a
+row (connection refused, unknown host) it names the URL, puts those items back and stops
+(with --follow: pauses 30 s, doubling up to 10 min, and goes on).
+Exit status: 0 nothing left to do; 1 usage, configuration or database error; 3 unknown
+job; 5 some items failed; 6 interrupted, or the endpoint cannot be reached.`;
 
 /** `assay worker`: judge pending tasks of the database's judge jobs. */
 export async function workerCommand(argv: readonly string[], io: JudgeCommandIo): Promise<number> {
@@ -111,17 +114,24 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
             failed: p.failed,
             tokens: p.promptTokens + p.completionTokens,
             costUsd: p.costUsd,
+            unpricedCalls: p.unpricedCalls,
           }),
+        onNotice: (message) => io.stderr(`assay worker: ${message}\n`),
       }).finally(() => reporter.finish()),
     );
     io.stdout(
       `labelled ${result.labelled}, failed ${result.failed}` +
         `${result.lostLeases ? `, ${result.lostLeases} taken over by other workers` : ''}; ` +
         `${result.paidCalls} calls paid, ${result.cachedAnswers} answers from the store, ` +
-        `${compact(result.promptTokens + result.completionTokens)} tokens, $${result.costUsd.toFixed(4)}\n`,
+        `${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls)}` +
+        `${result.putBack ? `; ${result.putBack} items put back to pending` : ''}\n`,
     );
     for (const f of result.failures.slice(0, 20))
       io.stderr(`failed: job ${f.jobId} ${f.topicId} ${f.docId}: ${f.reason}\n`);
+    if (result.stoppedBy === 'endpoint') {
+      io.stderr(`assay worker: stopped: ${result.endpointError}\n`);
+      return EXIT.judgeStopped;
+    }
     if (result.stoppedBy === 'signal') return EXIT.judgeStopped;
     return result.failed > 0 ? EXIT.judgeFailed : 0;
   });

@@ -108,6 +108,21 @@ describe('assay judge: prices', () => {
     expect(readFileSync(join(dir, 'budget.qrels'), 'utf8').trim().split('\n')).toHaveLength(5);
   });
 
+  it('says "cost unknown" for a model without a price, never $0.0000', async () => {
+    const data = join(dir, 'unpriced');
+    server = await startOpenAITestServer((body) => gradedAnswer(body));
+    const r = await judge(data, 'unpriced.qrels');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${POOL_SIZE} calls paid, 1.3k tokens, cost unknown`);
+    expect(r.stdout).not.toContain('$0.0000');
+    expect(r.stderr).toContain(
+      `cost unknown for ${POOL_SIZE} calls: no price for local-model (give one with --price-in and --price-out, or in prices.json)`,
+    );
+    // The progress line says so too.
+    expect(r.stderr).toMatch(/judging .*tokens 1\.3k {2}cost unknown/);
+    expect(r.stderr).not.toContain('$0.0000');
+  });
+
   it('names a prices.json that is not a price table', async () => {
     const data = join(dir, 'bad');
     mkdirSync(data, { recursive: true });

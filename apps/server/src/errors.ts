@@ -1,4 +1,4 @@
-import { PlatformError, describeDataError } from '@assay/platform';
+import { PlatformError, describeDataError, isDatabaseUnavailable } from '@assay/platform';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -14,6 +14,7 @@ export type ApiErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'too_many_requests'
+  | 'unavailable'
   | 'internal';
 
 const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
@@ -25,8 +26,12 @@ const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   too_many_requests: 429,
+  unavailable: 503,
   internal: 500,
 };
+
+/** Seconds a client is asked to wait when the database cannot be reached. */
+const DATABASE_RETRY_AFTER_S = 5;
 
 /** The one error the API throws; `onError` turns it into `{ error: { code, message } }`. */
 export class ApiError extends Error {
@@ -87,6 +92,14 @@ export function toApiError(error: unknown): ApiError | undefined {
     if (error.status >= 400 && error.status < 500)
       return new ApiError('invalid_input', error.message || 'bad request');
   }
+  // The database is down or restarting: the request may succeed in a moment.
+  if (isDatabaseUnavailable(error))
+    return new ApiError(
+      'unavailable',
+      'the database cannot be reached right now; try again in a few seconds',
+      undefined,
+      { 'retry-after': String(DATABASE_RETRY_AFTER_S) },
+    );
   // A unique violation the use-cases did not anticipate is still a conflict, not a crash.
   if (isUniqueViolation(error))
     return new ApiError('conflict', 'this conflicts with data that already exists');

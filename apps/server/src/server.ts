@@ -6,6 +6,7 @@ import {
   type AssayDb,
   ensureAdmin,
   hasJudgeEndpoint,
+  judgeEndpointName,
   judgeWorkerDeps,
   loadDataset,
   maxHeldTasks,
@@ -42,6 +43,13 @@ export interface StartServerOptions {
   workerConcurrency?: number;
   /** How often the background judge worker looks for new work, in ms (default 2000). */
   workerPollMs?: number;
+  /**
+   * When the server stops, how long LLM calls in flight may still answer before they are
+   * cut off and their items put back to pending, in ms (default 5000).
+   */
+  workerStopGraceMs?: number;
+  /** First pause after the model endpoint could not be reached, in ms (default 30 000; doubles up to 10 min). */
+  endpointPauseMs?: number;
 }
 
 /** A listening server. */
@@ -51,9 +59,11 @@ export interface RunningServer {
   /** Base URL of the API, e.g. http://localhost:8080/api. */
   url: string;
   /**
-   * Stops accepting connections and the background judge worker (it claims nothing more
-   * and finishes the items in flight), lets requests in flight finish (up to `graceMs`,
-   * default 10 s), then closes the database if startServer opened it.
+   * Stops accepting connections and the background judge worker (it claims nothing more,
+   * sends no new call or retry, gives the calls in flight `workerStopGraceMs` to answer,
+   * writes what was answered and puts the other items back to pending), lets requests in
+   * flight finish (up to `graceMs`, default 10 s), then closes the database if startServer
+   * opened it.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -167,8 +177,10 @@ interface BackgroundWorker {
 /**
  * Judges the jobs of the database in this process when a model endpoint is configured
  * (`assay worker` processes may judge beside it: on PostgreSQL, or on embedded PGlite
- * through this server). A worker that fails (e.g. the database went away for a moment) is
- * logged and started again after a pause.
+ * through this server). While the database cannot be reached the worker waits for it
+ * (logged once); when the model endpoint cannot be reached it pauses (30 s, doubling up to
+ * 10 min, logged with the URL) and tries again; a worker that fails otherwise is logged
+ * and started again after 5 s.
  */
 function startBackgroundWorker(
   database: AssayDb,
@@ -191,7 +203,7 @@ function startBackgroundWorker(
   const controller = new AbortController();
   const { signal } = controller;
   // Where calls go, never the key (nor credentials or a query in the URL).
-  const endpoint = config.openaiBaseUrl ? publicUrl(config.openaiBaseUrl) : 'the OpenAI API';
+  const endpoint = judgeEndpointName(config);
   log(
     `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time plus up to ${maxHeldTasks(concurrency) - concurrency} claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
   );
@@ -202,12 +214,17 @@ function startBackgroundWorker(
       try {
         const freed = await releaseDeadLocalLeases(database.db);
         if (freed > 0) log(`judge worker: took back ${freed} items from a stopped process`);
-        await runJudgeWorker(database.db, {
+        const result = await runJudgeWorker(database.db, {
           deps: judgeWorkerDeps(config, {}, concurrency),
           concurrency,
           follow: true,
           signal,
+          cancelAfterMs: options.workerStopGraceMs ?? 5_000,
           ...(options.workerPollMs === undefined ? {} : { pollMs: options.workerPollMs }),
+          ...(options.endpointPauseMs === undefined
+            ? {}
+            : { endpointPauseMs: options.endpointPauseMs }),
+          onNotice: (message) => log(`judge worker: ${message}`),
           onProgress: (p) => {
             // The first failure, then each time the count doubles: a bad endpoint stays quiet.
             if (p.failed === 0 || p.failed < Math.max(1, reported * 2)) return;
@@ -217,6 +234,10 @@ function startBackgroundWorker(
             );
           },
         });
+        if (result.unwrittenCalls > 0)
+          log(
+            `judge worker: ${result.unwrittenCalls} answered calls could not be stored before stopping (the database was out of reach)`,
+          );
       } catch (error) {
         if (signal.aborted) break;
         log(`judge worker stopped on an error, restarting in 5 s: ${(error as Error).message}`);
@@ -238,15 +259,6 @@ function startBackgroundWorker(
     log(`judge worker failed: ${(error as Error).message}`);
   });
   return { abort: () => controller.abort(), stopped };
-}
-
-function publicUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return 'the configured endpoint';
-  }
 }
 
 /**

@@ -198,3 +198,95 @@ it(
   },
   OPEN_TIMEOUT_MS,
 );
+
+it(
+  'close() cuts off a call that never answers and puts its item back; a refused endpoint pauses the worker, naming its URL',
+  async () => {
+    // "passage 2" never answers; the others answer at once.
+    llm = await startOpenAITestServer((body) => {
+      const prompt = (body.messages as Array<{ content: string }>).at(-1)!.content;
+      const n = Number(/passage (\d+)/.exec(prompt)![1]);
+      const reply = JSON.stringify({ intent_match: 1, trustworthiness: 2, grade: n % 4 });
+      return n === 2 ? { delayMs: 600_000, then: { reply } } : { reply };
+    });
+    const database = await openTestDatabase({ dataDir: 'memory://' });
+    try {
+      // A collection already there: no demo to load.
+      await importCollection(database.db, {
+        name: 'demo',
+        format: 'tsv',
+        text: 'd1\tpassage 1\nd2\tpassage 2\nd3\tpassage 3\n',
+        file: 'demo.tsv',
+      });
+      const start = (openaiBaseUrl: string, log: string[]) =>
+        startServer({
+          config: { dataDir: tempDir(), port: 0, adminToken: ADMIN, openaiBaseUrl },
+          db: database,
+          hostname: '127.0.0.1',
+          log: (line) => log.push(line),
+          workerPollMs: 50,
+          workerStopGraceMs: 100,
+        });
+      const log: string[] = [];
+      server = await start(llm.baseURL, log);
+      const url = `http://127.0.0.1:${server.port}/api`;
+      expect((await call(url, 'POST', '/collections/demo/topics', '1\tfirst query\n')).status).toBe(
+        201,
+      );
+      const job = async (base: string, labelSet: string, model: string) => {
+        const created = await call(base, 'POST', '/collections/demo/judge-jobs', {
+          labelSet,
+          judge: 'graded-0-3',
+          settings: { model },
+          items: ['d1', 'd2', 'd3'].map((docId) => ({ topicId: '1', docId })),
+        });
+        expect(created.status).toBe(201);
+        return created.json.id as number;
+      };
+      const id = await job(url, 'llm', 'test-model');
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const progress = (await call(url, 'GET', `/judge-jobs/${id}`)).json.progress as Progress;
+        if ((progress.labelled === 2 && llm.requests.length === 3) || Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // The call of d2 hangs: close() gives it the grace, cuts it off and puts d2 back.
+      await server.close({ graceMs: 100 });
+      server = undefined;
+      const tasks = await listJudgeTasks(database.db, id);
+      expect(tasks.map((t) => `${t.docId}:${t.status}:${t.leaseOwner ?? '-'}`).sort()).toEqual([
+        'd1:labelled:-',
+        'd2:pending:-',
+        'd3:labelled:-',
+      ]);
+      expect(llm.requests).toHaveLength(3);
+
+      // Nothing listens at the endpoint: the worker stops after three items, logs the URL,
+      // leaves the items pending and pauses before trying again.
+      const dead = llm.baseURL;
+      await llm.close();
+      llm = undefined;
+      const deadLog: string[] = [];
+      server = await start(dead, deadLog);
+      // Another model: no stored answer of the first job applies.
+      const deadJob = await job(`http://127.0.0.1:${server.port}/api`, 'dead', 'other-model');
+      const pausedAt = Date.now() + 120_000;
+      while (!deadLog.some((l) => l.includes('trying again in')) && Date.now() < pausedAt)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(deadLog.filter((l) => l.includes('trying again in'))).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^judge worker: connection failed: cannot reach ${dead.replace(/[.]/g, '\\.')} \\(ECONNREFUSED\\) \\(3 items in a row; the items went back to pending\\); trying again in 30 s$`,
+          ),
+        ),
+      ]);
+      await server.close({ graceMs: 100 });
+      server = undefined;
+      const deadTasks = await listJudgeTasks(database.db, deadJob);
+      expect(deadTasks.map((t) => t.status)).toEqual(['pending', 'pending', 'pending']);
+    } finally {
+      await database.close();
+    }
+  },
+  OPEN_TIMEOUT_MS,
+);

@@ -98,9 +98,8 @@ export async function createDb(options: CreateDbOptions = {}): Promise<AssayDb> 
 type Opened = AssayDb & { share?: () => Promise<void> };
 
 /** postgres.js options for both a PostgreSQL URL and a shared PGlite's socket. */
-function poolOptions(max: number) {
+function sessionOptions() {
   return {
-    max,
     onnotice: () => {},
     connection: { application_name: 'assay' },
     types: {
@@ -116,8 +115,12 @@ function poolOptions(max: number) {
 }
 
 function openPostgres(databaseUrl: string, max: number): AssayDb {
-  const pool = postgres(databaseUrl, poolOptions(max));
-  const db = new Kysely<Database>({ dialect: new PostgresJsDialect({ sql: pool }) });
+  const dialect = new PostgresJsDialect({
+    url: databaseUrl,
+    maxConnections: max,
+    options: sessionOptions(),
+  });
+  const db = new Kysely<Database>({ dialect });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
@@ -206,16 +209,20 @@ async function openOwnPGlite(
  * holder's one session). Undefined while the socket does not answer yet.
  */
 async function joinShared(inUse: DatabaseInUseError, max: number): Promise<Opened | undefined> {
-  const pool = postgres({ ...poolOptions(max), path: inUse.socket!, prepare: false });
+  const options = { ...sessionOptions(), path: inUse.socket!, prepare: false };
+  const probe = postgres({ ...options, max: 1 });
   try {
-    await pool`select 1`;
+    await probe`select 1`;
   } catch (error) {
-    await pool.end({ timeout: 0 });
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ECONNREFUSED') return undefined;
     throw error;
+  } finally {
+    await probe.end({ timeout: 0 });
   }
-  const db = new Kysely<Database>({ dialect: new PostgresJsDialect({ sql: pool }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresJsDialect({ maxConnections: max, options }),
+  });
   return {
     db,
     kind: 'pglite',

@@ -66,8 +66,10 @@ export type { PGliteDialectConfig } from './drivers/pglite-dialect.js';
 export { PGliteThread } from './drivers/pglite-thread.js';
 /** The part of PGlite the PGlite dialect uses. */
 export type { PGliteHandle } from './drivers/pglite-thread.js';
-/** Kysely dialect over postgres.js (one reserved connection per Kysely connection). */
+/** Kysely dialect over postgres.js (one connection of its own per Kysely connection). */
 export { PostgresJsDialect, PostgresJsDriver } from './drivers/postgres-js-dialect.js';
+/** Whether an error means the database cannot be reached right now (down, restarting). */
+export { ConnectionLostError, isDatabaseUnavailable } from './drivers/connection-errors.js';
 /** Options of the postgres.js dialect. */
 export type { PostgresJsDialectConfig, PostgresJsSql } from './drivers/postgres-js-dialect.js';
 

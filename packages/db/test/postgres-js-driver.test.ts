@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { PostgresJsDialect } from '../src/index.js';
+import { isDatabaseUnavailable, PostgresJsDialect } from '../src/index.js';
 import { describeDriverContract, type ScratchDatabase } from './driver-contract.js';
 import { createIsolatedSchema, OPEN_TIMEOUT_MS, testDatabaseUrl } from './helpers.js';
 
@@ -10,11 +10,16 @@ const baseUrl = testDatabaseUrl();
 /** A Kysely over postgres.js in a fresh schema of its own, with a small pool. */
 async function openScratch(max = 4) {
   const isolated = await createIsolatedSchema(baseUrl as string);
-  const pool = postgres(isolated.url, { max, onnotice: () => {} });
-  const db = new Kysely<ScratchDatabase>({ dialect: new PostgresJsDialect({ sql: pool }) });
+  const db = new Kysely<ScratchDatabase>({
+    dialect: new PostgresJsDialect({
+      url: isolated.url,
+      maxConnections: max,
+      options: { onnotice: () => {} },
+    }),
+  });
   return {
     db,
-    pool,
+    url: isolated.url,
     async close() {
       await db.destroy();
       await isolated.drop();
@@ -95,22 +100,99 @@ describe.skipIf(!baseUrl)('PostgresJsDialect: pooled connections', () => {
   );
 
   it(
-    'leaves the pool open when endOnDestroy is false',
+    'opens at most maxConnections connections; queries queue for a free one',
     async () => {
-      const isolated = await createIsolatedSchema(baseUrl as string);
-      const pool = postgres(isolated.url, { max: 1, onnotice: () => {} });
+      const scratch = await openScratch(2);
       try {
-        const db = new Kysely<ScratchDatabase>({
-          dialect: new PostgresJsDialect({ sql: pool, endOnDestroy: false }),
-        });
-        await sql`select 1`.execute(db);
-        await db.destroy();
-        expect(Array.from(await pool`select 2 as two`)).toEqual([{ two: 2 }]);
+        const { db } = scratch;
+        const pids = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(db),
+          ),
+        );
+        expect(new Set(pids.map((r) => r.rows[0]!.pid)).size).toBe(2);
       } finally {
-        await pool.end();
-        await isolated.drop();
+        await scratch.close();
       }
     },
     OPEN_TIMEOUT_MS,
   );
+
+  it(
+    'survives the server closing a connection: the statement fails, the process stays up, the next query gets a new connection',
+    async () => {
+      const scratch = await openScratch(1);
+      const killer = postgres(baseUrl as string, { max: 1, onnotice: () => {} });
+      try {
+        const { db } = scratch;
+        const pidOf = async () =>
+          (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+        // Between queries: the connection dies while idle in the pool.
+        const first = await pidOf();
+        await killer`select pg_terminate_backend(${first})`;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const second = await pidOf();
+        expect(second).not.toBe(first);
+
+        // Inside a transaction: the connection dies between two statements. The second
+        // statement fails (never sent on another connection, outside the transaction),
+        // ROLLBACK is not written to the dead connection, and nothing of it is kept.
+        await sql`create table lost (id int)`.execute(db);
+        const outcome = await db
+          .transaction()
+          .execute(async (trx) => {
+            await sql`insert into lost values (1)`.execute(trx);
+            const { pid } = (
+              await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)
+            ).rows[0]!;
+            await killer`select pg_terminate_backend(${pid})`;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            await sql`insert into lost values (2)`.execute(trx);
+          })
+          .then(
+            () => 'committed',
+            (error: unknown) => error,
+          );
+        expect(outcome).toBeInstanceOf(Error);
+        expect(isDatabaseUnavailable(outcome)).toBe(true);
+        const rows = await sql<{ id: number }>`select id from lost`.execute(db);
+        expect(rows.rows).toEqual([]);
+
+        // A statement in flight when the connection dies fails the same way.
+        const third = await pidOf();
+        const slow = sql`select pg_sleep(5)`.execute(db);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await killer`select pg_terminate_backend(${third})`;
+        const failure = await slow.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(isDatabaseUnavailable(failure)).toBe(true);
+        expect(await pidOf()).not.toBe(third);
+      } finally {
+        await killer.end();
+        await scratch.close();
+      }
+    },
+    OPEN_TIMEOUT_MS,
+  );
+});
+
+describe('isDatabaseUnavailable', () => {
+  it('knows a database that cannot be reached from one that refuses a statement', () => {
+    const withCode = (code: string, cause?: unknown) =>
+      Object.assign(new Error(code), { code }, cause === undefined ? {} : { cause });
+    for (const code of ['CONNECTION_CLOSED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET'])
+      expect(isDatabaseUnavailable(withCode(code)), code).toBe(true);
+    // SQLSTATE class 08 and the shutdown codes.
+    for (const code of ['08006', '08001', '57P01', '57P02', '57P03'])
+      expect(isDatabaseUnavailable(withCode(code)), code).toBe(true);
+    // Somewhere in the cause chain.
+    expect(isDatabaseUnavailable(new Error('wrapped', { cause: withCode('EPIPE') }))).toBe(true);
+    // Refusals of the data or the statement are not.
+    for (const code of ['23505', '22003', '42P01', '57014', '40001'])
+      expect(isDatabaseUnavailable(withCode(code)), code).toBe(false);
+    expect(isDatabaseUnavailable(new Error('no code'))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+  });
 });

@@ -100,7 +100,10 @@ async function sharedScratch(options: { idleInTransactionMs?: number } = {}) {
     },
     kysely(max = 2) {
       const db = new Kysely<ScratchDatabase>({
-        dialect: new PostgresJsDialect({ sql: this.pool(max), endOnDestroy: false }),
+        dialect: new PostgresJsDialect({
+          maxConnections: max,
+          options: { path: socket, prepare: false, onnotice: () => {} },
+        }),
       });
       return db;
     },

@@ -1,5 +1,6 @@
+import { renderPrompt } from '@assay/llm';
 import { seededPermutation } from '@assay/stats';
-import { renderTemplate, type JudgeTemplate, type TemplateValues } from './template.js';
+import type { JudgeTemplate, TemplateValues } from './template.js';
 
 /** One judged (topic, document) pair with the values its prompt is rendered from. */
 export interface FinetunePair {
@@ -58,7 +59,7 @@ export function finetuneExample(
   values: TemplateValues,
   relevant: boolean,
 ): FinetuneExample {
-  const rendered = renderTemplate(template, values);
+  const rendered = renderPrompt(template, values);
   const grade = relevant ? template.scale.max : template.scale.min;
   return {
     messages: [

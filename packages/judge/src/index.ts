@@ -1,14 +1,11 @@
 // @assay/judge: LLM judging — templates, rendering, answer parsing and judging one item
-// (over the chat client, pacing, retries and call store of @assay/llm).
+// (over the prompt files, the ask loop and the call store of @assay/llm).
 
-/** Judge templates: parse, render, load a folder of `<id>.md` files. */
+/** Judge templates: prompt files with a kind, a scale and an answer schema (rendered by `renderPrompt` of @assay/llm). */
 export {
   loadJudgeTemplates,
   parseTemplate,
-  renderTemplate,
-  TemplateError,
   type JudgeTemplate,
-  type RenderedPrompt,
   type TemplateValues,
 } from './template.js';
 /** Reading a judge's raw answer (JSON with schema check, labelled-grade fallback). */

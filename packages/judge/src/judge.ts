@@ -1,53 +1,28 @@
 import {
-  callCost,
-  type CallStore,
+  askPrompt,
+  buildPromptRequest,
+  CallStoppedError,
+  ChatCallError,
+  UnusableAnswerError,
+  type CallDeps,
   type ChatClient,
   type ChatRequest,
-  chatRequestHash,
-  classifyChatError,
-  DEFAULT_PRICES,
-  estimateTokens,
   type LlmCallRecord,
-  type ModelPrice,
-  type RateLimiter,
-  type RetryPolicy,
+  type PromptSettings,
   type TokenLogprob,
-  withRetries,
 } from '@assay/llm';
 import { parseJudgeOutput, type ParsedJudgment } from './parse-output.js';
-import { renderTemplate, type JudgeTemplate, type TemplateValues } from './template.js';
+import type { JudgeTemplate, TemplateValues } from './template.js';
 
-/** Model settings of one judge configuration. */
-export interface JudgeSettings {
-  model: string;
-  temperature?: number;
-  maxTokens?: number;
-  /** Ask for structured output with the template's schema (default true). */
-  structuredOutput?: boolean;
-  /** Ask for log-probabilities to keep the grade distribution (default false). */
-  logprobs?: boolean;
-  /** Answers that do not parse are asked again up to this many times in all (default 3). */
-  maxParseAttempts?: number;
-  /**
-   * Sent as the request's `seed` (a re-ask adds attempt − 1). Repeated trials of the same
-   * prompt use different seeds so each is its own request and its own cache entry.
-   */
-  seed?: number;
-}
+/** Model settings of one judge configuration (stored with each judge job). */
+export type JudgeSettings = PromptSettings;
 
-/** What judging needs: the endpoint, where calls are kept, pacing and retry policy. */
-export interface JudgeDeps {
+/** What judging needs: the endpoint's client and what every call needs (store, pacing, retries). */
+export interface JudgeDeps extends CallDeps {
   client: ChatClient;
-  store: CallStore;
-  limiter?: RateLimiter;
-  retry?: RetryPolicy;
-  prices?: Readonly<Record<string, ModelPrice>>;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
 }
 
-/** The outcome of judging one item: labelled, or failed with the reason and raw text. */
+/** The outcome of judging one item: labelled, failed with the reason and raw text, or stopped. */
 export type JudgeOutcome =
   | {
       status: 'labelled';
@@ -58,10 +33,26 @@ export type JudgeOutcome =
       call: LlmCallRecord;
       /** True when that call came from the store (nothing was paid this time). */
       cached: boolean;
-      /** Calls paid for this time (retries and re-asks included). */
+      /** Calls paid for this time: sent and answered (re-asks included). */
       paidCalls: LlmCallRecord[];
     }
-  | { status: 'failed'; reason: string; raw?: string; paidCalls: LlmCallRecord[] };
+  | {
+      status: 'failed';
+      /** unreadable: answers came but none could be read; endpoint: no answer came. */
+      cause: 'unreadable' | 'endpoint';
+      reason: string;
+      raw?: string;
+      paidCalls: LlmCallRecord[];
+      /** The request hash of the last call tried, when one was. */
+      callHash?: string;
+      /** True when the endpoint could not be reached at all (nothing answered). */
+      unreachable?: boolean;
+    }
+  | {
+      /** The run stopped before the item was answered (nothing to record against it). */
+      status: 'stopped';
+      paidCalls: LlmCallRecord[];
+    };
 
 /** Builds the request for one item (attempt > 1 marks a re-ask after an unreadable answer). */
 export function buildJudgeRequest(
@@ -70,37 +61,14 @@ export function buildJudgeRequest(
   settings: JudgeSettings,
   attempt = 1,
 ): ChatRequest {
-  const prompt = renderTemplate(template, values);
-  const request: ChatRequest = {
-    model: settings.model,
-    messages: [
-      { role: 'system', content: prompt.system },
-      { role: 'user', content: prompt.user },
-    ],
-    temperature: settings.temperature ?? template.model.temperature ?? 0,
-  };
-  const maxTokens = settings.maxTokens ?? template.model.maxTokens;
-  if (maxTokens !== undefined) request.max_tokens = maxTokens;
-  if (settings.structuredOutput ?? true) {
-    request.response_format = {
-      type: 'json_schema',
-      json_schema: { name: template.id.replace(/-/g, '_'), schema: template.schema, strict: true },
-    };
-  }
-  if (settings.logprobs) {
-    request.logprobs = true;
-    request.top_logprobs = 5;
-  }
-  // A re-ask must not hit the cached unreadable answer: the seed makes it a new request.
-  if (settings.seed !== undefined) request.seed = settings.seed + attempt - 1;
-  else if (attempt > 1) request.seed = attempt;
-  return request;
+  return buildPromptRequest(template, values, settings, attempt);
 }
 
 /**
- * Judges one item: renders the template, reuses a stored answer for the same request or
- * calls the endpoint (paced, retried with backoff that honours Retry-After), records every
- * call, and reads the answer. An answer that cannot be read is asked again, then reported
+ * Judges one item through the one ask loop (`askPrompt`): a stored answer for the same
+ * request is reused, otherwise the endpoint is called (paced, retried with backoff that
+ * honours Retry-After) and every call recorded; the answer is read by
+ * {@link parseJudgeOutput}. An answer that cannot be read is asked again, then reported
  * as failed with its raw text — never turned into a grade.
  */
 export async function judgeItem(
@@ -109,109 +77,59 @@ export async function judgeItem(
   settings: JudgeSettings,
   deps: JudgeDeps,
 ): Promise<JudgeOutcome> {
-  const now = deps.now ?? Date.now;
-  const paidCalls: LlmCallRecord[] = [];
-  const maxParseAttempts = settings.maxParseAttempts ?? 3;
-  let lastRaw: string | undefined;
-  let lastReason = 'no answer';
-  for (let attempt = 1; attempt <= maxParseAttempts; attempt++) {
-    const request = buildJudgeRequest(template, values, settings, attempt);
-    const hash = chatRequestHash(request);
-    let call = await deps.store.get(hash);
-    const cached = call !== undefined;
-    if (!call) {
-      try {
-        call = await callEndpoint(request, hash, deps, now);
-      } catch (error) {
-        const failed = failedRecord(request, hash, error, now);
-        await deps.store.put(failed);
-        paidCalls.push(failed);
-        return { status: 'failed', reason: failed.error!, paidCalls };
-      }
-      await deps.store.put(call);
-      paidCalls.push(call);
-    }
-    const raw = call.response ?? '';
-    const parsed = parseJudgeOutput(raw, template);
-    if (parsed.ok) {
-      const outcome: JudgeOutcome = {
-        status: 'labelled',
-        judgment: parsed.judgment,
-        call,
-        cached,
-        paidCalls,
-      };
-      const distribution =
-        call.logprobs && template.gradeField
-          ? gradeDistribution(call.logprobs, template)
-          : undefined;
-      if (distribution) outcome.distribution = distribution;
-      return outcome;
-    }
-    lastRaw = raw;
-    lastReason = parsed.reason;
-  }
-  const failure: JudgeOutcome = {
-    status: 'failed',
-    reason: `unreadable answer after ${maxParseAttempts} attempts: ${lastReason}`,
-    paidCalls,
+  const sent: LlmCallRecord[] = [];
+  const counting: CallDeps = {
+    ...deps,
+    onPaidCall: (record) => {
+      sent.push(record);
+      deps.onPaidCall?.(record);
+    },
   };
-  if (lastRaw !== undefined) failure.raw = lastRaw;
-  return failure;
-}
-
-async function callEndpoint(
-  request: ChatRequest,
-  hash: string,
-  deps: JudgeDeps,
-  now: () => number,
-): Promise<LlmCallRecord> {
-  const tokens =
-    request.messages.reduce((s, m) => s + estimateTokens(m.content), 0) +
-    (request.max_tokens ?? 256);
-  const once = async () => {
-    const started = now();
-    const response = await deps.client.complete(request);
-    const record: LlmCallRecord = {
-      hash,
-      model: request.model,
-      request,
-      response: response.content,
-      promptTokens: response.promptTokens,
-      completionTokens: response.completionTokens,
-      latencyMs: now() - started,
-      createdAt: new Date(now()).toISOString(),
-    };
-    if (response.logprobs) record.logprobs = response.logprobs;
-    const cost = callCost(request.model, response, deps.prices ?? DEFAULT_PRICES);
-    if (cost !== undefined) record.costUsd = cost;
-    return record;
-  };
-  const run = () =>
-    withRetries(once, classifyChatError, {
-      ...(deps.retry ? { policy: deps.retry } : {}),
-      ...(deps.sleep ? { sleep: deps.sleep } : {}),
-      ...(deps.random ? { random: deps.random } : {}),
+  const paid = () => sent.filter((call) => call.response !== undefined);
+  try {
+    const answer = await askPrompt(deps.client, template, values, settings, counting, (raw) => {
+      const parsed = parseJudgeOutput(raw, template);
+      return parsed.ok ? { ok: true, value: parsed.judgment } : parsed;
     });
-  return deps.limiter ? deps.limiter.run(tokens, run) : run();
-}
-
-function failedRecord(
-  request: ChatRequest,
-  hash: string,
-  error: unknown,
-  now: () => number,
-): LlmCallRecord {
-  return {
-    hash,
-    model: request.model,
-    request,
-    promptTokens: 0,
-    completionTokens: 0,
-    latencyMs: 0,
-    error: error instanceof Error ? error.message : String(error),
-    createdAt: new Date(now()).toISOString(),
-  };
+    const outcome: JudgeOutcome = {
+      status: 'labelled',
+      judgment: answer.value,
+      call: answer.call,
+      cached: answer.cached,
+      paidCalls: paid(),
+    };
+    const distribution =
+      answer.call.logprobs && template.gradeField
+        ? gradeDistribution(answer.call.logprobs, template)
+        : undefined;
+    if (distribution) outcome.distribution = distribution;
+    return outcome;
+  } catch (error) {
+    if (error instanceof CallStoppedError) return { status: 'stopped', paidCalls: paid() };
+    const last = sent.at(-1);
+    if (error instanceof UnusableAnswerError) {
+      const failure: JudgeOutcome = {
+        status: 'failed',
+        cause: 'unreadable',
+        reason: `unreadable answer after ${error.attempts} attempts: ${error.problem}`,
+        paidCalls: paid(),
+      };
+      if (error.raw !== undefined) failure.raw = error.raw;
+      if (last) failure.callHash = last.hash;
+      return failure;
+    }
+    // The endpoint failed for good (after its retries): the item fails with the reason.
+    if (!last) throw error;
+    const failure: JudgeOutcome = {
+      status: 'failed',
+      cause: 'endpoint',
+      reason: last.error ?? (error instanceof Error ? error.message : String(error)),
+      paidCalls: paid(),
+      callHash: last.hash,
+    };
+    if (error instanceof ChatCallError && error.unreachable) failure.unreachable = true;
+    return failure;
+  }
 }
 
 /**

@@ -1,11 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  loadJudgeTemplates,
-  parseJudgeOutput,
-  parseTemplate,
-  renderTemplate,
-} from '../src/index.js';
+import { renderPrompt } from '@assay/llm';
+import { loadJudgeTemplates, parseJudgeOutput, parseTemplate } from '../src/index.js';
 
 const JUDGES = fileURLToPath(new URL('../../../judges/', import.meta.url));
 const templates = loadJudgeTemplates(JUDGES);
@@ -57,7 +53,7 @@ describe('the shipped judge templates', () => {
       },
     };
     for (const [id, v] of Object.entries(values)) {
-      const rendered = renderTemplate(templates.get(id)!, v);
+      const rendered = renderPrompt(templates.get(id)!, v);
       expect(rendered.user).not.toMatch(/\{\{|\}\}/);
       for (const value of Object.values(v)) expect(rendered.user).toContain(value);
       expect(rendered).toMatchSnapshot(id);
@@ -66,17 +62,17 @@ describe('the shipped judge templates', () => {
 
   it('drop optional blocks without a value, and refuse missing or unknown variables', () => {
     const t = templates.get('graded-0-4')!;
-    const bare = renderTemplate(t, { query: 'q', passage: 'p' });
+    const bare = renderPrompt(t, { query: 'q', passage: 'p' });
     expect(bare.user).not.toContain('What we know about the user');
     expect(bare.user).not.toContain('A good answer');
-    expect(() => renderTemplate(t, { query: 'q' })).toThrow(/no value for \{\{passage\}\}/);
-    expect(() => renderTemplate(t, { query: 'q', passage: 'p', pasage: 'x' })).toThrow(
+    expect(() => renderPrompt(t, { query: 'q' })).toThrow(/no value for \{\{passage\}\}/);
+    expect(() => renderPrompt(t, { query: 'q', passage: 'p', pasage: 'x' })).toThrow(
       /no variable \{\{pasage\}\}/,
     );
   });
 
   it('insert passage text verbatim, even when it looks like a placeholder', () => {
-    const r = renderTemplate(templates.get('binary-filter')!, {
+    const r = renderPrompt(templates.get('binary-filter')!, {
       query: 'q',
       passage: 'see {{query}} and {{#x}}',
     });

@@ -1,28 +1,132 @@
 import { checkSchema } from './json-schema.js';
 import { type ChatClient, type ChatRequest } from './chat-client.js';
 import type { CallDeps } from './call-deps.js';
+import type { LlmCallRecord } from './call-store.js';
 import { chatCall } from './chat-call.js';
-import { renderMethodPrompt, type MethodPrompt } from './method-prompt.js';
+import { renderPrompt, type PromptFile, type PromptValues } from './prompt-file.js';
+
+/** How one prompt is asked: the model and the request's parameters. */
+export interface PromptSettings {
+  model: string;
+  /** Overrides the prompt file's temperature (default: the file's, else 0). */
+  temperature?: number;
+  /** Overrides the prompt file's max_tokens. */
+  maxTokens?: number;
+  /** Ask for structured output when the prompt has a schema (default true). */
+  structuredOutput?: boolean;
+  /** Ask for log-probabilities (default false). */
+  logprobs?: boolean;
+  /** Attempts in all when an answer cannot be used (default 3). */
+  maxParseAttempts?: number;
+  /**
+   * Sent as the request's `seed` (a re-ask adds attempt − 1). Repeated trials of the same
+   * prompt use different seeds so each is its own request and its own cache entry.
+   */
+  seed?: number;
+}
+
+/**
+ * The chat request for one prompt. Attempt > 1 is a re-ask after an unusable answer: its
+ * seed makes it a new request, so the stored unusable answer is not returned again.
+ */
+export function buildPromptRequest(
+  prompt: Pick<
+    PromptFile,
+    'id' | 'system' | 'prompt' | 'requiredVariables' | 'optionalVariables' | 'model' | 'schema'
+  >,
+  values: PromptValues,
+  settings: PromptSettings,
+  attempt = 1,
+): ChatRequest {
+  const rendered = renderPrompt(prompt, values);
+  const request: ChatRequest = {
+    model: settings.model,
+    messages: [
+      { role: 'system', content: rendered.system },
+      { role: 'user', content: rendered.user },
+    ],
+    temperature: settings.temperature ?? prompt.model.temperature ?? 0,
+  };
+  const maxTokens = settings.maxTokens ?? prompt.model.maxTokens;
+  if (maxTokens !== undefined) request.max_tokens = maxTokens;
+  if (prompt.schema && (settings.structuredOutput ?? true))
+    request.response_format = {
+      type: 'json_schema',
+      json_schema: { name: prompt.id.replace(/-/g, '_'), schema: prompt.schema, strict: true },
+    };
+  if (settings.logprobs) {
+    request.logprobs = true;
+    request.top_logprobs = 5;
+  }
+  if (settings.seed !== undefined) request.seed = settings.seed + attempt - 1;
+  else if (attempt > 1) request.seed = attempt;
+  return request;
+}
+
+/** What reading one raw answer gave: the value, or why it cannot be used. */
+export type AnswerReading<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** An answer that was usable, with the call that gave it. */
+export interface PromptAnswer<T> {
+  value: T;
+  /** The call whose answer was used. */
+  call: LlmCallRecord;
+  request: ChatRequest;
+  /** True when that call came from the store (nothing was paid for it this time). */
+  cached: boolean;
+}
 
 /** An answer that stayed unusable after every attempt; the reason names the last problem. */
 export class UnusableAnswerError extends Error {
   constructor(
     readonly promptId: string,
-    readonly reason: string,
+    /** The last problem, without the attempts prefix. */
+    readonly problem: string,
+    readonly attempts: number,
     readonly raw: string | undefined,
   ) {
-    super(`${promptId}: ${reason}`);
+    super(`${promptId}: unusable answer after ${attempts} attempts: ${problem}`);
     this.name = 'UnusableAnswerError';
+  }
+
+  /** `unusable answer after N attempts: problem`, without the prompt id. */
+  get reason(): string {
+    return `unusable answer after ${this.attempts} attempts: ${this.problem}`;
   }
 }
 
+/**
+ * The one ask loop of judges, answer scoring and methods: renders the prompt, asks it
+ * through {@link chatCall} (a stored answer reused; otherwise sent, paced, retried and
+ * every attempt recorded), and reads the answer with `read`. An unusable answer is asked
+ * again with a new seed; after the last attempt an {@link UnusableAnswerError} is thrown
+ * with the raw text. An endpoint that fails for good throws its error (the failed calls
+ * are recorded); `deps.onPaidCall` sees every call sent.
+ */
+export async function askPrompt<T>(
+  client: ChatClient,
+  prompt: Parameters<typeof buildPromptRequest>[0],
+  values: PromptValues,
+  settings: PromptSettings,
+  deps: CallDeps,
+  read: (raw: string, call: LlmCallRecord) => AnswerReading<T>,
+): Promise<PromptAnswer<T>> {
+  const attempts = settings.maxParseAttempts ?? 3;
+  let problem = 'no answer';
+  let raw: string | undefined;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const request = buildPromptRequest(prompt, values, settings, attempt);
+    const { record, cached } = await chatCall(client, request, deps);
+    raw = record.response ?? '';
+    const reading = read(raw, record);
+    if (reading.ok) return { value: reading.value, call: record, request, cached };
+    problem = reading.reason;
+  }
+  throw new UnusableAnswerError(prompt.id, problem, attempts, raw);
+}
+
 /** Settings of {@link ask}. */
-export interface AskSettings {
-  model: string;
-  /** Attempts in all when an answer cannot be used (default 3). */
-  maxParseAttempts?: number;
-  /** Ask for structured output when the prompt has a schema (default true). */
-  structuredOutput?: boolean;
+export interface AskSettings extends PromptSettings {
   /**
    * A further check of a parsed answer (of the trimmed text, for a prompt without a schema);
    * returns the problem, or undefined when usable.
@@ -38,86 +142,42 @@ export interface AskAnswer {
   cached: boolean;
 }
 
-/** The chat request for one prompt (attempt > 1 is a re-ask, made distinct by its seed). */
-export function buildMethodRequest(
-  prompt: MethodPrompt,
-  values: Readonly<Record<string, string>>,
-  settings: AskSettings,
-  attempt = 1,
-): ChatRequest {
-  const rendered = renderMethodPrompt(prompt, values);
-  const request: ChatRequest = {
-    model: settings.model,
-    messages: [
-      { role: 'system', content: rendered.system },
-      { role: 'user', content: rendered.user },
-    ],
-    temperature: prompt.model.temperature,
-  };
-  if (prompt.model.maxTokens !== undefined) request.max_tokens = prompt.model.maxTokens;
-  if (prompt.schema && (settings.structuredOutput ?? true))
-    request.response_format = {
-      type: 'json_schema',
-      json_schema: { name: prompt.id.replace(/-/g, '_'), schema: prompt.schema, strict: true },
-    };
-  if (attempt > 1) request.seed = attempt;
-  return request;
-}
-
 /**
- * Asks one prompt and returns a usable answer: non-blank text, and for a prompt with a
- * schema, JSON that satisfies it (also when wrapped in a ```json fence). An unusable
- * answer is asked again; after the last attempt an {@link UnusableAnswerError} is thrown.
+ * Asks one prompt of a method and returns a usable answer: non-blank text, and for a
+ * prompt with a schema, JSON that satisfies it (also when wrapped in a ```json fence).
+ * {@link askPrompt} with that reading.
  */
 export async function ask(
   client: ChatClient,
-  prompt: MethodPrompt,
-  values: Readonly<Record<string, string>>,
+  prompt: Parameters<typeof buildPromptRequest>[0],
+  values: PromptValues,
   settings: AskSettings,
   deps: CallDeps,
 ): Promise<AskAnswer> {
-  const attempts = settings.maxParseAttempts ?? 3;
-  let reason = 'no answer';
-  let raw: string | undefined;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    const request = buildMethodRequest(prompt, values, settings, attempt);
-    const { record, cached } = await chatCall(client, request, deps);
-    raw = record.response ?? '';
-    const text = raw.trim();
-    if (text === '') {
-      reason = 'empty answer';
-      continue;
-    }
-    if (!prompt.schema) {
-      const invalid = settings.validate?.(text);
-      if (invalid) {
-        reason = invalid;
-        continue;
-      }
-      return { text, request, cached };
-    }
-    const json = readJson(text);
-    if (json === undefined) {
-      reason = 'answer is not JSON';
-      continue;
-    }
-    const problem = checkSchema(json, prompt.schema, '$');
-    if (problem) {
-      reason = `answer does not match the schema: ${problem}`;
-      continue;
-    }
-    const invalid = settings.validate?.(json);
-    if (invalid) {
-      reason = invalid;
-      continue;
-    }
-    return { text, json, request, cached };
-  }
-  throw new UnusableAnswerError(
-    prompt.id,
-    `unusable answer after ${attempts} attempts: ${reason}`,
-    raw,
+  const answer = await askPrompt(client, prompt, values, settings, deps, (raw) =>
+    readAnswer(raw, prompt.schema, settings.validate),
   );
+  return { ...answer.value, request: answer.request, cached: answer.cached };
+}
+
+/** Reads a method's answer: non-blank text; JSON matching the schema when there is one. */
+function readAnswer(
+  raw: string,
+  schema: Record<string, unknown> | undefined,
+  validate: AskSettings['validate'],
+): AnswerReading<{ text: string; json?: unknown }> {
+  const text = raw.trim();
+  if (text === '') return { ok: false, reason: 'empty answer' };
+  if (!schema) {
+    const invalid = validate?.(text);
+    return invalid ? { ok: false, reason: invalid } : { ok: true, value: { text } };
+  }
+  const json = readJson(text);
+  if (json === undefined) return { ok: false, reason: 'answer is not JSON' };
+  const problem = checkSchema(json, schema, '$');
+  if (problem) return { ok: false, reason: `answer does not match the schema: ${problem}` };
+  const invalid = validate?.(json);
+  return invalid ? { ok: false, reason: invalid } : { ok: true, value: { text, json } };
 }
 
 function readJson(text: string): unknown {

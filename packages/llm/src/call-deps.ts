@@ -1,4 +1,4 @@
-import type { CallStore } from './call-store.js';
+import type { CallStore, LlmCallRecord } from './call-store.js';
 import type { ModelPrice } from './cost.js';
 import type { RateLimiter } from './limiter.js';
 import type { RetryPolicy } from './retry.js';
@@ -11,8 +11,15 @@ export interface CallDeps {
   prices?: Readonly<Record<string, ModelPrice>>;
   /** Checked before a call is sent (not for stored answers); throws to stop spending. */
   beforePaidCall?: () => void;
-  /** Told about every call paid for (answered or failed). */
-  onPaidCall?: (record: import('./call-store.js').LlmCallRecord) => void;
+  /** Told about every call sent, once it is answered or has failed for good. */
+  onPaidCall?: (record: LlmCallRecord) => void;
+  /**
+   * Once aborted, no call is sent and none is tried again (a `CallStoppedError` instead);
+   * calls already in flight go on.
+   */
+  stop?: AbortSignal;
+  /** Once aborted, calls in flight are cut off (and end in a `CallStoppedError`). */
+  cancel?: AbortSignal;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;

@@ -1,11 +1,11 @@
 import { classifyChatError, type ChatClient, type ChatRequest } from './chat-client.js';
 import { estimateTokens } from './cost.js';
 import type { CallDeps } from './call-deps.js';
-import { cachedCall, type CallResult } from './cached-call.js';
+import { cachedCall, type CallResult, type SentAnswer } from './cached-call.js';
 
 /**
- * One recorded chat completion through the judge engine's client. The hash is the one
- * judging uses, so a judge and a method asking the same request share its stored answer.
+ * One recorded chat completion (see {@link cachedCall}). Judges and methods both ask
+ * through it, so a judge and a method asking the same request share its stored answer.
  */
 export function chatCall(
   client: ChatClient,
@@ -18,13 +18,15 @@ export function chatCall(
   return cachedCall(
     'chat.completions',
     request as unknown as Record<string, unknown> & { model: string },
-    async () => {
-      const answer = await client.complete(request);
-      return {
+    async (signal) => {
+      const answer = await client.complete(request, signal ? { signal } : {});
+      const sent: SentAnswer = {
         response: answer.content,
         promptTokens: answer.promptTokens,
         completionTokens: answer.completionTokens,
       };
+      if (answer.logprobs) sent.logprobs = answer.logprobs;
+      return sent;
     },
     classifyChatError,
     deps,

@@ -1,4 +1,10 @@
 import OpenAI from 'openai';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  fetchWithLimit,
+  ResponseTooLargeError,
+} from './response-limit.js';
+import { publicEndpoint } from './http-json.js';
 import { parseRetryAfter, type AttemptFailure } from './retry.js';
 
 /** One chat-completions request as assay sends it (and hashes it). */
@@ -31,9 +37,15 @@ export interface ChatResponse {
   logprobs?: TokenLogprob[];
 }
 
+/** Options of one chat request. */
+export interface ChatCallOptions {
+  /** Cuts the request off when aborted. */
+  signal?: AbortSignal | undefined;
+}
+
 /** Anything that can answer a chat request: the OpenAI-compatible client, or a test fake. */
 export interface ChatClient {
-  complete(request: ChatRequest): Promise<ChatResponse>;
+  complete(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResponse>;
 }
 
 /** Connection settings of an OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp). */
@@ -42,6 +54,8 @@ export interface EndpointConfig {
   apiKey?: string;
   /** Per-request timeout in ms (default 120 000). */
   timeoutMs?: number;
+  /** The largest answer body read, in bytes (default 16 MiB); a larger one fails the call. */
+  maxResponseBytes?: number;
 }
 
 /** A failure classified for the retry loop. */
@@ -50,6 +64,8 @@ export class ChatCallError extends Error {
     message: string,
     readonly failure: AttemptFailure,
     readonly status?: number,
+    /** True when the endpoint could not be reached at all (connection refused, unknown host). */
+    readonly unreachable = false,
   ) {
     super(message);
     this.name = 'ChatCallError';
@@ -66,6 +82,8 @@ export class ChatCallError extends Error {
 export class OpenAIChatClient implements ChatClient {
   private readonly client: OpenAI;
   private structuredOutput = true;
+  /** Where requests go, as error messages name it (never the key, a password or a query). */
+  readonly endpoint: string;
 
   constructor(
     config: EndpointConfig,
@@ -76,7 +94,9 @@ export class OpenAIChatClient implements ChatClient {
       ...(config.baseURL ? { baseURL: config.baseURL } : {}),
       maxRetries: 0,
       timeout: config.timeoutMs ?? 120_000,
+      fetch: fetchWithLimit(config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     });
+    this.endpoint = publicEndpoint(this.client.baseURL);
   }
 
   /** Whether the endpoint still gets `response_format` (false after it rejected it). */
@@ -84,28 +104,31 @@ export class OpenAIChatClient implements ChatClient {
     return this.structuredOutput;
   }
 
-  async complete(request: ChatRequest): Promise<ChatResponse> {
+  async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResponse> {
     const body = { ...request };
     if (!this.structuredOutput) delete body.response_format;
     try {
-      return await this.send(body);
+      return await this.send(body, options.signal);
     } catch (error) {
       if (body.response_format && isUnsupportedFormat(error)) {
         this.structuredOutput = false;
         delete body.response_format;
-        return await this.send(body);
+        return await this.send(body, options.signal);
       }
       throw error;
     }
   }
 
-  private async send(body: ChatRequest): Promise<ChatResponse> {
+  private async send(body: ChatRequest, signal: AbortSignal | undefined): Promise<ChatResponse> {
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      completion = (await this.client.chat.completions.create({
-        ...body,
-        stream: false,
-      } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming)) as OpenAI.Chat.Completions.ChatCompletion;
+      completion = (await this.client.chat.completions.create(
+        {
+          ...body,
+          stream: false,
+        } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+        signal ? { signal } : {},
+      )) as OpenAI.Chat.Completions.ChatCompletion;
     } catch (error) {
       throw this.classify(error);
     }
@@ -130,15 +153,29 @@ export class OpenAIChatClient implements ChatClient {
   }
 
   private classify(error: unknown): unknown {
+    const tooLarge = causeOf(error, ResponseTooLargeError);
+    if (tooLarge)
+      return new ChatCallError(`${this.endpoint}: ${tooLarge.message}`, { retryable: false });
     if (error instanceof SyntaxError) {
       // The HTTP body was not valid JSON (a proxy error page, a truncated answer).
       return new ChatCallError(`malformed response body: ${error.message}`, { retryable: true });
     }
     if (error instanceof OpenAI.APIConnectionTimeoutError) {
-      return new ChatCallError(`timed out: ${error.message}`, { retryable: true });
+      return new ChatCallError(`timed out: ${error.message} (${this.endpoint})`, {
+        retryable: true,
+      });
     }
     if (error instanceof OpenAI.APIConnectionError) {
-      return new ChatCallError(`connection failed: ${error.message}`, { retryable: true });
+      const code = socketCode(error);
+      // A connection refused or a host unknown is the endpoint not being there at all; a
+      // connection dropped mid-answer is the endpoint being there and failing.
+      const unreachable = code !== undefined && UNREACHABLE_CODES.has(code);
+      return new ChatCallError(
+        `connection failed: cannot ${unreachable ? 'reach' : 'talk to'} ${this.endpoint}${code ? ` (${code})` : `: ${error.message}`}`,
+        { retryable: true },
+        undefined,
+        unreachable,
+      );
     }
     if (error instanceof OpenAI.APIError) {
       const status = error.status ?? 0;
@@ -152,6 +189,35 @@ export class OpenAIChatClient implements ChatClient {
     }
     return error;
   }
+}
+
+/** Socket errors of an endpoint that is not there: nothing listens, or the host is unknown. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+]);
+
+/** The first error of a cause chain that is an instance of `type`. */
+function causeOf<T>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let e = error, depth = 0; e && depth < 6; depth++) {
+    if (e instanceof type) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The socket error code (ECONNREFUSED …) somewhere in a cause chain. */
+function socketCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function isUnsupportedFormat(error: unknown): boolean {

@@ -63,8 +63,14 @@ export class EmbeddingClient {
     const { record } = await cachedCall(
       'embeddings.batch',
       { model, input: batch },
-      async () => {
-        const answer = await postJson(this.endpoint, '/embeddings', { model, input: batch });
+      async (signal) => {
+        const answer = await postJson(
+          this.endpoint,
+          '/embeddings',
+          { model, input: batch },
+          this.deps.now,
+          signal,
+        );
         const vectors = readEmbeddings(answer, batch.length);
         return {
           response: JSON.stringify(vectors),

@@ -1,5 +1,9 @@
 import type { AttemptFailure } from './retry.js';
 import { parseRetryAfter } from './retry.js';
+import { readLimitedBody, ResponseTooLargeError } from './response-limit.js';
+
+/** The largest answer body postJson reads by default: 256 MiB (a large batch of vectors). */
+const DEFAULT_MAX_JSON_BYTES = 256 * 1024 * 1024;
 
 /** Connection settings of an OpenAI-compatible endpoint for embeddings and reranking. */
 export interface HttpEndpoint {
@@ -8,6 +12,8 @@ export interface HttpEndpoint {
   apiKey?: string;
   /** Per-request timeout in ms (default 120 000). */
   timeoutMs?: number;
+  /** The largest answer body read, in bytes (default 256 MiB); a larger one fails the call. */
+  maxResponseBytes?: number;
 }
 
 /** A failed HTTP call, classified for the retry loop. */
@@ -30,18 +36,21 @@ export function classifyHttpError(error: unknown): AttemptFailure {
 /**
  * POSTs a JSON body to `<baseURL><path>` and returns the parsed JSON answer. 408, 409,
  * 429 and 5xx answers, timeouts, dropped connections and unreadable bodies are retryable
- * failures (with the server's Retry-After when given); other statuses are final. The API
- * key goes only into the Authorization header, never into an error message.
+ * failures (with the server's Retry-After when given); other statuses, and a body larger
+ * than `maxResponseBytes`, are final. The API key goes only into the Authorization
+ * header, never into an error message. `signal` cuts the request off.
  */
 export async function postJson(
   endpoint: HttpEndpoint,
   path: string,
   body: unknown,
   now: () => number = Date.now,
+  signal?: AbortSignal,
 ): Promise<unknown> {
   const base = (endpoint.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
+  const timeout = AbortSignal.timeout(endpoint.timeoutMs ?? 120_000);
   let response: Response;
   let text: string;
   try {
@@ -49,16 +58,24 @@ export async function postJson(
       method: 'POST',
       headers,
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(endpoint.timeoutMs ?? 120_000),
+      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
     });
-    text = await response.text();
+    const bytes = await readLimitedBody(
+      response,
+      endpoint.maxResponseBytes ?? DEFAULT_MAX_JSON_BYTES,
+    );
+    text = new TextDecoder().decode(bytes);
   } catch (error) {
+    if (error instanceof ResponseTooLargeError)
+      throw new LlmHttpError(`${path}: ${error.message}`, { retryable: false });
     const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError')
+    if (name === 'TimeoutError' || (name === 'AbortError' && !signal?.aborted))
       throw new LlmHttpError(`timed out calling ${path}`, { retryable: true });
-    throw new LlmHttpError(`connection failed calling ${path}: ${(error as Error).message}`, {
-      retryable: true,
-    });
+    if (signal?.aborted) throw new LlmHttpError(`cut off calling ${path}`, { retryable: false });
+    throw new LlmHttpError(
+      `connection failed calling ${publicEndpoint(base)}${path}: ${(error as Error).message}`,
+      { retryable: true },
+    );
   }
   if (!response.ok) {
     const status = response.status;
@@ -73,6 +90,19 @@ export async function postJson(
     return JSON.parse(text) as unknown;
   } catch {
     throw new LlmHttpError(`malformed response body from ${path}`, { retryable: true });
+  }
+}
+
+/**
+ * An endpoint's base URL as messages and logs may show it: scheme, host, port and path,
+ * never credentials or a query.
+ */
+export function publicEndpoint(baseURL: string): string {
+  try {
+    const url = new URL(baseURL);
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  } catch {
+    return 'the configured endpoint';
   }
 }
 

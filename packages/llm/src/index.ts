@@ -1,6 +1,6 @@
 // @assay/llm: the LLM layer shared by judges and retrieval methods — the OpenAI-compatible
 // chat client, retries, pacing, cost, request hashing, the call store interface, recorded
-// calls, embeddings and rerank clients, and method prompts as data.
+// calls, embeddings and rerank clients, prompt files and the one ask loop.
 
 /** Canonical JSON and the SHA-256 request hash used as cache key. */
 export { canonicalJson, chatRequestHash, requestHash } from './request-hash.js';
@@ -8,6 +8,7 @@ export { canonicalJson, chatRequestHash, requestHash } from './request-hash.js';
 export {
   backoffDelay,
   DEFAULT_RETRY_POLICY,
+  CallStoppedError,
   parseRetryAfter,
   withRetries,
   type AttemptFailure,
@@ -22,6 +23,7 @@ export {
   ChatCallError,
   classifyChatError,
   OpenAIChatClient,
+  type ChatCallOptions,
   type ChatClient,
   type ChatRequest,
   type ChatResponse,
@@ -36,11 +38,30 @@ export { checkSchema, type JsonSchema } from './json-schema.js';
 /** What every call needs: the call store, pacing, retries, spending hooks. */
 export type { CallDeps } from './call-deps.js';
 /** One recorded call (stored answer reused, else sent with retries and recorded). */
-export { cachedCall, type CallResult, type SentAnswer } from './cached-call.js';
+export {
+  cachedCall,
+  ImpossibleUsageError,
+  MAX_CALL_TOKENS,
+  type CallResult,
+  type SentAnswer,
+} from './cached-call.js';
+/** Reading answer bodies up to a size limit. */
+export {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  fetchWithLimit,
+  readLimitedBody,
+  ResponseTooLargeError,
+} from './response-limit.js';
 /** A recorded chat completion. */
 export { chatCall } from './chat-call.js';
 /** JSON over HTTP with failures classified for retries. */
-export { classifyHttpError, LlmHttpError, postJson, type HttpEndpoint } from './http-json.js';
+export {
+  classifyHttpError,
+  LlmHttpError,
+  postJson,
+  publicEndpoint,
+  type HttpEndpoint,
+} from './http-json.js';
 /** `/v1/embeddings`, cached by (model, text). */
 export {
   EmbeddingClient,
@@ -50,19 +71,27 @@ export {
 } from './embedding-client.js';
 /** `/v1/rerank`. */
 export { readRerank, RerankClient, type RerankResult } from './rerank-client.js';
-/** Method prompts: `methods/<id>.md` files with front matter. */
+/** Prompt files (judges and methods): YAML front matter, then the prompt; one parser, one renderer. */
 export {
-  loadMethodPrompts,
-  MethodPromptError,
-  parseMethodPrompt,
-  renderMethodPrompt,
-  type MethodPrompt,
-} from './method-prompt.js';
-/** Asking a prompt until the answer is usable, else failing with the reason. */
+  loadPromptFiles,
+  parsePromptFile,
+  PromptFileError,
+  renderPrompt,
+  type PromptFile,
+  type PromptValues,
+  type RenderedPrompt,
+} from './prompt-file.js';
+/** Method prompts: `methods/<id>.md` prompt files with a method and a step. */
+export { loadMethodPrompts, parseMethodPrompt, type MethodPrompt } from './method-prompt.js';
+/** The one ask loop: a prompt asked until its answer is usable, else failing with the reason. */
 export {
   ask,
-  buildMethodRequest,
+  askPrompt,
+  buildPromptRequest,
   UnusableAnswerError,
+  type AnswerReading,
   type AskAnswer,
   type AskSettings,
+  type PromptAnswer,
+  type PromptSettings,
 } from './ask.js';

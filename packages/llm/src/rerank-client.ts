@@ -31,8 +31,8 @@ export class RerankClient {
     const { record } = await cachedCall(
       'rerank',
       body,
-      async () => {
-        const answer = await postJson(this.endpoint, '/rerank', body);
+      async (signal) => {
+        const answer = await postJson(this.endpoint, '/rerank', body, this.deps.now, signal);
         const results = readRerank(answer, documents.length);
         return {
           response: JSON.stringify(results),

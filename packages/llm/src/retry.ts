@@ -57,7 +57,19 @@ export function parseRetryAfter(
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Runs `attempt` until it succeeds, fails for good, or the attempts run out. */
+/** A call not sent, or not tried again, because its run is stopping. */
+export class CallStoppedError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('stopped before the call was answered', options);
+    this.name = 'CallStoppedError';
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or the attempts run out. Once `signal`
+ * is aborted no further attempt starts (a wait between attempts ends at once) and a
+ * {@link CallStoppedError} is thrown with the last failure as its cause.
+ */
 export async function withRetries<T>(
   attempt: (n: number) => Promise<T>,
   classify: (error: unknown) => AttemptFailure,
@@ -66,20 +78,40 @@ export async function withRetries<T>(
     sleep?: (ms: number) => Promise<void>;
     random?: () => number;
     onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+    signal?: AbortSignal;
   } = {},
 ): Promise<T> {
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   const sleep = options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = options.random ?? Math.random;
+  const { signal } = options;
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);
     } catch (error) {
       const failure = classify(error);
       if (!failure.retryable || n >= policy.maxAttempts) throw error;
+      if (signal?.aborted) throw new CallStoppedError({ cause: error });
       const delayMs = backoffDelay(n, policy, failure, random);
       options.onRetry?.({ attempt: n, delayMs, error });
-      await sleep(delayMs);
+      await untilAborted(sleep(delayMs), signal);
+      if (signal?.aborted) throw new CallStoppedError({ cause: error });
     }
   }
+}
+
+/** `wait`, cut short when `signal` aborts. */
+function untilAborted(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return wait;
+  return new Promise<void>((resolve, reject) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    wait.then(done, (error: unknown) => {
+      signal.removeEventListener('abort', done);
+      reject(error);
+    });
+  });
 }

@@ -1,7 +1,7 @@
 import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAITestServer, type TestServer } from '../../llm/test/openai-test-server.js';
-import { ask, parseMethodPrompt, renderMethodPrompt, UnusableAnswerError } from '../src/index.js';
+import { ask, parseMethodPrompt, renderPrompt, UnusableAnswerError } from '../src/index.js';
 
 const PROMPT = `---
 id: pick
@@ -37,16 +37,14 @@ describe('method prompt files', () => {
       id: 'pick',
       method: 'demo',
       step: 'choose',
-      paper: 'A paper (2024)',
+      source: 'A paper (2024)',
     });
     expect(prompt.model).toEqual({ temperature: 0, maxTokens: 20 });
-    expect(renderMethodPrompt(prompt, { query: 'a $& {{query}}' }).user).toBe(
+    expect(renderPrompt(prompt, { query: 'a $& {{query}}' }).user).toBe(
       'Pick one word from: a $& {{query}}',
     );
-    expect(() => renderMethodPrompt(prompt, {})).toThrow('no value for {{query}}');
-    expect(() => renderMethodPrompt(prompt, { query: 'x', other: 'y' })).toThrow(
-      'no variable {{other}}',
-    );
+    expect(() => renderPrompt(prompt, {})).toThrow('no value for {{query}}');
+    expect(() => renderPrompt(prompt, { query: 'x', other: 'y' })).toThrow('no variable {{other}}');
   });
 
   it('rejects a prompt that uses an undeclared variable', () => {

@@ -5,7 +5,18 @@ import {
   type Behaviour,
   type TestServer,
 } from '../../llm/test/openai-test-server.js';
-import { EmbeddingClient, LlmHttpError, RerankClient } from '../src/index.js';
+import { createServer } from 'node:net';
+import {
+  chatCall,
+  ChatCallError,
+  EmbeddingClient,
+  ImpossibleUsageError,
+  LlmHttpError,
+  OpenAIChatClient,
+  postJson,
+  RerankClient,
+  type ChatRequest,
+} from '../src/index.js';
 
 const noWait = { sleep: async () => {}, random: () => 0 };
 let server: TestServer | undefined;
@@ -173,5 +184,74 @@ describe('RerankClient against the test double', () => {
       },
     );
     await expect(client.rerank('m', 'q', ['a', 'b'])).rejects.toThrow('malformed result');
+  });
+});
+
+describe('chat calls under faults', () => {
+  const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+
+  it('refuses an answer larger than the limit without reading it whole, and does not retry it', async () => {
+    server = await startOpenAITestServer(() => ({ hugeBody: 64 * 1024 * 1024 }));
+    const store = new MemoryCallStore();
+    const client = new OpenAIChatClient({ baseURL: server.baseURL, maxResponseBytes: 1024 * 1024 });
+    const error = await chatCall(client, request, { store, ...noWait }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChatCallError);
+    expect((error as Error).message).toBe(
+      `${server.baseURL}: the answer is larger than 1 MiB; it was not read`,
+    );
+    expect(server.requests).toHaveLength(1);
+    expect(store.records.map((r) => r.error)).toEqual([(error as Error).message]);
+  });
+
+  it('refuses impossible token usage (negative, too large, fractional) as a failed call, not retried', async () => {
+    for (const usage of [
+      { promptTokens: -1e12 },
+      { completionTokens: 2 ** 31 },
+      { promptTokens: 2.5 },
+    ]) {
+      server = await startOpenAITestServer(() => ({ reply: 'fine', ...usage }));
+      const store = new MemoryCallStore();
+      const client = new OpenAIChatClient({ baseURL: server.baseURL });
+      const error = await chatCall(client, request, { store, ...noWait }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ImpossibleUsageError);
+      expect(server.requests).toHaveLength(1);
+      expect(store.records).toHaveLength(1);
+      expect(store.records[0]).toMatchObject({ promptTokens: 0, completionTokens: 0 });
+      expect(store.records[0]!.response).toBeUndefined();
+      // Nothing answered is stored: a rerun asks again.
+      expect(await store.get(store.records[0]!.hash)).toBeUndefined();
+      await server.close();
+      server = undefined;
+    }
+  });
+
+  it('names the URL of an endpoint that refuses connections, and marks it unreachable', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const client = new OpenAIChatClient({ baseURL: `http://127.0.0.1:${port}/v1` });
+    const error = await client.complete(request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChatCallError);
+    expect((error as ChatCallError).unreachable).toBe(true);
+    expect((error as Error).message).toBe(
+      `connection failed: cannot reach http://127.0.0.1:${port}/v1 (ECONNREFUSED)`,
+    );
+  });
+
+  it('postJson refuses a body larger than its limit', async () => {
+    server = await startOpenAITestServer(() => ({ hugeBody: 8 * 1024 * 1024 }));
+    const error = await postJson(
+      { baseURL: server.baseURL, maxResponseBytes: 1024 * 1024 },
+      '/embeddings',
+      {},
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmHttpError);
+    expect((error as LlmHttpError).failure.retryable).toBe(false);
+    expect((error as Error).message).toBe(
+      '/embeddings: the answer is larger than 1 MiB; it was not read',
+    );
   });
 });

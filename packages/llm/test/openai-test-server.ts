@@ -1,7 +1,7 @@
 // A TEST DOUBLE of an OpenAI-compatible chat-completions endpoint, for assay's tests only.
 // It answers from a script and can inject faults (429 with Retry-After, 500, slow answers,
 // malformed bodies, dropped connections). It is not a judge and never ships.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** What the double does for one request. */
@@ -18,7 +18,12 @@ export type Behaviour =
   | { malformedBody: true }
   | { drop: true }
   /** A 200 whose body is this JSON as is (for `/v1/embeddings` and `/v1/rerank`). */
-  | { json: unknown };
+  | { json: unknown }
+  /**
+   * A 200 whose body goes on for this many bytes (a chat answer padded with spaces, sent
+   * in 1 MiB chunks without a Content-Length) or until the client hangs up.
+   */
+  | { hugeBody: number };
 
 /** A request the double received. */
 export interface ReceivedRequest {
@@ -80,6 +85,10 @@ export async function startOpenAITestServer(
       );
       return;
     }
+    if ('hugeBody' in behaviour) {
+      await streamHugeBody(res, behaviour.hugeBody);
+      return;
+    }
     if ('json' in behaviour) {
       res.on('finish', () => delivered.push(received));
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -125,6 +134,27 @@ export async function startOpenAITestServer(
   };
 }
 
+/** Writes a chat answer of `bytes` bytes chunk by chunk, stopping when the client hangs up. */
+async function streamHugeBody(res: ServerResponse, bytes: number): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const head =
+    '{"id":"chatcmpl-huge","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"';
+  const tail = '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}';
+  res.write(head);
+  const chunk = ' '.repeat(1024 * 1024);
+  let sent = head.length;
+  while (sent + tail.length < bytes && !res.destroyed) {
+    const part = chunk.slice(0, Math.min(chunk.length, bytes - tail.length - sent));
+    sent += part.length;
+    if (!res.write(part))
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+  }
+  if (!res.destroyed) res.end(tail);
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let data = '';
@@ -135,6 +165,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** A wait that never keeps the test process alive on its own. */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   backoffDelay,
+  CallStoppedError,
   canonicalJson,
   DEFAULT_RETRY_POLICY,
   parseRetryAfter,
@@ -51,6 +52,33 @@ describe('retry policy', () => {
       withRetries(fail, () => ({ retryable: true }), { sleep: async () => {} }),
     ).rejects.toThrow('x');
     expect(calls).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
+  });
+
+  it('starts no attempt once stopped: a wait between attempts ends at once', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const waits: number[] = [];
+    const failing = withRetries(
+      () => {
+        calls++;
+        return Promise.reject(new Error('boom'));
+      },
+      () => ({ retryable: true }),
+      {
+        // A wait that never ends on its own: only the stop ends it.
+        sleep: (ms) => {
+          waits.push(ms);
+          if (waits.length === 1) queueMicrotask(() => controller.abort());
+          return new Promise<void>(() => {});
+        },
+        signal: controller.signal,
+      },
+    );
+    const error = await failing.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CallStoppedError);
+    expect((error as Error).cause).toMatchObject({ message: 'boom' });
+    expect(calls).toBe(1);
+    expect(waits).toHaveLength(1);
   });
 });
 

@@ -2,14 +2,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  buildJudgeRequest,
   judgeItem,
   loadJudgeTemplates,
   type JudgeDeps,
   type JudgeSettings,
   type JudgeTemplate,
 } from '@assay/judge';
-import { ChatCallError, chatRequestHash, RateLimiter, type CallDeps } from '@assay/llm';
+import { ChatCallError, RateLimiter, type CallDeps } from '@assay/llm';
 import { documentText } from './llm-retrieve.js';
 import { chatOf, documentOf, type MethodContext } from './method-context.js';
 
@@ -77,17 +76,8 @@ export class RelevanceFilter {
   ) {
     const chat = chatOf(context);
     this.settings = { model: chat.model };
-    const d = context.deps;
-    this.deps = {
-      client: chat.client,
-      store: d.store,
-      limiter: limiterOf(d),
-      ...(d.retry ? { retry: d.retry } : {}),
-      ...(d.prices ? { prices: d.prices } : {}),
-      ...(d.now ? { now: d.now } : {}),
-      ...(d.sleep ? { sleep: d.sleep } : {}),
-      ...(d.random ? { random: d.random } : {}),
-    };
+    // The run's call deps (store, budget check, spending, retries) with a limiter.
+    this.deps = { ...context.deps, client: chat.client, limiter: limiterOf(context.deps) };
   }
 
   /** Whether each document was judged before (by this filter). */
@@ -108,18 +98,12 @@ export class RelevanceFilter {
 
   private async judgeOne(docno: string): Promise<FilterDecision> {
     const values = { query: this.query, passage: documentText(documentOf(this.context, docno)) };
-    const { beforePaidCall, onPaidCall, store } = this.context.deps;
-    if (beforePaidCall) {
-      const hash = chatRequestHash(buildJudgeRequest(this.template, values, this.settings));
-      if (!(await store.get(hash))) beforePaidCall();
-    }
     const outcome = await judgeItem(this.template, values, this.settings, this.deps);
-    for (const call of outcome.paidCalls) onPaidCall?.(call);
     if (outcome.status === 'labelled')
       return { relevant: outcome.judgment.grade! >= (this.template.relevantAt ?? 1) };
-    const last = outcome.paidCalls.at(-1);
-    if (last?.error !== undefined)
-      throw new ChatCallError(`${FILTER_JUDGE}: ${outcome.reason}`, { retryable: false });
-    return { relevant: true, unreadable: outcome.reason };
+    if (outcome.status === 'failed' && outcome.cause === 'unreadable')
+      return { relevant: true, unreadable: outcome.reason };
+    const reason = outcome.status === 'failed' ? outcome.reason : 'stopped';
+    throw new ChatCallError(`${FILTER_JUDGE}: ${reason}`, { retryable: false });
   }
 }

@@ -16,8 +16,11 @@ export class BudgetExceededError extends Error {
 export class SpendTracker {
   calls = 0;
   failedCalls = 0;
+  /** Answered calls to a model with no price: their cost is unknown (not counted in costUsd). */
+  unpricedCalls = 0;
   promptTokens = 0;
   completionTokens = 0;
+  /** USD of the priced calls. */
   costUsd = 0;
 
   constructor(readonly budgetUsd?: number) {}
@@ -34,6 +37,7 @@ export class SpendTracker {
     if (record.error !== undefined) this.failedCalls++;
     this.promptTokens += record.promptTokens;
     this.completionTokens += record.completionTokens;
-    this.costUsd += record.costUsd ?? 0;
+    if (record.costUsd !== undefined) this.costUsd += record.costUsd;
+    else if (record.response !== undefined) this.unpricedCalls++;
   };
 }

@@ -8,6 +8,7 @@ import {
   type Queryable,
 } from '@assay/db';
 import { type CallStore, type LlmCallRecord } from '@assay/llm';
+import { whileUnavailable } from './database-retry.js';
 import { GroupCommit } from './group-commit.js';
 
 /**
@@ -34,6 +35,51 @@ export class DbCallStore implements CallStore {
 
   async put(record: LlmCallRecord): Promise<void> {
     await insertLlmCall(this.db, toCallInput(record));
+  }
+}
+
+/**
+ * A judge worker's call store: the stored answers of claimed tasks are looked up with their
+ * claim (`prefetch`, one query per claim), so judging an item needs no database round trip
+ * before its call; other lookups go to the database, waiting while it cannot be reached
+ * (until `signal` aborts). Every call recorded goes to `record` (the worker's writer).
+ */
+export class WorkerCallStore implements CallStore {
+  private readonly prefetched = new Map<string, LlmCallRecord | undefined>();
+  private readonly lookups: DbCallStore;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly record: (call: LlmCallRecord) => void,
+    private readonly signal: AbortSignal,
+  ) {
+    this.lookups = new DbCallStore(db);
+  }
+
+  /** Looks up the answers of these request hashes now; a failure leaves them to `get`. */
+  async prefetch(hashes: readonly string[]): Promise<void> {
+    try {
+      const found = await findAnsweredLlmCalls(this.db, hashes);
+      for (const hash of hashes) {
+        const call = found.get(hash);
+        this.prefetched.set(hash, call && toRecord(call));
+      }
+    } catch {
+      // Looked up when judged instead.
+    }
+  }
+
+  get(hash: string): Promise<LlmCallRecord | undefined> {
+    if (this.prefetched.has(hash)) {
+      const call = this.prefetched.get(hash);
+      this.prefetched.delete(hash);
+      return Promise.resolve(call);
+    }
+    return whileUnavailable(() => this.lookups.get(hash), { signal: this.signal });
+  }
+
+  async put(record: LlmCallRecord): Promise<void> {
+    this.record(record);
   }
 }
 

@@ -33,6 +33,8 @@ export { DatabaseInUseError } from '@assay/db';
 export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
 /** A health check's view of the database (ok, busy behind a long statement, down), within ~25 ms. */
 export { checkDatabaseHealth, type DatabaseHealth } from './database-health.js';
+/** Whether an error means the database cannot be reached right now (down, restarting): try again later. */
+export { isDatabaseUnavailable } from '@assay/db';
 /** The use-case error with a stable code. */
 export { PlatformError, type PlatformErrorCode } from './errors.js';
 /** Words for a database's refusal of data by SQLSTATE (out of range, too long, NUL), naming no SQL. */
@@ -186,7 +188,12 @@ export {
   type JudgeJobSummary,
 } from './judge-jobs.js';
 /** A worker's model endpoint client and pacing from the configuration. */
-export { hasJudgeEndpoint, judgeWorkerDeps, type JudgeEndpointOptions } from './judge-endpoint.js';
+export {
+  hasJudgeEndpoint,
+  judgeEndpointName,
+  judgeWorkerDeps,
+  type JudgeEndpointOptions,
+} from './judge-endpoint.js';
 /** The database call store: every LLM call kept, an answered one found again by its hash. */
 export { DbCallStore } from './call-store.js';
 /** How many tasks a judge worker claims at a time and holds at most. */

@@ -1,4 +1,4 @@
-import { OpenAIChatClient, RateLimiter, type ModelPrice } from '@assay/llm';
+import { OpenAIChatClient, publicEndpoint, RateLimiter, type ModelPrice } from '@assay/llm';
 import type { AssayConfig } from './config.js';
 import type { JudgeWorkerDeps } from './judge-worker.js';
 import { loadPrices } from './prices.js';
@@ -23,6 +23,18 @@ export function hasJudgeEndpoint(
   endpoint: JudgeEndpointOptions = {},
 ): boolean {
   return Boolean(endpoint.baseUrl ?? config.openaiBaseUrl ?? config.openaiApiKey);
+}
+
+/**
+ * Where a worker's calls go, as messages may name it: the base URL without credentials or
+ * a query, or "the OpenAI API" when none is configured.
+ */
+export function judgeEndpointName(
+  config: AssayConfig,
+  endpoint: JudgeEndpointOptions = {},
+): string {
+  const baseURL = endpoint.baseUrl ?? config.openaiBaseUrl;
+  return baseURL ? publicEndpoint(baseURL) : 'the OpenAI API';
 }
 
 /**

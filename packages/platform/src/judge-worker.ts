@@ -1,39 +1,21 @@
 import {
-  claimJudgeTasks,
-  completeJudgeTasks,
-  failJudgeTask,
-  findAnsweredLlmCalls,
-  getJudgeJob,
-  insertLlmCalls,
-  releaseJudgeTasks,
-  renewJudgeTaskLeases,
-  withTransaction,
+  isDatabaseUnavailable,
   type ClaimedJudgeTask,
-  type JsonObject,
-  type JudgeTaskFailure,
   type JudgeTaskKey,
-  type JudgeTaskLabel,
   type Queryable,
 } from '@assay/db';
+import type { JudgeDeps } from '@assay/judge';
+import type { CallStore, ChatClient, ModelPrice, RateLimiter, RetryPolicy } from '@assay/llm';
+import { WorkerCallStore } from './call-store.js';
+import { pause } from './database-retry.js';
+import { JudgeResultWriter, type WriteOutcome } from './judge-result-writer.js';
 import {
-  buildJudgeRequest,
-  judgeItem,
-  type JudgeSettings,
-  type JudgeTemplate,
-  type TemplateValues,
-} from '@assay/judge';
-import {
-  chatRequestHash,
-  type CallStore,
-  type ChatClient,
-  type LlmCallRecord,
-  type ModelPrice,
-  type RateLimiter,
-  type RetryPolicy,
-} from '@assay/llm';
-import { DbCallStore, toCallInput, toRecord } from './call-store.js';
-import { GroupCommit } from './group-commit.js';
-import { claimBatchSize } from './judge-claims.js';
+  firstRequestHashes,
+  judgeTask,
+  JudgeJobSpecs,
+  type JudgeTaskResult,
+} from './judge-task.js';
+import { JudgeTaskFeed } from './judge-task-feed.js';
 import { newWorkerId } from './worker-leases.js';
 
 /** What a worker needs to call the model: the endpoint client, pacing, retry policy, prices. */
@@ -54,12 +36,17 @@ export interface JudgeWorkerProgress {
   failed: number;
   /** Tasks whose lease another worker took over before this one finished (nothing written). */
   lostLeases: number;
-  /** Calls sent and paid for (retries and re-asks included). */
+  /** Items put back to pending unfinished (the run stopping, or nothing could be reached). */
+  putBack: number;
+  /** Calls answered and paid for (re-asks included; calls that got no answer are not paid). */
   paidCalls: number;
+  /** Of the paid calls, those whose model has no price: their cost is unknown, not 0. */
+  unpricedCalls: number;
   /** Items answered from stored calls (nothing paid). */
   cachedAnswers: number;
   promptTokens: number;
   completionTokens: number;
+  /** USD of the priced calls (see unpricedCalls). */
   costUsd: number;
   /** Tasks being judged right now. */
   inFlight: number;
@@ -67,9 +54,16 @@ export interface JudgeWorkerProgress {
 
 /** How a worker run ended. */
 export interface JudgeWorkerResult extends JudgeWorkerProgress {
-  /** done: nothing left to claim; budget: the budget was spent; signal: asked to stop. */
-  stoppedBy: 'done' | 'budget' | 'signal';
+  /**
+   * done: nothing left to claim; budget: the budget was spent; signal: asked to stop;
+   * endpoint: the model endpoint could not be reached for several items in a row.
+   */
+  stoppedBy: 'done' | 'budget' | 'signal' | 'endpoint';
+  /** With stoppedBy 'endpoint': what failed, naming the endpoint. */
+  endpointError?: string;
   failures: Array<{ jobId: number; topicId: string; docId: string; reason: string }>;
+  /** Answered calls the database could not take before the run gave up waiting for it. */
+  unwrittenCalls: number;
 }
 
 /** Options of runJudgeWorker. */
@@ -83,28 +77,50 @@ export interface JudgeWorkerOptions {
   concurrency?: number;
   /** Lease length in ms (default 120 000); renewed every third of it while a task runs. */
   leaseMs?: number;
-  /** Stop claiming when aborted; in-flight items finish and are written. */
+  /**
+   * Stop: claim nothing more, send no new call or retry; calls in flight finish (see
+   * `cancelAfterMs`), their items are written, the others go back to pending.
+   */
   signal?: AbortSignal;
+  /**
+   * After the signal, cut off the calls still in flight after this many ms and stop
+   * waiting for a database that cannot be reached (default: never, they finish).
+   */
+  cancelAfterMs?: number;
   /** Stop claiming once this many USD have been paid by this run. */
   budgetUsd?: number;
   /** Keep polling for new tasks instead of returning when none are left. */
   follow?: boolean;
   /** Poll interval with `follow` (default 2000 ms). */
   pollMs?: number;
+  /**
+   * Items in a row whose calls could not reach the endpoint at all (connection refused,
+   * unknown host; after their retries) before the run stops with stoppedBy 'endpoint'
+   * (default 3); with `follow` it pauses instead (see `endpointPauseMs`) and goes on.
+   * Such items go back to pending, never failed.
+   */
+  unreachableLimit?: number;
+  /**
+   * With `follow`, how long claiming pauses after the endpoint could not be reached, in ms
+   * (default 30 000; doubling up to 10 min while it stays out of reach).
+   */
+  endpointPauseMs?: number;
   onProgress?: (progress: JudgeWorkerProgress) => void;
-}
-
-interface LoadedJob {
-  template: JudgeTemplate;
-  settings: JudgeSettings;
+  /** Told when the database cannot be reached (the worker waits for it) or refuses a record. */
+  onNotice?: (message: string) => void;
 }
 
 /**
- * Judges tasks until none are left (or until stopped): claims them in priority order under
- * a lease, judges each with judgeItem (stored answers reused, every call recorded in the
- * database), and writes each label with its task's status in one transaction guarded by
- * the lease. Never holds a transaction across an LLM call. When the signal aborts or the
- * budget is spent it stops claiming and lets in-flight items finish.
+ * Judges tasks until none are left (or until stopped): a {@link JudgeTaskFeed} claims them
+ * in priority order under a lease, {@link judgeTask} judges each (stored answers reused,
+ * every call recorded), and a {@link JudgeResultWriter} writes the calls, labels and
+ * failures in group transactions guarded by the lease. Never holds a transaction across
+ * an LLM call. While the database cannot be reached it waits for it (answered calls are
+ * kept until written). When the signal aborts it stops claiming and sending, lets the
+ * calls in flight finish (or cuts them off after `cancelAfterMs`) and puts unfinished
+ * items back; when the budget is spent it stops claiming and lets in-flight items finish;
+ * after `unreachableLimit` items in a row could not reach the endpoint it stops (when
+ * following: pauses, then goes on).
  */
 export async function runJudgeWorker(
   db: Queryable,
@@ -112,173 +128,13 @@ export async function runJudgeWorker(
 ): Promise<JudgeWorkerResult> {
   const owner = options.workerId ?? newWorkerId();
   const concurrency = Math.max(1, options.concurrency ?? 8);
-  const leaseMs = options.leaseMs ?? 120_000;
-  const pollMs = options.pollMs ?? 2_000;
-  const jobs = new Map<number, Promise<LoadedJob>>();
-  const progress: JudgeWorkerProgress = {
-    labelled: 0,
-    failed: 0,
-    lostLeases: 0,
-    paidCalls: 0,
-    cachedAnswers: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    costUsd: 0,
-    inFlight: 0,
-  };
-  const failures: JudgeWorkerResult['failures'] = [];
+  const unreachableLimit = Math.max(1, options.unreachableLimit ?? 3);
+  const tally = new WorkerTally();
+  let stoppedBy: JudgeWorkerResult['stoppedBy'] = 'done';
+  let endpointError: string | undefined;
   let fatal: unknown;
-  type Write =
-    | { kind: 'call'; record: LlmCallRecord }
-    | { kind: 'label'; key: JudgeTaskKey; label: JudgeTaskLabel }
-    | { kind: 'fail'; key: JudgeTaskKey; failure: JudgeTaskFailure };
-  // Calls, labels and failures of items finishing together are written in one transaction
-  // (a call always in the same transaction as its label, or an earlier one). Each label is
-  // written only while this worker holds the task's lease: `true` when it was.
-  const writes = new GroupCommit<Write, boolean>((ops) =>
-    withTransaction(db, async (trx) => {
-      const calls = ops.flatMap((op) => (op.kind === 'call' ? [toCallInput(op.record)] : []));
-      if (calls.length > 0) await insertLlmCalls(trx, calls);
-      const labels = ops.flatMap((op) => (op.kind === 'label' ? [op] : []));
-      const written = await completeJudgeTasks(trx, owner, labels);
-      const results: boolean[] = [];
-      for (const op of ops) {
-        if (op.kind === 'call') results.push(true);
-        else if (op.kind === 'label')
-          results.push(written.has(`${op.key.jobId}\t${op.key.topicId}\t${op.key.docId}`));
-        else results.push(await failJudgeTask(trx, op.key, owner, op.failure));
-      }
-      return results;
-    }),
-  );
-  const record = (call: LlmCallRecord) => {
-    writes.add({ kind: 'call', record: call }).catch((error: unknown) => {
-      fatal ??= error;
-    });
-  };
-  const dbStore = new DbCallStore(db);
-  // Stored answers of the first request of claimed tasks, looked up with the claim (one
-  // query per claim), so judging an item needs no database round trip before its call.
-  const prefetched = new Map<string, LlmCallRecord | undefined>();
-  const prefetchAnswers = async (tasks: readonly ClaimedJudgeTask[]) => {
-    const hashes: string[] = [];
-    for (const task of tasks) {
-      const { template, settings } = await loadJob(task.jobId);
-      try {
-        const request = buildJudgeRequest(template, task.values as TemplateValues, settings);
-        hashes.push(chatRequestHash(request));
-      } catch {
-        // A template that cannot render this item fails it when judged.
-      }
-    }
-    const found = await findAnsweredLlmCalls(db, hashes);
-    for (const hash of hashes) {
-      const call = found.get(hash);
-      prefetched.set(hash, call && toRecord(call));
-    }
-  };
-  // With the database store every attempt is recorded: failed attempts (429, 5xx, timeouts,
-  // dropped connections, retried or not) by the client wrapper, answers by judgeItem.
-  const client: ChatClient = options.deps.store
-    ? options.deps.client
-    : recordingClient(options.deps.client, record);
-  const store: CallStore = options.deps.store ?? {
-    get: (hash) => {
-      if (!prefetched.has(hash)) return dbStore.get(hash);
-      const call = prefetched.get(hash);
-      prefetched.delete(hash);
-      return Promise.resolve(call);
-    },
-    put: async (call) => {
-      // judgeItem's record of a failed call repeats the last attempt the wrapper recorded.
-      if (call.response !== undefined) record(call);
-    },
-  };
 
-  const loadJob = (jobId: number): Promise<LoadedJob> => {
-    let loaded = jobs.get(jobId);
-    if (!loaded) {
-      loaded = getJudgeJob(db, jobId).then((job) => {
-        if (!job) throw new Error(`judge job ${jobId} does not exist`);
-        return {
-          template: job.template as unknown as JudgeTemplate,
-          settings: job.settings as unknown as JudgeSettings,
-        };
-      });
-      jobs.set(jobId, loaded);
-    }
-    return loaded;
-  };
-
-  const judgeOne = async (task: ClaimedJudgeTask, answered: () => void): Promise<void> => {
-    const { template, settings } = await loadJob(task.jobId);
-    let outcome;
-    try {
-      outcome = await judgeItem(template, task.values as TemplateValues, settings, {
-        ...options.deps,
-        client,
-        store,
-      });
-    } catch (error) {
-      answered();
-      // Not an endpoint failure (judgeItem reports those): a template or database error.
-      const reason = error instanceof Error ? error.message : String(error);
-      if (await writes.add({ kind: 'fail', key: keyOf(task), failure: { error: reason } })) {
-        progress.failed++;
-        failures.push({ ...keyOf(task), reason });
-      } else progress.lostLeases++;
-      return;
-    }
-    answered();
-    let cost = 0;
-    for (const call of outcome.paidCalls) {
-      cost += call.costUsd ?? 0;
-      progress.promptTokens += call.promptTokens;
-      progress.completionTokens += call.completionTokens;
-    }
-    progress.paidCalls += outcome.paidCalls.length;
-    progress.costUsd += cost;
-    if (outcome.status === 'labelled') {
-      if (outcome.cached) progress.cachedAnswers++;
-      const written = await writes.add({
-        kind: 'label',
-        key: keyOf(task),
-        label: {
-          grade: outcome.judgment.grade!,
-          producedBy: settings.model,
-          rationale: justificationOf(outcome.judgment.fields),
-          distribution: (outcome.distribution as unknown as JsonObject) ?? null,
-          callHash: outcome.call.hash,
-          costUsd: cost,
-        },
-      });
-      if (written) progress.labelled++;
-      else progress.lostLeases++;
-    } else {
-      const written = await writes.add({
-        kind: 'fail',
-        key: keyOf(task),
-        failure: {
-          error: outcome.reason,
-          raw: outcome.raw ?? null,
-          callHash: outcome.paidCalls.at(-1)?.hash ?? null,
-          costUsd: cost,
-        },
-      });
-      if (written) {
-        progress.failed++;
-        failures.push({ ...keyOf(task), reason: outcome.reason });
-      } else progress.lostLeases++;
-    }
-  };
-
-  // `calling`: items between their start and their answer, at most `concurrency` (the
-  // calls in flight). `pending`: every started item until its label is written; a slot is
-  // free again as soon as the answer is in, while the write joins the next group commit.
-  let calling = 0;
-  const pending = new Set<Promise<void>>();
-  // Tasks claimed ahead of a free slot, so a slot never waits for a claim round trip.
-  const ready: ClaimedJudgeTask[] = [];
+  // Something changed (a claim came back, an item finished, a stop): the loop looks again.
   let changed!: () => void;
   let change = new Promise<void>((resolve) => (changed = resolve));
   const notify = () => {
@@ -286,163 +142,239 @@ export async function runJudgeWorker(
     change = new Promise<void>((resolve) => (changed = resolve));
   };
 
+  // stop: claim nothing, send no new call or retry; cancel: cut off the calls in flight;
+  // abandon: stop waiting for a database that cannot be reached.
+  const stop = new AbortController();
+  const cancel = new AbortController();
+  const abandon = new AbortController();
+  let cancelTimer: NodeJS.Timeout | undefined;
+  const stopRun = (why: JudgeWorkerResult['stoppedBy']) => {
+    if (stop.signal.aborted) return;
+    stoppedBy = why;
+    stop.abort();
+    if (why === 'signal' && options.cancelAfterMs !== undefined)
+      cancelTimer = setTimeout(() => {
+        cancel.abort();
+        abandon.abort();
+      }, options.cancelAfterMs);
+    notify();
+  };
+  const onSignal = () => stopRun('signal');
+  if (options.signal?.aborted) onSignal();
+  else options.signal?.addEventListener('abort', onSignal, { once: true });
+
+  const notices = noticeOnce(options.onNotice);
+  const writer = new JudgeResultWriter(db, owner, {
+    abandon: abandon.signal,
+    onUnavailable: () =>
+      notices('database', 'the database cannot be reached; results wait until it is back'),
+    onRefused: (what) => options.onNotice?.(what),
+  });
+  const jobs = new JudgeJobSpecs(db, abandon.signal);
+  // With the database store every call goes to the writer (failed attempts too).
+  const dbStore = options.deps.store
+    ? undefined
+    : new WorkerCallStore(db, (call) => writer.call(call), stop.signal);
+  const deps: JudgeDeps = {
+    ...options.deps,
+    store: options.deps.store ?? dbStore!,
+    stop: stop.signal,
+    cancel: cancel.signal,
+  };
+
+  // `calling`: items between their start and their answer, at most `concurrency` (the
+  // calls in flight). `pending`: every started item until its result is written; a slot is
+  // free again as soon as the answer is in, while the write joins the next group commit.
+  let calling = 0;
+  const pending = new Set<Promise<void>>();
+  let unreachableInARow = 0;
+  const feed = new JudgeTaskFeed(db, {
+    owner,
+    leaseMs: options.leaseMs ?? 120_000,
+    concurrency,
+    jobIds: options.jobIds,
+    prepare: async (tasks) => dbStore?.prefetch(await firstRequestHashes(tasks, jobs)),
+    onUnavailable: () =>
+      notices('database', 'the database cannot be reached; claiming waits until it is back'),
+    onChange: notify,
+    judging: () => pending.size > 0,
+  });
+
+  // After too many items in a row found no endpoint: a run stops; a following run pauses
+  // claiming (the pause doubling while the endpoint stays out of reach) and goes on.
+  const firstPauseMs = options.endpointPauseMs ?? 30_000;
+  let pauseMs = firstPauseMs;
+  let pausedUntil = 0;
+  const paused = () => Date.now() < pausedUntil;
+  const judged = (result: JudgeTaskResult) => {
+    tally.paid(result);
+    if (result.paidCalls.length > 0) pauseMs = firstPauseMs;
+    if (result.kind !== 'release' || result.why !== 'endpoint') {
+      if (result.kind !== 'release' || result.paidCalls.length > 0) unreachableInARow = 0;
+      return;
+    }
+    unreachableInARow++;
+    if (unreachableInARow < unreachableLimit || stop.signal.aborted || paused()) return;
+    const why = `${result.error ?? 'the model endpoint cannot be reached'} (${unreachableInARow} items in a row; the items went back to pending)`;
+    unreachableInARow = 0;
+    if (!options.follow) {
+      endpointError = why;
+      stopRun('endpoint');
+      return;
+    }
+    pausedUntil = Date.now() + pauseMs;
+    options.onNotice?.(`${why}; trying again in ${Math.round(pauseMs / 1000)} s`);
+    pauseMs = Math.min(pauseMs * 2, 600_000);
+    void feed.putBack();
+    notify();
+  };
+
   const start = (task: ClaimedJudgeTask) => {
     calling++;
-    let freed = false;
-    const free = () => {
-      if (freed) return;
-      freed = true;
+    const running: Promise<void> = (async () => {
+      let result: JudgeTaskResult;
+      try {
+        result = await judgeTask(task, await jobs.get(task.jobId), deps);
+      } catch (error) {
+        // The job could not be read: while the database is out of reach the item waits.
+        if (!isDatabaseUnavailable(error)) throw error;
+        result = { kind: 'release', why: 'database', paidCalls: [] };
+      }
       calling--;
       notify();
-    };
-    const running: Promise<void> = judgeOne(task, free)
+      judged(result);
+      const key = keyOf(task);
+      if (result.kind === 'release') tally.wrote(key, result, await writer.release(key));
+      else if (result.kind === 'label')
+        tally.wrote(key, result, await writer.label(key, result.label));
+      else tally.wrote(key, result, await writer.fail(key, result.failure));
+    })()
       .catch((error: unknown) => {
         fatal ??= error;
       })
       .finally(() => {
-        free();
-        finished++;
+        feed.itemFinished();
         pending.delete(running);
-        progress.inFlight = pending.size;
+        tally.progress.inFlight = pending.size;
         notify();
-        options.onProgress?.({ ...progress });
+        options.onProgress?.({ ...tally.progress });
       });
     pending.add(running);
-    progress.inFlight = pending.size;
+    tally.progress.inFlight = pending.size;
   };
 
-  const budgetSpent = () => {
-    if (options.budgetUsd === undefined) return false;
-    // Calls in flight will cost about what the paid ones cost on average.
-    const average = progress.paidCalls > 0 ? progress.costUsd / progress.paidCalls : 0;
-    return progress.costUsd + calling * average >= options.budgetUsd;
-  };
+  const budgetSpent = () =>
+    options.budgetUsd !== undefined && tally.expectedCost(calling) >= options.budgetUsd;
 
-  let heartbeatBusy = false;
-  const heartbeat = setInterval(
-    () => {
-      if (heartbeatBusy || (pending.size === 0 && ready.length === 0)) return;
-      heartbeatBusy = true;
-      renewJudgeTaskLeases(db, owner, leaseMs)
-        .catch(() => {})
-        .finally(() => (heartbeatBusy = false));
-    },
-    Math.max(50, leaseMs / 3),
-  );
-  heartbeat.unref();
-  const aborted = new Promise<void>((resolve) => {
-    if (options.signal?.aborted) resolve();
-    options.signal?.addEventListener('abort', () => resolve(), { once: true });
-  });
-  // Claims run in the background, in batches, keeping a few tasks ready: a free slot never
-  // waits for a claim (on PGlite a claim may queue behind a group commit).
-  const batch = claimBatchSize(concurrency);
-  let claiming: Promise<void> | undefined;
-  // After a claim found nothing, claim again only once another item has finished.
-  let finished = 0;
-  let exhaustedAt: number | undefined;
-  const refill = () => {
-    if (claiming || exhaustedAt === finished) return;
-    // Keep up to two batches ready; claim a batch or more at a time.
-    if (ready.length > batch) return;
-    const wanted = concurrency - calling + 2 * batch - ready.length;
-    claiming = claimJudgeTasks(db, {
-      owner,
-      leaseMs,
-      limit: wanted,
-      ...(options.jobIds ? { jobIds: options.jobIds } : {}),
-    })
-      .then(async (claimed) => {
-        if (!options.deps.store && claimed.length > 0) await prefetchAnswers(claimed);
-        ready.push(...claimed);
-        exhaustedAt = claimed.length === 0 ? finished : undefined;
-      })
-      .catch((error: unknown) => {
-        fatal ??= error;
-      })
-      .finally(() => {
-        claiming = undefined;
-        notify();
-      });
-  };
-  let stoppedBy: JudgeWorkerResult['stoppedBy'] = 'done';
   try {
     for (;;) {
-      if (fatal) break;
-      if (options.signal?.aborted) {
-        stoppedBy = 'signal';
-        break;
+      fatal ??= feed.failure;
+      if (fatal || stop.signal.aborted) break;
+      if (paused()) {
+        await Promise.race([pause(pausedUntil - Date.now(), stop.signal), change]);
+        continue;
       }
-      while (calling < concurrency && ready.length > 0 && !budgetSpent()) start(ready.shift()!);
+      while (calling < concurrency && !budgetSpent()) {
+        const task = feed.take();
+        if (!task) break;
+        start(task);
+      }
       if (budgetSpent()) {
         if (pending.size === 0) {
           stoppedBy = 'budget';
           break;
         }
-      } else refill();
-      if (pending.size === 0 && ready.length === 0 && !claiming && exhaustedAt === finished) {
+      } else feed.refill(concurrency - calling);
+      if (pending.size === 0 && feed.exhausted) {
         if (!options.follow) break;
-        await Promise.race([sleep(pollMs), aborted]);
-        exhaustedAt = undefined;
+        await Promise.race([pause(options.pollMs ?? 2_000, stop.signal), change]);
+        feed.poll();
         continue;
       }
-      await Promise.race([change, aborted]);
+      await change;
     }
-    await Promise.all(pending);
-    await claiming;
+    while (pending.size > 0) await Promise.all(pending);
   } finally {
-    clearInterval(heartbeat);
+    options.signal?.removeEventListener('abort', onSignal);
     // Tasks claimed but never started go back at once; so does everything after a failure.
-    if (fatal || pending.size > 0) await releaseJudgeTasks(db, owner).catch(() => 0);
-    else if (ready.length > 0) await releaseJudgeTasks(db, owner, ready).catch(() => 0);
+    await feed.close(fatal !== undefined);
+    await writer.flushed();
+    clearTimeout(cancelTimer);
   }
   if (fatal) throw fatal;
-  return { ...progress, inFlight: 0, stoppedBy, failures };
+  const result: JudgeWorkerResult = {
+    ...tally.progress,
+    inFlight: 0,
+    stoppedBy,
+    failures: tally.failures,
+    unwrittenCalls: writer.unwrittenCalls,
+  };
+  if (endpointError !== undefined) result.endpointError = endpointError;
+  return result;
 }
 
-/** A ChatClient that reports every failed attempt, with its latency and error, to `record`. */
-function recordingClient(inner: ChatClient, record: (call: LlmCallRecord) => void): ChatClient {
-  return {
-    async complete(request) {
-      const started = performance.now();
-      try {
-        return await inner.complete(request);
-      } catch (error) {
-        record({
-          hash: chatRequestHash(request),
-          model: request.model,
-          request,
-          promptTokens: 0,
-          completionTokens: 0,
-          latencyMs: performance.now() - started,
-          error: error instanceof Error ? error.message : String(error),
-          createdAt: new Date().toISOString(),
-        });
-        throw error;
-      }
-    },
+/** A worker run's counters: what was paid, and what became of each item. */
+class WorkerTally {
+  readonly progress: JudgeWorkerProgress = {
+    labelled: 0,
+    failed: 0,
+    lostLeases: 0,
+    putBack: 0,
+    paidCalls: 0,
+    unpricedCalls: 0,
+    cachedAnswers: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    costUsd: 0,
+    inFlight: 0,
+  };
+  readonly failures: JudgeWorkerResult['failures'] = [];
+
+  /** The calls an item paid for (answered ones), tokens and cost; answers from the store. */
+  paid(result: JudgeTaskResult): void {
+    const p = this.progress;
+    for (const call of result.paidCalls) {
+      p.promptTokens += call.promptTokens;
+      p.completionTokens += call.completionTokens;
+      if (call.costUsd === undefined) p.unpricedCalls++;
+      else p.costUsd += call.costUsd;
+    }
+    p.paidCalls += result.paidCalls.length;
+    if (result.kind === 'label' && result.cached) p.cachedAnswers++;
+  }
+
+  /** What the writer did with an item's result. */
+  wrote(key: JudgeTaskKey, result: JudgeTaskResult, outcome: WriteOutcome): void {
+    const p = this.progress;
+    if (result.kind === 'release' || outcome === 'unwritten') p.putBack++;
+    else if (outcome === 'lost') p.lostLeases++;
+    else if (outcome === 'written' && result.kind === 'label') p.labelled++;
+    else {
+      p.failed++;
+      const reason =
+        result.kind === 'fail' ? result.failure.error : 'the answer could not be stored';
+      this.failures.push({ ...key, reason });
+    }
+  }
+
+  /** What the run will have paid once `inFlight` more calls (at the average cost) are paid. */
+  expectedCost(inFlight: number): number {
+    const p = this.progress;
+    const average = p.paidCalls > 0 ? p.costUsd / p.paidCalls : 0;
+    return p.costUsd + inFlight * average;
+  }
+}
+
+/** Tells `notice` a message once per kind until the run ends. */
+function noticeOnce(notice: ((message: string) => void) | undefined) {
+  const told = new Set<string>();
+  return (kind: string, message: string) => {
+    if (told.has(kind)) return;
+    told.add(kind);
+    notice?.(message);
   };
 }
 
-function keyOf(task: ClaimedJudgeTask) {
+function keyOf(task: ClaimedJudgeTask): JudgeTaskKey {
   return { jobId: task.jobId, topicId: task.topicId, docId: task.docId };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** The answer fields that hold a judge's justification text, in the order they are looked for. */
-const JUSTIFICATION_FIELDS = ['justification', 'rationale', 'reasoning', 'explanation'];
-
-/**
- * A label's rationale: the judge's justification text when its answer has one, else null.
- * Other answer fields (sub-grades such as intent_match) stay in the stored call.
- */
-function justificationOf(fields: Record<string, unknown>): string | null {
-  for (const name of JUSTIFICATION_FIELDS) {
-    const value = fields[name];
-    if (typeof value === 'string' && value.trim() !== '') return value;
-  }
-  return null;
 }

@@ -81,7 +81,8 @@ export interface RetrieveStoredModelRunResult extends RetrieveStoredRunResult {
   /** Topics not finished because the budget was reached. */
   unfinished: string[];
   /** Calls sent this time (stored answers are not sent again), tokens and USD. */
-  spend: { calls: number; failedCalls: number; tokens: number; costUsd: number };
+  /** Calls sent (failed ones among them), tokens, USD paid: null when a model has no price (unknown). */
+  spend: { calls: number; failedCalls: number; tokens: number; costUsd: number | null };
 }
 
 /** Whether `method` names a retrieval method that calls models. */
@@ -190,7 +191,7 @@ export async function retrieveStoredModelRun(
             calls: s.calls,
             failedCalls: s.failedCalls,
             tokens: s.promptTokens + s.completionTokens,
-            costUsd: s.costUsd,
+            costUsd: s.unpricedCalls > 0 ? null : s.costUsd,
           },
         };
         if (result.answers.length > 0)

@@ -7,10 +7,8 @@ import {
   listLabels,
   listLlmCalls,
   type AssayDb,
-  type Queryable,
 } from '@assay/db';
-import { judgeItem, loadJudgeTemplates, type JudgeSettings } from '@assay/judge';
-import { OpenAIChatClient } from '@assay/llm';
+import { judgeItem, loadJudgeTemplates } from '@assay/judge';
 import { afterEach, expect, it } from 'vitest';
 import { forEachDatabase, queryRows, testDatabaseUrl } from '../../db/test/helpers.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
@@ -24,70 +22,18 @@ import {
   ensureJudgeJob,
   estimateJudgeRun,
   exportLabelsAsQrels,
-  judgeValues,
   listJudgeFailures,
   runJudgeWorker,
-  type JudgeItemInput,
-  type JudgeWorkerDeps,
 } from '../src/index.js';
+import { answer, depsFor, docOf, items, job, settings, template } from './judge-worker-fixtures.js';
 
 const JUDGES = fileURLToPath(new URL('../../../judges/', import.meta.url));
-const template = loadJudgeTemplates(JUDGES).get('graded-0-3')!;
-const settings: JudgeSettings = { model: 'gpt-4o-mini' };
-
-/** `n` items over three topics; document k's passage says `doc-k`. */
-function items(n: number): JudgeItemInput[] {
-  return Array.from({ length: n }, (_, k) => ({
-    topicId: `q${k % 3}`,
-    docId: `doc-${k}`,
-    values: judgeValues(
-      template,
-      { query: `query ${k % 3}` },
-      { text: `This passage is doc-${k} and talks about topic ${k % 3}.` },
-    ),
-  }));
-}
-
-/** The document a request is about. */
-function docOf(body: Record<string, unknown>): string {
-  const messages = body.messages as Array<{ content: string }>;
-  return /doc-\d+/.exec(messages[1]!.content)![0];
-}
-
-/** A valid answer whose grade is the document number mod 4. */
-function answer(body: Record<string, unknown>, delayMs = 0): Behaviour {
-  const grade = Number(docOf(body).slice(4)) % 4;
-  return {
-    reply: JSON.stringify({ intent_match: 1, trustworthiness: 2, grade }),
-    ...(delayMs ? { delayMs } : {}),
-  };
-}
 
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function depsFor(baseURL: string, timeoutMs = 2_000): JudgeWorkerDeps {
-  return {
-    client: new OpenAIChatClient({ baseURL, apiKey: 'test-key', timeoutMs }),
-    retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 20 },
-    // Retry-After is honoured by the policy; the test does not sleep it.
-    sleep: async () => {},
-  };
-}
-
-async function job(db: Queryable, labelSet: string, list: JudgeItemInput[]) {
-  return ensureJudgeJob(db, {
-    collection: 'files',
-    createCollection: true,
-    labelSet,
-    template,
-    settings,
-    items: list,
-  });
-}
 
 forEachDatabase('judging with the database call store', (t) => {
   it('labels every item, records every call, and a second label set is answered from the store', async () => {
@@ -133,6 +79,27 @@ forEachDatabase('judging with the database call store', (t) => {
     expect(rerun).toMatchObject({ labelled: 9, paidCalls: 0, cachedAnswers: 9, costUsd: 0 });
     expect(server.requests).toHaveLength(9);
     expect(await exportLabelsAsQrels(db, second.labelSet.id)).toBe(qrels);
+  });
+
+  it("a job's cost is a number when its model has a price and unknown (null) when not", async () => {
+    const db = t.db;
+    server = await startOpenAITestServer((body) => answer(body));
+    const priced = await job(db, 'priced', items(3));
+    await runJudgeWorker(db, { deps: depsFor(server.baseURL) });
+    // 3 calls × (100 × 0.15 + 10 × 0.6) / 1e6 USD.
+    expect((await countJudgeTasks(db, priced.job.id)).costUsd).toBeCloseTo(3 * 21e-6, 12);
+    const unpriced = await ensureJudgeJob(db, {
+      collection: 'files',
+      labelSet: 'unpriced',
+      template,
+      settings: { model: 'local-model' },
+      items: items(3),
+    });
+    expect((await countJudgeTasks(db, unpriced.job.id)).costUsd).toBe(0);
+    const result = await runJudgeWorker(db, { deps: depsFor(server.baseURL) });
+    expect(result).toMatchObject({ labelled: 3, paidCalls: 3, unpricedCalls: 3, costUsd: 0 });
+    expect((await countJudgeTasks(db, unpriced.job.id)).costUsd).toBeNull();
+    expect((await countJudgeTasks(db, priced.job.id)).costUsd).toBeCloseTo(3 * 21e-6, 12);
   });
 
   it('DbCallStore: an answer stored by one process is reused by another (no request sent)', async () => {
@@ -193,7 +160,8 @@ forEachDatabase('judging with the database call store', (t) => {
     const faults: Record<string, Behaviour[]> = {
       'doc-0': [{ status: 429, retryAfter: '1' }],
       'doc-1': [{ status: 500 }, { status: 503 }],
-      'doc-2': [{ delayMs: 1_500, then: { reply: '{"grade": 0}' } }],
+      // Far past the client's timeout, which is far past any answer on a loaded machine.
+      'doc-2': [{ delayMs: 20_000, then: { reply: '{"grade": 0}' } }],
       'doc-3': [{ malformedBody: true }],
       'doc-4': [{ drop: true }],
     };
@@ -208,7 +176,7 @@ forEachDatabase('judging with the database call store', (t) => {
     });
     const { job: created } = await job(db, 'llm', items(8));
     const result = await runJudgeWorker(db, {
-      deps: depsFor(server.baseURL, 400),
+      deps: depsFor(server.baseURL, 3_000),
       concurrency: 8,
     });
     expect(result).toMatchObject({ stoppedBy: 'done', labelled: 6, failed: 2, lostLeases: 0 });

@@ -40,7 +40,10 @@ const ProgressSchema = z
     running: Count,
     labelled: Count,
     failed: Count,
-    costUsd: z.number().openapi({ description: 'USD paid for the job’s items so far' }),
+    costUsd: z.number().nullable().openapi({
+      description:
+        'USD paid for the job’s items so far; null when the model has no price (the cost is unknown, not 0)',
+    }),
   })
   .openapi('JudgeJobProgress');
 

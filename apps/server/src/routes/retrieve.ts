@@ -222,7 +222,10 @@ const ModelRetrievalExtras = z.object({
       calls: z.number().int(),
       failedCalls: z.number().int(),
       tokens: z.number().int(),
-      costUsd: z.number(),
+      costUsd: z
+        .number()
+        .nullable()
+        .openapi({ description: 'USD paid; null when a model has no price (unknown, not 0)' }),
     })
     .optional(),
 });

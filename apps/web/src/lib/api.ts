@@ -64,7 +64,8 @@ export interface JudgeJob {
     running: number;
     labelled: number;
     failed: number;
-    costUsd: number;
+    /** null: the model has no price (cost unknown). */
+    costUsd: number | null;
   };
 }
 

@@ -1,151 +1,277 @@
-import type {
+import {
   CompiledQuery,
-  DatabaseConnection,
-  Driver,
-  QueryCompiler,
-  QueryResult,
-  TransactionSettings,
+  PostgresAdapter,
+  PostgresDriver,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type PostgresDialectConfig,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
-import { PostgresJSDialect, PostgresJSDriver } from 'kysely-postgres-js';
-import type postgres from 'postgres';
+import postgres from 'postgres';
 import { affectedRows } from './affected-rows.js';
+import { ConnectionLostError } from './connection-errors.js';
 
-/** The part of a postgres.js pool (`postgres(url, options)`) the driver uses. */
+/** The part of a postgres.js instance (`postgres(url, options)`) the driver uses. */
 export interface PostgresJsSql {
-  reserve(): Promise<ReservedSql>;
-  end(options?: { timeout?: number }): Promise<void>;
-}
-
-/** The part of a reserved postgres.js connection the driver uses. */
-interface ReservedSql {
   unsafe(query: string, parameters?: Parameters): postgres.PendingQuery<postgres.Row[]>;
-  release(): void;
+  end(options?: { timeout?: number }): Promise<void>;
 }
 
 type Parameters = postgres.ParameterOrJSON<never>[];
 
 /** Options of {@link PostgresJsDialect}. */
 export interface PostgresJsDialectConfig {
-  /** The postgres.js pool: `postgres(url, options)`. */
-  sql: PostgresJsSql;
-  /** End the pool when the Kysely instance is destroyed (default true). */
-  endOnDestroy?: boolean;
+  /** The server: a `postgres://` URL; without one, `options` say where (e.g. a socket `path`). */
+  url?: string;
+  /** postgres.js options (types, notices, application name); `max` and `onclose` are the driver's. */
+  options?: postgres.Options<Record<string, postgres.PostgresType>>;
+  /** Most connections open at once (default 10). */
+  maxConnections?: number;
 }
 
 /**
- * Kysely dialect over postgres.js: kysely-postgres-js (one reserved pooled connection per
- * Kysely connection, Kysely's own transaction and savepoint statements), plus what assay
- * relies on besides: a parameterless multi-statement query (a migration) reports its last
- * statement's result, and the pool can outlive the Kysely instance.
+ * Kysely dialect over postgres.js. Each Kysely connection is one database connection of
+ * its own (a postgres.js instance of one connection), used for one query or one
+ * transaction at a time. A connection the server closed (a restart, a terminated backend)
+ * is thrown away and the next user gets a new one: a statement of a transaction is never
+ * sent on a connection other than the one its BEGIN went to, and nothing is ever written
+ * to a connection postgres.js has already closed (which would throw outside any promise
+ * and end the process). A parameterless multi-statement query (a migration) reports its
+ * last statement's result.
  */
-export class PostgresJsDialect extends PostgresJSDialect {
+export class PostgresJsDialect implements Dialect {
   readonly #config: PostgresJsDialectConfig;
 
   constructor(config: PostgresJsDialectConfig) {
-    super({ postgres: () => poolFor(config) });
     this.#config = config;
   }
 
-  override createDriver(): Driver {
+  createAdapter(): DialectAdapter {
+    return new PostgresAdapter();
+  }
+
+  createDriver(): Driver {
     return new PostgresJsDriver(this.#config);
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new PostgresIntrospector(db);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler();
+  }
+}
+
+/** One database connection: a postgres.js instance that never opens a second one. */
+class Session {
+  /** Set once postgres.js reports the connection closed; the session is then thrown away. */
+  lost = false;
+  readonly sql: PostgresJsSql;
+
+  constructor(config: PostgresJsDialectConfig) {
+    const options = config.options ?? {};
+    const sessionOptions = {
+      ...options,
+      max: 1,
+      onclose: (id: number) => {
+        this.lost = true;
+        options.onclose?.(id);
+      },
+    };
+    this.sql =
+      config.url === undefined ? postgres(sessionOptions) : postgres(config.url, sessionOptions);
+  }
+
+  end(timeout: number): Promise<void> {
+    return this.sql.end({ timeout }).catch(() => {});
   }
 }
 
 /**
- * Kysely driver lending one reserved postgres.js connection per Kysely connection:
- * kysely-postgres-js's driver, whose connections report a multi-statement query's last
- * result.
+ * The driver: a pool of {@link Session}s, at most `maxConnections` open, handed to one
+ * Kysely connection at a time. Transactions and savepoints are Kysely's own PostgreSQL
+ * statements (inherited from its PostgresDriver).
  */
-export class PostgresJsDriver implements Driver {
-  readonly #inner: PostgresJSDriver;
+export class PostgresJsDriver extends PostgresDriver implements Driver {
+  readonly #config: PostgresJsDialectConfig;
+  readonly #max: number;
+  readonly #idle: Session[] = [];
+  readonly #busy = new Set<Session>();
+  readonly #waiters: Array<{ resolve: (s: Session) => void; reject: (e: unknown) => void }> = [];
+  #destroyed = false;
 
   constructor(config: PostgresJsDialectConfig) {
-    this.#inner = new PostgresJSDriver({ postgres: () => poolFor(config) });
+    // The pool setting is never read: every method that would use it is overridden here.
+    super({} as PostgresDialectConfig);
+    this.#config = config;
+    this.#max = Math.max(1, config.maxConnections ?? 10);
   }
 
-  init(): Promise<void> {
-    return this.#inner.init();
+  override async init(): Promise<void> {}
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    return new SessionConnection(await this.#take(), this);
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new LastStatementConnection(await this.#inner.acquireConnection());
+  /** An idle live session, a new one while under the limit, or the next one released. */
+  #take(): Promise<Session> {
+    if (this.#destroyed) return Promise.reject(new Error('the database has been closed'));
+    for (let s = this.#idle.pop(); s; s = this.#idle.pop()) {
+      if (!s.lost) {
+        this.#busy.add(s);
+        return Promise.resolve(s);
+      }
+      void s.end(0);
+    }
+    if (this.#busy.size < this.#max) return Promise.resolve(this.#open());
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.#inner.beginTransaction(unwrap(connection), settings);
+  #open(): Session {
+    const session = new Session(this.#config);
+    this.#busy.add(session);
+    return session;
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.commitTransaction(unwrap(connection));
+  /** A fresh session in place of a lost one, for a connection between transactions. */
+  replace(lost: Session): Session {
+    this.#busy.delete(lost);
+    void lost.end(0);
+    return this.#open();
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.rollbackTransaction(unwrap(connection));
+  /** Gives a session back: to the next waiter, else to the idle list (a lost one is closed). */
+  give(session: Session): void {
+    this.#busy.delete(session);
+    if (session.lost || this.#destroyed) {
+      void session.end(0);
+      const waiter = this.#waiters.shift();
+      if (waiter) waiter.resolve(this.#open());
+      return;
+    }
+    const waiter = this.#waiters.shift();
+    if (waiter) {
+      this.#busy.add(session);
+      waiter.resolve(session);
+    } else this.#idle.push(session);
   }
 
-  savepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
-    return this.#inner.savepoint(unwrap(connection), name, compile);
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    (connection as SessionConnection).beforeBegin();
+    await super.beginTransaction(connection, settings);
+    (connection as SessionConnection).inTransaction = true;
   }
 
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Compile) {
-    return this.#inner.rollbackToSavepoint(unwrap(connection), name, compile);
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as SessionConnection;
+    try {
+      await super.commitTransaction(connection);
+    } finally {
+      c.inTransaction = false;
+    }
   }
 
-  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Compile) {
-    return this.#inner.releaseSavepoint(unwrap(connection), name, compile);
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as SessionConnection;
+    // The server rolls back the transaction of a connection it lost.
+    if (c.lost) {
+      c.inTransaction = false;
+      return;
+    }
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (error) {
+      if (!c.lost) throw error;
+    } finally {
+      c.inTransaction = false;
+    }
   }
 
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.#inner.releaseConnection(unwrap(connection));
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as SessionConnection).release();
   }
 
-  destroy(): Promise<void> {
-    return this.#inner.destroy();
+  override async destroy(): Promise<void> {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const waiter of this.#waiters.splice(0))
+      waiter.reject(new Error('the database has been closed'));
+    const sessions = [...this.#idle.splice(0), ...this.#busy];
+    this.#busy.clear();
+    await Promise.all(sessions.map((s) => s.end(5)));
   }
-}
-
-type Compile = QueryCompiler['compileQuery'];
-
-/** The library's connection behind one of ours. */
-function unwrap(connection: DatabaseConnection): DatabaseConnection {
-  return (connection as LastStatementConnection).inner;
-}
-
-/** The pool as kysely-postgres-js sees it: `end` honours `endOnDestroy` and a timeout. */
-function poolFor(config: PostgresJsDialectConfig) {
-  const { sql } = config;
-  return {
-    reserve: () => sql.reserve(),
-    end: () => ((config.endOnDestroy ?? true) ? sql.end({ timeout: 5 }) : Promise.resolve()),
-  };
 }
 
 /** A postgres.js row list: an array of rows plus the statement's command tag and count. */
 type RowList = unknown[] & { command?: string; count?: number | null };
 
-/**
- * Wraps a kysely-postgres-js connection. postgres.js answers a parameterless query with
- * several statements by one row list per statement; assay's drivers report the last one,
- * as PGlite's does.
- */
-class LastStatementConnection implements DatabaseConnection {
-  constructor(readonly inner: DatabaseConnection) {}
+/** The Kysely connection over one session. */
+class SessionConnection implements DatabaseConnection {
+  inTransaction = false;
 
-  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.inner.executeQuery<R>(compiledQuery);
-    const { rows } = result;
-    if (result.numAffectedRows !== undefined || rows.length === 0) return result;
-    if (!rows.every((row) => Array.isArray(row))) return result;
-    const last = rows.at(-1) as unknown as RowList;
-    const numAffectedRows = affectedRows(last.command, last.count);
-    const lastRows = Array.from(last) as R[];
-    return numAffectedRows === undefined ? { rows: lastRows } : { rows: lastRows, numAffectedRows };
+  constructor(
+    private session: Session,
+    private readonly driver: PostgresJsDriver,
+  ) {}
+
+  get lost(): boolean {
+    return this.session.lost;
   }
 
-  streamQuery<R>(
+  /** Between transactions a lost connection is replaced by a new one. */
+  beforeBegin(): void {
+    if (this.session.lost) this.session = this.driver.replace(this.session);
+  }
+
+  release(): void {
+    this.driver.give(this.session);
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    // Checked right before the statement is handed to postgres.js: once the connection of a
+    // transaction is gone, its later statements fail instead of running on a new connection.
+    if (this.session.lost) {
+      if (this.inTransaction) throw new ConnectionLostError();
+      this.beforeBegin();
+    }
+    const result = (await this.session.sql.unsafe(compiledQuery.sql, [
+      ...compiledQuery.parameters,
+    ] as Parameters)) as unknown as RowList;
+    // A parameterless query with several statements answers one row list per statement.
+    const last =
+      result.length > 0 && result.every((row) => Array.isArray(row))
+        ? (result.at(-1) as RowList)
+        : result;
+    const numAffectedRows = affectedRows(last.command, last.count);
+    const rows = Array.from(last) as R[];
+    return numAffectedRows === undefined ? { rows } : { rows, numAffectedRows };
+  }
+
+  async *streamQuery<R>(
     compiledQuery: CompiledQuery,
     chunkSize: number,
   ): AsyncIterableIterator<QueryResult<R>> {
-    return this.inner.streamQuery<R>(compiledQuery, chunkSize);
+    if (!Number.isInteger(chunkSize) || chunkSize <= 0)
+      throw new Error('chunkSize must be a positive integer');
+    if (this.session.lost) {
+      if (this.inTransaction) throw new ConnectionLostError();
+      this.beforeBegin();
+    }
+    const query = this.session.sql.unsafe(compiledQuery.sql, [
+      ...compiledQuery.parameters,
+    ] as Parameters);
+    for await (const rows of query.cursor(chunkSize)) yield { rows: rows as unknown as R[] };
   }
 }

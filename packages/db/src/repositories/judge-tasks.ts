@@ -53,7 +53,8 @@ export interface JudgeTaskCounts {
   running: number;
   labelled: number;
   failed: number;
-  costUsd: number;
+  /** USD paid so far; null when calls were answered by a model with no price (cost unknown). */
+  costUsd: number | null;
 }
 
 /** What a worker writes when an item got its grade. */
@@ -161,11 +162,13 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
     failed: 0,
     costUsd: 0,
   };
+  let cost = 0;
   for (const row of rows) {
     counts[row.status] = Number(row.n);
     counts.total += Number(row.n);
-    counts.costUsd += Number(row.cost ?? 0);
+    cost += Number(row.cost ?? 0);
   }
+  counts.costUsd = (await hasUnpricedAnswers(db, jobId)) ? null : cost;
   return counts;
 }
 
@@ -188,6 +191,21 @@ export async function judgeJobUsage(
     calls: Number(row?.calls ?? 0),
     costUsd: Number(row?.cost ?? 0),
   };
+}
+
+/**
+ * Whether an item of the job was answered by a call with no price (its model was not in
+ * the price table): the job's cost is then unknown, not the sum of the priced calls. Only
+ * items that cost nothing are looked at (a priced answer always costs something).
+ */
+async function hasUnpricedAnswers(db: Queryable, jobId: number): Promise<boolean> {
+  const row = await sql<{ unpriced: boolean }>`
+    select exists (
+      select 1 from judge_tasks t
+        join llm_calls c on c.hash = t.call_hash and c.response is not null
+       where t.job_id = ${jobId}::int8 and t.status in ('labelled', 'failed')
+         and t.cost_usd = 0 and c.cost_usd is null) as unpriced`.execute(db);
+  return row.rows[0]?.unpriced === true;
 }
 
 /**

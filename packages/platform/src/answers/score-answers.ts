@@ -1,8 +1,8 @@
 // Scoring generated answers with an answer-quality or groundedness judge, pointwise (one
 // answer per call) or comparative (all systems' answers to a topic in one call, under
 // letters in a seeded per-topic order), with few-shot example sets and repeated trials.
-// Every call goes through judgeItem, so it is stored and never paid twice, and an
-// unreadable answer is re-asked and then reported as failed with its raw text.
+// Every call goes through judgeItem (the one ask loop), so it is stored and never paid
+// twice, and an unreadable answer is re-asked and then reported as failed with its raw text.
 import {
   judgeItem,
   type JudgeDeps,
@@ -65,8 +65,11 @@ export interface ScoreAnswersResult {
   /** One line per scored (topic, system, trial), in response-file topic order, then system, trial. */
   scores: AnswerScoreLine[];
   failures: AnswerScoreFailure[];
-  /** Calls paid for this time, and evaluations answered from stored calls. */
-  calls: { paid: number; cached: number; costUsd: number };
+  /**
+   * Calls paid for this time (answered ones), evaluations answered from stored calls, and
+   * the USD paid: null when a paid call's model has no price (the cost is unknown, not 0).
+   */
+  calls: { paid: number; cached: number; costUsd: number | null };
   /** Comparative mode: per topic the seed of its shuffle and the systems in letter order. */
   orders?: Record<string, { seed: number; systems: string[] }>;
 }
@@ -298,6 +301,7 @@ export async function scoreAnswers(
   let paid = 0;
   let cached = 0;
   let costUsd = 0;
+  let unpriced = 0;
   let done = 0;
   const results: Array<Map<string, Judged>> = new Array(evaluations.length);
   const settingsOf = (trial: number): JudgeSettings =>
@@ -309,9 +313,14 @@ export async function scoreAnswers(
       const e = evaluations[index]!;
       const outcome = await judgeItem(e.template, e.values, settingsOf(e.trial), deps);
       paid += outcome.paidCalls.length;
-      for (const c of outcome.paidCalls) costUsd += c.costUsd ?? 0;
+      for (const c of outcome.paidCalls) {
+        if (c.costUsd === undefined) unpriced++;
+        else costUsd += c.costUsd;
+      }
       const out = new Map<string, Judged>();
-      if (outcome.status === 'failed') {
+      if (outcome.status === 'stopped') {
+        for (const s of e.systems) out.set(s.system, { ok: false, reason: 'stopped' });
+      } else if (outcome.status === 'failed') {
         for (const s of e.systems)
           out.set(s.system, {
             ok: false,
@@ -396,7 +405,11 @@ export async function scoreAnswers(
     a.trial - b.trial;
   scores.sort(order);
   failures.sort(order);
-  const result: ScoreAnswersResult = { scores, failures, calls: { paid, cached, costUsd } };
+  const result: ScoreAnswersResult = {
+    scores,
+    failures,
+    calls: { paid, cached, costUsd: unpriced > 0 ? null : costUsd },
+  };
   if (mode === 'comparative') result.orders = orders;
   return result;
 }
