@@ -43,7 +43,7 @@ for (const engine of engines) {
         'qrels',
         'big-grade.qrels',
         '1 0 d1 4294967296\n',
-        'big-grade.qrels:1: relevance "4294967296" is outside the 32-bit range -2147483648..2147483647',
+        'big-grade.qrels:1: grade 4294967296 is outside -1000..1000, the grades assay stores',
       ],
       [
         'qrels',

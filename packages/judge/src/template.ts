@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { JsonSchema } from '@assay/llm';
+import { gradeScaleProblem } from '@assay/trec';
 
 /** A judge template: what it asks, on which scale, how its answer looks. */
 export interface JudgeTemplate {
@@ -91,6 +92,9 @@ export function parseTemplate(text: string, file = '<template>'): JudgeTemplate 
   const fm = parsed.data;
   if (fm.scale.min >= fm.scale.max)
     throw new TemplateError(file, 'scale.min must be below scale.max');
+  // Its grades become stored labels: a scale such as 0..2000000000 is refused here.
+  const scaleProblem = gradeScaleProblem(fm.scale.min, fm.scale.max);
+  if (scaleProblem) throw new TemplateError(file, `front matter field ${scaleProblem}`);
   if (!fm.output.grade_field && !fm.output.criteria?.length) {
     throw new TemplateError(file, 'output needs grade_field or criteria');
   }

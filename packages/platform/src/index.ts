@@ -237,6 +237,9 @@ export {
 } from './retrieval-runs.js';
 /** The retrieval methods a stored retrieval accepts. */
 export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
+
+/** The grades a label set stores (checked on every way in: uploads, templates, campaigns). */
+export { MAX_GRADE, MIN_GRADE } from '@assay/trec';
 /** Retrieval with methods that call models (LLMs, embeddings) over stored collections. */
 export {
   isModelMethod,

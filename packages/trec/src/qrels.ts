@@ -36,7 +36,7 @@ class QrelsBuilder extends QrelsLineReader {
 
 /** Options of parseQrels. */
 export interface ParseQrelsOptions {
-  /** Also refuse what a database cannot store: ids over 512 bytes, grades beyond 32 bits. */
+  /** Also refuse what a database does not store: ids over 512 bytes, grades outside -1000..1000. */
   storage?: boolean;
   /** Refuse a grade outside this declared scale (inclusive), naming its line. */
   scale?: { min: number; max: number };
