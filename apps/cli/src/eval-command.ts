@@ -14,6 +14,7 @@ import {
   parseQrelsPrefs,
   TrecFormatError,
 } from '@assay/trec';
+import { csvRow } from '@assay/platform/formats';
 import { evaluateRunFiles, readText, type RelevanceInput } from './evaluate-files.js';
 import { readChunks } from './read-input.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
@@ -223,11 +224,7 @@ export function evaluationRows(
 }
 
 function toCsv(rows: EvaluationRow[]): string {
-  const cell = (v: string | number) => {
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return `run,measure,qid,value\n${rows.map((r) => [r.run, r.measure, r.qid, r.value].map(cell).join(',')).join('\n')}\n`;
+  return `run,measure,qid,value\n${rows.map((r) => csvRow([r.run, r.measure, r.qid, r.value])).join('\n')}\n`;
 }
 
 /** trec_eval's relevance formats (-R). */
