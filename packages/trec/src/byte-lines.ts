@@ -3,7 +3,7 @@
 // fields; blank and `#` lines are skipped; a leading byte-order mark is ignored), with no
 // string or object per line. Parsers extend ByteLineParser and read fields in `entry`.
 import { TrecFormatError } from './errors.js';
-import { parseDecimal } from './lines.js';
+import { CR_INSIDE, innerLineBreak, parseDecimal } from './lines.js';
 
 const decoder = new TextDecoder('utf-8');
 const POWERS_OF_TEN = Array.from({ length: 23 }, (_, i) => 10 ** i);
@@ -80,6 +80,32 @@ export abstract class ByteLineParser {
     if (start < buf.length) this.rest = copy(buf, start, buf.length);
   }
 
+  /**
+   * Fails for the line `buf[start..end)` when it holds a CR that does not end it or U+2028 /
+   * U+2029 (the string parsers' rule, see innerLineBreak).
+   */
+  private checkLineEnds(
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    crs: boolean,
+    separators: boolean,
+  ): void {
+    if (crs) {
+      const cr = buf.indexOf(13, start);
+      if (cr !== -1 && cr < end) {
+        let j = cr + 1;
+        while (j < end && (buf[j] === 32 || buf[j] === 9 || (buf[j]! >= 11 && buf[j]! <= 13))) j++;
+        if (j < end) this.fail(CR_INSIDE);
+      }
+    }
+    if (separators) {
+      const text = decoder.decode(buf.subarray(start, end));
+      const problem = innerLineBreak(text, 0, text.length);
+      if (problem !== undefined) this.fail(problem);
+    }
+  }
+
   /** Parses the last line when the input did not end with `\n`. */
   protected finishInput(): void {
     const rest = this.rest;
@@ -103,6 +129,10 @@ export abstract class ByteLineParser {
   private scan(buf: Uint8Array, start: number, final: boolean): number {
     const b = this.bounds;
     const limit = buf.length;
+    // Lines are checked for a CR inside them or U+2028/U+2029 (E2 80 A8/A9) only when the
+    // chunk holds such a byte at all: a line-by-line look for CR files, none for the rest.
+    const crs = buf.indexOf(13, start) !== -1;
+    const separators = hasLineSeparator(buf, start);
     let i = start;
     let c = 0;
     for (;;) {
@@ -128,11 +158,19 @@ export abstract class ByteLineParser {
       }
       if (i === limit && !final) return lineStart;
       ++this.lineNo;
+      if (crs || separators) this.checkLineEnds(buf, lineStart, i, crs, separators);
       if (count > 0 && !comment) this.entry(buf, count);
       if (i === limit) return limit;
       i++; // past the \n
     }
   }
+}
+
+/** Whether `buf` from `start` holds the UTF-8 bytes of U+2028 or U+2029. */
+function hasLineSeparator(buf: Uint8Array, start: number): boolean {
+  for (let i = buf.indexOf(0xe2, start); i !== -1; i = buf.indexOf(0xe2, i + 1))
+    if (buf[i + 1] === 0x80 && (buf[i + 2] === 0xa8 || buf[i + 2] === 0xa9)) return true;
+  return false;
 }
 
 /** A copy of part of `buf` (a Buffer's own slice() would share its memory). */

@@ -102,3 +102,4 @@ export {
 export { refuseNul } from './storage-limits.js';
 /** Options of parseQrels: whether to refuse what a database cannot store. */
 export type { ParseQrelsOptions } from './qrels.js';
+export { Utf8Validator, checkUtf8 } from './utf8.js';

@@ -48,7 +48,7 @@ export interface ParseQrelsOptions {
  */
 export function parseQrels(text: string, file = '<qrels>', options: ParseQrelsOptions = {}): Qrels {
   const builder = new QrelsBuilder(file, options);
-  splitLines(text, builder);
+  splitLines(text, builder, { file });
   return builder.finish();
 }
 
@@ -59,7 +59,7 @@ export async function parseQrelsStream(
   options: ParseQrelsOptions = {},
 ): Promise<Qrels> {
   const builder = new QrelsBuilder(file, options);
-  await splitLinesAsync(input, builder);
+  await splitLinesAsync(input, builder, { file });
   return builder.finish();
 }
 
