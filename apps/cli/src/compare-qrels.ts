@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { parseQrels, parseTopics, type Qrels } from '@assay/trec';
 import { UsageError } from './getopt.js';
-import { readText } from './read-input.js';
+import { readText, type InputEncoding } from './read-input.js';
 
 /** One qrels file of a comparison and the name its leaderboard is shown under. */
 export interface NamedQrels {
@@ -47,6 +47,7 @@ export function topicChoice(arg: string | undefined): TopicChoice {
 export function chooseTopics(
   all: readonly NamedQrels[],
   choice: TopicChoice,
+  encoding?: InputEncoding,
 ): { qrels: NamedQrels[]; warning?: string } {
   const sets = all.map((q) => new Set(q.qrels.keys()));
   const same = sets.every((s) => s.size === sets[0]!.size && [...s].every((t) => sets[0]!.has(t)));
@@ -64,7 +65,7 @@ export function chooseTopics(
   let wanted: string[];
   if (choice === 'common') wanted = [...sets[0]!].filter((t) => sets.every((s) => s.has(t)));
   else if (choice === 'first') wanted = [...sets[0]!];
-  else wanted = parseTopics(readText(choice.file), choice.file).map((t) => t.id);
+  else wanted = topicIdsOf(choice.file, encoding);
   if (wanted.length === 0) throw new UsageError('--topics leaves no topic to evaluate');
   return {
     qrels: all.map((q) => {
@@ -75,11 +76,16 @@ export function chooseTopics(
   };
 }
 
+/** The ids of the topics a topic file lists (TSV, JSONL or TREC, as assay import topics reads). */
+export function topicIdsOf(file: string, encoding?: InputEncoding): string[] {
+  return parseTopics(readText(file, encoding), file).map((t) => t.id);
+}
+
 /** Reads each `--qrels` argument into a named qrels. */
-export function readNamedQrels(args: readonly string[]): NamedQrels[] {
+export function readNamedQrels(args: readonly string[], encoding?: InputEncoding): NamedQrels[] {
   return args.map(qrelsArgument).map(({ name, path }) => ({
     name,
     path,
-    qrels: parseQrels(readText(path), path),
+    qrels: parseQrels(readText(path, encoding), path),
   }));
 }

@@ -45,15 +45,16 @@ export class Utf8Validator {
 
   private fail(buf: Uint8Array, at: number): never {
     const line = this.lineEnds + countLineEnds(buf, at) + 1;
-    const bytes = [...buf.subarray(at, Math.min(at + 4, buf.length))]
-      .map((b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`)
-      .join(' ');
-    throw new TrecFormatError(
-      this.file,
-      line,
-      `the line is not valid UTF-8 (bytes ${bytes}); ${this.hint}`,
-    );
+    throw new TrecFormatError(this.file, line, invalidUtf8Reason(buf, at, this.hint));
   }
+}
+
+/** What is wrong at `buf[at]`, the first byte that is not UTF-8, ending with `hint`. */
+export function invalidUtf8Reason(buf: Uint8Array, at: number, hint: string): string {
+  const bytes = [...buf.subarray(at, Math.min(at + 4, buf.length))]
+    .map((b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`)
+    .join(' ');
+  return `the line is not valid UTF-8 (bytes ${bytes}); ${hint}`;
 }
 
 /**
@@ -87,8 +88,11 @@ function countLineEnds(buf: Uint8Array, end: number): number {
   return count;
 }
 
-/** The offset of the first byte of `buf` that does not begin a valid UTF-8 character. */
-function firstInvalid(buf: Uint8Array): number {
+/**
+ * The offset of the first byte of `buf` that does not begin a valid UTF-8 character
+ * (`buf.length` when there is none).
+ */
+export function firstInvalid(buf: Uint8Array): number {
   let i = 0;
   while (i < buf.length) {
     const b = buf[i]!;

@@ -138,6 +138,35 @@ describe('UTF-8', () => {
     ).toMatch(/^q\.txt:3: /);
   });
 
+  it('is checked by the byte parsers of assay eval, naming the line however chunks fall', () => {
+    const bytes = Uint8Array.from([
+      ...Buffer.from('1 Q0 d1 1 3 r\n1 Q0 d\u00e92 2 2 r\n1 Q0 caf'),
+      0xe9,
+      ...Buffer.from(' 3 1 r\n'),
+    ]);
+    for (const size of [1, 2, 7, 1 << 20]) {
+      const parser = new RunColumnsParser('r.txt', { encodingHint: 'use --encoding latin1' });
+      expect(
+        errorOf(() => {
+          for (let i = 0; i < bytes.length; i += size) parser.push(bytes.subarray(i, i + size));
+          parser.end();
+        }),
+      ).toBe(
+        'r.txt:3: the line is not valid UTF-8 (bytes 0xE9 0x20 0x33 0x20); use --encoding latin1',
+      );
+    }
+  });
+
+  it('stops a line that never ends at 16 MiB', () => {
+    const parser = new QrelsColumnsParser('q.gz');
+    const zeros = new Uint8Array(1 << 20);
+    expect(
+      errorOf(() => {
+        for (let i = 0; i < 20; i++) parser.push(zeros);
+      }),
+    ).toBe('q.gz:1: the line is longer than 16 MiB (no line end?)');
+  });
+
   it('refuses overlong forms, surrogates and a character cut by the end of input', () => {
     expect(errorOf(() => checkUtf8(Uint8Array.of(0x61, 0xc0, 0xaf), 'f', hint))).toMatch(
       /^f:1: .*0xC0 0xAF/,
