@@ -1,5 +1,6 @@
 // Which qrels `assay compare` reads, under which names, and over which topics.
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parseQrels, parseTopics, type Qrels } from '@assay/trec';
 import { UsageError } from './getopt.js';
 import { readText, type InputEncoding } from './read-input.js';
@@ -13,17 +14,18 @@ export interface NamedQrels {
 
 /**
  * Splits a `--qrels` argument: `NAME=FILE` names the leaderboard (unless the whole argument
- * is an existing file); a plain FILE is shown under its path.
+ * is an existing file); a plain FILE is shown under its file name (not its directories, so
+ * a report shared or published tells nothing of the machine it was made on).
  */
-export function qrelsArgument(arg: string): { name: string; path: string } {
+export function qrelsArgument(arg: string): { name: string; path: string; named: boolean } {
   const eq = arg.indexOf('=');
   if (eq > 0 && !existsSync(arg)) {
     const name = arg.slice(0, eq);
     const path = arg.slice(eq + 1);
     if (path === '') throw new UsageError(`--qrels ${arg}: give a file after '='`);
-    return { name, path };
+    return { name, path, named: true };
   }
-  return { name: arg, path: arg };
+  return { name: basename(arg), path: arg, named: false };
 }
 
 /** How topics are chosen when two qrels judge different topic sets. */
@@ -83,8 +85,11 @@ export function topicIdsOf(file: string, encoding?: InputEncoding): string[] {
 
 /** Reads each `--qrels` argument into a named qrels. */
 export function readNamedQrels(args: readonly string[], encoding?: InputEncoding): NamedQrels[] {
-  return args.map(qrelsArgument).map(({ name, path }) => ({
-    name,
+  const parsed = args.map(qrelsArgument);
+  // Two files of the same name in different folders keep the paths they were given by.
+  const names = parsed.map((q) => q.name);
+  return parsed.map(({ name, path, named }) => ({
+    name: !named && names.filter((n) => n === name).length > 1 ? path : name,
     path,
     qrels: parseQrels(readText(path, encoding), path),
   }));
