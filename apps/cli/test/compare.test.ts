@@ -406,31 +406,10 @@ describe('assay compare: two qrels', () => {
   const expected = { kendallTauB: 0.6, tauAP: 0.375, spearman: 0.8, rbo: 0.881775 };
 
   it('names files by their base name in HTML and LaTeX, and keeps paths only to tell apart two of one name', async () => {
-    const html = await cli(
-      'compare',
-      '--qrels',
-      H,
-      '--qrels',
-      L,
-      ...runs,
-      '-m',
-      'P@5',
-      '--format',
-      'html',
-    );
-    const tex = await cli(
-      'compare',
-      '--qrels',
-      H,
-      '--qrels',
-      L,
-      ...runs,
-      '-m',
-      'P@5',
-      '--format',
-      'latex',
-    );
-    for (const out of [html.stdout, tex.stdout]) {
+    for (const format of ['html', 'latex']) {
+      const out = (
+        await cli('compare', '--qrels', H, '--qrels', L, ...runs, '-m', 'P@5', '--format', format)
+      ).stdout;
       expect(out).toContain('qrels-H');
       expect(out).not.toContain(dirname(H));
     }
