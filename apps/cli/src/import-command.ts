@@ -49,7 +49,7 @@ digits.
               written; then each is written in its own transaction, with a line per file.
 
 Files are read as UTF-8 (bytes that are not UTF-8 fail with file:line) unless --encoding
-latin1 declares ISO-8859-1; gzip-compressed files are decompressed. Lines end at LF or
+latin1 declares ISO-8859-1 (any subcommand); gzip-compressed files are decompressed. Lines end at LF or
 CRLF; a CR inside a line (CR-only line ends) or U+2028 fails naming the line.
 
 Each file is parsed completely before anything is written and is written in one

@@ -105,3 +105,23 @@ describe('assay agree on a hand-computed example', () => {
     expect(wide.stderr).toContain('--scale 0-5000 holds more than 1000 grades');
   });
 });
+
+describe('assay agree encodings', () => {
+  it('refuses undeclared Latin-1 naming file:line, and reads it with --encoding latin1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-agree-latin1-'));
+    const a = join(dir, 'a.qrels');
+    const b = join(dir, 'b.qrels');
+    // "café" (é as the one byte 0xE9) judged 1 by A and 0 by B.
+    writeFileSync(a, Buffer.from('1 0 caf\u00e9 1\n1 0 tea 0\n', 'latin1'));
+    writeFileSync(b, Buffer.from('1 0 caf\u00e9 0\n1 0 tea 0\n', 'latin1'));
+    const refused = await cli('agree', a, b);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`^assay agree: ${a}:1: the line is not valid UTF-8`));
+    const read = await cli('agree', '--encoding', 'latin1', '--format', 'json', a, b);
+    expect(read.code).toBe(0);
+    const report = JSON.parse(read.stdout) as AgreementReport;
+    // Both documents paired: one agreement (tea), one disagreement (café).
+    expect(report.n).toBe(2);
+    expect(report.exactAgreement).toBe(0.5);
+  });
+});
