@@ -8,7 +8,7 @@ import {
   scaleWidth,
 } from '@assay/platform/analysis';
 import { parseQrels, TrecFormatError, type Qrels } from '@assay/trec';
-import { readText } from './evaluate-files.js';
+import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
 
@@ -42,6 +42,7 @@ says how many were clamped`,
     help: 'seed of the bootstrap (default 42)',
   },
   { long: 'format', key: 'format', takesValue: true, arg: 'F', help: 'text (default) or json' },
+  ENCODING_OPTION,
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -65,6 +66,7 @@ export type { AgreementReport } from '@assay/platform/analysis';
 /** `assay agree`: agreement between two label sets. */
 export function agreeCommand(argv: readonly string[], io: CommandIo): number {
   const { options, positionals } = getopt(argv, OPTIONS);
+  const encoding = inputEncoding(options.get('encoding'));
   if (options.has('h')) {
     io.stdout(`${AGREE_USAGE}\n`);
     return 0;
@@ -74,8 +76,8 @@ export function agreeCommand(argv: readonly string[], io: CommandIo): number {
   if (format !== 'text' && format !== 'json')
     throw new UsageError(`--format must be text or json, not '${format}'`);
   const [pathA, pathB] = positionals as [string, string];
-  const textA = readText(pathA);
-  const textB = readText(pathB);
+  const textA = readText(pathA, encoding);
+  const textB = readText(pathB, encoding);
   const a = parseQrels(textA, pathA);
   const b = parseQrels(textB, pathB);
   const scaleText = options.get('scale')?.at(-1);

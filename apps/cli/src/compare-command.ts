@@ -14,6 +14,7 @@ import {
 } from '@assay/platform/analysis';
 import { chooseTopics, readNamedQrels, topicChoice } from './compare-qrels.js';
 import { evaluateRunFiles } from './evaluate-files.js';
+import { ENCODING_OPTION, inputEncoding } from './read-input.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
@@ -120,6 +121,7 @@ topics drawn with replacement (default 1000; 0: none)`,
     arg: 'FILE',
     help: 'write there instead of stdout',
   },
+  ENCODING_OPTION,
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -190,7 +192,12 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
   const measures = testableMeasures(measureSpecs, io);
   const baselineArg = last('baseline');
 
-  const chosen = chooseTopics(readNamedQrels(qrelsPaths), topicChoice(last('topics')));
+  const encoding = inputEncoding(options.get('encoding'));
+  const chosen = chooseTopics(
+    readNamedQrels(qrelsPaths, encoding),
+    topicChoice(last('topics')),
+    encoding,
+  );
   if (chosen.warning !== undefined) io.stderr(`assay compare: ${chosen.warning}\n`);
   const leaderboards: CompareReport['leaderboards'] = [];
   for (const { name: qrelsName, qrels } of chosen.qrels) {
@@ -200,6 +207,8 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       [...measureSpecs, 'Judged@10'],
       { completeTopics: true },
       io.parallelism,
+      undefined,
+      encoding,
     );
     const results = evaluated.map((r) => r.result);
     checkDistinctTags(

@@ -1,8 +1,9 @@
 // Which qrels `assay compare` reads, under which names, and over which topics.
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parseQrels, parseTopics, type Qrels } from '@assay/trec';
 import { UsageError } from './getopt.js';
-import { readText } from './read-input.js';
+import { readText, type InputEncoding } from './read-input.js';
 
 /** One qrels file of a comparison and the name its leaderboard is shown under. */
 export interface NamedQrels {
@@ -13,17 +14,18 @@ export interface NamedQrels {
 
 /**
  * Splits a `--qrels` argument: `NAME=FILE` names the leaderboard (unless the whole argument
- * is an existing file); a plain FILE is shown under its path.
+ * is an existing file); a plain FILE is shown under its file name (not its directories, so
+ * a report shared or published tells nothing of the machine it was made on).
  */
-export function qrelsArgument(arg: string): { name: string; path: string } {
+export function qrelsArgument(arg: string): { name: string; path: string; named: boolean } {
   const eq = arg.indexOf('=');
   if (eq > 0 && !existsSync(arg)) {
     const name = arg.slice(0, eq);
     const path = arg.slice(eq + 1);
     if (path === '') throw new UsageError(`--qrels ${arg}: give a file after '='`);
-    return { name, path };
+    return { name, path, named: true };
   }
-  return { name: arg, path: arg };
+  return { name: basename(arg), path: arg, named: false };
 }
 
 /** How topics are chosen when two qrels judge different topic sets. */
@@ -47,6 +49,7 @@ export function topicChoice(arg: string | undefined): TopicChoice {
 export function chooseTopics(
   all: readonly NamedQrels[],
   choice: TopicChoice,
+  encoding?: InputEncoding,
 ): { qrels: NamedQrels[]; warning?: string } {
   const sets = all.map((q) => new Set(q.qrels.keys()));
   const same = sets.every((s) => s.size === sets[0]!.size && [...s].every((t) => sets[0]!.has(t)));
@@ -64,7 +67,7 @@ export function chooseTopics(
   let wanted: string[];
   if (choice === 'common') wanted = [...sets[0]!].filter((t) => sets.every((s) => s.has(t)));
   else if (choice === 'first') wanted = [...sets[0]!];
-  else wanted = parseTopics(readText(choice.file), choice.file).map((t) => t.id);
+  else wanted = topicIdsOf(choice.file, encoding);
   if (wanted.length === 0) throw new UsageError('--topics leaves no topic to evaluate');
   return {
     qrels: all.map((q) => {
@@ -75,11 +78,19 @@ export function chooseTopics(
   };
 }
 
+/** The ids of the topics a topic file lists (TSV, JSONL or TREC, as assay import topics reads). */
+export function topicIdsOf(file: string, encoding?: InputEncoding): string[] {
+  return parseTopics(readText(file, encoding), file).map((t) => t.id);
+}
+
 /** Reads each `--qrels` argument into a named qrels. */
-export function readNamedQrels(args: readonly string[]): NamedQrels[] {
-  return args.map(qrelsArgument).map(({ name, path }) => ({
-    name,
+export function readNamedQrels(args: readonly string[], encoding?: InputEncoding): NamedQrels[] {
+  const parsed = args.map(qrelsArgument);
+  // Two files of the same name in different folders keep the paths they were given by.
+  const names = parsed.map((q) => q.name);
+  return parsed.map(({ name, path, named }) => ({
+    name: !named && names.filter((n) => n === name).length > 1 ? path : name,
     path,
-    qrels: parseQrels(readText(path), path),
+    qrels: parseQrels(readText(path, encoding), path),
   }));
 }

@@ -1,6 +1,6 @@
 import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
 import { formatQrels, parseQrels } from '@assay/trec';
-import { readText } from './evaluate-files.js';
+import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
 
@@ -27,6 +27,7 @@ const OPTIONS: OptionSpec[] = [
     help: `low (default) or high: where a majority tie, an even median or a mean
 exactly halfway between two grades goes`,
   },
+  ENCODING_OPTION,
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -42,6 +43,7 @@ ${optionsHelp(OPTIONS)}`;
 /** `assay consensus`: one label set from several. */
 export function consensusCommand(argv: readonly string[], io: CommandIo): number {
   const { options, positionals } = getopt(argv, OPTIONS);
+  const encoding = inputEncoding(options.get('encoding'));
   if (options.has('h')) {
     io.stdout(`${CONSENSUS_USAGE}\n`);
     return 0;
@@ -59,7 +61,7 @@ export function consensusCommand(argv: readonly string[], io: CommandIo): number
     throw new UsageError(
       `--min-votes must be an integer from 1 to the number of files (${positionals.length}), not '${minVotesText}'`,
     );
-  const sets = positionals.map((path) => parseQrels(readText(path), path));
+  const sets = positionals.map((path) => parseQrels(readText(path, encoding), path));
   const result = consensusLabels(sets, { method, minVotes, tie });
   io.stdout(formatQrels(result.labels));
   io.stderr(

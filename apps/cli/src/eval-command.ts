@@ -14,8 +14,16 @@ import {
   parseQrelsPrefs,
   TrecFormatError,
 } from '@assay/trec';
+import { csvRow } from '@assay/platform/formats';
 import { evaluateRunFiles, readText, type RelevanceInput } from './evaluate-files.js';
-import { readChunks } from './read-input.js';
+import { topicIdsOf } from './compare-qrels.js';
+import {
+  ENCODING_HINT,
+  ENCODING_OPTION,
+  inputEncoding,
+  readChunks,
+  type InputEncoding,
+} from './read-input.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
@@ -108,6 +116,16 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     help: `text (default), json or csv: {run, measure, qid, value} rows at full
 precision; qid "all" is the summary, per-topic rows come with -q`,
   },
+  {
+    long: 'topics',
+    key: 'topics',
+    takesValue: true,
+    arg: 'FILE',
+    help: `evaluate only the topics FILE lists (TSV, JSONL or TREC topics, as
+assay import topics reads); listed topics the qrels do not judge
+are named on stderr`,
+  },
+  ENCODING_OPTION,
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -115,7 +133,8 @@ export const EVAL_USAGE = `Usage: assay eval [trec_eval options] [-m MEASURE]...
 
 Evaluates each RUN against QRELS and prints what trec_eval 10.0 prints for the same
 arguments, one block per run in argument order. QRELS or one RUN may be - (standard
-input); files ending in .gz are decompressed.
+input); gzip-compressed input (a .gz file or standard input) is decompressed as it is read,
+up to 4 GiB.
 
 ${optionsHelp(OPTIONS)}`;
 
@@ -165,7 +184,21 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
 
   // Everything is parsed and evaluated before anything is printed, so a bad line in the
   // last run never leaves a partial table behind.
-  const qrels = readRelevance(relFormat, qrelsPath);
+  const encoding = inputEncoding(options.get('encoding'));
+  let qrels = await readRelevance(relFormat, qrelsPath, encoding);
+  const topicsFile = last(options.get('topics'));
+  if (topicsFile !== undefined) {
+    const chosen = onlyTopics(qrels, topicIdsOf(topicsFile, encoding));
+    if (chosen.topics === 0)
+      throw new CliError(`${topicsFile}: none of the listed topics is judged in ${qrelsPath}`, 2);
+    qrels = chosen.qrels;
+    if (chosen.unjudged.length > 0)
+      io.stderr(
+        `assay eval: ${topicsFile}: ${chosen.unjudged.length} listed topic(s) have no judgments in ${qrelsPath} and are not evaluated (${chosen.unjudged
+          .slice(0, 5)
+          .join(', ')}${chosen.unjudged.length > 5 ? ', …' : ''})\n`,
+      );
+  }
   const textOptions = {
     perQuery: options.has('q'),
     summary: !options.has('n'),
@@ -178,6 +211,7 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
     evaluation,
     io.parallelism,
     format === 'text' ? textOptions : undefined,
+    encoding,
   );
 
   if (format === 'text') {
@@ -223,31 +257,57 @@ export function evaluationRows(
 }
 
 function toCsv(rows: EvaluationRow[]): string {
-  const cell = (v: string | number) => {
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return `run,measure,qid,value\n${rows.map((r) => [r.run, r.measure, r.qid, r.value].map(cell).join(',')).join('\n')}\n`;
+  return `run,measure,qid,value\n${rows.map((r) => csvRow([r.run, r.measure, r.qid, r.value])).join('\n')}\n`;
 }
 
 /** trec_eval's relevance formats (-R). */
 const REL_FORMATS = ['qrels', 'qrels_jg', 'prefs', 'qrels_prefs'];
 
-function readRelevance(format: string, path: string): RelevanceInput {
+async function readRelevance(
+  format: string,
+  path: string,
+  encoding: InputEncoding,
+): Promise<RelevanceInput> {
   switch (format) {
     case 'qrels_jg':
-      return { format: 'qrels_jg', qrels: parseQrelsJg(readText(path), path) };
+      return { format: 'qrels_jg', qrels: parseQrelsJg(readText(path, encoding), path) };
     case 'prefs':
-      return { format: 'prefs', prefs: parsePrefs(readText(path), path) };
+      return { format: 'prefs', prefs: parsePrefs(readText(path, encoding), path) };
     case 'qrels_prefs':
-      return { format: 'prefs', prefs: parseQrelsPrefs(readText(path), path) };
+      return { format: 'prefs', prefs: parseQrelsPrefs(readText(path, encoding), path) };
     default: {
       // Plain qrels are read in chunks straight into columns (large qrels stay small).
-      const parser = new QrelsColumnsParser(path);
-      readChunks(path, (chunk) => parser.push(chunk));
+      const parser = new QrelsColumnsParser(path, ENCODING_HINT);
+      await readChunks(path, (chunk) => parser.push(chunk), encoding);
       return { format: 'qrels-columns', qrels: parser.end() };
     }
   }
+}
+
+/**
+ * The relevance information of the `wanted` topics only, and the wanted topics it has no
+ * judgments for (which trec_eval could not evaluate either).
+ */
+function onlyTopics(
+  input: RelevanceInput,
+  wanted: readonly string[],
+): { qrels: RelevanceInput; topics: number; unjudged: string[] } {
+  const keep = <V>(all: Map<string, V>): Map<string, V> => {
+    const kept = new Map<string, V>();
+    for (const topic of wanted) if (all.has(topic)) kept.set(topic, all.get(topic)!);
+    return kept;
+  };
+  const all: Map<string, unknown> =
+    input instanceof Map ? input : input.format === 'prefs' ? input.prefs : input.qrels;
+  const unique = [...new Set(wanted)];
+  const unjudged = unique.filter((t) => !all.has(t));
+  const counts = { topics: unique.length - unjudged.length, unjudged };
+  if (input instanceof Map) return { qrels: keep(input), ...counts };
+  if (input.format === 'qrels-columns')
+    return { qrels: { format: 'qrels-columns', qrels: keep(input.qrels) }, ...counts };
+  if (input.format === 'qrels_jg')
+    return { qrels: { format: 'qrels_jg', qrels: keep(input.qrels) }, ...counts };
+  return { qrels: { format: 'prefs', prefs: keep(input.prefs) }, ...counts };
 }
 
 function last(values: string[] | undefined): string | undefined {

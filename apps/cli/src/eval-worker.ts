@@ -3,5 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { handleWorkerRequest, type EvalWorkerRequest } from './evaluate-files.js';
 
-handleWorkerRequest(workerData as EvalWorkerRequest, (reply) => parentPort!.postMessage(reply));
+await handleWorkerRequest(workerData as EvalWorkerRequest, (reply) =>
+  parentPort!.postMessage(reply),
+);
 parentPort!.postMessage({ done: true });

@@ -23,7 +23,7 @@ import {
   type QrelsJg,
 } from '@assay/trec';
 import { CliError, type Parallelism } from './io.js';
-import { readChunks, STDIN } from './read-input.js';
+import { ENCODING_HINT, readChunks, STDIN, type InputEncoding } from './read-input.js';
 
 export { readText } from './read-input.js';
 export type { Parallelism } from './io.js';
@@ -54,6 +54,7 @@ export function prepareRelevance(input: RelevanceInput): PreparedRelevance {
  */
 export interface EvalWorkerRequest {
   qrels: RelevanceInput;
+  encoding: InputEncoding;
   measureSpecs: string[];
   options: EvaluationOptions;
   paths: string[];
@@ -82,17 +83,22 @@ type SerializedError =
   | { kind: 'other'; message: string };
 
 /**
- * Parses and evaluates one run file (`-`: standard input; `.gz`: decompressed). The run is
- * read in chunks into compact columns, keeping only the judged topics' entries.
+ * Parses and evaluates one run file (`-`: standard input; gzip: decompressed as it is
+ * read). The run is read in chunks into compact columns, keeping only the judged topics'
+ * entries.
  */
-export function evaluateRunFile(
+export async function evaluateRunFile(
   qrels: PreparedRelevance,
   path: string,
   measures: ReturnType<typeof resolveMeasures>,
   options: EvaluationOptions,
-): RunEvaluation {
-  const parser = new RunColumnsParser(path, { topics: new Set(qrels.topics) });
-  readChunks(path, (chunk) => parser.push(chunk));
+  encoding: InputEncoding,
+): Promise<RunEvaluation> {
+  const parser = new RunColumnsParser(path, {
+    topics: new Set(qrels.topics),
+    encodingHint: ENCODING_HINT,
+  });
+  await readChunks(path, (chunk) => parser.push(chunk), encoding);
   const run = parser.end();
   try {
     return evaluateRun(qrels, run, measures, options);
@@ -118,6 +124,7 @@ export async function evaluateRunFiles(
   options: EvaluationOptions,
   parallelism?: Parallelism,
   text?: TrecTextOptions,
+  encoding: InputEncoding = 'utf-8',
 ): Promise<EvaluatedRun[]> {
   // Standard input can be read once, by this thread.
   const threads = runPaths.includes(STDIN)
@@ -126,13 +133,16 @@ export async function evaluateRunFiles(
   if (!parallelism || threads < 2) {
     const measures = resolveMeasures(measureSpecs);
     const prepared = prepareRelevance(qrels);
-    return runPaths.map((path) => {
-      const result = evaluateRunFile(prepared, path, measures, options);
-      return text ? { result, text: formatTrecText(result, text) } : { result };
-    });
+    const results: EvaluatedRun[] = [];
+    for (const path of runPaths) {
+      const result = await evaluateRunFile(prepared, path, measures, options, encoding);
+      results.push(text ? { result, text: formatTrecText(result, text) } : { result });
+    }
+    return results;
   }
   const request: EvalWorkerRequest = {
     qrels,
+    encoding,
     measureSpecs,
     options,
     paths: [...runPaths],
@@ -144,7 +154,7 @@ export async function evaluateRunFiles(
     runWorker(parallelism.workerUrl, request, replies),
   );
   // Workers start on their own threads meanwhile; this one takes runs from the queue too.
-  handleWorkerRequest(request, (reply) => replies.push(reply));
+  await handleWorkerRequest(request, (reply) => replies.push(reply));
   await Promise.all(workers);
   replies.sort((a, b) => a.index - b.index);
   const results: EvaluatedRun[] = [];
@@ -189,10 +199,10 @@ function runWorker(
  * Evaluates runs from the request's shared queue until it is empty, replying per run; run
  * by this thread and by the worker entry point.
  */
-export function handleWorkerRequest(
+export async function handleWorkerRequest(
   request: EvalWorkerRequest,
   reply: (r: EvalWorkerReply) => void,
-): void {
+): Promise<void> {
   let prepared: PreparedRelevance | undefined;
   let measures: ReturnType<typeof resolveMeasures> | undefined;
   for (;;) {
@@ -201,7 +211,13 @@ export function handleWorkerRequest(
     try {
       prepared ??= prepareRelevance(request.qrels);
       measures ??= resolveMeasures(request.measureSpecs);
-      const result = evaluateRunFile(prepared, request.paths[index]!, measures, request.options);
+      const result = await evaluateRunFile(
+        prepared,
+        request.paths[index]!,
+        measures,
+        request.options,
+        request.encoding,
+      );
       if (request.text) reply({ index, result, text: formatTrecText(result, request.text) });
       else reply({ index, result });
     } catch (error) {

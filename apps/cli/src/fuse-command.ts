@@ -1,6 +1,6 @@
 import { fuseRuns, type FusionMethod, type ScoreNorm } from '@assay/retrieval';
 import { formatRun, parseRun } from '@assay/trec';
-import { readText } from './evaluate-files.js';
+import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
 import { ASSAY_CLI_VERSION, countOption, numberOption } from './retrieval-inputs.js';
@@ -18,7 +18,8 @@ trec_eval ranks it (score desc, docno desc); ranks below are 1-based.
   interleave  round robin: each run in turn gives its best document not yet taken
   --weights   one weight per run, comma-separated (default 1 each; not for interleave)
   --depth N   documents kept per topic (default 1000)
-  --tag NAME  run tag (default fuse-METHOD)`;
+  --tag NAME  run tag (default fuse-METHOD)
+  --encoding latin1  read the runs as ISO-8859-1 (default UTF-8, checked)`;
 
 const OPTIONS: OptionSpec[] = [
   { long: 'method', key: 'method', takesValue: true },
@@ -27,6 +28,7 @@ const OPTIONS: OptionSpec[] = [
   { long: 'weights', key: 'weights', takesValue: true },
   { long: 'depth', key: 'depth', takesValue: true },
   { long: 'tag', key: 'tag', takesValue: true },
+  ENCODING_OPTION,
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -36,6 +38,7 @@ const NORMS = ['minmax', 'zscore', 'sum', 'none'];
 /** `assay fuse`: one run from several. */
 export function fuseCommand(argv: readonly string[], io: CommandIo): number {
   const { options, positionals } = getopt(argv, OPTIONS);
+  const encoding = inputEncoding(options.get('encoding'));
   if (options.has('h')) {
     io.stdout(`${FUSE_USAGE}\n`);
     return 0;
@@ -58,7 +61,7 @@ export function fuseCommand(argv: readonly string[], io: CommandIo): number {
   const k = numberOption('--k', option('k'), 0) ?? 60;
   const depth = countOption('--depth', option('depth')) ?? 1000;
   const tag = option('tag') ?? `fuse-${method}`;
-  const runs = positionals.map((path) => parseRun(readText(path), path));
+  const runs = positionals.map((path) => parseRun(readText(path, encoding), path));
   const fused = fuseRuns(runs, {
     method: method as FusionMethod,
     k,

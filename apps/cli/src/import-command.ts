@@ -11,7 +11,7 @@ import {
   takenRunNames,
 } from '@assay/platform';
 import { parseRun } from '@assay/trec';
-import { readText } from './evaluate-files.js';
+import { ENCODING_OPTION, inputEncoding, readText, type InputEncoding } from './read-input.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import { CliError } from './io.js';
 import {
@@ -48,6 +48,10 @@ digits.
               --name is given (one file only); a tag that is all digits needs --name. Every file is checked before any is
               written; then each is written in its own transaction, with a line per file.
 
+Files are read as UTF-8 (bytes that are not UTF-8 fail with file:line) unless --encoding
+latin1 declares ISO-8859-1 (any subcommand); gzip-compressed files are decompressed. Lines end at LF or
+CRLF; a CR inside a line (CR-only line ends) or U+2028 fails naming the line.
+
 Each file is parsed completely before anything is written and is written in one
 transaction: a bad line fails with file:line: reason and nothing of that file is kept.
 An existing run or label set of the same name needs --replace.
@@ -63,15 +67,16 @@ const OPTIONS: OptionSpec[] = [
   { long: 'label-set', key: 'labelSet', takesValue: true },
   { long: 'scale', key: 'scale', takesValue: true },
   { long: 'replace', key: 'replace', takesValue: false },
+  ENCODING_OPTION,
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
 /** What each kind of import accepts besides --help. */
 const ALLOWED: Record<string, string[]> = {
-  collection: ['name', 'format', 'description'],
-  topics: ['collection', 'format'],
-  qrels: ['collection', 'labelSet', 'scale', 'replace'],
-  run: ['collection', 'name', 'replace'],
+  collection: ['name', 'format', 'description', 'encoding'],
+  topics: ['collection', 'format', 'encoding'],
+  qrels: ['collection', 'labelSet', 'scale', 'replace', 'encoding'],
+  run: ['collection', 'name', 'replace', 'encoding'],
 };
 
 /** `assay import collection|topics|qrels|run`: files into the configured database. */
@@ -110,13 +115,14 @@ export async function importCommand(
   if (what !== 'run' && positionals.length > 1)
     throw new UsageError(`'import ${what}' takes one FILE, not ${positionals.length}`);
   const file = positionals[0]!;
+  const encoding = inputEncoding(options.get('encoding'));
 
   switch (what) {
     case 'collection': {
       const name = required('name');
       const format = collectionFormat(option('format'), file);
       const description = option('description');
-      const text = readText(file);
+      const text = readText(file, encoding);
       return withDatabase(io, async (db) => {
         const started = performance.now();
         const r = await importCollection(db, {
@@ -137,7 +143,7 @@ export async function importCommand(
       const format = option('format');
       if (format !== undefined && !['tsv', 'jsonl', 'trec'].includes(format))
         throw new UsageError(`--format must be tsv, jsonl or trec, not '${format}'`);
-      const text = readText(file);
+      const text = readText(file, encoding);
       return withDatabase(io, async (db) => {
         const r = await importTopics(db, {
           collection,
@@ -153,7 +159,7 @@ export async function importCommand(
       const collection = required('collection');
       const labelSet = required('labelSet');
       const scale = parseScale(option('scale'));
-      const text = readText(file);
+      const text = readText(file, encoding);
       return withDatabase(io, async (db) => {
         const r = await importQrels(db, {
           collection,
@@ -175,16 +181,17 @@ export async function importCommand(
         name: option('name'),
         replace: options.has('replace'),
         files: positionals,
+        encoding,
       });
   }
 }
 
 /** Imports run files, each in its own transaction, after checking all of them. */
 /** The name a run file is stored under, checked against the naming rule (exit 2 if not). */
-function runName(file: string, given: string | undefined): string {
+function runName(file: string, given: string | undefined, encoding: InputEncoding): string {
   try {
     return given === undefined
-      ? runNameFromTag(parseRun(readText(file), file).name)
+      ? runNameFromTag(parseRun(readText(file, encoding), file).name)
       : checkNewName(given, 'run name');
   } catch (error) {
     if (error instanceof PlatformError && error.code === 'invalid_input')
@@ -195,7 +202,13 @@ function runName(file: string, given: string | undefined): string {
 
 async function importRuns(
   io: PlatformCommandIo,
-  input: { collection: string; name: string | undefined; replace: boolean; files: string[] },
+  input: {
+    collection: string;
+    name: string | undefined;
+    replace: boolean;
+    files: string[];
+    encoding: InputEncoding;
+  },
 ): Promise<number> {
   if (input.name !== undefined && input.files.length > 1)
     throw new UsageError('--name applies to a single run file; runs are named after their tag');
@@ -203,7 +216,7 @@ async function importRuns(
   // the others imported. Parsing is cheap next to writing; the texts are not kept.
   const names = new Map<string, string>();
   for (const file of input.files) {
-    const name = runName(file, input.name);
+    const name = runName(file, input.name, input.encoding);
     const other = names.get(name);
     if (other !== undefined)
       throw new CliError(`${file}: run "${name}" is also the run in ${other}`, EXIT.conflict);
@@ -223,7 +236,7 @@ async function importRuns(
       const started = performance.now();
       const r = await importRun(db, {
         collection: collection.id,
-        text: readText(file),
+        text: readText(file, input.encoding),
         file,
         replace: input.replace,
         ...(input.name === undefined ? {} : { name: input.name }),

@@ -1,6 +1,6 @@
 import { buildDepthPool, formatPool, poolStats, poolToJson, type PoolOrder } from '@assay/pooling';
 import { parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
-import { readText } from './evaluate-files.js';
+import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
 
@@ -53,6 +53,7 @@ const OPTIONS: OptionSpec[] = [
     takesValue: false,
     help: "print pool size per topic and each run's (unique) contribution to stderr",
   },
+  ENCODING_OPTION,
   { short: 'h', long: 'help', key: 'h', takesValue: false },
 ];
 
@@ -68,6 +69,7 @@ ${optionsHelp(OPTIONS)}`;
 /** `assay pool`: a depth-k pool of runs, in judging-priority order. */
 export function poolCommand(argv: readonly string[], io: CommandIo): number {
   const { options, positionals } = getopt(argv, OPTIONS);
+  const encoding = inputEncoding(options.get('encoding'));
   if (options.has('h')) {
     io.stdout(`${POOL_USAGE}\n`);
     return 0;
@@ -84,10 +86,10 @@ export function poolCommand(argv: readonly string[], io: CommandIo): number {
   if (format !== 'text' && format !== 'json')
     throw new UsageError(`--format must be text or json, not '${format}'`);
 
-  const runs = positionals.map((path) => parseRun(readText(path), path));
+  const runs = positionals.map((path) => parseRun(readText(path, encoding), path));
   const topicsFile = options.get('topics')?.at(-1);
   const exclude: Qrels[] = (options.get('exclude') ?? []).map((path) =>
-    parseQrels(readText(path), path),
+    parseQrels(readText(path, encoding), path),
   );
   const capText = options.get('cap')?.at(-1);
   const pool = buildDepthPool(runs, {
@@ -96,7 +98,7 @@ export function poolCommand(argv: readonly string[], io: CommandIo): number {
     exclude,
     ...(topicsFile === undefined
       ? {}
-      : { topics: parseTopics(readText(topicsFile), topicsFile).map((t) => t.id) }),
+      : { topics: parseTopics(readText(topicsFile, encoding), topicsFile).map((t) => t.id) }),
     ...(capText === undefined ? {} : { perTopicCap: positiveInteger('--per-topic-cap', capText) }),
   });
   io.stdout(

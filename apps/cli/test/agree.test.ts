@@ -1,9 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import {
   cohenKappa,
   createRng,
@@ -232,5 +231,25 @@ describe('assay agree: Gwet, PABAK and topic-clustered intervals', () => {
     expect(text.stdout).toMatch(/Gwet's AC1\s+\d\.\d{4} \[/);
     const bad = await cli('agree', human, judge, '--samples', '-1');
     expect(bad.code).toBe(1);
+  });
+});
+
+describe('assay agree encodings', () => {
+  it('refuses undeclared Latin-1 naming file:line, and reads it with --encoding latin1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-agree-latin1-'));
+    const a = join(dir, 'a.qrels');
+    const b = join(dir, 'b.qrels');
+    // "café" (é as the one byte 0xE9) judged 1 by A and 0 by B.
+    writeFileSync(a, Buffer.from('1 0 caf\u00e9 1\n1 0 tea 0\n', 'latin1'));
+    writeFileSync(b, Buffer.from('1 0 caf\u00e9 0\n1 0 tea 0\n', 'latin1'));
+    const refused = await cli('agree', a, b);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`^assay agree: ${a}:1: the line is not valid UTF-8`));
+    const read = await cli('agree', '--encoding', 'latin1', '--format', 'json', a, b);
+    expect(read.code).toBe(0);
+    const report = JSON.parse(read.stdout) as AgreementReport;
+    // Both documents paired: one agreement (tea), one disagreement (café).
+    expect(report.n).toBe(2);
+    expect(report.exactAgreement).toBe(0.5);
   });
 });

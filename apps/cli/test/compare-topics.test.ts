@@ -92,7 +92,7 @@ describe('assay compare HTML layout', () => {
     expect(first).toBeGreaterThan(agreement);
     expect(second).toBeGreaterThan(first);
     expect(pvalues).toBeGreaterThan(second);
-    expect(html).toContain('class="head">NIST</text>');
+    expect(html).toMatch(/<text [^>]*font-weight="600"[^>]*>NIST<\/text>/);
     expect(html).not.toContain('first qrels');
     // Cells never wrap (a p-value such as 7.25e-135 stays on one line) and significance
     // marks sit in a fixed-width slot after the number.

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
 import {
@@ -414,10 +414,34 @@ describe('assay compare: two qrels', () => {
   //   (1/9)·(0.81 + 0.729 + 0.75·0.6561 + 0.59049) + 0.59049 = 0.881775.
   const expected = { kendallTauB: 0.6, tauAP: 0.375, spearman: 0.8, rbo: 0.881775 };
 
+  it('names files by their base name in HTML and LaTeX, and keeps paths only to tell apart two of one name', async () => {
+    for (const format of ['html', 'latex']) {
+      const out = (
+        await cli('compare', '--qrels', H, '--qrels', L, ...runs, '-m', 'P@5', '--format', format)
+      ).stdout;
+      expect(out).toContain('qrels-H');
+      expect(out).not.toContain(dirname(H));
+    }
+    const twin = await json(
+      '--qrels',
+      H,
+      '--qrels',
+      `./${relative(process.cwd(), H)}`,
+      ...runs,
+      '-m',
+      'P@5',
+    );
+    expect(twin.leaderboards.map((l: { qrels: string }) => l.qrels)).toEqual([
+      H,
+      `./${relative(process.cwd(), H)}`,
+    ]);
+  });
+
   it('reports both leaderboards and their rank correlation in JSON', async () => {
     const c = await json('--qrels', H, '--qrels', L, ...runs, '-m', 'P@5');
     expect(c.topicHandling).toMatch(/every qrels topic counts/);
-    expect(c.leaderboards.map((l: { qrels: string }) => l.qrels)).toEqual([H, L]);
+    // Files go by their names, not their (absolute) paths: reports travel.
+    expect(c.leaderboards.map((l: { qrels: string }) => l.qrels)).toEqual(['qrels-H', 'qrels-L']);
     expect(c.leaderboards[0].runs.map((r: Row) => r.run)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
     expect(c.leaderboards[1].runs.map((r: Row) => r.run)).toEqual(['r2', 'r1', 'r3', 'r5', 'r4']);
     expect(c.leaderboards[1].runs.map((r: Row) => r.means['P@5'])).toEqual([

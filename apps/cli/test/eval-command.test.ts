@@ -33,6 +33,17 @@ describe('assay eval', () => {
     expect(csv.stdout).toBe(`run,measure,qid,value\nbeta,P_3,all,${(1 / 3 + 0) / 2}\n`);
   });
 
+  it('writes run tags a spreadsheet would run as formulas as text in CSV', async () => {
+    const formula = file('formula-run', '1 Q0 a 1 2.0 =HYPERLINK("http://x")\n');
+    const minus = file('minus-run', '1 Q0 a 1 2.0 -1+cmd\n');
+    const csv = await cli('eval', '-c', '-m', 'P.1', '--format', 'csv', qrels, formula, minus);
+    expect(csv.code).toBe(0);
+    // Topic 1: a (relevant) at rank 1; topic 2 not retrieved scores 0 (-c): P_1 = 0.5.
+    expect(csv.stdout).toBe(
+      `run,measure,qid,value\n"'=HYPERLINK(""http://x"")",P_1,all,0.5\n'-1+cmd,P_1,all,0.5\n`,
+    );
+  });
+
   it('names file and line of a malformed run and prints no partial table', async () => {
     const bad = file('bad-run', '1 Q0 a 1 2.0 r\n1 Q0 b 2 notanumber r\n');
     const { code, stdout, stderr } = await cli('eval', qrels, runA, bad);

@@ -68,7 +68,84 @@ describe('assay eval inputs', () => {
     writeFileSync(bad, 'not gzip');
     const { code, stderr } = await cli('eval', qrels, bad);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/bad\.gz: cannot read file/);
+    expect(stderr).toBe(`assay eval: ${bad}: not gzip data, although the name ends in .gz\n`);
+  });
+
+  it('recognises gzip by its first bytes: on standard input and without .gz', async () => {
+    const gz = gzipSync(readFileSync(results));
+    const piped = spawnSync(process.execPath, ['apps/cli/bin/assay.js', 'eval', qrels, '-'], {
+      cwd: root,
+      input: gz,
+      encoding: 'utf8',
+    });
+    expect(piped.stderr).toBe('');
+    expect(piped.stdout).toBe(expected);
+    const unnamed = join(dir, 'results-compressed');
+    writeFileSync(unnamed, gz);
+    expect((await cli('eval', qrels, unnamed)).stdout).toBe(expected);
+    // Files read whole (here -R qrels_jg) are recognised the same way.
+    const jg = await cli('eval', '-R', 'qrels_jg', '-m', 'num_q', gzipped(qrels, 'q.gz'), results);
+    expect(jg.code).toBe(0);
+  });
+
+  it('streams gzip input: a run that inflates to endless zeros stops at one 16 MiB line', () => {
+    // 64 MiB of zero bytes compress to about 64 KiB.
+    const bomb = join(dir, 'bomb.gz');
+    writeFileSync(bomb, gzipSync(Buffer.alloc(64 * 1024 * 1024)));
+    const result = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=96', 'apps/cli/bin/assay.js', 'eval', qrels, bomb],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(result.stderr).toBe(
+      `assay eval: ${bomb}:1: the line is longer than 16 MiB (no line end?)\n`,
+    );
+    expect(result.status).toBe(2);
+  });
+
+  it('refuses bytes that are not UTF-8 naming the line, unless --encoding latin1', async () => {
+    const latin = join(dir, 'latin1.run');
+    writeFileSync(latin, Buffer.from('1 Q0 a 1 2 caf\u00e9\n1 Q0 b 2 1 caf\u00e9\n', 'latin1'));
+    const q = join(dir, 'latin1.qrels');
+    writeFileSync(q, '1 0 a 1\n');
+    const refused = await cli('eval', '-m', 'runid', q, latin);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^assay eval: ${latin}:1: the line is not valid UTF-8 \\(bytes 0xE9 0x0A 0x31 0x20\\)`,
+      ),
+    );
+    const read = await cli('eval', '--encoding', 'latin1', '-m', 'runid', '-m', 'P.1', q, latin);
+    expect(read.stdout).toBe(
+      'runid                 \tall\tcaf\u00e9\nP_1                   \tall\t1.0000\n',
+    );
+  });
+
+  it('evaluates the topics a topic file lists (--topics), naming listed topics nobody judged', async () => {
+    const topics = join(dir, 'topics.jsonl');
+    // qrels.test judges topics 301, 302 and 303 (trec_eval's test collection).
+    writeFileSync(topics, '{"id":"302","text":"x"}\n{"id":"77","text":"y"}\n');
+    const chosen = await cli(
+      'eval',
+      '--topics',
+      topics,
+      '-q',
+      '-m',
+      'num_q',
+      '-m',
+      'num_rel',
+      qrels,
+      results,
+    );
+    expect(chosen.code).toBe(0);
+    expect(chosen.stderr).toBe(
+      `assay eval: ${topics}: 1 listed topic(s) have no judgments in ${qrels} and are not evaluated (77)\n`,
+    );
+    const all = await cli('eval', '-q', '-m', 'num_rel', qrels, results);
+    const topic2 = all.stdout.split('\n').find((l) => /\t302\t/.test(l))!;
+    expect(chosen.stdout).toBe(
+      `${topic2}\nnum_q                 \tall\t1\n${topic2.replace('\t302\t', '\tall\t')}\n`,
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import { Utf8Validator } from '@assay/platform';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from './errors.js';
 
@@ -7,7 +8,8 @@ const MAX_JSON_DEPTH = 100;
 /**
  * Refuses, before any route sees them, inputs the database or a recursive walk cannot take:
  * a NUL character in the path, a query parameter or any string (or key) of a JSON body,
- * and JSON bodies nested more than 100 levels deep. A 400 names the field. A body that is
+ * JSON bodies nested more than 100 levels deep, and JSON bodies that are not UTF-8 (which
+ * decoding would turn into U+FFFD without a word). A 400 names the field or the line. A body that is
  * not JSON at all is left to the route, which says so in its own words.
  */
 export const inputGuard: MiddlewareHandler = async (c, next) => {
@@ -18,6 +20,14 @@ export const inputGuard: MiddlewareHandler = async (c, next) => {
       throw new ApiError('invalid_input', `${key.replace(/\0/g, '')}: contains a NUL character`);
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   if (/^application\/([a-z.+-]+\+)?json/.test(type)) {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    try {
+      const validator = new Utf8Validator('the JSON body', 'JSON is always UTF-8');
+      validator.push(bytes);
+      validator.end();
+    } catch (error) {
+      throw new ApiError('invalid_input', (error as Error).message);
+    }
     let body: unknown;
     try {
       body = await c.req.json();

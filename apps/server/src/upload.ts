@@ -1,3 +1,4 @@
+import { Utf8Validator } from '@assay/platform';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import { ApiError } from './errors.js';
@@ -49,7 +50,11 @@ export async function readUpload<S extends z.ZodObject>(
     for (const [key, value] of Object.entries(form))
       if (key !== 'file' && typeof value === 'string') fields[key] = value;
     file = upload.name || undefined;
-    text = await decodeText(upload.stream(), upload.type, file);
+    text = await decodeText(
+      upload.stream(),
+      upload.type,
+      typeof fields.filename === 'string' ? fields.filename : (file ?? defaultFile),
+    );
   } else if (/^application\/([a-z.+-]+\+)?json/.test(type)) {
     let body: unknown;
     try {
@@ -72,7 +77,11 @@ export async function readUpload<S extends z.ZodObject>(
     type.startsWith('application/octet-stream') ||
     type.startsWith('application/x-www-form-urlencoded')
   ) {
-    text = await decodeText(c.req.raw.body ?? emptyStream(), type, fields.filename);
+    text = await decodeText(
+      c.req.raw.body ?? emptyStream(),
+      type,
+      typeof fields.filename === 'string' ? fields.filename : defaultFile,
+    );
   } else {
     throw new ApiError(
       'unsupported_media_type',
@@ -107,16 +116,18 @@ function emptyStream(): ReadableStream<Uint8Array> {
 
 /**
  * The text of an uploaded file: UTF-8 unless its content type declares another charset
- * assay reads (ISO-8859-1 / Latin-1, decoded as such). UTF-16, declared or recognised by
- * its byte-order mark or its zero bytes, and any other charset are refused with a message
- * saying what to do, so nothing is stored garbled. The body is read and decoded chunk by
+ * assay reads (ISO-8859-1 / Latin-1, decoded as such). Bytes that are not UTF-8 in an
+ * upload that declares no other charset are refused naming `file:line` (decoding them would
+ * store U+FFFD in their place). UTF-16, declared or recognised by its byte-order mark or
+ * its zero bytes, and any other charset are refused with a message saying what to do, so
+ * nothing is stored garbled. The body is read and decoded chunk by
  * chunk, letting the event loop serve other requests after every megabyte or so: a
  * 50 MB upload is never concatenated, decoded or joined in one piece.
  */
 async function decodeText(
   body: ReadableStream<Uint8Array>,
   contentType: string,
-  file: unknown,
+  file: string,
 ): Promise<string[]> {
   const chunks: Uint8Array[] = [];
   let sinceYield = 0;
@@ -132,7 +143,7 @@ async function decodeText(
       await nextTurn();
     }
   }
-  const where = typeof file === 'string' && file !== '' ? `${file}: ` : '';
+  const where = file === '' ? '' : `${file}: `;
   const declared = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1]?.toLowerCase();
   if ((declared !== undefined && declared.startsWith('utf-16')) || looksLikeUtf16(head(chunks)))
     throw new ApiError(
@@ -147,9 +158,23 @@ async function decodeText(
       `${where}cannot read charset=${declared}; send UTF-8 (or ISO-8859-1)`,
     );
   const utf8 = new TextDecoder('utf-8');
+  const validator =
+    decoder === 'latin1'
+      ? undefined
+      : new Utf8Validator(
+          file || 'upload',
+          'send UTF-8, or declare the charset the file is in (Content-Type: text/plain; charset=iso-8859-1)',
+        );
   const parts: string[] = [];
   sinceYield = 0;
+  // The validator's `file:line: reason` is the 422's message.
+  const refuse = (error: unknown) => new ApiError('invalid_input', (error as Error).message, 422);
   for (const chunk of chunks) {
+    try {
+      validator?.push(chunk);
+    } catch (error) {
+      throw refuse(error);
+    }
     parts.push(
       decoder === 'latin1'
         ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1')
@@ -162,6 +187,11 @@ async function decodeText(
     }
   }
   if (decoder !== 'latin1') parts.push(utf8.decode());
+  try {
+    validator?.end();
+  } catch (error) {
+    throw refuse(error);
+  }
   return parts;
 }
 

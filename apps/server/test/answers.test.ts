@@ -193,6 +193,53 @@ forEachDatabase('answers API', (t) => {
     expect((await api.call('GET', `/api/score-sets/${set.id}`, admin)).status).toBe(404);
   });
 
+  it("reports criteria in the set's order and writes system names as text in CSV", async () => {
+    const api = await setUpApi(t.db, { config: config() });
+    const admin = { token: api.admin };
+    const systems = ['=HYPERLINK("http://x")', '@SUM(A1)'];
+    const responses = ['q1', 'q2']
+      .flatMap((topic) => systems.map((system) => ({ topic, system, query: 'q', answer: 'a' })))
+      .map((r) => JSON.stringify(r))
+      .join('\n');
+    expect(
+      (await api.call('POST', '/api/response-sets', { ...admin, json: { name: 'rs', responses } }))
+        .status,
+    ).toBe(201);
+    // The file lists informativeness first; jsonb would put the shorter key (novelty) first.
+    const scores = ['q1', 'q2']
+      .flatMap((topic, t) =>
+        systems.map((system, s) =>
+          JSON.stringify({
+            topic,
+            system,
+            trial: 1,
+            scores: { informativeness: s + t, novelty: 2 * s },
+            justification: '',
+          }),
+        ),
+      )
+      .join('\n');
+    const imported = await api.call('POST', '/api/response-sets/rs/score-sets/import', {
+      ...admin,
+      json: { name: 'people', scores },
+    });
+    expect(imported.status).toBe(201);
+    const { id } = (await imported.json()) as { id: number };
+    const report = (await (
+      await api.call('GET', `/api/score-sets/${id}/report?correction=none`, admin)
+    ).json()) as { systems: Array<{ means: Record<string, number> }> };
+    expect(Object.keys(report.systems[0]!.means)).toEqual(['informativeness', 'novelty']);
+    const csv = (
+      await (await api.call('GET', `/api/score-sets/${id}/report?format=csv`, admin)).text()
+    ).split('\n');
+    expect(csv.slice(1, 5).map((line) => line.split(',').slice(0, 2).join(','))).toEqual([
+      `"'=HYPERLINK(""http://x"")",informativeness`,
+      `"'=HYPERLINK(""http://x"")",novelty`,
+      "'@SUM(A1),informativeness",
+      "'@SUM(A1),novelty",
+    ]);
+  });
+
   it('refuses to score without a model endpoint', async () => {
     const api = await setUpApi(t.db, { config: config() });
     const admin = { token: api.admin };

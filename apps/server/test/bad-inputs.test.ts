@@ -2,7 +2,7 @@
 // never a 500, and nothing of a refused upload is kept.
 import { beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import { setUpApi, type TestApi } from './helpers.js';
+import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 forEachDatabase('bad inputs', (t) => {
   let api: TestApi;
@@ -68,6 +68,69 @@ forEachDatabase('bad inputs', (t) => {
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(r.status).toBeLessThan(500);
     expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/UTF-16/);
+  });
+
+  it.each([
+    ['text/plain', '/api/collections/demo/topics', 'topics'],
+    ['text/plain', '/api/collections/demo/topics?filename=mine.tsv', 'mine.tsv'],
+    ['text/plain; charset=utf-8', '/api/collections/demo/label-sets?name=q', 'qrels'],
+  ])(
+    'refuses undeclared Latin-1 (%s) naming file:line, storing nothing',
+    async (type, path, file) => {
+      // Two docnos that differ only in é / è would both decode to "caf\ufffd" and collide.
+      const latin1 = Buffer.from('1 0 cafe 1\n1 0 caf\u00e9 0\n1 0 caf\u00e8 1\n', 'latin1');
+      const body = path.includes('topics')
+        ? Buffer.from('1\tfirst\n2\tcaf\u00e9\n', 'latin1')
+        : latin1;
+      const r = await api.app.request(path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${api.admin}`, 'content-type': type },
+        body: new Uint8Array(body),
+      });
+      const error = await errorOf(r);
+      expect(error.status).toBe(422);
+      expect(error.message).toMatch(
+        new RegExp(`^${file.replace('.', '\\.')}:2: the line is not valid UTF-8 \\(bytes 0xE[89]`),
+      );
+      expect(error.message).toContain('charset=iso-8859-1');
+      for (const list of ['label-sets', 'topics']) {
+        const listed = await api.call('GET', `/api/collections/demo/${list}`, admin());
+        const items = (await listed.json()) as unknown[] | { items: unknown[] };
+        expect(Array.isArray(items) ? items : items.items).toEqual([]);
+      }
+    },
+  );
+
+  it('refuses a multipart upload of undeclared Latin-1, naming the uploaded file', async () => {
+    const form = new FormData();
+    form.append(
+      'file',
+      new File([new Uint8Array(Buffer.from('1 Q0 d\u00e9 1 2 s\n', 'latin1'))], 'run.txt'),
+    );
+    const r = await api.app.request('/api/collections/demo/runs?name=r', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.admin}` },
+      body: form,
+    });
+    const error = await errorOf(r);
+    expect(error).toMatchObject({ status: 422 });
+    expect(error.message).toMatch(/^run\.txt:1: the line is not valid UTF-8/);
+  });
+
+  it('refuses a JSON body that is not UTF-8 before any route reads it', async () => {
+    const body = Buffer.concat([
+      Buffer.from('{"text": "1\\tfirst\\n2\\tcaf'),
+      Buffer.from([0xe9]),
+      Buffer.from('\\n"}'),
+    ]);
+    const r = await api.app.request('/api/collections/demo/topics', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.admin}`, 'content-type': 'application/json' },
+      body: new Uint8Array(body),
+    });
+    const error = await errorOf(r);
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/^the JSON body:1: the line is not valid UTF-8 \(bytes 0xE9/);
   });
 
   it('honours a declared charset=iso-8859-1 and refuses charsets it cannot read', async () => {

@@ -85,7 +85,7 @@ forEachDatabase('storage limits', (t) => {
     await expectNothingStored();
   });
 
-  it('refuses ranks and grades beyond 32 bits at parse time, never with the database text', async () => {
+  it('refuses ranks beyond 32 bits at parse time, never with the database text', async () => {
     const rank = await errorOf(
       await post('/api/collections/demo/runs?name=r', '1 Q0 d1 1 2 s\n1 Q0 d2 99999999999 1 s\n'),
     );
@@ -93,29 +93,65 @@ forEachDatabase('storage limits', (t) => {
       status: 422,
       message: 'run:2: rank "99999999999" is outside the 32-bit range -2147483648..2147483647',
     });
-    // 2^31 is one past the largest 32-bit integer; -2^31 itself fits.
-    const grade = await errorOf(
-      await post(
-        '/api/collections/demo/label-sets?name=q',
-        '1 0 d1 -2147483648\n1 0 d2 2147483648\n',
-      ),
-    );
-    expect(grade).toMatchObject({
-      status: 422,
-      message:
-        'qrels:2: relevance "2147483648" is outside the 32-bit range -2147483648..2147483647',
-    });
     await expectNothingStored();
     expect(api.logged).toEqual([]);
   });
 
-  it('stores the largest 32-bit rank and grade', async () => {
+  it.each([
+    ['2000000000', '1 0 184 2000000000\n', 'qrels:1: grade 2000000000'],
+    ['-2000000000', '1 0 d1 1\n1 0 d2 -2000000000\n', 'qrels:2: grade -2000000000'],
+    ['1001', '1 0 d1 1001\n', 'qrels:1: grade 1001'],
+  ])(
+    'refuses a grade of %s with file:line, and evaluations still answer',
+    async (_g, qrels, start) => {
+      const grade = await errorOf(await post('/api/collections/demo/label-sets?name=q', qrels));
+      expect(grade).toMatchObject({
+        status: 422,
+        message: `${start} is outside -1000..1000, the grades assay stores`,
+      });
+      await expectNothingStored();
+      // The next evaluation (what once ended the process) is answered, on what is stored.
+      expect((await post('/api/collections/demo/runs?name=r', '1 Q0 184 1 2 s\n')).status).toBe(
+        201,
+      );
+      const evaluated = await api.call('POST', '/api/evaluations', {
+        ...admin(),
+        json: { collection: 'demo', labelSet: 'q', runs: ['r'], measures: ['ndcg'] },
+      });
+      expect(evaluated.status).toBe(404);
+      expect(api.logged).toEqual([]);
+    },
+  );
+
+  it('stores the largest 32-bit rank and the widest grades, and evaluates them', async () => {
     expect(
-      (await post('/api/collections/demo/runs?name=r', '1 Q0 d1 2147483647 2 s\n')).status,
+      (await post('/api/collections/demo/runs?name=r', '1 Q0 d1 2147483647 2 s\n1 Q0 d2 1 1 s\n'))
+        .status,
     ).toBe(201);
     expect(
-      (await post('/api/collections/demo/label-sets?name=q', '1 0 d1 2147483646\n')).status,
+      (await post('/api/collections/demo/label-sets?name=q', '1 0 d1 -1000\n1 0 d2 1000\n')).status,
     ).toBe(201);
+    const evaluated = await api.call('POST', '/api/evaluations', {
+      ...admin(),
+      json: { collection: 'demo', labelSet: 'q', runs: ['r'], measures: ['ndcg', 'num_rel'] },
+    });
+    expect(evaluated.status).toBe(200);
+    const result = (await evaluated.json()) as { runs: Array<{ mean: Record<string, number> }> };
+    // d1 (-1000: pooled, not judged) ranks first, d2 (gain 1000) second: 1000/log2(3) / 1000.
+    expect(result.runs[0]!.mean.num_rel).toBe(1);
+    expect(result.runs[0]!.mean.ndcg).toBeCloseTo(1 / Math.log2(3), 12);
+  });
+
+  it('refuses a declared scale beyond the stored grades, naming the field', async () => {
+    const error = await errorOf(
+      await post(
+        '/api/collections/demo/label-sets?name=q&scaleMin=0&scaleMax=2000000000',
+        '1 0 d1 1\n',
+      ),
+    );
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/scaleMax/);
+    await expectNothingStored();
   });
 
   it('refuses a grade outside the declared scale, naming the grade and its line', async () => {

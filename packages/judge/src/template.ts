@@ -5,6 +5,7 @@ import {
   type JsonSchema,
   type PromptFile,
 } from '@assay/llm';
+import { gradeScaleProblem } from '@assay/trec';
 import { z } from 'zod';
 
 /**
@@ -52,6 +53,9 @@ export function parseTemplate(text: string, file = '<template>'): JudgeTemplate 
   const { prompt, fields: front } = parsePromptFile(text, file, JudgeFields);
   if (front.scale.min >= front.scale.max)
     throw new PromptFileError(file, 'scale.min must be below scale.max');
+  // Its grades become stored labels: a scale such as 0..2000000000 is refused here.
+  const scaleProblem = gradeScaleProblem(front.scale.min, front.scale.max);
+  if (scaleProblem) throw new PromptFileError(file, `front matter field ${scaleProblem}`);
   if (!front.output.grade_field && !front.output.criteria?.length)
     throw new PromptFileError(file, 'output needs grade_field or criteria');
   const { schema: _schema, ...common } = prompt;

@@ -87,6 +87,19 @@ describe('the shipped judge templates', () => {
       '---\nid: x\nkind: relevance\ndescription: d\nscale: {min: 3, max: 1}\noutput: {grade_field: g, schema: {}}\nsource: s\nsystem: s\n---\n{{#a}}\n';
     expect(() => parseTemplate(bad, 'j.md')).toThrow(/j\.md: /);
   });
+
+  it('refuse a scale beyond the grades a label set stores', () => {
+    const withScale = (scale: string) =>
+      `---\nid: x\nkind: relevance\ndescription: d\nscale: ${scale}\noutput: {grade_field: g, schema: {}}\nsource: s\nsystem: s\n---\n{{query}}\n`;
+    expect(() => parseTemplate(withScale('{min: 0, max: 2000000000}'), 'j.md')).toThrow(
+      'j.md: front matter field scale 0..2000000000 is outside -1000..1000, the grades assay stores',
+    );
+    expect(() => parseTemplate(withScale('{min: -1001, max: 0}'), 'j.md')).toThrow(/-1001\.\.0/);
+    expect(parseTemplate(withScale('{min: -1000, max: 1000}'), 'j.md').scale).toEqual({
+      min: -1000,
+      max: 1000,
+    });
+  });
 });
 
 describe('reading judge answers', () => {

@@ -18,14 +18,19 @@ export const COMPAT_P = 0.95;
  * when `normalize` (the default), else RBO. 0 for a topic without relevant documents.
  */
 export function compatibility(t: RankedTopic, p: number, normalize: boolean): number {
-  const counts = t.levelCounts;
+  // Judged grades ascending, with their counts (from the qrels, not the run).
+  const levels = t.levels;
   let relevant = 0;
-  for (let g = 1; g < counts.length; g++) relevant += counts[g]!;
+  for (const level of levels) if (level.grade >= 1) relevant += level.count;
   const depth = Math.max(t.numRet, relevant);
   if (depth === 0 || relevant === 0) return 0;
-  // above[g]: judged documents graded higher than g.
-  const above = new Array<number>(counts.length + 1).fill(0);
-  for (let g = counts.length - 1; g >= 0; g--) above[g] = above[g + 1]! + counts[g]!;
+  // above.get(g): judged documents graded higher than g.
+  const above = new Map<number, number>();
+  let higher = 0;
+  for (let i = levels.length - 1; i >= 0; i--) {
+    above.set(levels[i]!.grade, higher);
+    higher += levels[i]!.count;
+  }
   const seenOfGrade = new Map<number, number>();
   // joins[d]: documents that are in both top-d lists from depth d on.
   const joins = new Float64Array(depth + 1);
@@ -34,7 +39,7 @@ export function compatibility(t: RankedTopic, p: number, normalize: boolean): nu
     if (g < 1) continue;
     const before = seenOfGrade.get(g) ?? 0;
     seenOfGrade.set(g, before + 1);
-    const idealPosition = above[g + 1]! + before + 1;
+    const idealPosition = above.get(g)! + before + 1;
     joins[Math.max(i + 1, idealPosition)]!++;
   }
   let overlap = 0;

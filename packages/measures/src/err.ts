@@ -36,8 +36,10 @@ export function expectedReciprocalRank(t: RankedTopic, k: number): number {
  */
 export function normalizedExpectedReciprocalRank(t: RankedTopic, k: number): number {
   const ideal: number[] = [];
-  for (let g = t.levelCounts.length - 1; g >= 1 && ideal.length < k; g--) {
-    for (let c = 0; c < t.levelCounts[g]! && ideal.length < k; c++) ideal.push(g);
+  for (let l = t.levels.length - 1; l >= 0 && ideal.length < k; l--) {
+    const { grade, count } = t.levels[l]!;
+    if (grade < 1) break;
+    for (let c = 0; c < count && ideal.length < k; c++) ideal.push(grade);
   }
   const best = errOfGrades(ideal, k);
   return best > 0 ? expectedReciprocalRank(t, k) / best : 0;

@@ -118,13 +118,13 @@ const MIN_GEO_MEAN = 0.00001;
 
 /** What runid and num_q are computed from when there is no qrels ranking (they read none). */
 const NO_RANKING: RankedTopic = {
-  rels: new Int32Array(0),
+  rels: new Float64Array(0),
   numRet: 0,
   numRel: 0,
   numRelRet: 0,
   numNonpool: 0,
   numUnjudgedInPool: 0,
-  levelCounts: [],
+  levels: [],
   numLevels: 0,
   relevanceLevel: 1,
 };
@@ -180,7 +180,7 @@ export function evaluateRun(
     } else entries = found as RunEntry[];
     const missing = found === undefined;
     const byLevel = new Map<number, RankedTopic>();
-    let columnRels: Int32Array | undefined;
+    let columnRels: Float64Array | undefined;
     const ranked = (lvl: number): RankedTopic => {
       if (qrels.format === 'qrels_jg' || qrels.format === 'prefs') return NO_RANKING;
       let t = byLevel.get(lvl);

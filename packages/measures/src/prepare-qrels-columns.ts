@@ -16,10 +16,10 @@ export function prepareQrelsColumns(qrels: QrelsColumns): PreparedQrels {
   const judgments = new Map<string, TopicJudgments>();
   for (const qid of topics) {
     const topic = qrels.get(qid)!;
-    const { levelCounts, numLevels } = summarizeGrades(topic.grades.subarray(0, topic.length));
+    const { levels, numLevels } = summarizeGrades(topic.grades.subarray(0, topic.length));
     let grades: Map<string, number> | undefined;
     const topicJudgments: TopicJudgments = {
-      levelCounts,
+      levels,
       numLevels,
       get grades() {
         if (grades === undefined) {

@@ -151,10 +151,10 @@ export function columnRelevances(
   topic: TopicColumns,
   index: JudgmentIndex,
   options: Omit<RankingOptions, 'relevanceLevel'>,
-): Int32Array {
+): Float64Array {
   const order = trecOrderOfColumns(topic);
   const n = Math.min(order.length, Math.max(0, options.maxDocs));
-  const rels = new Int32Array(n);
+  const rels = new Float64Array(n);
   let kept = 0;
   const { docEnds, docBytes } = topic;
   for (let r = 0; r < n; r++) {

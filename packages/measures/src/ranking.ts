@@ -9,10 +9,16 @@ export const REL_UNJUDGED = -2;
 export interface TopicJudgments {
   /** docno → grade as written in the qrels (negative = in the pool but not judged). */
   grades: Map<string, number>;
-  /** `levelCounts[g]` = number of documents judged with grade g (g ≥ 0). */
-  levelCounts: number[];
+  /** The grades ≥ 0 some document has, ascending, each with its number of documents. */
+  levels: readonly GradeLevel[];
   /** Highest non-empty grade + 1 (0 when no document has a grade ≥ 0). */
   numLevels: number;
+}
+
+/** A grade and how many documents of a topic were judged with it. */
+export interface GradeLevel {
+  grade: number;
+  count: number;
 }
 
 /** Builds the per-topic judgment statistics trec_eval derives from a qrels topic. */
@@ -20,25 +26,24 @@ export function summarizeJudgments(grades: Map<string, number>): TopicJudgments 
   return { grades, ...summarizeGrades(grades.values()) };
 }
 
-/** Counts per grade and the number of grade levels, from a topic's grades. */
+/**
+ * Counts per grade and the number of grade levels, from a topic's grades. trec_eval keeps
+ * one counter per grade from 0 to the highest; only the grades that occur are kept here, so
+ * a grade such as 2000000000 costs one entry, not two billion.
+ */
 export function summarizeGrades(grades: Iterable<number>): {
-  levelCounts: number[];
+  levels: GradeLevel[];
   numLevels: number;
 } {
-  const levelCounts: number[] = [];
+  const counts = new Map<number, number>();
   for (const grade of grades) {
     if (grade < 0) continue;
-    while (levelCounts.length <= grade) levelCounts.push(0);
-    levelCounts[grade]!++;
+    counts.set(grade, (counts.get(grade) ?? 0) + 1);
   }
-  let numLevels = 0;
-  for (let g = levelCounts.length - 1; g >= 0; g--) {
-    if (levelCounts[g]! > 0) {
-      numLevels = g + 1;
-      break;
-    }
-  }
-  return { levelCounts, numLevels };
+  const levels = [...counts].map(([grade, count]) => ({ grade, count }));
+  levels.sort((a, b) => a.grade - b.grade);
+  const numLevels = levels.length === 0 ? 0 : levels[levels.length - 1]!.grade + 1;
+  return { levels, numLevels };
 }
 
 /** Options that change how a run's topic is turned into a ranked relevance list. */
@@ -54,7 +59,7 @@ export interface RankingOptions {
 /** A topic's retrieved documents after trec_eval ranking, as relevance values by rank. */
 export interface RankedTopic {
   /** Relevance value at rank i+1: a grade ≥ 0, REL_NONPOOL or REL_UNJUDGED. */
-  rels: Int32Array;
+  rels: Float64Array;
   numRet: number;
   /** Number of judged documents with grade ≥ relevanceLevel. */
   numRel: number;
@@ -62,8 +67,8 @@ export interface RankedTopic {
   numRelRet: number;
   numNonpool: number;
   numUnjudgedInPool: number;
-  /** Counts of judged documents per grade (from the qrels, not the run). */
-  levelCounts: number[];
+  /** Judged documents per grade ≥ 0, ascending (from the qrels, not the run). */
+  levels: readonly GradeLevel[];
   numLevels: number;
   relevanceLevel: number;
 }
@@ -85,7 +90,7 @@ export function rankTopic(
   let ordered = trecOrder(entries);
   if (ordered.length > options.maxDocs) ordered = ordered.slice(0, Math.max(0, options.maxDocs));
   const { grades } = judgments;
-  let rels = new Int32Array(ordered.length);
+  let rels = new Float64Array(ordered.length);
   let kept = 0;
   for (let i = 0; i < ordered.length; i++) {
     const g = grades.get(ordered[i]!.docno);
@@ -102,7 +107,7 @@ export function rankTopic(
  * counts every measure reads, for relevance level `level`.
  */
 export function rankRelevances(
-  rels: Int32Array,
+  rels: Float64Array,
   judgments: TopicJudgments,
   level: number,
 ): RankedTopic {
@@ -122,7 +127,7 @@ export function rankRelevances(
     numRelRet,
     numNonpool,
     numUnjudgedInPool,
-    levelCounts: judgments.levelCounts,
+    levels: judgments.levels,
     numLevels: judgments.numLevels,
     relevanceLevel: level,
   };
@@ -131,7 +136,6 @@ export function rankRelevances(
 /** Number of judged documents with grade ≥ level. */
 export function countRelevant(judgments: TopicJudgments, level: number): number {
   let n = 0;
-  const counts = judgments.levelCounts;
-  for (let g = Math.max(0, level); g < counts.length; g++) n += counts[g]!;
+  for (const { grade, count } of judgments.levels) if (grade >= level) n += count;
   return n;
 }

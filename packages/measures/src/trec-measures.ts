@@ -3,7 +3,7 @@
  * ranked topic (see ranking.ts) and the measure's parameters. Edge cases (no relevant
  * documents, fewer documents than a cutoff, unjudged documents) follow trec_eval.
  */
-import { buildGains, gainOf, idealGainCursor, type GainOverrides } from './gains.js';
+import { buildGains, gainBounds, gainOf, idealGainCursor, type GainOverrides } from './gains.js';
 import { REL_NONPOOL, REL_UNJUDGED, type RankedTopic } from './ranking.js';
 
 /** log2(i + 2), the DCG discount of 0-based rank i, from a table grown on demand. */
@@ -53,8 +53,7 @@ export function reciprocalRank(t: RankedTopic, depth = Infinity): number {
 /** Binary preference (`bpref`, Buckley & Voorhees 2004) as trec_eval computes it. */
 export function bpref(t: RankedTopic): number {
   let numNonrel = 0;
-  for (let g = 0; g < t.relevanceLevel && g < t.levelCounts.length; g++)
-    numNonrel += t.levelCounts[g]!;
+  for (const { grade, count } of t.levels) if (grade < t.relevanceLevel) numNonrel += count;
   let nonrelSoFar = 0;
   let sum = 0;
   for (let i = 0; i < t.numRet; i++) {
@@ -454,22 +453,25 @@ export function ndcgAt(t: RankedTopic, cutoffs: readonly number[]): number[] {
   }
   for (; ci < cutoffs.length; ci++) values[ci] = sum;
   // Ideal DCG, normalising each cutoff's DCG as the ideal ranking passes it.
+  // The ideal ranking: every judged document of grade ≥ 1, highest grade first (the gain
+  // is the grade); the levels hold only the grades that occur, highest last.
   ci = 0;
-  let level = t.numLevels - 1;
+  const levels = t.levels;
+  let k = levels.length - 1;
   let atLevel = 0;
   let idealDcg = 0;
   for (let i = 0; ; i++) {
     atLevel++;
-    while (level > 0 && atLevel > t.levelCounts[level]!) {
-      level--;
+    while (k >= 0 && atLevel > levels[k]!.count) {
+      k--;
       atLevel = 1;
     }
-    if (level <= 0) break;
+    if (k < 0 || levels[k]!.grade <= 0) break;
     if (i === cutoffs[ci]) {
       if (idealDcg > 0) values[ci] = values[ci]! / idealDcg;
       if (++ci === cutoffs.length) break;
     }
-    idealDcg += level / rankLog2(i);
+    idealDcg += levels[k]!.grade / rankLog2(i);
   }
   for (; ci < cutoffs.length; ci++) if (idealDcg > 0) values[ci] = values[ci]! / idealDcg;
   return values;
@@ -480,12 +482,7 @@ export function rankBiasedPrecision(t: RankedTopic, overrides: GainOverrides): n
   let p = 0.9;
   for (const pair of overrides) if (pair.name === 'p') p = pair.value;
   const gains = buildGains(t, overrides);
-  let min = Infinity;
-  let max = -Infinity;
-  for (const g of gains) {
-    if (g.gain < min) min = g.gain;
-    if (g.gain > max) max = g.gain;
-  }
+  const { min, max } = gainBounds(t, overrides);
   if (min < 0 || max > 1) for (const g of gains) g.gain = (g.gain - min) / (max - min);
   let sum = 0;
   let weight = 1;

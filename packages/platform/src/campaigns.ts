@@ -17,6 +17,7 @@ import {
   type User,
 } from '@assay/db';
 import { loadJudgeTemplates } from '@assay/judge';
+import { gradeScaleProblem } from '@assay/trec';
 import {
   assignAnnotators,
   sampleCampaignItems,
@@ -200,8 +201,8 @@ function campaignScale(input: CreateCampaignInput): {
   }
   if (!scale)
     throw new PlatformError('invalid_input', 'give a judge template or a scale {min, max}');
-  if (!Number.isInteger(scale.min) || !Number.isInteger(scale.max) || scale.min > scale.max)
-    throw new PlatformError('invalid_input', 'the scale needs integer min <= max');
+  const problem = gradeScaleProblem(scale.min, scale.max);
+  if (problem) throw new PlatformError('invalid_input', problem, { field: 'scale' });
   if (scale.max - scale.min > 20)
     throw new PlatformError('invalid_input', 'a campaign scale has at most 21 grades');
   const grades: CampaignGrade[] = [];

@@ -20,9 +20,8 @@ import {
   type TopicInput,
 } from '@assay/db';
 import {
-  MAX_INT32,
   MAX_NAME_CHARS,
-  MIN_INT32,
+  gradeScaleProblem,
   detectTopicFormat,
   parseCollectionStream,
   parseConversationalTopics,
@@ -245,20 +244,8 @@ export async function importQrels(
 ): Promise<ImportQrelsResult> {
   const name = checkNewName(input.labelSet, 'label set name');
   const declared = input.scale;
-  if (
-    declared !== undefined &&
-    !(
-      Number.isInteger(declared.min) &&
-      Number.isInteger(declared.max) &&
-      declared.min >= MIN_INT32 &&
-      declared.max <= MAX_INT32 &&
-      declared.min <= declared.max
-    )
-  )
-    throw new PlatformError(
-      'invalid_input',
-      `scale ${declared.min}..${declared.max} must be two 32-bit integers, min <= max`,
-    );
+  const scaleProblem = declared && gradeScaleProblem(declared.min, declared.max);
+  if (scaleProblem) throw new PlatformError('invalid_input', scaleProblem, { field: 'scale' });
   // A declared scale is checked line by line, so the message names the first grade outside it.
   const qrels = await parsingAsync(async () => {
     await refuseNulYielding(input.text, input.file);

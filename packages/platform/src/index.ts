@@ -250,6 +250,12 @@ export {
 } from './retrieval-runs.js';
 /** The retrieval methods a stored retrieval accepts. */
 export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
+
+/** The grades a label set stores (checked on every way in: uploads, templates, campaigns). */
+export { MAX_GRADE, MIN_GRADE } from '@assay/trec';
+
+/** Checks uploaded bytes as UTF-8, naming the line of the first invalid byte. */
+export { Utf8Validator } from '@assay/trec';
 /** Retrieval with methods that call models (LLMs, embeddings) over stored collections. */
 export {
   isModelMethod,

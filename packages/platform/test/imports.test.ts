@@ -11,6 +11,7 @@ import {
 import { expect, it } from 'vitest';
 import { forEachDatabase } from '../../db/test/helpers.js';
 import {
+  createCampaign,
   importCollection,
   importQrels,
   importRun,
@@ -255,6 +256,51 @@ forEachDatabase('importQrels', (t) => {
       // The declared scale is checked line by line: the first grade outside it, and its line.
       message: 'q:1: grade 4 is outside the scale 0..3',
     });
+  });
+
+  it('bounds grades on every way into a label set: lines, declared scales, campaign scales', async () => {
+    await importCollection(t.db, TINY);
+    const before = await snapshotCounts(t.db);
+    for (const kind of ['human', 'llm'] as const) {
+      await expect(
+        importQrels(t.db, {
+          collection: 'c',
+          labelSet: `big-${kind}`,
+          file: 'big.qrels',
+          text: '1 0 d1 1\n1 0 184 2000000000\n',
+          kind,
+        }),
+      ).rejects.toMatchObject({
+        code: 'invalid_input',
+        message: 'big.qrels:2: grade 2000000000 is outside -1000..1000, the grades assay stores',
+      });
+    }
+    await expect(
+      importQrels(t.db, {
+        collection: 'c',
+        labelSet: 'wide',
+        file: 'q',
+        text: '1 0 d1 1\n',
+        scale: { min: 0, max: 2000000000 },
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'scale 0..2000000000 is outside -1000..1000, the grades assay stores',
+    });
+    // Within the 21 grades a campaign shows, but far beyond the grades stored.
+    await expect(
+      createCampaign(t.db, {
+        collection: 'c',
+        name: 'far',
+        items: [{ topic: '1', docno: 'd1' }],
+        scale: { min: 1999999990, max: 2000000000 },
+        annotators: [],
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'scale 1999999990..2000000000 is outside -1000..1000, the grades assay stores',
+    });
+    expect(await snapshotCounts(t.db)).toEqual(before);
   });
 
   it('asks for replace, then swaps the label set in one transaction', async () => {

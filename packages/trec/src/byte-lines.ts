@@ -2,10 +2,18 @@
 // field rules of the string parsers (\n ends a line; space, tab, \r, \v and \f separate
 // fields; blank and `#` lines are skipped; a leading byte-order mark is ignored), with no
 // string or object per line. Parsers extend ByteLineParser and read fields in `entry`.
+import { isUtf8 } from 'node:buffer';
 import { TrecFormatError } from './errors.js';
-import { parseDecimal } from './lines.js';
+import { firstInvalid, invalidUtf8Reason } from './utf8.js';
+import { CR_INSIDE, innerLineBreak, parseDecimal } from './lines.js';
 
 const decoder = new TextDecoder('utf-8');
+
+/** What a byte parser's UTF-8 error tells by default. */
+const ENCODING_HINT = 'convert the file to UTF-8, or declare the encoding it is in';
+/** The longest line a byte parser holds while waiting for its end (a guard against one
+ * endless line, e.g. a decompressed run of zero bytes). */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const POWERS_OF_TEN = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 /** Splits byte chunks into lines and fields and hands each data line to `entry`. */
@@ -16,10 +24,16 @@ export abstract class ByteLineParser {
   /** 1-based number of the current line. */
   protected lineNo = 0;
   private rest: Uint8Array | undefined;
+  /** Pieces of a line longer than the chunks it came in, joined once its end arrives. */
+  private restParts: Uint8Array[] = [];
+  private restLength = 0;
   private started = false;
+  private readonly encodingHint: string;
 
-  constructor(file: string) {
+  /** `encodingHint` ends the message for bytes that are not UTF-8 (how to declare another). */
+  constructor(file: string, encodingHint = ENCODING_HINT) {
     this.file = file;
+    this.encodingHint = encodingHint;
   }
 
   /** Checks and stores one line whose `count` fields (the first six in `bounds`) were found. */
@@ -40,22 +54,35 @@ export abstract class ByteLineParser {
   /** Parses the complete lines of the next chunk; the chunk may be reused afterwards. */
   push(chunk: Uint8Array): void {
     // A plain Uint8Array view, so the byte loops see one array type (not also Buffer's).
-    let buf = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    const buf = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
     let start = 0;
     if (this.rest !== undefined) {
-      // Finish the line the last chunk left open, without copying the whole chunk.
+      // Finish the line the last chunk left open, without copying the whole chunk. A line
+      // still open after this chunk gathers its pieces, joined once (not once per chunk).
       const nl = buf.indexOf(10);
-      const head = nl === -1 ? buf : buf.subarray(0, nl + 1);
-      const joined = new Uint8Array(this.rest.length + head.length);
-      joined.set(this.rest);
-      joined.set(head, this.rest.length);
-      this.rest = undefined;
       if (nl === -1) {
-        buf = joined;
-      } else {
-        this.pushLines(joined, 0);
-        start = nl + 1;
+        this.restParts.push(copy(buf, 0, buf.length));
+        this.restLength += buf.length;
+        if (this.rest.length + this.restLength > MAX_LINE_BYTES) {
+          this.lineNo++;
+          this.fail(`the line is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB (no line end?)`);
+        }
+        return;
       }
+      const head = buf.subarray(0, nl + 1);
+      const joined = new Uint8Array(this.rest.length + this.restLength + head.length);
+      joined.set(this.rest);
+      let at = this.rest.length;
+      for (const part of this.restParts) {
+        joined.set(part, at);
+        at += part.length;
+      }
+      joined.set(head, at);
+      this.rest = undefined;
+      this.restParts = [];
+      this.restLength = 0;
+      this.pushLines(joined, 0);
+      start = nl + 1;
     }
     this.pushLines(buf, start);
   }
@@ -80,9 +107,47 @@ export abstract class ByteLineParser {
     if (start < buf.length) this.rest = copy(buf, start, buf.length);
   }
 
+  /**
+   * Fails for the line `buf[start..end)` when it holds a CR that does not end it or U+2028 /
+   * U+2029 (the string parsers' rule, see innerLineBreak).
+   */
+  private checkLineEnds(
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    crs: boolean,
+    separators: boolean,
+  ): void {
+    if (crs) {
+      const cr = buf.indexOf(13, start);
+      if (cr !== -1 && cr < end) {
+        let j = cr + 1;
+        while (j < end && (buf[j] === 32 || buf[j] === 9 || (buf[j]! >= 11 && buf[j]! <= 13))) j++;
+        if (j < end) this.fail(CR_INSIDE);
+      }
+    }
+    if (separators) {
+      const text = decoder.decode(buf.subarray(start, end));
+      const problem = innerLineBreak(text, 0, text.length);
+      if (problem !== undefined) this.fail(problem);
+    }
+  }
+
   /** Parses the last line when the input did not end with `\n`. */
   protected finishInput(): void {
-    const rest = this.rest;
+    let rest = this.rest;
+    if (rest !== undefined && this.restParts.length > 0) {
+      const joined = new Uint8Array(rest.length + this.restLength);
+      joined.set(rest);
+      let at = rest.length;
+      for (const part of this.restParts) {
+        joined.set(part, at);
+        at += part.length;
+      }
+      rest = joined;
+      this.restParts = [];
+      this.restLength = 0;
+    }
     this.rest = undefined;
     if (rest === undefined) return;
     let start = 0;
@@ -103,6 +168,16 @@ export abstract class ByteLineParser {
   private scan(buf: Uint8Array, start: number, final: boolean): number {
     const b = this.bounds;
     const limit = buf.length;
+    // Lines are checked for a CR inside them or U+2028/U+2029 (E2 80 A8/A9) only when the
+    // chunk holds such a byte at all: a line-by-line look for CR files, none for the rest.
+    const crs = buf.indexOf(13, start) !== -1;
+    const separators = hasLineSeparator(buf, start);
+    // UTF-8 is checked over the complete lines only (a character never spans a \n), in one
+    // native pass; the line holding a bad byte fails when it is reached.
+    const complete = final ? limit : buf.lastIndexOf(10) + 1;
+    let badAt = -1;
+    if (complete > start && !isUtf8(buf.subarray(start, complete)))
+      badAt = start + firstInvalid(buf.subarray(start, complete));
     let i = start;
     let c = 0;
     for (;;) {
@@ -128,11 +203,20 @@ export abstract class ByteLineParser {
       }
       if (i === limit && !final) return lineStart;
       ++this.lineNo;
+      if (badAt !== -1 && badAt < i) this.fail(invalidUtf8Reason(buf, badAt, this.encodingHint));
+      if (crs || separators) this.checkLineEnds(buf, lineStart, i, crs, separators);
       if (count > 0 && !comment) this.entry(buf, count);
       if (i === limit) return limit;
       i++; // past the \n
     }
   }
+}
+
+/** Whether `buf` from `start` holds the UTF-8 bytes of U+2028 or U+2029. */
+function hasLineSeparator(buf: Uint8Array, start: number): boolean {
+  for (let i = buf.indexOf(0xe2, start); i !== -1; i = buf.indexOf(0xe2, i + 1))
+    if (buf[i + 1] === 0x80 && (buf[i + 2] === 0xa8 || buf[i + 2] === 0xa9)) return true;
+  return false;
 }
 
 /** A copy of part of `buf` (a Buffer's own slice() would share its memory). */

@@ -1,6 +1,6 @@
-import { TrecFormatError } from './errors.js';
+import { TrecFormatError, jsonType } from './errors.js';
 import { unstorableJson } from './json-depth.js';
-import { type LineHandler, splitLines, splitLinesAsync } from './lines.js';
+import { type InnerLineBreaks, type LineHandler, splitLines, splitLinesAsync } from './lines.js';
 import { idProblem } from './storage-limits.js';
 
 /** One document of a collection. */
@@ -31,7 +31,7 @@ export function parseCollection(
   format: CollectionFormat,
 ): CollectionDocument[] {
   const reader = documentReader(file, format);
-  splitLines(text, reader);
+  splitLines(text, reader, { file, innerBreaks: innerBreaksOf(format) });
   return reader.finish();
 }
 
@@ -45,7 +45,7 @@ export async function parseCollectionStream(
   format: CollectionFormat,
 ): Promise<CollectionDocument[]> {
   const reader = documentReader(file, format);
-  await splitLinesAsync(input, reader);
+  await splitLinesAsync(input, reader, { file, innerBreaks: innerBreaksOf(format) });
   return reader.finish();
 }
 
@@ -125,6 +125,13 @@ class JsonlReader extends DocumentReader {
         file,
         lineNo,
         `document id ${JSON.stringify(docId)} is empty or has spaces`,
+      );
+    // A title that is there but not text would otherwise be dropped without a word.
+    if (obj.title !== undefined && obj.title !== null && typeof obj.title !== 'string')
+      throw new TrecFormatError(
+        file,
+        lineNo,
+        `"title" must be a string, not ${jsonType(obj.title)}`,
       );
     this.seen.add(docId, lineNo);
     const metadata: Record<string, unknown> = {};
@@ -206,4 +213,9 @@ class CranfieldReader extends DocumentReader {
     if (get('B')) doc.metadata.bibliography = get('B');
     this.docs.push(doc);
   }
+}
+
+/** JSON Lines documents may hold U+2028 in their text; the line formats may not. */
+function innerBreaksOf(format: CollectionFormat): InnerLineBreaks {
+  return format === 'jsonl' ? 'keep' : 'refuse';
 }

@@ -23,3 +23,10 @@ export class TrecFormatError extends Error {
 export function quote(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
 }
+
+/** The JSON type of a parsed value, for messages (`a number`, `an object`). */
+export function jsonType(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

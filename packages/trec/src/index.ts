@@ -90,8 +90,16 @@ export {
 } from './qrels-columns.js';
 
 /** Storage limits checked at parse time: id bytes, name length, 32-bit integers. */
-export { MAX_ID_BYTES, MAX_NAME_CHARS, MAX_INT32, MIN_INT32 } from './storage-limits.js';
+export {
+  MAX_GRADE,
+  MAX_ID_BYTES,
+  MAX_NAME_CHARS,
+  MIN_GRADE,
+  gradeProblem,
+  gradeScaleProblem,
+} from './storage-limits.js';
 /** Throws `file:line` for the first NUL character of a text (no database text holds one). */
 export { refuseNul } from './storage-limits.js';
 /** Options of parseQrels: whether to refuse what a database cannot store. */
 export type { ParseQrelsOptions } from './qrels.js';
+export { Utf8Validator, checkUtf8 } from './utf8.js';

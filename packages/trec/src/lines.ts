@@ -1,6 +1,7 @@
 // The line layer shared by the string and streaming parsers: a parser is a LineHandler, and
 // LineSplitter feeds it numbered lines whether the text arrives whole or in chunks, so both
 // entry points give identical results and identical errors.
+import { TrecFormatError } from './errors.js';
 
 /**
  * Receives one line as `text.slice(start, end)` (without its `\n`) and its 1-based number.
@@ -20,15 +21,70 @@ export function singleSeparator(text: string): number {
   return tab ? 9 : 32;
 }
 
+/**
+ * How a splitter treats characters that end lines elsewhere but not here: a carriage
+ * return that is not part of a CRLF (old Mac line ends) and the Unicode line and paragraph
+ * separators U+2028 and U+2029. `refuse` (the TREC formats: runs, qrels, TSV) fails naming
+ * the line, since reading on would silently merge lines into one with extra fields; `keep`
+ * (JSON Lines, where U+2028 is ordinary string content and CR is JSON whitespace) leaves
+ * them to the line's own parser.
+ */
+export type InnerLineBreaks = 'refuse' | 'keep';
+
+/** Options of a LineSplitter. */
+export interface LineSplitterOptions {
+  /** Names the input in errors (`file:line: reason`). */
+  file: string;
+  /** Default `refuse`. */
+  innerBreaks?: InnerLineBreaks;
+}
+
+/**
+ * Why `text.slice(start, end)` (one line, without its `\n`) holds a line break that does not
+ * end it, or undefined: a CR followed by anything but blanks up to the line end, U+2028,
+ * U+2029. A CR before the `\n` (CRLF) is fine.
+ */
+export function innerLineBreak(text: string, start: number, end: number): string | undefined {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2028 || c === 0x2029)
+      return `the line holds a Unicode ${c === 0x2028 ? 'line' : 'paragraph'} separator (U+${c.toString(16).toUpperCase()}), which does not end a line here: lines end with LF (or CRLF)`;
+    if (c !== 13) continue;
+    let j = i + 1;
+    while (j < end && isBlank(text.charCodeAt(j))) j++;
+    if (j < end) return CR_INSIDE;
+    return undefined;
+  }
+  return undefined;
+}
+
+/** The reason for a carriage return inside a line (shared with the byte parsers). */
+export const CR_INSIDE =
+  "the line holds a carriage return (CR) that does not end it: lines end with LF (or CRLF); a file with CR-only line ends can be converted with tr '\\r' '\\n'";
+
 /** Splits text on `\n` into numbered lines, across chunk boundaries; strips a leading BOM. */
 export class LineSplitter {
   private readonly handler: LineHandler;
+  private readonly file: string;
+  private readonly refuseBreaks: boolean;
   private pending: string[] = [];
   private lineNo = 0;
   private started = false;
 
-  constructor(handler: LineHandler) {
+  constructor(handler: LineHandler, options: LineSplitterOptions) {
     this.handler = handler;
+    this.file = options.file;
+    this.refuseBreaks = options.innerBreaks !== 'keep';
+  }
+
+  /** Hands one line to the handler, first refusing inner line breaks when asked to. */
+  private emit(text: string, start: number, end: number, separator: number, suspect: boolean) {
+    const lineNo = ++this.lineNo;
+    if (suspect) {
+      const problem = innerLineBreak(text, start, end);
+      if (problem !== undefined) throw new TrecFormatError(this.file, lineNo, problem);
+    }
+    this.handler.line(text, start, end, lineNo, separator);
   }
 
   /** Feeds the next piece of text; complete lines are handed on at once. */
@@ -49,12 +105,12 @@ export class LineSplitter {
       text = this.pending.join('');
       this.pending = [];
     }
-    const handler = this.handler;
     const separator = singleSeparator(text);
+    const suspect = this.refuseBreaks && hasInnerBreakCandidates(text, separator);
     let start = 0;
     let nl = text.indexOf('\n');
     while (nl !== -1) {
-      handler.line(text, start, nl, ++this.lineNo, separator);
+      this.emit(text, start, nl, separator, suspect);
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
@@ -66,14 +122,24 @@ export class LineSplitter {
     if (this.pending.length > 0) {
       const last = this.pending.join('');
       this.pending = [];
-      this.handler.line(last, 0, last.length, ++this.lineNo, singleSeparator(last));
+      const separator = singleSeparator(last);
+      const suspect = this.refuseBreaks && hasInnerBreakCandidates(last, separator);
+      this.emit(last, 0, last.length, separator, suspect);
     }
   }
 }
 
+/**
+ * Whether `text` may hold an inner line break: a CR (its single-separator scan found none
+ * when `separator` is not 0) or U+2028/U+2029. Lines are checked one by one only then.
+ */
+function hasInnerBreakCandidates(text: string, separator: number): boolean {
+  return (separator === 0 && text.includes('\r')) || /[\u2028\u2029]/.test(text);
+}
+
 /** Feeds a whole string through a fresh splitter. */
-export function splitLines(text: string, handler: LineHandler): void {
-  const splitter = new LineSplitter(handler);
+export function splitLines(text: string, handler: LineHandler, options: LineSplitterOptions): void {
+  const splitter = new LineSplitter(handler, options);
   splitter.push(text);
   splitter.end();
 }
@@ -82,8 +148,9 @@ export function splitLines(text: string, handler: LineHandler): void {
 export async function splitLinesAsync(
   input: AsyncIterable<string | Uint8Array>,
   handler: LineHandler,
+  options: LineSplitterOptions,
 ): Promise<void> {
-  const splitter = new LineSplitter(handler);
+  const splitter = new LineSplitter(handler, options);
   for await (const text of decodeChunks(input)) splitter.push(text);
   splitter.end();
 }

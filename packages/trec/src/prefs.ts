@@ -78,7 +78,7 @@ class PrefsBuilder implements LineHandler {
  */
 export function parsePrefs(text: string, file = '<prefs>'): Prefs {
   const builder = new PrefsBuilder(file, false);
-  splitLines(text, builder);
+  splitLines(text, builder, { file });
   return builder.finish();
 }
 
@@ -89,6 +89,6 @@ export function parsePrefs(text: string, file = '<prefs>'): Prefs {
  */
 export function parseQrelsPrefs(text: string, file = '<qrels>'): Prefs {
   const builder = new PrefsBuilder(file, true);
-  splitLines(text, builder);
+  splitLines(text, builder, { file });
   return builder.finish();
 }

@@ -52,6 +52,6 @@ class QrelsJgBuilder extends QrelsLineReader {
  */
 export function parseQrelsJg(text: string, file = '<qrels>'): QrelsJg {
   const builder = new QrelsJgBuilder(file);
-  splitLines(text, builder);
+  splitLines(text, builder, { file });
   return builder.finish();
 }

@@ -3,7 +3,7 @@
 // the key is '' for plain qrels and the judgment group for qrels_jg.
 import { TrecFormatError, quote } from './errors.js';
 import { type LineHandler, parseInteger, scanFields } from './lines.js';
-import { idProblem, int32Problem } from './storage-limits.js';
+import { gradeProblem, idProblem } from './storage-limits.js';
 
 /** Judgments of one (topic, key): docno → grade, and the line of each in insertion order. */
 export interface JudgedDocs {
@@ -29,7 +29,7 @@ export abstract class QrelsLineReader implements LineHandler {
 
   /**
    * `fields` names the four columns in error messages, e.g. `qid iter docno rel`; with
-   * `storage`, ids over 512 bytes and grades outside the 32-bit range are refused too, and
+   * `storage`, ids over 512 bytes and grades outside MIN_GRADE..MAX_GRADE are refused too, and
    * with `scale`, grades outside it.
    */
   constructor(file: string, fields: string, storage = false, scale?: { min: number; max: number }) {
@@ -71,7 +71,7 @@ export abstract class QrelsLineReader implements LineHandler {
         `relevance ${quote(text.slice(b[6], b[7]))} is not an integer`,
       );
     }
-    if (this.storage) this.refuse(lineNo, int32Problem('relevance', rel, text.slice(b[6], b[7])));
+    if (this.storage) this.refuse(lineNo, gradeProblem(rel, text.slice(b[6], b[7])));
     const scale = this.scale;
     if (scale !== undefined && (rel < scale.min || rel > scale.max))
       this.refuse(lineNo, `grade ${rel} is outside the scale ${scale.min}..${scale.max}`);

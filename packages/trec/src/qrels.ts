@@ -36,7 +36,7 @@ class QrelsBuilder extends QrelsLineReader {
 
 /** Options of parseQrels. */
 export interface ParseQrelsOptions {
-  /** Also refuse what a database cannot store: ids over 512 bytes, grades beyond 32 bits. */
+  /** Also refuse what a database does not store: ids over 512 bytes, grades outside -1000..1000. */
   storage?: boolean;
   /** Refuse a grade outside this declared scale (inclusive), naming its line. */
   scale?: { min: number; max: number };
@@ -48,7 +48,7 @@ export interface ParseQrelsOptions {
  */
 export function parseQrels(text: string, file = '<qrels>', options: ParseQrelsOptions = {}): Qrels {
   const builder = new QrelsBuilder(file, options);
-  splitLines(text, builder);
+  splitLines(text, builder, { file });
   return builder.finish();
 }
 
@@ -59,7 +59,7 @@ export async function parseQrelsStream(
   options: ParseQrelsOptions = {},
 ): Promise<Qrels> {
   const builder = new QrelsBuilder(file, options);
-  await splitLinesAsync(input, builder);
+  await splitLinesAsync(input, builder, { file });
   return builder.finish();
 }
 

@@ -153,6 +153,8 @@ export class TopicColumnsBuilder {
 export interface RunColumnsOptions {
   /** Keep entries of these topics only; every line is still checked. */
   topics?: ReadonlySet<string>;
+  /** Ends the message for bytes that are not UTF-8 (how to declare another encoding). */
+  encodingHint?: string;
 }
 
 /**
@@ -171,7 +173,7 @@ export class RunColumnsParser extends ByteLineParser {
   private tagEnd = 0;
 
   constructor(file: string, options: RunColumnsOptions = {}) {
-    super(file);
+    super(file, options.encodingHint);
     this.keep = options.topics;
   }
 

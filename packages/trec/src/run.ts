@@ -164,7 +164,7 @@ export interface ParseRunOptions {
  */
 export function parseRun(text: string, file = '<run>', options: ParseRunOptions = {}): Run {
   const builder = new RunBuilder(file, options);
-  splitLines(text, builder);
+  splitLines(text, builder, { file });
   return builder.finish();
 }
 
@@ -175,7 +175,7 @@ export async function parseRunStream(
   options: ParseRunOptions = {},
 ): Promise<Run> {
   const builder = new RunBuilder(file, options);
-  await splitLinesAsync(input, builder);
+  await splitLinesAsync(input, builder, { file });
   return builder.finish();
 }
 

@@ -38,6 +38,34 @@ export function int32Problem(what: string, value: number, raw: string): string |
 }
 
 /**
+ * The lowest grade a label set stores. Grades are labels on a small scale (0–3, 0–4, -1 for
+ * "pooled, not judged"); the bound keeps a stray `2000000000` out of every scale-sized
+ * structure downstream (agreement matrices, annotation buttons, histograms).
+ */
+export const MIN_GRADE = -1000;
+/** The highest grade a label set stores (see {@link MIN_GRADE}). */
+export const MAX_GRADE = 1000;
+
+/** Why `grade` cannot be stored in a label set (e.g. `grade 2000000000 is outside …`), or undefined. */
+export function gradeProblem(grade: number, raw = String(grade)): string | undefined {
+  if (!Number.isInteger(grade) || grade < MIN_GRADE || grade > MAX_GRADE)
+    return `grade ${raw} is outside ${MIN_GRADE}..${MAX_GRADE}, the grades assay stores`;
+  return undefined;
+}
+
+/**
+ * Why a grade scale `min..max` cannot be stored (`what` names it in the message, e.g.
+ * `scale`), or undefined: two integers, min <= max, both within MIN_GRADE..MAX_GRADE.
+ */
+export function gradeScaleProblem(min: number, max: number, what = 'scale'): string | undefined {
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min > max)
+    return `${what} ${min}..${max} must be two integers, min <= max`;
+  if (min < MIN_GRADE || max > MAX_GRADE)
+    return `${what} ${min}..${max} is outside ${MIN_GRADE}..${MAX_GRADE}, the grades assay stores`;
+  return undefined;
+}
+
+/**
  * Throws `file:line: the file contains a NUL character` for the first NUL in `text`, which no
  * text column can hold. Cheap when there is none (one scan of the text).
  */

@@ -1,4 +1,4 @@
-import { TrecFormatError, quote } from './errors.js';
+import { TrecFormatError, jsonType, quote } from './errors.js';
 import { unstorableJson } from './json-depth.js';
 import { type LineHandler, splitLines, splitLinesAsync } from './lines.js';
 import { TOPIC_ID_KEYS, TOPIC_TEXT_KEYS, TopicList } from './topic-list.js';
@@ -82,15 +82,24 @@ class JsonlTopicReader implements LineHandler {
       return fail(`missing query text (one of ${TOPIC_TEXT_KEYS.join(', ')})`);
     }
     const query = record[textKey];
-    if (typeof query !== 'string') return fail(`query text "${textKey}" must be a string`);
+    if (typeof query !== 'string')
+      return fail(`query text "${textKey}" must be a string, not ${jsonType(query)}`);
     if (query.trim().length === 0) return fail(`empty query text for topic ${quote(id)}`);
     used.add(textKey);
 
+    // The other query-text keys (a "title" beside "text") must be text too, or they would
+    // be kept as fields nobody reads, without a word.
+    for (const key of TOPIC_TEXT_KEYS) {
+      const other = record[key];
+      if (key !== textKey && other !== undefined && other !== null && typeof other !== 'string')
+        return fail(`"${key}" must be a string, not ${jsonType(other)}`);
+    }
     const topic: Topic = { id, text: query };
     for (const key of ['description', 'narrative'] as const) {
       const field = record[key];
       if (field === undefined) continue;
-      if (typeof field !== 'string') return fail(`"${key}" must be a string`);
+      if (typeof field !== 'string')
+        return fail(`"${key}" must be a string, not ${jsonType(field)}`);
       topic[key] = field;
       used.add(key);
     }
@@ -164,6 +173,7 @@ export async function parseTopicLinesStream(
   await splitLinesAsync(
     input,
     format === 'tsv' ? new TsvTopicReader(file, list) : new JsonlTopicReader(file, list),
+    { file, innerBreaks: format === 'tsv' ? 'refuse' : 'keep' },
   );
   return list.finish().map((topic, i) => ({ topic, line: list.lines[i]! }));
 }
@@ -172,10 +182,10 @@ function readTopicList(text: string, file: string, format?: TopicFormat): TopicL
   const list = new TopicList(file);
   switch (format ?? detectTopicFormat(text)) {
     case 'tsv':
-      splitLines(text, new TsvTopicReader(file, list));
+      splitLines(text, new TsvTopicReader(file, list), { file });
       break;
     case 'jsonl':
-      splitLines(text, new JsonlTopicReader(file, list));
+      splitLines(text, new JsonlTopicReader(file, list), { file, innerBreaks: 'keep' });
       break;
     case 'trec':
       parseTrecTopics(text, file, list);

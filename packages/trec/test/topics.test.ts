@@ -66,13 +66,18 @@ describe('parseTopics: JSONL', () => {
     [
       'text of the wrong type',
       '{"id": "1", "query": 5}',
-      't:1: query text "query" must be a string',
+      't:1: query text "query" must be a string, not a number',
+    ],
+    [
+      'a non-string title beside the text',
+      '{"id": "1", "text": "a", "title": {"en": "b"}}',
+      't:1: "title" must be a string, not an object',
     ],
     ['empty text', '{"id": "1", "text": ""}', 't:1: empty query text for topic "1"'],
     [
       'a non-string description',
       '{"id": "1", "text": "a", "description": 3}',
-      't:1: "description" must be a string',
+      't:1: "description" must be a string, not a number',
     ],
     [
       'a duplicate id',

@@ -8,6 +8,8 @@ import {
   listCollectionCampaignsPage,
   SMALL_PAGE,
   listMyCampaignsPage,
+  MAX_GRADE,
+  MIN_GRADE,
   nextAnnotationItem,
   saveAnnotationLabel,
   skipAnnotationItem,
@@ -76,8 +78,8 @@ const NewCampaign = z
     }),
     scale: z
       .object({
-        min: z.number().int().min(-100).max(100),
-        max: z.number().int().min(-100).max(100),
+        min: z.number().int().min(MIN_GRADE).max(MAX_GRADE),
+        max: z.number().int().min(MIN_GRADE).max(MAX_GRADE),
       })
       .optional(),
     gradeLabels: z.record(z.string(), z.string().max(500)).optional(),

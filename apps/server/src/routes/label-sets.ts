@@ -4,6 +4,8 @@ import {
   exportLabelsAsQrels,
   importQrels,
   listLabelsPage,
+  MAX_GRADE,
+  MIN_GRADE,
   listLabelSetsPage,
   SMALL_PAGE,
   LARGE_PAGE,
@@ -36,7 +38,7 @@ const LabelSetParams = CollectionParam.extend({
     .openapi({ param: { name: 'labelSet', in: 'path' }, description: 'label set id or name' }),
 });
 
-const Grade = z.coerce.number().int().min(-1000).max(1000);
+const Grade = z.coerce.number().int().min(MIN_GRADE).max(MAX_GRADE);
 
 const ImportOptions = z.object({
   name: z.string().trim().min(1).max(200).openapi({ description: 'the label set’s name' }),

@@ -1,6 +1,7 @@
 // The HTML report of `assay compare`: one self-contained file (inline CSS and SVG drawn
 // here; no scripts, fonts or anything fetched). Every string from users' files (run tags,
 // topic ids, measure names, paths) goes through escapeHtml.
+import { escapeHtml, slopeChartSvg } from '../formats/index.js';
 import {
   highlightedPair,
   RBO_P,
@@ -19,14 +20,6 @@ import {
   testLine,
   type CompareReport,
 } from './compare-report.js';
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!,
-  );
-}
 
 const e = escapeHtml;
 const n1 = (x: number) => x.toFixed(1);
@@ -224,37 +217,15 @@ function pValueSection(c: Comparison, heading: string): string {
 /** Two rankings of the same runs as a slope chart: a line joins each run's two places. */
 function slopeChart(report: CompareReport, measure: string): string {
   const [left, right] = orderings(report, measure) as [Comparison['runs'], Comparison['runs']];
-  const rowH = 22;
-  const top = 30;
-  const width = 720;
-  const xl = 250;
-  const xr = 470;
-  const height = top + left.length * rowH + 10;
-  const yRight = new Map(right.map((r, i) => [r.run, top + i * rowH + rowH / 2]));
-  const [qa, qb] = report.leaderboards.map((l) => l.qrels);
-  const heads =
-    `<text x="${xl}" y="16" text-anchor="end" class="head">${e(qa!)}</text>` +
-    `<text x="${xr}" y="16" class="head">${e(qb!)}</text>`;
-  const lines = left
-    .map((r, i) => {
-      const y1 = top + i * rowH + rowH / 2;
-      const y2 = yRight.get(r.run)!;
-      const j = right.findIndex((x) => x.run === r.run);
-      const cls = j === i ? 'same' : j < i ? 'rise' : 'fall';
-      return (
-        `<g><title>${e(r.run)}: rank ${i + 1} (${f4(r.means[measure]!)}) → rank ${j + 1} (${f4(right[j]!.means[measure]!)})</title>` +
-        `<text x="${xl - 8}" y="${n1(y1 + 4)}" text-anchor="end">${i + 1}. ${e(r.run)} ${f4(r.means[measure]!)}</text>` +
-        `<line x1="${xl}" x2="${xr}" y1="${n1(y1)}" y2="${n1(y2)}" class="slope ${cls}"/></g>`
-      );
-    })
-    .join('');
-  const labels = right
-    .map(
-      (r, j) =>
-        `<text x="${xr + 8}" y="${n1(top + j * rowH + rowH / 2 + 4)}">${j + 1}. ${e(r.run)} ${f4(r.means[measure]!)}</text>`,
-    )
-    .join('');
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${e(measure)} rankings under ${e(qa!)} and ${e(qb!)}">${heads}${lines}${labels}</svg>`;
+  const [qa, qb] = report.leaderboards.map((l) => l.qrels) as [string, string];
+  const row = (r: Comparison['runs'][number]) => ({ run: r.run, value: f4(r.means[measure]!) });
+  return slopeChartSvg({
+    label: `${measure} rankings under ${qa} and ${qb}`,
+    leftHead: qa,
+    rightHead: qb,
+    left: left.map(row),
+    right: right.map(row),
+  });
 }
 
 function agreementSection(report: CompareReport): string {
@@ -305,7 +276,6 @@ svg{display:block;margin:.4em 0;max-width:100%;height:auto}svg text{font:12px sy
 svg .head{font-weight:600}svg .grid{stroke:#e4e6ec}svg .zero{stroke:#555}
 svg .ci{stroke:#4a6fa5;stroke-width:2}svg .mean{fill:#1f3b63}
 svg .up{fill:#3c8d5a}svg .down{fill:#b5483b}
-svg .slope{stroke-width:1.6;fill:none}svg .same{stroke:#9aa3b0}svg .rise{stroke:#3c8d5a}svg .fall{stroke:#b5483b}
 `;
 
 /** The widest significance-mark string of the report, in characters. */

@@ -1,6 +1,7 @@
 // Renders comparisons (`assay compare`, stored comparison reports) as an aligned text
 // table, JSON, CSV and LaTeX; the HTML report is in compare-html.ts. Every format states
 // the topic handling and the test.
+import { csvRow, latexComment, latexEscape } from '../formats/index.js';
 import {
   BOOTSTRAP_SAMPLES,
   RBO_P,
@@ -308,20 +309,6 @@ export function comparisonTable(report: CompareReport): string {
 
 // ---------------------------------------------------------------------------------- CSV
 
-function csvCell(v: unknown): string {
-  let s =
-    typeof v === 'number' && !Number.isFinite(v) ? (Number.isNaN(v) ? '' : String(v)) : String(v);
-  // A text cell a spreadsheet would read as a formula (a run tag or label set name such as
-  // `=HYPERLINK(…)`) is written with a leading quote, as OWASP advises; numbers stay numbers.
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** One CSV line; text cells a spreadsheet would read as a formula get a leading quote. */
-export function csvLine(cells: unknown[]): string {
-  return cells.map(csvCell).join(',');
-}
-
 /**
  * CSV in sections separated by one blank line, each with its own header row:
  * 1. one row per (run, measure): mean, interval, Judged@10, marks, topic handling;
@@ -334,7 +321,7 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
   const two = report.leaderboards.length === 2;
   const q = (qrels: string) => (two ? [qrels] : []);
   const lines = [
-    csvLine([
+    csvRow([
       ...q('qrels'),
       'run',
       'measure',
@@ -356,7 +343,7 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
       );
       for (const r of c.runs) {
         lines.push(
-          csvLine([
+          csvRow([
             ...q(qrels),
             r.run,
             m,
@@ -376,7 +363,7 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
   }
   lines.push('');
   lines.push(
-    csvLine([
+    csvRow([
       ...q('qrels'),
       'a',
       'b',
@@ -394,7 +381,7 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
   for (const { qrels, comparison: c } of report.leaderboards) {
     for (const p of c.pairs) {
       lines.push(
-        csvLine([
+        csvRow([
           ...q(qrels),
           p.a,
           p.b,
@@ -422,55 +409,29 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
     ];
     lines.push(
       '',
-      csvLine(['measure', ...names.flatMap(([, n]) => [n, `${n}_ci_lower`, `${n}_ci_upper`])]),
+      csvRow(['measure', ...names.flatMap(([, n]) => [n, `${n}_ci_lower`, `${n}_ci_upper`])]),
     );
     for (const [m, r] of Object.entries(report.rankCorrelation ?? {})) {
       lines.push(
-        csvLine([
+        csvRow([
           m,
           ...names.flatMap(([k]) => [r[k] ?? '', r.ci?.[k][0] ?? '', r.ci?.[k][1] ?? '']),
         ]),
       );
     }
   }
-  if (title !== undefined) lines.unshift(csvLine(['title']), csvLine([title]), '');
+  if (title !== undefined) lines.unshift(csvRow(['title']), csvRow([title]), '');
   return `${lines.join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------------------------- LaTeX
-
-/** Escapes text for LaTeX (run tags and measure names come from users' files). */
-export function latexEscape(s: string): string {
-  // Line breaks become spaces: a name must not end a `%` comment or start a paragraph.
-  return s.replace(/[\\{}$&#^_%~<>|\r\n]/g, (ch) => {
-    switch (ch) {
-      case '\\':
-        return '\\textbackslash{}';
-      case '~':
-        return '\\textasciitilde{}';
-      case '^':
-        return '\\textasciicircum{}';
-      case '<':
-        return '\\textless{}';
-      case '>':
-        return '\\textgreater{}';
-      case '|':
-        return '\\textbar{}';
-      case '\r':
-      case '\n':
-        return ' ';
-      default:
-        return `\\${ch}`;
-    }
-  });
-}
 
 function leaderboardLatex(c: Comparison, qrels: string): string[] {
   const tags = runTags(c);
   const best = Object.fromEntries(
     c.measures.map((m) => [m, Math.max(...c.runs.map((r) => r.means[m]!))]),
   );
-  const comment = (s: string) => `% ${s.replace(/[\r\n]+/g, ' ')}`;
+  const comment = latexComment;
   const baseline = c.baseline === undefined ? {} : { baseline: latexEscape(c.baseline) };
   const lines = [
     comment(`assay compare, qrels ${latexEscape(qrels)}: ${c.topics} topics; ${c.topicHandling}`),
@@ -505,7 +466,7 @@ function leaderboardLatex(c: Comparison, qrels: string): string[] {
  */
 export function comparisonLatex(report: CompareReport, title?: string): string {
   const parts: string[] = [];
-  if (title !== undefined) parts.push(`% ${title.replace(/[\r\n]+/g, ' ')}`);
+  if (title !== undefined) parts.push(latexComment(title));
   for (const l of report.leaderboards) parts.push(...leaderboardLatex(l.comparison, l.qrels), '');
   if (report.rankCorrelation) {
     parts.push(

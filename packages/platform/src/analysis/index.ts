@@ -44,7 +44,6 @@ export {
   comparisonJson,
   comparisonLatex,
   comparisonTable,
-  csvLine,
   type CompareReport,
   type RankCorrelationSettings,
 } from './compare-report.js';

@@ -1,6 +1,6 @@
 // `assay judge-report` output: aligned text, JSON and one self-contained HTML page.
 import { agreementText, type AgreementReport, type Interval } from './agreement.js';
-import { escapeHtml as e } from './compare-html.js';
+import { escapeHtml as e } from '../formats/index.js';
 import { f4 } from './compare-report.js';
 import type { RankCorrelation } from './compare.js';
 import type { GradeUsage, JudgeReport } from './judge-report.js';

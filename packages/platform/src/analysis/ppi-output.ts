@@ -1,5 +1,6 @@
 // `assay ppi` output: an aligned text report, JSON and CSV of a prediction-powered leaderboard.
-import { csvLine, f4, formatP } from './compare-report.js';
+import { csvRow } from '../formats/index.js';
+import { f4, formatP } from './compare-report.js';
 import type { PpiReport } from './ppi.js';
 
 /** The formats `assay ppi` writes. */
@@ -107,7 +108,7 @@ export function ppiJson(r: PpiReport): string {
 export function ppiCsv(r: PpiReport): string {
   const target = r.targetHalfWidth !== undefined;
   const lines = [
-    csvLine([
+    csvRow([
       'run',
       'measure',
       'estimate',
@@ -124,7 +125,7 @@ export function ppiCsv(r: PpiReport): string {
       ...(target ? ['needed'] : []),
     ]),
     ...r.rows.map((row) =>
-      csvLine([
+      csvRow([
         row.run,
         row.measure,
         row.estimate,
@@ -142,7 +143,7 @@ export function ppiCsv(r: PpiReport): string {
       ]),
     ),
     '',
-    csvLine([
+    csvRow([
       'a',
       'b',
       'measure',
@@ -158,7 +159,7 @@ export function ppiCsv(r: PpiReport): string {
       'human_ci_upper',
     ]),
     ...r.pairs.map((p) =>
-      csvLine([
+      csvRow([
         p.a,
         p.b,
         p.measure,

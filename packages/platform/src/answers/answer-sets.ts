@@ -406,13 +406,27 @@ export async function scoreSetReport(
   const scored = rows.filter((r) => r.scores !== null);
   if (scored.length === 0)
     throw new PlatformError('invalid_input', `score set ${id} has no scored answers`);
+  // The report lists criteria as the rows' score objects do; stored ones come back in the
+  // database's key order (jsonb sorts keys), so they are put back in the set's own order
+  // (the judge template's, or the imported file's).
   const rowsForStats = scored.map((r) => ({
     topic: r.topicId,
     system: r.system,
     trial: r.trial,
-    scores: r.scores!,
+    scores: inCriteriaOrder(r.scores!, set.criteria),
   }));
   return { report: answerQualityReport(rowsForStats, options), spread: trialSpread(rowsForStats) };
+}
+
+/** `scores` with its keys in the order of `criteria` (any others after them). */
+function inCriteriaOrder(
+  scores: Record<string, number>,
+  criteria: readonly string[],
+): Record<string, number> {
+  const ordered: Record<string, number> = {};
+  for (const c of criteria) if (c in scores) ordered[c] = scores[c]!;
+  for (const [c, v] of Object.entries(scores)) if (!(c in ordered)) ordered[c] = v;
+  return ordered;
 }
 
 /**

@@ -2,7 +2,7 @@
 // drawn with inline SVG, no scripts or fetched resources). System and criterion names come
 // from users' files and always go through escapeHtml.
 import type { AnswerQualityReport } from '@assay/stats';
-import { escapeHtml as e } from '../analysis/compare-html.js';
+import { escapeHtml as e } from '../formats/index.js';
 import { f4, formatP } from '../analysis/compare-report.js';
 import { methodLine, reportCriteria, type AnswersReportSettings } from './answers-report.js';
 

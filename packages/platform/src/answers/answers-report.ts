@@ -3,6 +3,7 @@
 import type { AnswerQualityReport, PValueAdjustment, TrialSpread } from '@assay/stats';
 import { f4, formatP } from '../analysis/compare-report.js';
 import { answersHtml } from './answers-html.js';
+import { csvRow, latexEscape } from '../formats/index.js';
 
 /** The formats of `assay answers report`. */
 export type AnswersReportFormat = 'table' | 'json' | 'csv' | 'latex' | 'html';
@@ -43,18 +44,6 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
-function csvCell(s: string): string {
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-const num = (x: number) => (Number.isFinite(x) ? String(x) : '');
-
-function latexEscape(s: string): string {
-  return s.replace(/[\\{}&%$#_^~]/g, (ch) =>
-    ch === '\\' ? '\\textbackslash{}' : ch === '^' ? '\\^{}' : ch === '~' ? '\\~{}' : `\\${ch}`,
-  );
-}
-
 /**
  * Renders the report. JSON is `{systems, tests}` exactly as answerQualityReport returns it
  * (NaN as null); CSV has a systems section and a tests section separated by a blank line.
@@ -75,30 +64,21 @@ export function renderAnswersReport(
       for (const s of report.systems)
         for (const c of criteria)
           lines.push(
-            [
-              csvCell(s.system),
-              csvCell(c),
-              String(s.n),
-              num(s.means[c]!),
-              num(s.ci[c]![0]),
-              num(s.ci[c]![1]),
-              num(s.winRate[c]!),
-              num(s.winRateNormalised[c]!),
-            ].join(','),
+            csvRow([
+              s.system,
+              c,
+              s.n,
+              s.means[c],
+              s.ci[c]![0],
+              s.ci[c]![1],
+              s.winRate[c],
+              s.winRateNormalised[c],
+            ]),
           );
       lines.push('', 'a,b,criterion,test,statistic,p,p_adjusted,significant');
       for (const t of report.tests)
         lines.push(
-          [
-            csvCell(t.a),
-            csvCell(t.b),
-            csvCell(t.criterion),
-            t.test,
-            num(t.statistic),
-            num(t.p),
-            num(t.pAdjusted),
-            String(t.significant),
-          ].join(','),
+          csvRow([t.a, t.b, t.criterion, t.test, t.statistic, t.p, t.pAdjusted, t.significant]),
         );
       return `${lines.join('\n')}\n`;
     }
