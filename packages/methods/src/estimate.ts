@@ -5,7 +5,8 @@ import {
   type MethodPrompt,
   type ModelPrice,
 } from '@assay/llm';
-import { documentText, needsEmbeddings } from './llm-retrieve.js';
+import { documentText } from '@assay/retrieval';
+import { needsEmbeddings } from './llm-retrieve.js';
 import type { MethodTopic } from './method-context.js';
 import type { EstimateSink } from './method-definition.js';
 import { methodDefinition } from './methods-registry.js';

@@ -1,6 +1,5 @@
 import { ask, estimateTokens } from '@assay/llm';
-import { documentQuery, type Hit } from '@assay/retrieval';
-import { documentText } from './llm-retrieve.js';
+import { documentQuery, documentText, type Hit } from '@assay/retrieval';
 import type { MethodDefinition } from './method-definition.js';
 import {
   chatOf,

@@ -84,7 +84,6 @@ export { BudgetExceededError, SpendTracker } from './spend-tracker.js';
 export { formatTrace, type TraceEntry } from './trace.js';
 /** Running a method over topics. */
 export {
-  documentText,
   modelMethodParameters,
   needsChat,
   needsDocumentText,

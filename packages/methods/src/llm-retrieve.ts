@@ -8,7 +8,13 @@ import {
   type MethodPrompt,
   UnusableAnswerError,
 } from '@assay/llm';
-import { Bm25Searcher, DEFAULT_BM25, describeAnalyzer, type Bm25Index } from '@assay/retrieval';
+import {
+  Bm25Searcher,
+  DEFAULT_BM25,
+  describeAnalyzer,
+  documentText,
+  type Bm25Index,
+} from '@assay/retrieval';
 import type { Run, RunEntry } from '@assay/trec';
 import { DenseIndex } from './dense-index.js';
 import type { GeneratedAnswer } from './method-definition.js';
@@ -261,11 +267,6 @@ async function buildDenseIndex(
     documents.map((d) => d.id),
     vectors,
   );
-}
-
-/** The text of a document that is embedded: its title and text. */
-export function documentText(doc: { title?: string; text: string }): string {
-  return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
 }
 
 function modelNames(resources: ModelResources): {

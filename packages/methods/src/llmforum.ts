@@ -2,6 +2,7 @@ import { ask, estimateTokens, type AskAnswer } from '@assay/llm';
 import {
   analyzeQuery,
   DEFAULT_WEIGHTED_ROCCHIO,
+  documentText,
   weightedRocchioQuery,
   type WeightedRocchioOptions,
 } from '@assay/retrieval';
@@ -181,10 +182,7 @@ export async function llmforumTopic(
   const ranking = await weightedRocchioRanking(context, topic, options);
   const references = ranking.slice(0, LLMFORUM.contextDocs).map((d) => d.docno);
   const fullContext = references
-    .map((docno) => {
-      const doc = documentOf(context, docno);
-      return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
-    })
+    .map((docno) => documentText(documentOf(context, docno)))
     .join('\n\n');
   const chunks = splitIntoChunks(fullContext);
   const chat = chatOf(context);

@@ -1,5 +1,5 @@
 import { ask, type ChatClient, UnusableAnswerError } from '@assay/llm';
-import { documentText } from './llm-retrieve.js';
+import { documentText } from '@assay/retrieval';
 import {
   documentOf,
   promptOf,

@@ -10,7 +10,7 @@ import {
   type JudgeTemplate,
 } from '@assay/judge';
 import { ChatCallError, chatRequestHash, RateLimiter, type CallDeps } from '@assay/llm';
-import { documentText } from './llm-retrieve.js';
+import { documentText } from '@assay/retrieval';
 import { chatOf, documentOf, type MethodContext } from './method-context.js';
 
 /** The judge that filters candidates between retrieval stages (`judges/binary-filter.md`). */

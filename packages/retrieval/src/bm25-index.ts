@@ -42,6 +42,11 @@ export interface Bm25IndexData {
   fingerprint: string;
 }
 
+/** The text a document is indexed, embedded and shown by: its title (if any), a newline, its text. */
+export function documentText(doc: { title?: string | undefined; text: string }): string {
+  return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
+}
+
 /** Lucene's BM25 idf: ln(1 + (N − df + 0.5) / (df + 0.5)). */
 export function bm25Idf(documents: number, df: number): number {
   return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
@@ -154,7 +159,7 @@ export class IndexBuilder {
   /** Analyses and adds one document (title and text together). */
   add(doc: IndexableDocument): void {
     this.hash.update(`${doc.id}\u0000${doc.title ?? ''}\u0000${doc.text}\u0001`);
-    const tokens = this.analyzer.analyze(doc.title ? `${doc.title}\n${doc.text}` : doc.text);
+    const tokens = this.analyzer.analyze(documentText(doc));
     const touched = this.touched;
     touched.length = 0;
     for (const token of tokens) {
