@@ -21,6 +21,8 @@ import { renderTemplate, type JudgeTemplate, type TemplateValues } from './templ
 export interface JudgeSettings {
   model: string;
   temperature?: number;
+  /** Nucleus sampling (`top_p`); absent, the endpoint's default. */
+  topP?: number;
   maxTokens?: number;
   /** Ask for structured output with the template's schema (default true). */
   structuredOutput?: boolean;
@@ -79,6 +81,7 @@ export function buildJudgeRequest(
     ],
     temperature: settings.temperature ?? template.model.temperature ?? 0,
   };
+  if (settings.topP !== undefined) request.top_p = settings.topP;
   const maxTokens = settings.maxTokens ?? template.model.maxTokens;
   if (maxTokens !== undefined) request.max_tokens = maxTokens;
   if (settings.structuredOutput ?? true) {

@@ -19,6 +19,10 @@ export class UnusableAnswerError extends Error {
 /** Settings of {@link ask}. */
 export interface AskSettings {
   model: string;
+  /** Sampling temperature instead of the prompt's own. */
+  temperature?: number;
+  /** Nucleus sampling (`top_p`); absent, the endpoint's default. */
+  topP?: number;
   /** Attempts in all when an answer cannot be used (default 3). */
   maxParseAttempts?: number;
   /** Ask for structured output when the prompt has a schema (default true). */
@@ -52,8 +56,9 @@ export function buildMethodRequest(
       { role: 'system', content: rendered.system },
       { role: 'user', content: rendered.user },
     ],
-    temperature: prompt.model.temperature,
+    temperature: settings.temperature ?? prompt.model.temperature,
   };
+  if (settings.topP !== undefined) request.top_p = settings.topP;
   if (prompt.model.maxTokens !== undefined) request.max_tokens = prompt.model.maxTokens;
   if (prompt.schema && (settings.structuredOutput ?? true))
     request.response_format = {

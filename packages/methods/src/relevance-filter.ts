@@ -11,7 +11,7 @@ import {
 } from '@assay/judge';
 import { ChatCallError, chatRequestHash, RateLimiter, type CallDeps } from '@assay/llm';
 import { documentText } from '@assay/retrieval';
-import { chatOf, documentOf, type MethodContext } from './method-context.js';
+import { chatFor, documentOf, type MethodContext } from './method-context.js';
 
 /** The judge that filters candidates between retrieval stages (`judges/binary-filter.md`). */
 export const FILTER_JUDGE = 'binary-filter';
@@ -75,11 +75,11 @@ export class RelevanceFilter {
     private readonly context: MethodContext,
     private readonly query: string,
   ) {
-    const chat = chatOf(context);
-    this.settings = { model: chat.model };
+    const { client, ...settings } = chatFor(context, FILTER_JUDGE);
+    this.settings = settings;
     const d = context.deps;
     this.deps = {
-      client: chat.client,
+      client,
       store: d.store,
       limiter: limiterOf(d),
       ...(d.retry ? { retry: d.retry } : {}),

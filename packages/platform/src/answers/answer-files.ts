@@ -14,6 +14,8 @@ export interface AnswerResponse {
   query?: string;
   /** Documents the answer rests on: document ids or the texts themselves. */
   references?: string[];
+  /** The path the system took for this topic (SRSA's route), when it says. */
+  route?: string;
 }
 
 /** An answer graded by people, shown to the judge as a calibration example. */
@@ -74,8 +76,9 @@ function textField(value: Record<string, unknown>, name: string, file: string, l
 }
 
 /**
- * Reads responses, `{"topic","system","answer","query"?,"references"?}` per line;
- * `references` is a list of document ids or texts. A (topic, system) given twice is an error.
+ * Reads responses, `{"topic","system","answer","query"?,"references"?,"route"?}` per line;
+ * `references` is a list of document ids or texts, `route` the path the system took (SRSA's
+ * strategy). A (topic, system) given twice is an error.
  */
 export function parseResponses(text: string, file = '<responses>'): AnswerResponse[] {
   const out: AnswerResponse[] = [];
@@ -93,6 +96,7 @@ export function parseResponses(text: string, file = '<responses>'): AnswerRespon
         throw lineError(file, line, '"references" must be a list of non-empty strings');
       response.references = refs as string[];
     }
+    if (value.route !== undefined) response.route = idField(value, 'route', file, line);
     const key = JSON.stringify([response.topic, response.system]);
     const first = seen.get(key);
     if (first !== undefined)
