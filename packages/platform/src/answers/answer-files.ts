@@ -33,6 +33,8 @@ export interface AnswerScoreLine extends AnswerScore {
   justification: string;
   /** The letter the answer had in a comparative prompt. */
   label?: string;
+  /** The path the system took for the topic (SRSA's route), from the response. */
+  route?: string;
 }
 
 function lineError(file: string, line: number, reason: string): PlatformError {
@@ -175,7 +177,8 @@ export function parseScoredExamples(
 
 /**
  * Reads a score file as `assay answers score` writes it:
- * `{"topic","system","trial","scores":{criterion: value},"justification"}` per line.
+ * `{"topic","system","trial","scores":{criterion: value},"justification","label"?,"route"?}`
+ * per line.
  * Every line must grade the same criteria as the first; (topic, system, trial) is unique.
  */
 export function parseScoreLines(text: string, file = '<scores>'): AnswerScoreLine[] {
@@ -201,6 +204,7 @@ export function parseScoreLines(text: string, file = '<scores>'): AnswerScoreLin
     const justification = typeof value.justification === 'string' ? value.justification : '';
     const row: AnswerScoreLine = { topic, system, trial, scores, justification };
     if (typeof value.label === 'string') row.label = value.label;
+    if (typeof value.route === 'string' && value.route !== '') row.route = value.route;
     out.push(row);
   });
   if (out.length === 0) throw new PlatformError('invalid_input', `${file}: no scores`);
@@ -217,5 +221,6 @@ export function formatScoreLine(row: AnswerScoreLine): string {
     justification: row.justification,
   };
   if (row.label !== undefined) out.label = row.label;
+  if (row.route !== undefined) out.route = row.route;
   return JSON.stringify(out);
 }
