@@ -1,8 +1,8 @@
-import { type AskAnswer, estimateTokens, UnusableAnswerError } from '@assay/llm';
+import { estimateTokens } from '@assay/llm';
 import { interleave } from '@assay/retrieval';
 import { defineMethod } from './method-definition.js';
 import {
-  askStep,
+  askOrFallback,
   hasCollectionTerm,
   usableQuery,
   type MethodContext,
@@ -146,14 +146,8 @@ async function generated(
   values: Record<string, string>,
   step: 'rewrite' | 'answer',
 ): Promise<string | undefined> {
-  let answer: AskAnswer;
-  try {
-    answer = await askStep(context, id, values);
-  } catch (error) {
-    if (!(error instanceof UnusableAnswerError)) throw error;
-    context.trace({ ...base, step: 'query-fallback', prompt: id, text: '', reason: error.message });
-    return undefined;
-  }
+  const answer = await askOrFallback(context, base, id, values, undefined, { text: '' });
+  if (!answer) return undefined;
   context.trace({ ...base, step, prompt: id, text: answer.text, cached: answer.cached });
   return answer.text;
 }
@@ -172,19 +166,20 @@ async function generateQueries(
   raw: string,
   max: number,
 ): Promise<string[]> {
-  let asked: AskAnswer;
-  try {
-    asked = await askStep(context, promptId, values, (json) => {
+  const asked = await askOrFallback(
+    context,
+    base,
+    promptId,
+    values,
+    (json) => {
       const queries = (json as { queries: unknown }).queries;
       if (!Array.isArray(queries) || queries.some((q) => typeof q !== 'string'))
         return 'queries must be a list of strings';
       return queries.some((q: string) => q.trim() !== '') ? undefined : 'the answer holds no query';
-    });
-  } catch (error) {
-    if (!(error instanceof UnusableAnswerError)) throw error;
-    context.trace({ ...base, step: 'query-fallback', prompt: promptId, text: raw, reason: error.message });
-    return [raw];
-  }
+    },
+    { text: raw },
+  );
+  if (!asked) return [raw];
   const all = (asked.json as { queries: string[] }).queries
     .map((q) => q.trim())
     .filter((q) => q !== '');

@@ -8,6 +8,7 @@ import {
 } from '@assay/retrieval';
 import { defineMethod } from './method-definition.js';
 import {
+  askOrFallback,
   askStep,
   documentOf,
   usableQuery,
@@ -156,22 +157,16 @@ async function rewrite(
   values: { conversation: string; background: string },
   base: Base,
 ): Promise<string> {
-  let answer: AskAnswer;
-  try {
-    answer = await askStep(context, 'grill-rewrite', { query: topic.text, ...values }, (json) =>
+  const answer = await askOrFallback(
+    context,
+    base,
+    'grill-rewrite',
+    { query: topic.text, ...values },
+    (json) =>
       (json as { query: string }).query.trim() === '' ? 'the rewritten query is empty' : undefined,
-    );
-  } catch (error) {
-    if (!(error instanceof UnusableAnswerError)) throw error;
-    context.trace({
-      ...base,
-      step: 'query-fallback',
-      prompt: 'grill-rewrite',
-      text: topic.text,
-      reason: `${error.message}: searched the raw request`,
-    });
-    return topic.text;
-  }
+    { text: topic.text, note: 'searched the raw request' },
+  );
+  if (!answer) return topic.text;
   const query = (answer.json as { query: string }).query.trim();
   context.trace({
     ...base,
@@ -194,22 +189,15 @@ async function decompose(
   options: GrillOptions,
   base: Base,
 ): Promise<string[]> {
-  let answer: AskAnswer;
-  try {
-    answer = await askStep(context, 'grill-decompose', { query: topic.text, ...values }, (json) =>
-      nonBlankStrings((json as { sub_questions: unknown }).sub_questions, 'sub-question'),
-    );
-  } catch (error) {
-    if (!(error instanceof UnusableAnswerError)) throw error;
-    context.trace({
-      ...base,
-      step: 'query-fallback',
-      prompt: 'grill-decompose',
-      text: topic.text,
-      reason: `${error.message}: the request is the one sub-question`,
-    });
-    return [topic.text];
-  }
+  const answer = await askOrFallback(
+    context,
+    base,
+    'grill-decompose',
+    { query: topic.text, ...values },
+    (json) => nonBlankStrings((json as { sub_questions: unknown }).sub_questions, 'sub-question'),
+    { text: topic.text, note: 'the request is the one sub-question' },
+  );
+  if (!answer) return [topic.text];
   const questions = (answer.json as { sub_questions: string[] }).sub_questions
     .map((q) => q.trim())
     .filter((q) => q !== '')

@@ -1,5 +1,6 @@
 import {
   ask,
+  UnusableAnswerError,
   type AskAnswer,
   type CallDeps,
   type ChatClient,
@@ -153,6 +154,34 @@ export function askStep(
     { ...settings, ...(validate ? { validate } : {}) },
     context.deps,
   );
+}
+
+/**
+ * {@link askStep}, or, when the answer stays unusable, undefined with the fallback traced
+ * as `query-fallback` (its text, and the reason with `note` after it): for the steps a
+ * topic can do without (a rewrite falls back to the raw request).
+ */
+export async function askOrFallback(
+  context: MethodContext,
+  base: { topic: string; method: string },
+  id: string,
+  values: Record<string, string>,
+  validate: ((json: unknown) => string | undefined) | undefined,
+  fallback: { text: string; note?: string },
+): Promise<AskAnswer | undefined> {
+  try {
+    return await askStep(context, id, values, validate);
+  } catch (error) {
+    if (!(error instanceof UnusableAnswerError)) throw error;
+    context.trace({
+      ...base,
+      step: 'query-fallback',
+      prompt: id,
+      text: fallback.text,
+      reason: fallback.note ? `${error.message}: ${fallback.note}` : error.message,
+    });
+    return undefined;
+  }
 }
 
 /** Vectors of texts on the query side (with the query prefix). */

@@ -1,6 +1,11 @@
-import { estimateTokens, UnusableAnswerError } from '@assay/llm';
+import { estimateTokens } from '@assay/llm';
 import { defineMethod, type EstimateSink, type TopicOutcome } from './method-definition.js';
-import { askStep, type MethodContext, type MethodTopic } from './method-context.js';
+import {
+  askOrFallback,
+  askStep,
+  type MethodContext,
+  type MethodTopic,
+} from './method-context.js';
 import {
   finalAnswer,
   FoundDocuments,
@@ -50,10 +55,12 @@ export async function reactTopic(
 ): Promise<TopicOutcome> {
   const base = { topic: topic.id, method: 'react' };
   const query = requestText(topic);
-  let question: string;
-  try {
-    const rephrased = await askStep(context, 'react-rephrase', { query });
-    question = rephrased.text.split('\n')[0]!.trim();
+  const rephrased = await askOrFallback(context, base, 'react-rephrase', { query }, undefined, {
+    text: topic.text,
+    note: 'the raw request is the question',
+  });
+  const question = rephrased ? rephrased.text.split('\n')[0]!.trim() : topic.text;
+  if (rephrased)
     context.trace({
       ...base,
       step: 'rephrase',
@@ -61,17 +68,6 @@ export async function reactTopic(
       text: question,
       cached: rephrased.cached,
     });
-  } catch (error) {
-    if (!(error instanceof UnusableAnswerError)) throw error;
-    question = topic.text;
-    context.trace({
-      ...base,
-      step: 'query-fallback',
-      prompt: 'react-rephrase',
-      text: question,
-      reason: `${error.message}: the raw request is the question`,
-    });
-  }
   const found = new FoundDocuments();
   const history: string[] = [];
   for (let step = 1; ; step++) {

@@ -1,6 +1,12 @@
 import { type AskAnswer, estimateTokens, UnusableAnswerError } from '@assay/llm';
 import { defineMethod, type TopicOutcome } from './method-definition.js';
-import { askStep, usableQuery, type MethodContext, type MethodTopic } from './method-context.js';
+import {
+  askOrFallback,
+  askStep,
+  usableQuery,
+  type MethodContext,
+  type MethodTopic,
+} from './method-context.js';
 import {
   bullets,
   finalAnswer,
@@ -144,20 +150,15 @@ async function rewrite(
   topic: MethodTopic,
   query: string,
 ): Promise<string> {
-  let answer: AskAnswer;
-  try {
-    answer = await askStep(context, 'srsa-rewrite', { query, suggestions: '(none)' });
-  } catch (error) {
-    if (!(error instanceof UnusableAnswerError)) throw error;
-    context.trace({
-      ...base,
-      step: 'query-fallback',
-      prompt: 'srsa-rewrite',
-      text: topic.text,
-      reason: `${error.message}: searched the raw request`,
-    });
-    return topic.text;
-  }
+  const answer = await askOrFallback(
+    context,
+    base,
+    'srsa-rewrite',
+    { query, suggestions: '(none)' },
+    undefined,
+    { text: topic.text, note: 'searched the raw request' },
+  );
+  if (!answer) return topic.text;
   const text = answer.text.split('\n')[0]!.trim();
   context.trace({ ...base, step: 'rewrite', prompt: 'srsa-rewrite', text, cached: answer.cached });
   return usableQuery(context, base, text, topic.text, 'rewrite');
@@ -183,15 +184,18 @@ async function parallel(
   settings: SearchAgentSettings,
   found: FoundDocuments,
 ): Promise<Findings> {
-  let questions: string[];
-  try {
-    const answer = await askStep(
-      context,
-      'srsa-subquestions',
-      { query: routing.searchQuery, suggestions: bullets(routing.suggestions) },
-      nonEmptyList('sub_questions'),
-    );
-    questions = stringList(answer.json, 'sub_questions') as string[];
+  const answer = await askOrFallback(
+    context,
+    base,
+    'srsa-subquestions',
+    { query: routing.searchQuery, suggestions: bullets(routing.suggestions) },
+    nonEmptyList('sub_questions'),
+    { text: routing.searchQuery, note: 'searched the rephrased query' },
+  );
+  const questions = answer
+    ? (stringList(answer.json, 'sub_questions') as string[])
+    : [routing.searchQuery];
+  if (answer)
     for (const q of questions)
       context.trace({
         ...base,
@@ -200,17 +204,6 @@ async function parallel(
         text: q,
         cached: answer.cached,
       });
-  } catch (error) {
-    if (!(error instanceof UnusableAnswerError)) throw error;
-    context.trace({
-      ...base,
-      step: 'query-fallback',
-      prompt: 'srsa-subquestions',
-      text: routing.searchQuery,
-      reason: `${error.message}: searched the rephrased query`,
-    });
-    questions = [routing.searchQuery];
-  }
   for (const q of questions) search(context, base, q, settings.searchK, found);
   // The union of the sub-questions' results, each document once, in first-found order.
   const given = found.ranking(Number.MAX_SAFE_INTEGER).map((d) => d.docno);

@@ -251,6 +251,7 @@ export {
 /** Checking a retrieval with models and building its clients, prices and prompts (CLI and API). */
 export {
   methodPrompts,
+  MODEL_REQUEST_FIELDS,
   modelEndpoints,
   modelResources,
   prepareModelRetrieval,

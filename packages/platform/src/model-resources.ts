@@ -58,6 +58,19 @@ export const SAMPLING = {
 
 const EXPECTS = { temperature: 'a number from 0 to 2', topP: 'a number above 0, at most 1' };
 
+/** The fields of a request beside `method` and `settings` that only methods with models take. */
+export const MODEL_REQUEST_FIELDS = [
+  'model',
+  'embeddingModel',
+  'rerankerModel',
+  'temperature',
+  'topP',
+  'steps',
+  'queryPrefix',
+  'passagePrefix',
+  'budgetUsd',
+] as const satisfies ReadonlyArray<keyof ModelRetrievalRequest>;
+
 /** The command line's own endpoints (`--base-url`, `--embedding-base-url`, `--rerank-base-url`). */
 export interface EndpointOverrides {
   baseUrl?: string;

@@ -23,6 +23,7 @@ import { DbCallStore } from './call-store.js';
 import type { AssayConfig } from './config.js';
 import { PlatformError, writing } from './errors.js';
 import {
+  MODEL_REQUEST_FIELDS,
   methodPrompts,
   modelResources,
   prepareModelRetrieval,
@@ -83,17 +84,7 @@ export { isModelMethod };
 const apiSpelling = (key: string): string =>
   TOP_LEVEL.has(key) ? `"${key}"` : `"settings.${key}"`;
 
-const TOP_LEVEL = new Set([
-  'model',
-  'embeddingModel',
-  'rerankerModel',
-  'temperature',
-  'topP',
-  'steps',
-  'queryPrefix',
-  'passagePrefix',
-  'budgetUsd',
-]);
+const TOP_LEVEL = new Set<string>(MODEL_REQUEST_FIELDS);
 
 /**
  * Retrieves from a stored collection with a method that calls models (query2doc, amd,

@@ -3,6 +3,7 @@ import {
   isModelMethod,
   methodSettingsSchema,
   MODEL_METHODS,
+  MODEL_REQUEST_FIELDS,
   RETRIEVAL_METHODS,
   retrieveStoredModelRun,
   retrieveStoredRun,
@@ -277,19 +278,9 @@ export const retrieve = createRouter()
           return c.json(presentJob(await startModelRetrieveJob(c.var.db, config, input)), 202);
         return c.json(await retrieveStoredModelRun(c.var.db, config, input), 201);
       }
-      const modelFields = [
-        'model',
-        'embeddingModel',
-        'rerankerModel',
-        'settings',
-        'temperature',
-        'topP',
-        'steps',
-        'queryPrefix',
-        'passagePrefix',
-        'budgetUsd',
-      ] as const;
-      const given = modelFields.filter((f) => body[f] !== undefined);
+      const given = [...MODEL_REQUEST_FIELDS, 'settings' as const].filter(
+        (f) => body[f] !== undefined,
+      );
       if (given.length)
         throw new ApiError(
           'invalid_input',
