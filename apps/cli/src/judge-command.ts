@@ -56,7 +56,9 @@ const OPTIONS: OptionSpec[] = [
     takesValue: true,
     arg: 'FILE',
     help: `topics: TSV, JSONL or TREC <top> (description and narrative are used
-when the judge asks for them)`,
+when the judge asks for them; JSONL topics' user_background, previous_turns
+and reference_answer fill graded-0-4's background, history and reference
+answer)`,
   },
   {
     long: 'docs',
