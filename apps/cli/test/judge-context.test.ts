@@ -1,5 +1,4 @@
-import { writeFileSync } from 'node:fs';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { describeOnEngines } from './cli-fixtures.js';
@@ -15,6 +14,8 @@ describeOnEngines(
   'assay judge with conversational topics',
   {
     prefix: 'assay-judge-context-',
+    // The first command creates the database: slow on a busy machine.
+    timeout: 120_000,
     files: {
       'topics.jsonl':
         JSON.stringify({
