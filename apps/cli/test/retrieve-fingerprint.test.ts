@@ -45,6 +45,7 @@ describeOnEngines(
         retrieveStoredRun(db, { collection: 'c', method: 'bm25', tag: 'bm25' }),
       );
       expect(stored.parameters.index).toBe(header![1]);
-    });
+      // Three commands, the first creating the database: slow on a busy machine.
+    }, 120_000);
   },
 );
