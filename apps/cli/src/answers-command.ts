@@ -11,6 +11,7 @@ import {
   parseScoredExamples,
   parseScoreLines,
   renderAnswersReport,
+  routeBreakdown,
   scoreAnswers,
   type AnswersReportFormat,
   type AnswerTopic,
@@ -289,7 +290,13 @@ function reportCommand(argv: readonly string[], io: PlatformCommandIo): number {
   const lines = readScores(positionals[0]!);
   const report = answerQualityReport(lines, { test, correction, alpha, seed, samples });
   io.stdout(
-    renderAnswersReport(report, format, { test, correction, alpha, spread: trialSpread(lines) }),
+    renderAnswersReport(report, format, {
+      test,
+      correction,
+      alpha,
+      spread: trialSpread(lines),
+      routes: routeBreakdown(lines),
+    }),
   );
   return 0;
 }

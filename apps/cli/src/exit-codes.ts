@@ -13,12 +13,17 @@ export const EXIT = {
   notFound: 3,
   /** Something of that name exists already, or was made another way. */
   conflict: 4,
-  /** `assay eval` without -c: a qrels topic the run lacks (as trec_eval). */
+  /**
+   * `assay eval` without -c: a qrels topic the run lacks (as trec_eval); `assay retrieve
+   * --strict`: a topic without results.
+   */
   missingTopic: 4,
   /** Judging: some items failed (the others are labelled). */
   judgeFailed: 5,
   /** Judging: stopped by the budget or Ctrl-C with items left. */
   judgeStopped: 6,
+  /** `assay retrieve` with models: failed topics, or stopped by the budget (the run holds the rest). */
+  retrieveIncomplete: 5,
   /** An unexpected failure inside assay (a bug): a short message, the stack with ASSAY_DEBUG=1. */
   internal: 70,
   /** A second Ctrl-C: stopped at once. */

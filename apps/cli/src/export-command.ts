@@ -1,6 +1,6 @@
 import { checkBinaryTemplate, formatFinetuneJsonl, type FinetunePair } from '@assay/judge';
 import { judgeValues } from '@assay/platform';
-import { parseQrels, parseTopics, TrecFormatError } from '@assay/trec';
+import { parseConversationalTopics, parseQrels, TrecFormatError } from '@assay/trec';
 import { readText } from './evaluate-files.js';
 import { getopt, UsageError, type OptionSpec } from './getopt.js';
 import type { CommandIo } from './io.js';
@@ -91,7 +91,12 @@ export function exportCommand(argv: readonly string[], io: CommandIo): number {
 
   const qrelsText = readText(labelsFile);
   const qrels = parseQrels(qrelsText, labelsFile);
-  const topics = new Map(parseTopics(readText(topicsFile), topicsFile).map((t) => [t.id, t]));
+  const topics = new Map(
+    parseConversationalTopics(readText(topicsFile), topicsFile).map((t) => [
+      t.topic.id,
+      { ...t.topic, context: t.conversation },
+    ]),
+  );
   const docs = new Map(readCollection(docsFile, option('format')).map((d) => [d.id, d]));
   const lineOf = qrelsLineNumbers(qrelsText);
   const pairs: FinetunePair[] = [];
@@ -111,7 +116,12 @@ export function exportCommand(argv: readonly string[], io: CommandIo): number {
         grade,
         values: judgeValues(
           template,
-          { query: topic.text, description: topic.description, narrative: topic.narrative },
+          {
+            query: topic.text,
+            description: topic.description,
+            narrative: topic.narrative,
+            context: topic.context,
+          },
           { title: doc.title, text: doc.text },
         ),
       });

@@ -56,7 +56,9 @@ const OPTIONS: OptionSpec[] = [
     takesValue: true,
     arg: 'FILE',
     help: `topics: TSV, JSONL or TREC <top> (description and narrative are used
-when the judge asks for them)`,
+when the judge asks for them; JSONL topics' user_background, previous_turns
+and reference_answer fill graded-0-4's background, history and reference
+answer)`,
   },
   {
     long: 'docs',
@@ -291,6 +293,19 @@ function dryRun(
         `  calls to send: ${e.calls}\n` +
         `  estimated tokens: ${e.promptTokens} prompt + at most ${e.completionTokens} completion\n` +
         `  estimated cost: ${e.costUsd === undefined ? `unknown (no price for ${model})` : `at most $${e.costUsd.toFixed(4)}`}\n` +
+        `  template slots (what the items fill in):\n` +
+        e.slots
+          .map(
+            (c) =>
+              `    {{${c.slot}}}${c.required ? '' : ' (optional)'}: ${c.filled} of ${c.items} items` +
+              (c.emptyTopics.length === 0
+                ? ''
+                : c.filled === 0
+                  ? '; empty for every topic'
+                  : `; empty for topic${c.emptyTopics.length === 1 ? '' : 's'} ${c.emptyTopics.slice(0, 10).join(', ')}${c.emptyTopics.length > 10 ? ', …' : ''}`) +
+              '\n',
+          )
+          .join('') +
         `nothing was sent.\n`,
     );
     return EXIT.ok;

@@ -4,8 +4,8 @@ import { judgeValues, type JudgeItemInput } from '@assay/platform';
 import { buildDepthPool } from '@assay/pooling';
 import {
   parseCollection,
+  parseConversationalTopics,
   parseRun,
-  parseTopics,
   TrecFormatError,
   type CollectionDocument,
 } from '@assay/trec';
@@ -24,7 +24,10 @@ export function readItems(input: {
   runFiles: readonly string[];
 }): JudgeItemInput[] {
   const topics = new Map(
-    parseTopics(readText(input.topicsFile), input.topicsFile).map((t) => [t.id, t]),
+    parseConversationalTopics(readText(input.topicsFile), input.topicsFile).map((t) => [
+      t.topic.id,
+      t,
+    ]),
   );
   let pool: Array<{ topic: string; docno: string }>;
   if (input.poolFile !== undefined) pool = parsePoolFile(readText(input.poolFile), input.poolFile);
@@ -53,14 +56,19 @@ export function readItems(input: {
       EXIT.invalidInput,
     );
   return pool.map((p) => {
-    const topic = topics.get(p.topic)!;
+    const { topic, conversation } = topics.get(p.topic)!;
     const doc = docs.get(p.docno)!;
     return {
       topicId: p.topic,
       docId: p.docno,
       values: judgeValues(
         input.template,
-        { query: topic.text, description: topic.description, narrative: topic.narrative },
+        {
+          query: topic.text,
+          description: topic.description,
+          narrative: topic.narrative,
+          context: conversation,
+        },
         { title: doc.title, text: doc.text },
       ),
     };

@@ -1,128 +1,169 @@
-import { DEFAULT_PRICES, loadMethodPrompts, type MethodPrompt, OpenAIChatClient } from '@assay/llm';
+import type { MethodPrompt } from '@assay/llm';
 import {
-  defaultMethodsDir,
   estimateModelRun,
   formatTrace,
-  needsChat,
-  needsDocumentText,
-  needsEmbeddings,
-  rerankerFor,
   retrieveWithModels,
-  type AmdAggregation,
+  SettingsError,
   type MethodTopic,
-  type ModelMethod,
-  type ModelResources,
+  type MissingTopic,
   type ModelRetrieveOptions,
 } from '@assay/methods';
-import { DbCallStore } from '@assay/platform';
+import {
+  DbCallStore,
+  describeMissing,
+  methodPrompts,
+  modelResources,
+  PlatformError,
+  prepareModelRetrieval,
+  type EndpointOverrides,
+  type ModelRetrievalRequest,
+  type PreparedModelRetrieval,
+} from '@assay/platform';
 import { runHeader, type Bm25Index } from '@assay/retrieval';
 import { formatRun, type CollectionDocument } from '@assay/trec';
 import { UsageError } from './getopt.js';
 import { CliError } from './io.js';
+import { EXIT } from './exit-codes.js';
 import { commandConfig, withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { formatCost, ProgressReporter } from './progress.js';
 import { ASSAY_CLI_VERSION } from './retrieval-inputs.js';
+import { cliSpelling } from './retrieve-options.js';
 import { writeAtomically } from './write-atomically.js';
+
+/** A request checked by the platform, with the prompts it asks. */
+export interface PreparedCommand {
+  prepared: PreparedModelRetrieval;
+  prompts: Map<string, MethodPrompt>;
+}
+
+/**
+ * Checks `assay retrieve`'s request for a method with models through the platform (the
+ * same checks as the API: settings, models, step settings, prices for a budget, endpoints
+ * unless it is a dry run) and reads its prompts; a refusal is a usage error naming the flags.
+ */
+export async function prepareModelCommand(
+  io: PlatformCommandIo,
+  request: ModelRetrievalRequest,
+  options: {
+    dryRun: boolean;
+    shown: (key: string, value: unknown) => string;
+    overrides: EndpointOverrides;
+    hasDocs: boolean;
+    methodsDir: string | undefined;
+  },
+): Promise<PreparedCommand> {
+  const config = await commandConfig(io);
+  let prepared: PreparedModelRetrieval;
+  try {
+    prepared = prepareModelRetrieval(config, request, {
+      spell: cliSpelling,
+      shown: options.shown,
+      overrides: options.overrides,
+      requireEndpoint: !options.dryRun,
+      endpointHint:
+        'or give --base-url; ASSAY_EMBEDDING_BASE_URL, ASSAY_RERANK_BASE_URL or --embedding-base-url, --rerank-base-url name endpoints of their own',
+    });
+  } catch (error) {
+    if (error instanceof PlatformError || error instanceof SettingsError)
+      throw new UsageError(error.message);
+    throw error;
+  }
+  if ((prepared.needs.documentText || prepared.embeds) && !options.hasDocs)
+    throw new UsageError(
+      `--method ${request.method} reads the documents' text: give --docs FILE, not --index`,
+    );
+  let prompts: Map<string, MethodPrompt>;
+  try {
+    prompts = methodPrompts(request.method, prepared.settings, options.methodsDir);
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT.invalidInput);
+  }
+  return { prepared, prompts };
+}
 
 /** What `assay retrieve` read for a method that calls models. */
 export interface ModelRetrieveInput {
-  method: ModelMethod;
+  prepared: PreparedCommand;
   index: Bm25Index;
   topics: MethodTopic[];
   topicsFile: string;
   source: Record<string, string>;
   documents?: CollectionDocument[];
   out: string;
-  model?: string;
-  embeddingModel?: string;
-  baseUrl?: string;
-  methodsDir?: string;
   /** Where to write the answers of a method that answers (JSONL). */
   answersFile?: string;
-  /** The cross-encoder's model (`--reranker cross-encoder`). */
-  rerankerModel?: string;
+  /** A topic without results is an error (exit status 4). */
+  strict: boolean;
   dryRun: boolean;
   options: ModelRetrieveOptions;
 }
 
-/** Exit status of a run written with failed or unfinished topics. */
-export const EXIT_INCOMPLETE = 5;
+/**
+ * The topics line of a summary, `results for 193 of 200 topics`, and the line naming each
+ * topic without results and why (absent when every topic has results).
+ */
+export function topicsSummary(
+  total: number,
+  missing: readonly MissingTopic[],
+): { line: string; missing?: string } {
+  const line = `results for ${total - missing.length} of ${total} topic${total === 1 ? '' : 's'}`;
+  return missing.length
+    ? {
+        line,
+        missing: `  no results for ${missing.length} topic${missing.length === 1 ? '' : 's'}: ${describeMissing(missing)}`,
+      }
+    : { line };
+}
 
 /**
- * `assay retrieve` for the methods with models: checks the models and prompts,
- * estimates (`--dry-run`) or runs with every call kept in the database's call store, and
- * writes the run with a JSONL trace of every generated text beside it (`RUN.trace.jsonl`),
- * and the answers of methods that answer with `--answers FILE`.
+ * `assay retrieve` for the methods with models: estimates (`--dry-run`) or runs with every
+ * call kept in the database's call store, and writes the run with a JSONL trace of every
+ * generated text beside it (`RUN.trace.jsonl`), and the answers of methods that answer
+ * with `--answers FILE`. The model clients, prices and prompts come from the platform, as
+ * the API's do.
  */
 export async function retrieveWithModelsCommand(
   input: ModelRetrieveInput,
   io: PlatformCommandIo & { stderrIsTTY?: boolean },
 ): Promise<number> {
-  const { method, options } = input;
-  checkModelArguments(options, {
-    hasDocs: input.documents !== undefined,
-    ...(input.model ? { model: input.model } : {}),
-    ...(input.embeddingModel ? { embeddingModel: input.embeddingModel } : {}),
-  });
-  const embeds = needsEmbeddings(options);
-  let prompts: Map<string, MethodPrompt>;
-  try {
-    prompts = loadMethodPrompts(input.methodsDir ?? defaultMethodsDir());
-  } catch (error) {
-    throw new CliError(`cannot read method prompts: ${(error as Error).message}`, 2);
-  }
+  const { options } = input;
+  const { prepared, prompts } = input.prepared;
+  const { request } = prepared;
+  const method = options.method;
 
   if (input.dryRun) {
-    const e = estimateModelRun(input.topics, prompts, {
-      ...options,
-      ...(input.model ? { model: input.model } : {}),
-      ...(input.embeddingModel ? { embeddingModel: input.embeddingModel } : {}),
-      ...(input.documents ? { documents: input.documents } : {}),
-    });
+    const e = estimateModelRun(
+      input.topics,
+      prompts,
+      {
+        ...options,
+        ...(request.model ? { model: request.model } : {}),
+        ...(prepared.embeds ? { embeddingModel: request.embeddingModel! } : {}),
+        steps: prepared.steps,
+        ...(input.documents ? { documents: input.documents } : {}),
+      },
+      prepared.prices,
+    );
     io.stdout(
       `dry run: ${method} over ${input.topics.length} topic${input.topics.length === 1 ? '' : 's'}\n` +
         `  chat calls: at most ${e.chatCalls} (${e.promptTokens} prompt + at most ${e.completionTokens} completion tokens)\n` +
         `  embeddings: at most ${e.embeddedTexts} texts in ${e.embeddingRequests} requests (about ${e.embeddingTokens} tokens)\n` +
         `  estimated cost: ${e.costUsd === undefined ? 'unknown (a model has no price)' : `at most $${e.costUsd.toFixed(4)}`}\n` +
-        (options.reranker === 'cross-encoder'
-          ? `  rerank requests (${input.rerankerModel}) are not counted or priced.\n`
+        (prepared.settings.reranker === 'cross-encoder'
+          ? `  rerank requests (${request.rerankerModel}) are not counted or priced.\n`
           : '') +
         `  answers already stored are not sent again, so a rerun costs less.\nnothing was sent.\n`,
     );
-    return 0;
+    return EXIT.ok;
   }
-  if (options.budgetUsd !== undefined) {
-    for (const model of [
-      ...(needsChat(options) ? [input.model!] : []),
-      ...(embeds ? [input.embeddingModel!] : []),
-      ...(input.rerankerModel ? [input.rerankerModel] : []),
-    ])
-      if (!DEFAULT_PRICES[model])
-        throw new UsageError(`--budget needs the price of ${model}, which assay does not know`);
-  }
-  const config = await commandConfig(io);
-  const baseURL = input.baseUrl ?? config.openaiBaseUrl;
-  if (!baseURL && !config.openaiApiKey)
-    throw new UsageError(
-      'set OPENAI_API_KEY (and OPENAI_BASE_URL or --base-url for other endpoints)',
-    );
-  const endpoint = {
-    ...(baseURL ? { baseURL } : {}),
-    ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
-  };
 
   return withDatabase(io, async (db) => {
-    const resources: ModelResources = {
+    const resources = modelResources(prepared, {
       index: input.index,
       prompts,
-      deps: { store: new DbCallStore(db) },
-    };
-    if (needsChat(options))
-      resources.chat = { client: new OpenAIChatClient(endpoint), model: input.model! };
-    if (embeds) resources.embeddings = { endpoint, model: input.embeddingModel! };
-    if (input.documents) resources.documents = input.documents;
-    const reranker = rerankerFor(options, endpoint, resources.chat, input.rerankerModel);
-    if (reranker) resources.reranker = reranker;
+      store: new DbCallStore(db),
+      ...(input.documents ? { documents: input.documents } : {}),
+    });
     const progress = new ProgressReporter({
       label: 'retrieving',
       total: input.topics.length,
@@ -145,10 +186,11 @@ export async function retrieveWithModelsCommand(
           }),
       });
     } catch (error) {
-      throw new CliError(`${method}: ${(error as Error).message}`, 1);
+      throw new CliError(`${method}: ${(error as Error).message}`, EXIT.usage);
     } finally {
       progress.finish();
     }
+    for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
     const traceFile = `${input.out}.trace.jsonl`;
     const header = runHeader(result.parameters, {
       'assay retrieve': ASSAY_CLI_VERSION,
@@ -161,6 +203,9 @@ export async function retrieveWithModelsCommand(
       ...(result.unfinished.length
         ? { 'unfinished topics (budget)': result.unfinished.join(' ') }
         : {}),
+      ...(result.missing.length
+        ? { 'topics without results': result.missing.map((m) => m.topic).join(' ') }
+        : {}),
     });
     writeAtomically(traceFile, formatTrace(result.trace));
     writeAtomically(input.out, header + formatRun(result.run));
@@ -170,15 +215,22 @@ export async function retrieveWithModelsCommand(
         result.answers
           .map(
             (a) =>
-              `${JSON.stringify({ topic: a.topic, system: result.run.name, answer: a.text, references: a.references })}\n`,
+              `${JSON.stringify({ topic: a.topic, system: result.run.name, answer: a.text, references: a.references, ...(a.route ? { route: a.route } : {}) })}\n`,
           )
           .join(''),
       );
     let entries = 0;
     for (const list of result.run.topics.values()) entries += list.length;
     const s = result.spend;
+    const topics = topicsSummary(input.topics.length, result.missing);
+    const routes = Object.entries(result.routes);
     io.stderr(
-      `wrote ${input.out}: ${entries} entries for ${result.run.topics.size} topics (${method}); trace in ${traceFile}\n` +
+      `wrote ${input.out}: ${entries} entries; ${topics.line} (${method}); trace in ${traceFile}\n` +
+        (topics.missing ? `${topics.missing}\n` : '') +
+        (routes.length ? `  routes: ${routes.map(([r, n]) => `${r} ${n}`).join(', ')}\n` : '') +
+        (input.answersFile !== undefined
+          ? `  answers: ${result.answers.length} of ${input.topics.length} topics in ${input.answersFile}\n`
+          : '') +
         `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, ${formatCost(s.costUsd, s.unpricedCalls)}; stored answers reused for the rest\n`,
     );
     for (const f of result.failures) io.stderr(`  topic ${f.topic} failed: ${f.reason}\n`);
@@ -186,48 +238,7 @@ export async function retrieveWithModelsCommand(
       io.stderr(
         `  budget of $${options.budgetUsd} reached: ${result.unfinished.length} topics unfinished; run the same command with a larger --budget to finish (stored answers are reused)\n`,
       );
-    return result.failures.length || result.stoppedForBudget ? EXIT_INCOMPLETE : 0;
+    if (result.failures.length || result.stoppedForBudget) return EXIT.retrieveIncomplete;
+    return input.strict && result.missing.length > 0 ? EXIT.missingTopic : EXIT.ok;
   });
-}
-
-/**
- * The models and inputs a method needs, checked before anything is read or indexed:
- * a chat model, an embeddings model, and the documents' text for dense retrieval and for
- * methods that read passages.
- */
-export function checkModelArguments(
-  options: ModelRetrieveOptions,
-  input: { model?: string; embeddingModel?: string; hasDocs: boolean },
-): void {
-  const { method, aggregation } = options;
-  if (needsChat(options) && !input.model) throw new UsageError(`--method ${method} needs --model`);
-  if (needsEmbeddings(options) && !input.embeddingModel)
-    throw new UsageError(
-      `--method ${method}${aggregation ? ` --aggregation ${aggregation}` : ''} needs --embedding-model`,
-    );
-  if (needsDocumentText(options) && !input.hasDocs)
-    throw new UsageError(
-      `--method ${method} reads the documents' text: give --docs FILE, not --index`,
-    );
-}
-
-/** `--aggregation`, checked against the method. */
-export function aggregationOption(
-  method: string,
-  value: string | undefined,
-): AmdAggregation | undefined {
-  if (value === undefined) return undefined;
-  const allowed =
-    method === 'amd'
-      ? ['sparse', 'dense', 'rrf']
-      : method === 'query2doc'
-        ? ['sparse', 'dense']
-        : [];
-  if (allowed.length === 0)
-    throw new UsageError(`--aggregation applies to amd and query2doc, not ${method}`);
-  if (!allowed.includes(value))
-    throw new UsageError(
-      `--aggregation for ${method} must be one of ${allowed.join(', ')}, not '${value}'`,
-    );
-  return value as AmdAggregation;
 }

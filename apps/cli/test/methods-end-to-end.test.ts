@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODEL_METHODS, needsChat, needsEmbeddings, type ModelMethod } from '@assay/methods';
+import { methodNeeds, MODEL_METHODS, parseMethodSettings, type ModelMethod } from '@assay/methods';
 import { parseRun } from '@assay/trec';
 // The OpenAI-compatible TEST DOUBLE, here answering any prompt from its JSON schema and
 // injecting faults: 429s, 500s, dropped connections, malformed bodies, answers that are
@@ -66,11 +66,16 @@ describe('every method with models, end to end, against a faulty endpoint', () =
   const retrieve = (method: ModelMethod, out: string) => {
     const args = ['retrieve', '--method', method, '--k', '5'];
     args.push('--docs', join(dir, 'docs.jsonl'), '--topics', join(dir, 'topics.jsonl'));
-    // The rerank method needs a reranker: RankGPT, over the same faulty chat endpoint.
-    const options = method === 'rerank' ? { method, reranker: 'rankgpt' as const } : { method };
-    if (method === 'rerank') args.push('--reranker', 'rankgpt');
-    if (needsChat(options)) args.push('--model', 'm');
-    if (needsEmbeddings(options)) args.push('--embedding-model', 'e');
+    // rerank and gr-aqd-a need a reranker: RankGPT, over the same faulty chat endpoint.
+    const reranks = method === 'rerank' || method === 'gr-aqd-a';
+    if (reranks) args.push('--reranker', 'rankgpt');
+    const needs = methodNeeds(
+      method,
+      parseMethodSettings(method, reranks ? { reranker: 'rankgpt' } : {}),
+    );
+    if (needs.chat) args.push('--model', 'm');
+    // llmforum embeds when it can: the paper's dense method.
+    if (needs.embeddings !== 'none') args.push('--embedding-model', 'e');
     args.push('--out', join(dir, out));
     return assay(env, ...args);
   };

@@ -18,20 +18,20 @@ function grillAnswer(body: Record<string, unknown>): Behaviour {
 
 describe('assay retrieve --method grill: arguments', () => {
   it('takes the grill options for grill only and checks them', async () => {
-    expect((await retrieveArgumentsOnly(['--method', 'amd', '--rounds', '3'])).stderr).toContain(
-      '--rounds applies to grill only',
-    );
+    expect(
+      (await retrieveArgumentsOnly(['--method', 'amd', '--model', 'm', '--rounds', '3'])).stderr,
+    ).toContain('--rounds applies to grill only, not amd');
     expect((await retrieveArgumentsOnly(['--method', 'bm25', '--decompose'])).stderr).toContain(
       '--decompose applies to grill only',
     );
     expect(
       (await retrieveArgumentsOnly(['--method', 'grill', '--model', 'm', '--min-gain', 'x']))
         .stderr,
-    ).toContain("--min-gain needs a whole number of documents, not 'x'");
+    ).toContain("--min-gain needs a whole number from 0 to 100000, not 'x'");
     expect(
       (await retrieveArgumentsOnly(['--method', 'grill', '--model', 'm', '--rerank-budget', '0']))
         .stderr,
-    ).toContain("--rerank-budget needs a positive integer, not '0'");
+    ).toContain("--rerank-budget needs a whole number from 1 to 100000, not '0'");
     const index = await retrieveArgumentsOnly(['--method', 'grill', '--model', 'm'], 'index');
     expect(index.stderr).toContain("--method grill reads the documents' text: give --docs FILE");
   });

@@ -8,6 +8,7 @@ import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from 
 function forumAnswer(body: Record<string, unknown>): Behaviour {
   const user = (body.messages as Array<{ content: string }>)[1]!.content;
   if (/You are agent \d of 3/.test(user)) return { reply: 'beta' };
+  if (user.includes('Restate the question as a single structured query')) return { reply: 'beta' };
   if (user.includes("The forum's discussion")) return { reply: 'beta is a letter' };
   if (user.includes('Answer to check:'))
     return { reply: JSON.stringify({ groundedness: 1, relevance: 1 }) };
@@ -35,9 +36,9 @@ describe('assay retrieve --method llmforum: arguments', () => {
           '-1',
         ])
       ).stderr,
-    ).toContain("--max-regenerations needs a whole number (0 or more), not '-1'");
+    ).toContain("--max-regenerations needs a whole number from 0 to 50, not '-1'");
     expect((await retrieveArgumentsOnly(['--method', 'llmforum'])).stderr).toContain(
-      '--method llmforum needs --model',
+      'llmforum needs a chat model (--model)',
     );
   });
 });
@@ -52,11 +53,12 @@ describeOnEngines(
     const retrieve = (method: string, out: string, ...extra: string[]) =>
       ws.retrieve(['--method', method])(out, ...extra);
 
-    it('--dry-run counts 3 attempts of 7 answers and their controls', async () => {
+    it('--dry-run counts 6 attempts of the 8 texts and their controls', async () => {
       const server = await ws.double.start(() => ({ status: 500 }));
       const result = await retrieve('llmforum', 'dry.run', '--model', 'm', '--dry-run');
       expect(result.code).toBe(0);
-      expect(result.stdout).toContain('chat calls: at most 42 ');
+      // The reformed query, 6 agent answers, the supervisor's: (1 + 5 regenerations) × 2.
+      expect(result.stdout).toContain('chat calls: at most 96 ');
       expect(server.requests).toHaveLength(0);
     });
 
@@ -72,15 +74,21 @@ describeOnEngines(
       );
       expect(first.stderr).toContain(`wrote ${ws.path('forum.run')}`);
       expect(first.code).toBe(0);
-      // Six agents, the supervisor, and a control call for each; an agent's two rounds give
-      // the same answer on the same chunk, so round 2's control is the stored one: 7 + 4.
-      // No embeddings (sparse).
-      expect(server.requests).toHaveLength(11);
+      // Without an embeddings model the run says loudly it is not the paper's method.
+      const warning =
+        "llmforum without an embeddings model (--embedding-model) is not the paper's method: it ranks by sparse tf-idf weighted Rocchio over BM25 and its control block compares texts by their words, not by embeddings";
+      expect(first.stderr).toContain(`warning: ${warning}\n`);
+      // The reformed query and its control; six agents, the supervisor, and a control call
+      // for each; an agent's two rounds give the same answer on the same chunk, so round 2's
+      // control is the stored one; and the agent whose chunk is "beta" gets the reformed
+      // query's control prompt (beta, beta, beta): 2 + 7 + 4 − 1. No embeddings (sparse).
+      expect(server.requests).toHaveLength(12);
       expect(server.requests.every((r) => r.path.endsWith('/chat/completions'))).toBe(true);
       const run = readFileSync(ws.path('forum.run'), 'utf8');
       expect(run).toContain('# method: llmforum\n');
       expect(run).toContain('# llmforum.retrieval: sparse\n');
-      expect(run).toContain('# llmforum.max-regenerations: 2\n');
+      expect(run).toContain('# llmforum.max-regenerations: 5\n');
+      expect(run).toContain(`# warning: ${warning}\n`);
 
       // The ranking is the weighted Rocchio's, as `--method rocchio-weighted` makes it.
       expect((await retrieve('rocchio-weighted', 'rw.run')).code).toBe(0);
@@ -98,7 +106,7 @@ describeOnEngines(
       expect(
         trace.filter((t) => t.step === 'agent-answer').map((t) => `${t.round}:${t.speaker}`),
       ).toEqual(['1:agent 1', '1:agent 2', '1:agent 3', '2:agent 1', '2:agent 2', '2:agent 3']);
-      expect(trace.filter((t) => t.step === 'control')).toHaveLength(7);
+      expect(trace.filter((t) => t.step === 'control')).toHaveLength(8);
 
       const again = await retrieve(
         'llmforum',
@@ -109,11 +117,11 @@ describeOnEngines(
         ws.path('again.jsonl'),
       );
       expect(again.code).toBe(0);
-      expect(server.requests).toHaveLength(11);
+      expect(server.requests).toHaveLength(12);
       expect(again.stderr).toContain('calls sent: 0');
       expect(readFileSync(ws.path('again.jsonl'), 'utf8')).toBe(
         readFileSync(ws.path('answers.jsonl'), 'utf8'),
       );
-    });
+    }, 120_000);
   },
 );

@@ -35,10 +35,10 @@ describe('assay retrieve with models: arguments', () => {
     );
     expect(
       (await retrieveArgumentsOnly(['--method', 'amd', '--aggregation', 'mean'])).stderr,
-    ).toContain("--aggregation for amd must be one of sparse, dense, rrf, not 'mean'");
+    ).toContain("--aggregation needs one of sparse, dense, rrf, not 'mean'");
     expect(
       (await retrieveArgumentsOnly(['--method', 'query2doc', '--no-feedback'])).stderr,
-    ).toContain('--no-feedback applies to amd only');
+    ).toContain('--no-feedback applies to amd only, not query2doc');
   });
 });
 

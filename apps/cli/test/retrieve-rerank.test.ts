@@ -4,19 +4,22 @@ import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from 
 
 describe('assay retrieve --reranker: arguments', () => {
   it.each([
-    [['--method', 'rerank'], '--method rerank needs --reranker cross-encoder or rankgpt'],
+    [['--method', 'rerank'], 'rerank needs --reranker (cross-encoder or rankgpt)'],
     [
       ['--method', 'rerank', '--reranker', 'mono'],
-      "--reranker must be cross-encoder or rankgpt, not 'mono'",
+      "--reranker needs one of cross-encoder, rankgpt, not 'mono'",
     ],
     [
       ['--method', 'rerank', '--reranker', 'cross-encoder'],
-      '--reranker cross-encoder needs --reranker-model',
+      'the cross-encoder reranker needs its model (--reranker-model)',
     ],
-    [['--method', 'rerank', '--reranker', 'rankgpt'], '--method rerank needs --model'],
+    [
+      ['--method', 'rerank', '--reranker', 'rankgpt'],
+      'rerank with the rankgpt reranker needs a chat model (--model)',
+    ],
     [
       ['--method', 'rerank', '--reranker', 'rankgpt', '--model', 'm', '--reranker-model', 'x'],
-      '--reranker-model applies to cross-encoder; rankgpt uses --model',
+      '--reranker-model applies to the cross-encoder; rankgpt uses the chat model (--model, or a step model for rankgpt)',
     ],
     [
       [
@@ -35,11 +38,21 @@ describe('assay retrieve --reranker: arguments', () => {
       ['--method', 'rerank', '--reranker', 'rankgpt', '--model', 'm', '--rankgpt-window', '5'],
       '--rankgpt-step (10) must not exceed --rankgpt-window (5)',
     ],
-    [['--method', 'amd', '--model', 'm', '--rerank-depth', '5'], '--rerank-depth needs --reranker'],
-    [['--method', 'bm25', '--reranker', 'rankgpt'], '--reranker applies to methods with models'],
+    [
+      ['--method', 'amd', '--model', 'm', '--rerank-depth', '5'],
+      '--rerank-depth applies to gr-* and rerank only, not amd',
+    ],
+    [
+      ['--method', 'gr-qr', '--model', 'm', '--rerank-depth', '5'],
+      '--rerank-depth needs --reranker',
+    ],
+    [
+      ['--method', 'bm25', '--reranker', 'rankgpt'],
+      '--reranker applies to grill, gr-* and rerank only, not bm25',
+    ],
     [
       ['--method', 'rerank', '--reranker', 'rankgpt', '--model', 'm', '--rerank-depth', '0'],
-      "--rerank-depth needs a positive integer, not '0'",
+      "--rerank-depth needs a whole number from 1 to 100000, not '0'",
     ],
   ])('%j', async (extra, message) => {
     const result = await retrieveArgumentsOnly(extra);
@@ -95,7 +108,7 @@ describeOnEngines(
       ]);
       const run = readFileSync(ws.path('ce.run'), 'utf8');
       expect(run).toContain('# reranker: cross-encoder:minilm\n');
-      expect(run).toContain('# rerank.depth: 100\n');
+      expect(run).toContain('# rerank.rerank-depth: 100\n');
       expect(ws.runEntries('ce.run').map((l) => l.split(/\s+/).slice(2, 5).join(' '))).toEqual([
         'd1 1 0.8',
         'd2 2 0.3',
@@ -111,8 +124,8 @@ describeOnEngines(
       expect(server.requests).toHaveLength(1);
       const run = readFileSync(ws.path('gpt.run'), 'utf8');
       expect(run).toContain('# reranker: rankgpt:m\n');
-      expect(run).toContain('# rankgpt.passage-words: 50\n');
-      expect(run).toContain('# rankgpt.window: 20\n');
+      expect(run).toContain('# rerank.rankgpt-words: 50\n');
+      expect(run).toContain('# rerank.rankgpt-window: 20\n');
       expect(ws.runEntries('gpt.run').map((l) => l.split(/\s+/)[2])).toEqual(['d1', 'd2']);
       const trace = readFileSync(ws.path('gpt.run.trace.jsonl'), 'utf8');
       expect(JSON.parse(trace.trim())).toMatchObject({

@@ -15,10 +15,9 @@ function answer(user: string): Behaviour {
   if (user.startsWith('Today is '))
     return json({
       strategy: 'direct',
+      search_query: user.includes('gamma') ? 'gamma' : 'beta',
       suggestions: [`look up ${user.includes('gamma') ? 'gamma' : 'beta'}`],
     });
-  if (user.includes('Write the one search-engine query'))
-    return { reply: user.includes('look up gamma') ? 'gamma' : 'beta' };
   if (user.includes('Reference material'))
     return user.includes('[d3]')
       ? json({ answer: 'Gamma, see [d3].', references: ['d3'] })
@@ -43,7 +42,7 @@ describe('assay retrieve srsa: arguments', () => {
     ).toContain('--max-rounds applies to srsa and react');
     expect(
       (await retrieveArgumentsOnly(['--method', 'react', '--max-rounds', '0'])).stderr,
-    ).toContain("--max-rounds needs a positive integer, not '0'");
+    ).toContain("--max-rounds needs a whole number from 1 to 50, not '0'");
     expect(
       (await retrieveArgumentsOnly(['--method', 'srsa', '--today', '2026-02-30'])).stderr,
     ).toContain("--today needs a date YYYY-MM-DD, not '2026-02-30'");
@@ -73,8 +72,9 @@ describeOnEngines(
         );
       const first = await retrieve('srsa.run');
       expect(first.code).toBe(0);
-      // Two topics × (router, rewrite, answer).
-      expect(server.requests).toHaveLength(6);
+      // Two topics × (router, answer): direct search asks nothing more.
+      expect(server.requests).toHaveLength(4);
+      expect(first.stderr).toContain('  routes: direct 2\n');
       expect(userOf(server.requests[0]!.body).startsWith('Today is 2026-03-01.\n')).toBe(true);
       const run = readFileSync(ws.path('srsa.run'), 'utf8');
       expect(run).toContain('# method: srsa\n');
@@ -90,8 +90,8 @@ describeOnEngines(
 
       const text = readFileSync(ws.path('srsa.run.answers.jsonl'), 'utf8');
       expect(text).toBe(
-        '{"topic":"1","system":"srsa-run","answer":"Beta, see [d2] and [d1].","references":["d2","d1"]}\n' +
-          '{"topic":"2","system":"srsa-run","answer":"Gamma, see [d3].","references":["d3"]}\n',
+        '{"topic":"1","system":"srsa-run","answer":"Beta, see [d2] and [d1].","references":["d2","d1"],"route":"direct"}\n' +
+          '{"topic":"2","system":"srsa-run","answer":"Gamma, see [d3].","references":["d3"],"route":"direct"}\n',
       );
       // The reader of assay answers takes the file as it is.
       expect(parseResponses(text, 'answers.jsonl')).toEqual([
@@ -100,12 +100,14 @@ describeOnEngines(
           system: 'srsa-run',
           answer: 'Beta, see [d2] and [d1].',
           references: ['d2', 'd1'],
+          route: 'direct',
         },
         {
           topic: '2',
           system: 'srsa-run',
           answer: 'Gamma, see [d3].',
           references: ['d3'],
+          route: 'direct',
         },
       ]);
       const trace = readFileSync(ws.path('srsa.run.trace.jsonl'), 'utf8');
@@ -113,7 +115,7 @@ describeOnEngines(
 
       const again = await retrieve('again.run');
       expect(again.code).toBe(0);
-      expect(server.requests).toHaveLength(6);
+      expect(server.requests).toHaveLength(4);
       expect(readFileSync(ws.path('again.run.answers.jsonl'), 'utf8')).toBe(text);
 
       // assay answers scores the file: the request from --topics, the references resolved
@@ -137,7 +139,7 @@ describeOnEngines(
       );
       expect(scored.stderr).toContain('2 of 2 answer evaluations scored');
       expect(scored.code).toBe(0);
-      const judged = server.requests.slice(6).map((r) => userOf(r.body));
+      const judged = server.requests.slice(4).map((r) => userOf(r.body));
       expect(judged.find((u) => u.includes('tell me about beta'))).toContain(
         'Retrieved context:\n[1] beta\n[2] alpha beta',
       );

@@ -6,7 +6,7 @@ import {
   type TestServer,
 } from '../../../packages/llm/test/openai-test-server.js';
 import { faultyAnswer } from '../../../packages/llm/test/schema-answers.js';
-import { MODEL_METHODS, needsChat, needsEmbeddings } from '@assay/methods';
+import { methodNeeds, MODEL_METHODS, parseMethodSettings } from '@assay/methods';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Five short documents; topic 1 asks for "wing flutter", topic 2 for "shock".
@@ -80,7 +80,7 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve with models', (t) => {
     expect(body.parameters).toMatchObject({
       method: 'query2doc',
       model: 'm',
-      'query2doc.mode': 'sparse',
+      'query2doc.aggregation': 'sparse',
       'query2doc.query-repeats': 5,
     });
     expect(llm.requests).toHaveLength(2);
@@ -206,13 +206,42 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve with models', (t) => {
       json: { method: 'amd', tag: 'x', model: 'm', settings: { colour: 'red' } },
     });
     expect((await errorOf(unknownSetting)).status).toBe(400);
+    const otherMethods = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+      ...admin(),
+      json: { method: 'amd', tag: 'x', model: 'm', settings: { rounds: 3 } },
+    });
+    expect(await errorOf(otherMethods)).toMatchObject({
+      status: 422,
+      message: '"settings.rounds" applies to grill only, not amd',
+    });
+    const aqdA = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+      ...admin(),
+      json: { method: 'gr-aqd-a', tag: 'x', model: 'm' },
+    });
+    expect((await errorOf(aqdA)).message).toBe(
+      'gr-aqd-a reranks the interleaved list against the answer: give "settings.reranker" (cross-encoder or rankgpt); without a reranker it would be gr-aqd',
+    );
+    const unpriced = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+      ...admin(),
+      json: { method: 'amd', tag: 'x', model: 'm', budgetUsd: 1 },
+    });
+    expect((await errorOf(unpriced)).message).toMatch(
+      /^"budgetUsd" needs the price of m: add it to .*prices\.json/,
+    );
+    const lexicalParams = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+      ...admin(),
+      json: { method: 'llmforum', tag: 'x', model: 'm', params: { fbDepth: 3 } },
+    });
+    expect((await errorOf(lexicalParams)).message).toBe(
+      '"params.fbDepth" applies to the lexical methods; methods with models take their settings in "settings"',
+    );
 
     delete config.openaiBaseUrl;
     const noEndpoint = await api.call('POST', '/api/collections/demo/runs/retrieve', {
       ...admin(),
       json: { method: 'query2doc', tag: 'x', model: 'm' },
     });
-    expect((await errorOf(noEndpoint)).message).toMatch(/no endpoint is configured/);
+    expect((await errorOf(noEndpoint)).message).toMatch(/no chat endpoint is configured/);
     expect(llm.requests).toHaveLength(0);
   });
 });
@@ -252,11 +281,13 @@ forEachDatabase('every method with models over the API, against a faulty endpoin
     '%s: stores a run of both topics; the same retrieval again sends nothing',
     async (method) => {
       const json: Record<string, unknown> = { method, tag: `${method}-run`, params: { k: 5 } };
-      // The rerank method needs a reranker: RankGPT, over the same faulty chat endpoint.
-      const options = method === 'rerank' ? { method, reranker: 'rankgpt' as const } : { method };
-      if (method === 'rerank') json.settings = { reranker: 'rankgpt' };
-      if (needsChat(options)) json.model = 'm';
-      if (needsEmbeddings(options)) json.embeddingModel = 'e';
+      // rerank and gr-aqd-a need a reranker: RankGPT, over the same faulty chat endpoint.
+      const settings = method === 'rerank' || method === 'gr-aqd-a' ? { reranker: 'rankgpt' } : {};
+      if (Object.keys(settings).length) json.settings = settings;
+      const needs = methodNeeds(method, parseMethodSettings(method, settings));
+      if (needs.chat) json.model = 'm';
+      // llmforum embeds when it can: the paper's dense method.
+      if (needs.embeddings !== 'none') json.embeddingModel = 'e';
       const r = await api.call('POST', '/api/collections/demo/runs/retrieve', { ...admin(), json });
       expect(r.status).toBe(201);
       expect(await r.json()).toMatchObject({ topics: 2, failures: [], unfinished: [] });

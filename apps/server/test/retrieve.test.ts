@@ -78,6 +78,41 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve', (t) => {
     expect(run.description).toMatch(/index=sha256:[0-9a-f]{64}/);
   });
 
+  it('names the topics without results, and stores nothing for them with strict', async () => {
+    expect(
+      (
+        await api.call('POST', '/api/collections/demo/topics', {
+          ...admin(),
+          body: '3\tzeppelin\n4\tthe of\n',
+        })
+      ).status,
+    ).toBe(201);
+    const r = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+      ...admin(),
+      json: { method: 'bm25', tag: 'some' },
+    });
+    expect(r.status).toBe(201);
+    expect(await r.json()).toMatchObject({
+      topics: 2,
+      topicsAsked: 4,
+      missing: [
+        { topic: '3', reason: 'no term of the query occurs in the collection' },
+        { topic: '4', reason: 'the query has no term after analysis (empty, or stopwords only)' },
+      ],
+    });
+    const strict = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+      ...admin(),
+      json: { method: 'bm25', tag: 'strict', strict: true },
+    });
+    expect(await errorOf(strict)).toMatchObject({
+      status: 422,
+      message:
+        'bm25: 2 of 4 topics have no results (strict: nothing was stored): 3 (no term of the query occurs in the collection), 4 (the query has no term after analysis (empty, or stopwords only))',
+    });
+    const runs = await api.call('GET', '/api/collections/demo/runs', admin());
+    expect(JSON.stringify(await runs.json())).not.toContain('"strict"');
+  });
+
   it('retrieves only some topics, with other parameters, and replaces on request', async () => {
     const json = { method: 'rm3', tag: 'rm3', topics: ['2'], params: { k: 1, fbDocs: 2 } };
     const first = await api.call('POST', '/api/collections/demo/runs/retrieve', {

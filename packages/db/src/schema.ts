@@ -46,6 +46,8 @@ export type ConversationTurn = {
 export interface TopicContext {
   previousTurns?: ConversationTurn[];
   userBackground?: string[];
+  /** A reference answer to the request (judges that show one use it). */
+  referenceAnswer?: string;
   [key: string]: JsonValue | undefined;
 }
 

@@ -10,6 +10,8 @@ export interface PromptSettings {
   model: string;
   /** Overrides the prompt file's temperature (default: the file's, else 0). */
   temperature?: number;
+  /** Nucleus sampling (`top_p`); absent, the endpoint's default. */
+  topP?: number;
   /** Overrides the prompt file's max_tokens. */
   maxTokens?: number;
   /** Ask for structured output when the prompt has a schema (default true). */
@@ -47,6 +49,7 @@ export function buildPromptRequest(
     ],
     temperature: settings.temperature ?? prompt.model.temperature ?? 0,
   };
+  if (settings.topP !== undefined) request.top_p = settings.topP;
   const maxTokens = settings.maxTokens ?? prompt.model.maxTokens;
   if (maxTokens !== undefined) request.max_tokens = maxTokens;
   if (prompt.schema && (settings.structuredOutput ?? true))

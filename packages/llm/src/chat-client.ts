@@ -12,6 +12,7 @@ export interface ChatRequest {
   model: string;
   messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
   temperature?: number;
+  top_p?: number;
   max_tokens?: number;
   seed?: number;
   response_format?: {

@@ -1,38 +1,53 @@
-import { ask, estimateTokens } from '@assay/llm';
+import { estimateTokens } from '@assay/llm';
 import { weightedQueryVector } from './dense-index.js';
-import type { MethodDefinition } from './method-definition.js';
+import { defineMethod } from './method-definition.js';
 import {
-  chatOf,
+  askStep,
   denseOf,
-  promptOf,
+  embedQueries,
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
 } from './method-context.js';
 import { amdSparseQuery } from './query-strings.js';
 import { rrfLists } from './ranked-lists.js';
+import {
+  AGGREGATION_HELP,
+  choice,
+  defaultsOf,
+  integer,
+  number,
+  offSwitch,
+  settings,
+  type SettingsOf,
+} from './settings.js';
+
+const AMD_SETTINGS = settings({
+  aggregation: choice(['sparse', 'dense', 'rrf'], AGGREGATION_HELP, { default: 'sparse' }),
+  feedback: offSwitch("the reflective feedback step (--no-feedback: the paper's ablation)", {
+    flag: 'no-feedback',
+  }),
+  queryWeight: number('dense: weight of the query embedding (the answers get the rest)', {
+    default: 0.7,
+    min: 0,
+    max: 1,
+    onlyWith: { key: 'aggregation', value: 'dense' },
+  }),
+  rrfK: integer('RRF constant k', {
+    default: 60,
+    max: 10_000,
+    onlyWith: { key: 'aggregation', value: 'rrf' },
+  }),
+});
+
+/** AMD settings, parsed. */
+export type AmdOptions = SettingsOf<typeof AMD_SETTINGS>;
 
 /** How AMD turns its refined answers into a ranking. */
-export type AmdAggregation = 'sparse' | 'dense' | 'rrf';
-
-/** AMD settings. */
-export interface AmdOptions {
-  aggregation: AmdAggregation;
-  /** Run the reflective feedback step (false: the paper's ablation). */
-  feedback: boolean;
-  /** Weight of the query embedding in dense aggregation (the rest goes to the answers). */
-  queryWeight: number;
-  /** RRF constant of rrf aggregation. */
-  rrfK: number;
-}
+export type AmdAggregation = AmdOptions['aggregation'];
 
 /** The paper's settings: sparse, with feedback, 0.7 / 0.3, RRF k = 60. */
-export const DEFAULT_AMD: AmdOptions = {
-  aggregation: 'sparse',
-  feedback: true,
-  queryWeight: 0.7,
-  rrfK: 60,
-};
+export const DEFAULT_AMD: AmdOptions = defaultsOf(AMD_SETTINGS);
 
 /** The three Socratic dimensions: answer field and the words the prompts use. */
 export const AMD_DIMENSIONS = [
@@ -55,45 +70,31 @@ export async function amdTopic(
   topic: MethodTopic,
   options: AmdOptions,
 ): Promise<ScoredDoc[]> {
-  const chat = chatOf(context);
-  const settings = { model: chat.model };
   const base = { topic: topic.id, method: 'amd' };
-  const questionsPrompt = promptOf(context, 'amd-questions');
-  const asked = await ask(
-    chat.client,
-    questionsPrompt,
-    { query: topic.text },
-    { ...settings, validate: (json) => blankField(json as ThreeTexts, 'sub-question') },
-    context.deps,
+  const asked = await askStep(context, 'amd-questions', { query: topic.text }, (json) =>
+    blankField(json as ThreeTexts, 'sub-question'),
   );
   const questions = asked.json as ThreeTexts;
   for (const d of AMD_DIMENSIONS)
     context.trace({
       ...base,
       step: 'sub-question',
-      prompt: questionsPrompt.id,
+      prompt: 'amd-questions',
       dimension: d.name,
       text: questions[d.field].trim(),
       cached: asked.cached,
     });
 
-  const answerPrompt = promptOf(context, 'amd-answer');
   const answers = await Promise.all(
     AMD_DIMENSIONS.map((d) =>
-      ask(
-        chat.client,
-        answerPrompt,
-        { dimension: d.name, question: questions[d.field].trim() },
-        settings,
-        context.deps,
-      ),
+      askStep(context, 'amd-answer', { dimension: d.name, question: questions[d.field].trim() }),
     ),
   );
   AMD_DIMENSIONS.forEach((d, i) =>
     context.trace({
       ...base,
       step: 'pseudo-answer',
-      prompt: answerPrompt.id,
+      prompt: 'amd-answer',
       dimension: d.name,
       text: answers[i]!.text,
       cached: answers[i]!.cached,
@@ -102,24 +103,15 @@ export async function amdTopic(
 
   let refined: string[];
   if (options.feedback) {
-    const feedbackPrompt = promptOf(context, 'amd-feedback');
     const values: Record<string, string> = { query: topic.text };
     AMD_DIMENSIONS.forEach((d, i) => {
       values[`${d.variable}_question`] = questions[d.field].trim();
       values[`${d.variable}_answer`] = answers[i]!.text;
     });
-    const reviewed = await ask(
-      chat.client,
-      feedbackPrompt,
-      values,
-      {
-        ...settings,
-        validate: (json) =>
-          AMD_DIMENSIONS.every((d) => (json as ThreeTexts)[d.field].trim() === '')
-            ? 'the feedback pruned every answer'
-            : undefined,
-      },
-      context.deps,
+    const reviewed = await askStep(context, 'amd-feedback', values, (json) =>
+      AMD_DIMENSIONS.every((d) => (json as ThreeTexts)[d.field].trim() === '')
+        ? 'the feedback pruned every answer'
+        : undefined,
     );
     const kept = reviewed.json as ThreeTexts;
     refined = [];
@@ -128,7 +120,7 @@ export async function amdTopic(
       context.trace({
         ...base,
         step: 'refined-answer',
-        prompt: feedbackPrompt.id,
+        prompt: 'amd-feedback',
         dimension: d.name,
         text,
         cached: reviewed.cached,
@@ -145,10 +137,7 @@ export async function amdTopic(
     }
     case 'dense': {
       const dense = denseOf(context);
-      const [queryVector, ...answerVectors] = await dense.client.embed(dense.model, [
-        topic.text,
-        ...refined,
-      ]);
+      const [queryVector, ...answerVectors] = await embedQueries(dense, [topic.text, ...refined]);
       const vector = weightedQueryVector(queryVector!, answerVectors, options.queryWeight);
       return dense.index.search(vector, context.k);
     }
@@ -165,34 +154,30 @@ function blankField(json: ThreeTexts, what: string): string | undefined {
 }
 
 /** `amd`: Agent-Mediated Dialogic inquiry. */
-export const amdMethod: MethodDefinition = {
+export const amdMethod = defineMethod({
   name: 'amd',
+  paper: 'Agent-Mediated Dialogic inquiry (AMD) for query expansion',
+  steps:
+    "one call for 3 sub-questions (clarification, assumption probing, implication probing); 3 pseudo-answers in parallel; reflective feedback rewrites or prunes them (an answer pruned to nothing is left out); sparse: BM25 of the query 3 times and the refined answers, joined by `[SEP]`; dense: 0.7 × the query's embedding + 0.3 × the answers' mean, cosine; rrf: BM25 per refined answer, RRF k 60",
+  calls: '5 chat (4 with `--no-feedback`; +1 embedding request for dense)',
+  reproduce:
+    'The paper used Qwen2.5-7B-Instruct (`--model`) and, for dense, E5-base: `--aggregation dense --embedding-model intfloat/e5-base --query-prefix "query: " --passage-prefix "passage: "`. The weights (query ×3, 0.7/0.3, RRF k 60) are the defaults.',
+  settings: AMD_SETTINGS,
+  prompts: ['amd-questions', 'amd-answer', 'amd-feedback'],
   needsChat: () => true,
-  needsEmbeddings: (options) => options.aggregation === 'dense',
-  parameters(options, p) {
-    const aggregation = options.aggregation ?? DEFAULT_AMD.aggregation;
-    p['amd.aggregation'] = aggregation;
-    p['amd.feedback'] = String(options.feedback ?? DEFAULT_AMD.feedback);
-    if (aggregation === 'sparse') p['amd.query-repeats'] = 3;
-    if (aggregation === 'dense')
-      p['amd.query-weight'] = options.queryWeight ?? DEFAULT_AMD.queryWeight;
-    if (aggregation === 'rrf') p['amd.rrf-k'] = options.rrfK ?? DEFAULT_AMD.rrfK;
+  embeddings: (s) => (s.aggregation === 'dense' ? 'required' : 'none'),
+  parameters(s, p) {
+    if (s.aggregation === 'sparse') p['amd.query-repeats'] = 3;
   },
-  runTopic: (context, topic, options) =>
-    amdTopic(context, topic, {
-      aggregation: options.aggregation ?? DEFAULT_AMD.aggregation,
-      feedback: options.feedback ?? DEFAULT_AMD.feedback,
-      queryWeight: options.queryWeight ?? DEFAULT_AMD.queryWeight,
-      rrfK: options.rrfK ?? DEFAULT_AMD.rrfK,
-    }),
-  estimateTopic(topic, options, sink) {
+  runTopic: (context, topic, s) => amdTopic(context, topic, s),
+  estimateTopic(topic, s, sink) {
     const q = estimateTokens(topic.text);
     sink.call('amd-questions', q);
     const question = Math.ceil(sink.max('amd-questions') / 3);
     for (let i = 0; i < 3; i++) sink.call('amd-answer', question);
-    if (options.feedback ?? true)
+    if (s.feedback)
       sink.call('amd-feedback', q + sink.max('amd-questions') + 3 * sink.max('amd-answer'));
-    if (options.aggregation === 'dense')
-      sink.embed(4, q + 3 * sink.max(options.feedback === false ? 'amd-answer' : 'amd-feedback'));
+    if (s.aggregation === 'dense')
+      sink.embed(4, q + 3 * sink.max(s.feedback ? 'amd-feedback' : 'amd-answer'));
   },
-};
+});

@@ -1,5 +1,5 @@
 import { RerankClient, type HttpEndpoint } from '@assay/llm';
-import { documentText } from './llm-retrieve.js';
+import { documentText } from '@assay/retrieval';
 import { documentOf, type MethodContext, type Reranker, type ScoredDoc } from './method-context.js';
 
 /** Candidates sent in one `/v1/rerank` request by default (TEI's default client batch). */

@@ -1,12 +1,19 @@
 import { estimateTokens } from '@assay/llm';
-import type { MethodDefinition } from './method-definition.js';
-import { denseOf, type MethodContext, type MethodTopic, type ScoredDoc } from './method-context.js';
+import { defineMethod } from './method-definition.js';
+import {
+  denseOf,
+  embedQueries,
+  type MethodContext,
+  type MethodTopic,
+  type ScoredDoc,
+} from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
+import { integer, settings } from './settings.js';
 
 /** `dense`: the query's embedding against the collection's, by exact cosine. */
 export async function denseTopic(context: MethodContext, topic: MethodTopic): Promise<ScoredDoc[]> {
   const dense = denseOf(context);
-  const [vector] = await dense.client.embed(dense.model, [topic.text]);
+  const [vector] = await embedQueries(dense, [topic.text]);
   return dense.index.search(vector!, context.k);
 }
 
@@ -21,28 +28,39 @@ export async function hybridTopic(
   return rrfLists([sparse, dense], rrfK, context.k);
 }
 
+const PREFIXES =
+  'For E5-style models give `--query-prefix "query: " --passage-prefix "passage: "`.';
+
 /** `dense`: plain embedding retrieval. */
-export const denseMethod: MethodDefinition = {
+export const denseMethod = defineMethod({
   name: 'dense',
+  paper: 'plain embedding retrieval',
+  steps: 'embedding of the query, exact cosine against the collection',
+  calls: '1 embedding',
+  reproduce: `Needs \`--embedding-model\`. ${PREFIXES}`,
+  settings: settings({}),
+  prompts: [],
   needsChat: () => false,
-  needsEmbeddings: () => true,
-  parameters() {},
+  embeddings: () => 'required',
   runTopic: (context, topic) => denseTopic(context, topic),
-  estimateTopic(topic, _options, sink) {
+  estimateTopic(topic, _s, sink) {
     sink.embed(1, estimateTokens(topic.text));
   },
-};
+});
 
 /** `hybrid`: RRF of BM25 and dense retrieval. */
-export const hybridMethod: MethodDefinition = {
+export const hybridMethod = defineMethod({
   name: 'hybrid',
+  paper: 'RRF of BM25 and dense (Cormack et al. 2009 for RRF)',
+  steps: 'BM25 top k and dense top k, fused by RRF',
+  calls: '1 embedding',
+  reproduce: `Needs \`--embedding-model\`; RRF k = 60 is Cormack et al.'s. ${PREFIXES}`,
+  settings: settings({ rrfK: integer('RRF constant k', { default: 60, max: 10_000 }) }),
+  prompts: [],
   needsChat: () => false,
-  needsEmbeddings: () => true,
-  parameters(options, p) {
-    p['hybrid.rrf-k'] = options.rrfK ?? 60;
-  },
-  runTopic: (context, topic, options) => hybridTopic(context, topic, options.rrfK ?? 60),
-  estimateTopic(topic, _options, sink) {
+  embeddings: () => 'required',
+  runTopic: (context, topic, s) => hybridTopic(context, topic, s.rrfK),
+  estimateTopic(topic, _s, sink) {
     sink.embed(1, estimateTokens(topic.text));
   },
-};
+});

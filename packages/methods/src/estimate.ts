@@ -5,10 +5,11 @@ import {
   type MethodPrompt,
   type ModelPrice,
 } from '@assay/llm';
-import { documentText, needsEmbeddings } from './llm-retrieve.js';
-import type { MethodTopic } from './method-context.js';
+import { documentText } from '@assay/retrieval';
+import { methodNeeds } from './llm-retrieve.js';
+import type { MethodTopic, StepSettings } from './method-context.js';
 import type { EstimateSink } from './method-definition.js';
-import { methodDefinition } from './methods-registry.js';
+import { methodDefinition, parseMethodSettings } from './methods-registry.js';
 import type { ModelRetrieveOptions } from './retrieve-options.js';
 
 /** What a run would send at most (every call, none found in the store). */
@@ -26,7 +27,8 @@ export interface RunEstimate {
 /**
  * An upper estimate of a model method's calls and tokens: prompt tokens from the rendered
  * prompt (about four characters a token), with each generated input counted at the
- * producing step's `max_tokens`, and every completion at its `max_tokens`.
+ * producing step's `max_tokens`, and every completion at its `max_tokens`. Each call is
+ * priced at its step's model (a step's own model, else the run's).
  */
 export function estimateModelRun(
   topics: readonly MethodTopic[],
@@ -34,11 +36,17 @@ export function estimateModelRun(
   options: ModelRetrieveOptions & {
     model?: string;
     embeddingModel?: string;
+    steps?: Readonly<Record<string, StepSettings>>;
     documents?: readonly { title?: string; text: string }[];
     batchSize?: number;
   },
   prices: Readonly<Record<string, ModelPrice>> = DEFAULT_PRICES,
 ): RunEstimate {
+  const settings = parseMethodSettings(options.method, options.settings);
+  const needs = methodNeeds(options.method, settings);
+  const embeds =
+    needs.embeddings === 'required' ||
+    (needs.embeddings === 'optional' && options.embeddingModel !== undefined);
   const e: RunEstimate = {
     chatCalls: 0,
     promptTokens: 0,
@@ -47,40 +55,56 @@ export function estimateModelRun(
     embeddedTexts: 0,
     embeddingTokens: 0,
   };
+  // Tokens by the model that answers them.
+  const byModel = new Map<string | undefined, { promptTokens: number; completionTokens: number }>();
+  const modelOf = (id: string) =>
+    options.steps?.[id]?.model ?? options.steps?.['*']?.model ?? options.model;
   let topicsEmbedding = 0;
   const sink: EstimateSink = {
     call(id, inputTokens) {
       const p = prompts.get(id);
       if (!p) throw new Error(`no method prompt '${id}'`);
+      const prompt = estimateTokens(p.system) + estimateTokens(p.prompt) + inputTokens;
+      const completion = p.model.maxTokens ?? 256;
       e.chatCalls++;
-      e.promptTokens += estimateTokens(p.system) + estimateTokens(p.prompt) + inputTokens;
-      e.completionTokens += p.model.maxTokens ?? 256;
+      e.promptTokens += prompt;
+      e.completionTokens += completion;
+      const model = modelOf(id);
+      const tokens = byModel.get(model) ?? { promptTokens: 0, completionTokens: 0 };
+      tokens.promptTokens += prompt;
+      tokens.completionTokens += completion;
+      byModel.set(model, tokens);
     },
     max: (id) => prompts.get(id)?.model.maxTokens ?? 256,
     embed(texts, tokens) {
+      if (!embeds) return;
       if (texts > 0) topicsEmbedding++;
       e.embeddedTexts += texts;
       e.embeddingTokens += tokens;
     },
   };
   const definition = methodDefinition(options.method);
+  const extra = {
+    embeddings: embeds,
+    ...(options.documents ? { documents: options.documents } : {}),
+  };
   for (const topic of topics) {
     const before = topicsEmbedding;
-    definition.estimateTopic(topic, options, sink);
+    definition.estimateTopic(topic, settings, sink, extra);
     // One embeddings request per topic that embeds anything.
     if (topicsEmbedding > before) topicsEmbedding = before + 1;
   }
   e.embeddingRequests += topicsEmbedding;
   const batch = options.batchSize ?? 64;
-  if (needsEmbeddings(options) && options.documents) {
+  if (embeds && options.documents) {
     e.embeddedTexts += options.documents.length;
     e.embeddingRequests += Math.ceil(options.documents.length / batch);
     for (const d of options.documents) e.embeddingTokens += estimateTokens(documentText(d));
   }
   let cost = 0;
   let priced = true;
-  if (e.chatCalls > 0) {
-    const c = options.model ? callCost(options.model, e, prices) : undefined;
+  for (const [model, tokens] of byModel) {
+    const c = model ? callCost(model, tokens, prices) : undefined;
     if (c === undefined) priced = false;
     else cost += c;
   }

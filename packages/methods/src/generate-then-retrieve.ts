@@ -1,13 +1,16 @@
-import { ask, estimateTokens } from '@assay/llm';
+import { estimateTokens } from '@assay/llm';
 import { interleave } from '@assay/retrieval';
-import type { MethodDefinition } from './method-definition.js';
+import { defineMethod } from './method-definition.js';
 import {
-  chatOf,
-  promptOf,
+  askOrFallback,
+  hasCollectionTerm,
+  usableQuery,
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
 } from './method-context.js';
+import { checkRankGpt, RERANKER_SETTINGS } from './reranker-for.js';
+import { defaultsOf, integer, settings, SettingsError, type SettingsOf } from './settings.js';
 
 /**
  * The generate-then-retrieve variants (Abbasiantaeb and Aliannejadi, 2024): `qr` rewrites
@@ -17,19 +20,35 @@ import {
  */
 export type GrVariant = 'qr' | 'ad' | 'qd' | 'aqd' | 'aqd-a';
 
-/** Generate-then-retrieve settings. */
-export interface GrOptions {
-  /** BM25 documents retrieved per query. */
-  firstStageK: number;
-  /** Documents of each list the reranker reorders (the rest keep their order below them). */
-  rerankDepth: number;
-}
-
-/** The paper's settings: BM25 top 1000, every one of them reranked. */
-export const DEFAULT_GR: GrOptions = { firstStageK: 1000, rerankDepth: 1000 };
-
 /** The most queries QD and AQD keep from one answer, as the paper's prompts ask. */
 export const GR_MAX_QUERIES = 5;
+
+const GR_SETTINGS = settings({
+  firstStageK: integer('BM25 documents retrieved per query before the rerank stage', {
+    default: 1000,
+    max: 100_000,
+  }),
+  rerankDepth: integer("documents of each list the reranker reorders (the rest follow)", {
+    default: 1000,
+    max: 100_000,
+    onlyWith: { key: 'reranker' },
+  }),
+  ...RERANKER_SETTINGS,
+});
+
+const GR_QUERY_SETTINGS = settings({
+  ...GR_SETTINGS,
+  maxQueries: integer('generated queries searched at most (more are traced and dropped)', {
+    default: GR_MAX_QUERIES,
+    max: 50,
+  }),
+});
+
+/** Generate-then-retrieve settings, parsed. */
+export type GrOptions = SettingsOf<typeof GR_SETTINGS> & { maxQueries?: number };
+
+/** The paper's settings: BM25 top 1000, every one of them reranked, at most 5 queries. */
+export const DEFAULT_GR: GrOptions = defaultsOf(GR_QUERY_SETTINGS);
 
 /**
  * A conversational topic as the generate-then-retrieve prompts show it: the user's
@@ -76,105 +95,123 @@ export async function grTopic(
   variant: GrVariant,
   options: GrOptions,
 ): Promise<ScoredDoc[]> {
-  const chat = chatOf(context);
   const base = { topic: topic.id, method: `gr-${variant}` };
   const conversation = grConversation(topic);
+  const raw = topic.text;
   const search = async (query: string, rerankQuery = query) =>
     rerankStage(context, rerankQuery, context.bm25.search(query, options.firstStageK), options);
 
   if (variant === 'qr') {
-    const prompt = promptOf(context, 'gr-rewrite');
-    const rewrite = await ask(
-      chat.client,
-      prompt,
-      { conversation },
-      { model: chat.model },
-      context.deps,
-    );
-    context.trace({
-      ...base,
-      step: 'rewrite',
-      prompt: prompt.id,
-      text: rewrite.text,
-      cached: rewrite.cached,
-    });
-    return (await search(rewrite.text)).slice(0, context.k);
+    const rewrite = await generated(context, base, 'gr-rewrite', { conversation }, 'rewrite');
+    const query = usableQuery(context, base, rewrite ?? '', raw, 'rewrite');
+    return (await search(query)).slice(0, context.k);
   }
 
+  const maxQueries = options.maxQueries ?? GR_MAX_QUERIES;
   if (variant === 'qd') {
-    const queries = await generateQueries(context, base, 'gr-queries', { conversation });
+    const queries = await generateQueries(context, base, 'gr-queries', { conversation }, raw, maxQueries);
     return interleaved(await Promise.all(queries.map((q) => search(q))), context.k);
   }
 
-  const answerPrompt = promptOf(context, 'gr-answer');
-  const answer = await ask(
-    chat.client,
-    answerPrompt,
-    { conversation },
-    { model: chat.model },
-    context.deps,
-  );
-  context.trace({
-    ...base,
-    step: 'answer',
-    prompt: answerPrompt.id,
-    text: answer.text,
-    cached: answer.cached,
-  });
-  if (variant === 'ad') return (await search(answer.text)).slice(0, context.k);
+  // The answer stands for the request in every later step; an unusable one is replaced by
+  // the raw request (traced), so the topic is still searched.
+  const answer = (await generated(context, base, 'gr-answer', { conversation }, 'answer')) ?? raw;
+  if (variant === 'ad') {
+    const query = usableQuery(context, base, answer, raw, 'answer');
+    return (await search(query)).slice(0, context.k);
+  }
 
-  const queries = await generateQueries(context, base, 'gr-answer-queries', {
-    conversation,
-    answer: answer.text,
-  });
+  const queries = await generateQueries(
+    context,
+    base,
+    'gr-answer-queries',
+    { conversation, answer },
+    raw,
+    maxQueries,
+  );
   const lists = await Promise.all(queries.map((q) => search(q)));
   const merged = interleaved(lists, Infinity);
   if (variant === 'aqd') return merged.slice(0, context.k);
-  return (await rerankStage(context, answer.text, merged, options)).slice(0, context.k);
+  return (await rerankStage(context, answer, merged, options)).slice(0, context.k);
+}
+
+/**
+ * Asks a free-text step (rewrite or answer) and traces what it wrote; an answer that stays
+ * unusable (blank after every attempt) is traced as `query-fallback` and gives undefined.
+ */
+async function generated(
+  context: MethodContext,
+  base: { topic: string; method: string },
+  id: 'gr-rewrite' | 'gr-answer',
+  values: Record<string, string>,
+  step: 'rewrite' | 'answer',
+): Promise<string | undefined> {
+  const answer = await askOrFallback(context, base, id, values, undefined, { text: '' });
+  if (!answer) return undefined;
+  context.trace({ ...base, step, prompt: id, text: answer.text, cached: answer.cached });
+  return answer.text;
 }
 
 /**
  * Asks for the queries: blank ones are dropped, an answer with none is asked again, and
- * past the fifth they are traced as dropped and not searched.
+ * past `max` they are traced as dropped and not searched. A query without a term of the
+ * collection is traced and dropped; when no usable query is left (or the answer stayed
+ * unusable) the raw request is searched instead, traced as `query-fallback`.
  */
 async function generateQueries(
   context: MethodContext,
   base: { topic: string; method: string },
   promptId: 'gr-queries' | 'gr-answer-queries',
   values: Record<string, string>,
+  raw: string,
+  max: number,
 ): Promise<string[]> {
-  const chat = chatOf(context);
-  const prompt = promptOf(context, promptId);
-  const asked = await ask(
-    chat.client,
-    prompt,
+  const asked = await askOrFallback(
+    context,
+    base,
+    promptId,
     values,
-    {
-      model: chat.model,
-      validate: (json) => {
-        const queries = (json as { queries: unknown }).queries;
-        if (!Array.isArray(queries) || queries.some((q) => typeof q !== 'string'))
-          return 'queries must be a list of strings';
-        return queries.some((q: string) => q.trim() !== '')
-          ? undefined
-          : 'the answer holds no query';
-      },
+    (json) => {
+      const queries = (json as { queries: unknown }).queries;
+      if (!Array.isArray(queries) || queries.some((q) => typeof q !== 'string'))
+        return 'queries must be a list of strings';
+      return queries.some((q: string) => q.trim() !== '') ? undefined : 'the answer holds no query';
     },
-    context.deps,
+    { text: raw },
   );
+  if (!asked) return [raw];
   const all = (asked.json as { queries: string[] }).queries
     .map((q) => q.trim())
     .filter((q) => q !== '');
   all.forEach((text, i) =>
     context.trace({
       ...base,
-      step: i < GR_MAX_QUERIES ? 'generated-query' : 'dropped-query',
-      prompt: prompt.id,
+      step: i < max ? 'generated-query' : 'dropped-query',
+      prompt: promptId,
       text,
       cached: asked.cached,
     }),
   );
-  return all.slice(0, GR_MAX_QUERIES);
+  const kept: string[] = [];
+  for (const q of all.slice(0, max))
+    if (hasCollectionTerm(context, q)) kept.push(q);
+    else
+      context.trace({
+        ...base,
+        step: 'dropped-query',
+        prompt: promptId,
+        text: q,
+        reason: 'no term of the collection',
+      });
+  if (kept.length > 0) return kept;
+  context.trace({
+    ...base,
+    step: 'query-fallback',
+    prompt: promptId,
+    text: raw,
+    reason: 'no generated query has a term of the collection: searched the raw request',
+  });
+  return [raw];
 }
 
 /**
@@ -202,35 +239,74 @@ function interleaved(lists: readonly ScoredDoc[][], depth: number): ScoredDoc[] 
     .map((e) => ({ docno: e.docno, score: e.score }));
 }
 
-function grMethod(variant: GrVariant): MethodDefinition {
+const GR_PAPER =
+  'Abbasiantaeb & Aliannejadi (2024), Generate then Retrieve: Conversational Response Retrieval Using LLMs as Answer and Query Generators';
+
+const GR_REPRODUCE =
+  "The paper's setting: BM25 top 1000 reranked by the ms-marco-MiniLM-L-6-v2 cross-encoder (`--reranker cross-encoder --reranker-model cross-encoder/ms-marco-MiniLM-L-6-v2`, 1000 is the default depth); GPT-4 with its default sampling (`--temperature 1`) or LLaMA-2-chat 13B with `--temperature 0.75 --top-p 0.9` (top_k 10 is not an OpenAI parameter). Judge its runs with `graded-0-4`, which takes the user's background, the conversation and a reference answer from the topics.";
+
+const VARIANT_STEPS: Record<GrVariant, { steps: string; calls: string; prompts: string[] }> = {
+  qr: {
+    steps:
+      'rewrite the last utterance from background and turns (`gr-rewrite.md`); BM25; rerank against the rewrite',
+    calls: '1 chat (+1 rerank with a reranker)',
+    prompts: ['gr-rewrite'],
+  },
+  ad: {
+    steps: "the LLM's answer to the conversation (`gr-answer.md`) as the BM25 query; rerank against the answer",
+    calls: '1 chat (+1 rerank)',
+    prompts: ['gr-answer'],
+  },
+  qd: {
+    steps:
+      'at most 5 queries from the conversation (`gr-queries.md`; more are traced and dropped); BM25 and rerank per query; round-robin interleaving',
+    calls: '1 chat (+≤5 rerank)',
+    prompts: ['gr-queries'],
+  },
+  aqd: {
+    steps:
+      'the answer (`gr-answer.md`), then at most 5 queries from it (`gr-answer-queries.md`); per query BM25 and rerank; interleaved',
+    calls: '2 chat (+≤5 rerank)',
+    prompts: ['gr-answer', 'gr-answer-queries'],
+  },
+  'aqd-a': {
+    steps:
+      "`gr-aqd`'s interleaved list, its top `--rerank-depth` reranked against the answer (needs `--reranker`)",
+    calls: '2 chat + ≤6 rerank',
+    prompts: ['gr-answer', 'gr-answer-queries'],
+  },
+};
+
+function grMethod(variant: GrVariant) {
   const generatesQueries = variant === 'qd' || variant === 'aqd' || variant === 'aqd-a';
-  return {
-    name: `gr-${variant}`,
-    check(options) {
-      for (const [name, value] of [
-        ['first-stage-k', options.firstStageK],
-        ['rerank-depth', options.rerankDepth],
-      ] as const)
-        if (value !== undefined && (!Number.isInteger(value) || value < 1))
-          throw new Error(`${name} must be a positive integer, not ${value}`);
+  const name = `gr-${variant}`;
+  const shape = generatesQueries ? GR_QUERY_SETTINGS : GR_SETTINGS;
+  return defineMethod({
+    name,
+    paper: variant === 'qr' ? GR_PAPER : `same as gr-qr (${variant.toUpperCase().replace('-A', '_A')})`,
+    steps: VARIANT_STEPS[variant].steps,
+    calls: VARIANT_STEPS[variant].calls,
+    reproduce: variant === 'qr' ? GR_REPRODUCE : 'as gr-qr',
+    settings: shape as typeof GR_QUERY_SETTINGS,
+    prompts: [...VARIANT_STEPS[variant].prompts, 'rankgpt'],
+    prefix: 'gr',
+    check(s, spell) {
+      if (variant === 'aqd-a' && s.reranker === undefined)
+        throw new SettingsError(
+          'reranker',
+          `gr-aqd-a reranks the interleaved list against the answer: give ${spell('reranker')} (cross-encoder or rankgpt); without a reranker it would be gr-aqd`,
+        );
+      checkRankGpt(s, spell);
     },
     needsChat: () => true,
-    needsEmbeddings: () => false,
-    parameters(options, p) {
-      p['gr.first-stage-k'] = options.firstStageK ?? DEFAULT_GR.firstStageK;
-      p['gr.rerank-depth'] = options.rerankDepth ?? DEFAULT_GR.rerankDepth;
+    embeddings: () => 'none',
+    needsDocumentText: (s) => s.reranker !== undefined,
+    parameters(_s, p) {
       p['gr.rerank-query'] = RERANK_QUERY[variant];
-      if (generatesQueries) {
-        p['gr.max-queries'] = GR_MAX_QUERIES;
-        p['gr.merge'] = 'round-robin interleaving';
-      }
+      if (generatesQueries) p['gr.merge'] = 'round-robin interleaving';
     },
-    runTopic: (context, topic, options) =>
-      grTopic(context, topic, variant, {
-        firstStageK: options.firstStageK ?? DEFAULT_GR.firstStageK,
-        rerankDepth: options.rerankDepth ?? DEFAULT_GR.rerankDepth,
-      }),
-    estimateTopic(topic, _options, sink) {
+    runTopic: (context, topic, s) => grTopic(context, topic, variant, s),
+    estimateTopic(topic, _s, sink) {
       const c = estimateTokens(grConversation(topic));
       if (variant === 'qr') sink.call('gr-rewrite', c);
       else if (variant === 'qd') sink.call('gr-queries', c);
@@ -239,7 +315,7 @@ function grMethod(variant: GrVariant): MethodDefinition {
         if (variant !== 'ad') sink.call('gr-answer-queries', c + sink.max('gr-answer'));
       }
     },
-  };
+  });
 }
 
 /** `gr-qr`: the utterance rewritten from the conversation, BM25, rerank. */

@@ -1,71 +1,96 @@
-import { ask, estimateTokens } from '@assay/llm';
-import { documentQuery, type Hit } from '@assay/retrieval';
-import { documentText } from './llm-retrieve.js';
-import type { MethodDefinition } from './method-definition.js';
+import { type AskAnswer, estimateTokens, UnusableAnswerError } from '@assay/llm';
 import {
-  chatOf,
+  documentQuery,
+  documentText,
+  wholeDocumentQuery,
+  type Hit,
+  type WeightedQuery,
+} from '@assay/retrieval';
+import { defineMethod } from './method-definition.js';
+import {
+  askOrFallback,
+  askStep,
   documentOf,
-  promptOf,
+  usableQuery,
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
 } from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
-import type { ModelRetrieveOptions } from './retrieve-options.js';
 import { FILTER_JUDGE, RelevanceFilter } from './relevance-filter.js';
+import { checkRankGpt, RERANKER_SETTINGS } from './reranker-for.js';
+import {
+  choice,
+  defaultsOf,
+  integer,
+  onSwitch,
+  settings,
+  type SettingsOf,
+} from './settings.js';
 import type { TraceEntry } from './trace.js';
 
-/** GRILL settings (Owoicho and Dalton, TREC 2025). */
-export interface GrillOptions {
-  /** Retrieve → expand rounds at most (1: the paper's single-pass baseline; it ran 10 and 22). */
-  rounds: number;
-  /** Stop once a round adds fewer new documents than this (0: only saturation stops early). */
-  minGain: number;
-  /** Documents of the fused list passed to the reranker; the rest are cut (the paper: 500). */
-  rerankBudget: number;
-  /** Split the request into sub-questions, run the pipeline per sub-question, fuse by RRF. */
-  decompose: boolean;
-  /** BM25 depth of the first-stage query and of every gap query. */
-  candidates: number;
-  /** BM25 depth of each document used as a query (query-by-document). */
-  qbdNeighbours: number;
-  /** Terms of highest tf-idf weight taken from a document to make its query. */
-  qbdTerms: number;
-  /** Top documents of the expanded list shown to the gap analysis. */
-  gapDocuments: number;
-  /** Gaps used at most, and queries used at most per gap. */
-  maxGaps: number;
-  queriesPerGap: number;
-  /** Sub-questions used at most (decompose). */
-  maxSubQuestions: number;
-  /** RRF constant of every fusion. */
-  rrfK: number;
-  /** Characters of each document shown to the gap analysis. */
-  passageChars: number;
-}
+const GRILL_SETTINGS = settings({
+  rounds: integer(
+    'retrieve → expand rounds at most; stops early when a round adds nothing (saturation)',
+    { default: 1, max: 50, paper: '1 (baseline run), 10 and 22 (saturation runs)' },
+  ),
+  minGain: integer('also stop when a round adds fewer new documents (0: off)', {
+    default: 0,
+    min: 0,
+    max: 100_000,
+  }),
+  rerankBudget: integer('documents of the fused list kept (and reranked)', {
+    default: 500,
+    max: 100_000,
+  }),
+  decompose: onSwitch(
+    'split the request into sub-questions, run the pipeline for each, fuse them by RRF',
+    { paper: 'on for the RAG track' },
+  ),
+  maxSubQuestions: integer('sub-questions used at most', {
+    default: 5,
+    max: 20,
+    onlyWith: { key: 'decompose' },
+  }),
+  candidates: integer('BM25 depth of the first-stage query and of every gap query', {
+    default: 20,
+    max: 10_000,
+  }),
+  qbdQuery: choice(
+    ['document', 'terms'],
+    "query-by-document: the document's text as the query, or its --qbd-terms best tf-idf terms",
+    { default: 'document' },
+  ),
+  qbdTerms: integer("terms of highest tf-idf weight of a document's query", {
+    default: 10,
+    max: 1_000,
+    onlyWith: { key: 'qbdQuery', value: 'terms' },
+  }),
+  qbdNeighbours: integer('BM25 depth of each document used as a query', {
+    default: 10,
+    max: 10_000,
+  }),
+  gapDocuments: integer('top documents shown to the gap analysis', { default: 10, max: 100 }),
+  maxGaps: integer('gaps used at most', { default: 3, max: 20 }),
+  queriesPerGap: integer('queries used at most per gap', { default: 3, max: 20 }),
+  passageChars: integer('characters of a document shown to the gap analysis', {
+    default: 2000,
+    max: 100_000,
+  }),
+  rrfK: integer('RRF constant k of every fusion', { default: 60, max: 10_000 }),
+  ...RERANKER_SETTINGS,
+});
+
+/** GRILL settings (Owoicho and Dalton, TREC 2025), parsed. */
+export type GrillOptions = SettingsOf<typeof GRILL_SETTINGS>;
 
 /**
- * The paper's stated settings (one round, rerank budget 500, RRF as Cormack et al. with
- * k = 60); the depths and counts it leaves open are assay's choices: 20 candidates per query,
- * every surviving first-stage document as a query for 10 neighbours of its 10 best terms,
- * the top 10 documents shown to the gap analysis, at most 3 gaps with 3 queries each, at
- * most 5 sub-questions.
+ * The paper's stated settings (one round, rerank budget 500, the document as its own query,
+ * RRF as Cormack et al. with k = 60); the depths and counts it leaves open are assay's
+ * choices: 20 candidates per query, 10 neighbours per document, the top 10 documents shown
+ * to the gap analysis, at most 3 gaps with 3 queries each, at most 5 sub-questions.
  */
-export const DEFAULT_GRILL: GrillOptions = {
-  rounds: 1,
-  minGain: 0,
-  rerankBudget: 500,
-  decompose: false,
-  candidates: 20,
-  qbdNeighbours: 10,
-  qbdTerms: 10,
-  gapDocuments: 10,
-  maxGaps: 3,
-  queriesPerGap: 3,
-  maxSubQuestions: 5,
-  rrfK: 60,
-  passageChars: 2000,
-};
+export const DEFAULT_GRILL: GrillOptions = defaultsOf(GRILL_SETTINGS);
 
 /** Why the retrieve → expand loop stopped. */
 export type GrillStop = 'saturated' | 'min-gain' | 'rounds';
@@ -90,8 +115,10 @@ export async function grillTopic(
   const values = contextValues(topic);
   let fused: ScoredDoc[];
   let rerankQuery: string;
-  if (options.decompose) {
-    const questions = await decompose(context, topic, values, options, base);
+  const questions = options.decompose
+    ? await decompose(context, topic, values, options, base)
+    : undefined;
+  if (questions) {
     const lists: ScoredDoc[][] = [];
     for (const [i, question] of questions.entries())
       lists.push(await pipeline(context, question, options, { ...base, subQuestion: i + 1 }));
@@ -103,7 +130,7 @@ export async function grillTopic(
   }
   const budgeted = fused.slice(0, options.rerankBudget);
   const ranked = context.reranker
-    ? await context.reranker.rerank(rerankQuery, budgeted, context)
+    ? await context.reranker.rerank(rerankQuery, budgeted, context, topic.id)
     : budgeted;
   return ranked.slice(0, context.k);
 }
@@ -120,38 +147,41 @@ function contextValues(topic: MethodTopic): { conversation: string; background: 
   };
 }
 
+/**
+ * The request rewritten with its conversation. A rewrite that stays unusable, or that has
+ * no term of the collection, is replaced by the raw request (traced as `query-fallback`).
+ */
 async function rewrite(
   context: MethodContext,
   topic: MethodTopic,
   values: { conversation: string; background: string },
   base: Base,
 ): Promise<string> {
-  const chat = chatOf(context);
-  const prompt = promptOf(context, 'grill-rewrite');
-  const answer = await ask(
-    chat.client,
-    prompt,
+  const answer = await askOrFallback(
+    context,
+    base,
+    'grill-rewrite',
     { query: topic.text, ...values },
-    {
-      model: chat.model,
-      validate: (json) =>
-        (json as { query: string }).query.trim() === ''
-          ? 'the rewritten query is empty'
-          : undefined,
-    },
-    context.deps,
+    (json) =>
+      (json as { query: string }).query.trim() === '' ? 'the rewritten query is empty' : undefined,
+    { text: topic.text, note: 'searched the raw request' },
   );
+  if (!answer) return topic.text;
   const query = (answer.json as { query: string }).query.trim();
   context.trace({
     ...base,
     step: 'rewrite',
-    prompt: prompt.id,
+    prompt: 'grill-rewrite',
     text: query,
     cached: answer.cached,
   });
-  return query;
+  return usableQuery(context, base, query, topic.text, 'rewrite');
 }
 
+/**
+ * The request split into sub-questions; an answer that stays unusable leaves the request
+ * itself as the one sub-question (traced as `query-fallback`).
+ */
 async function decompose(
   context: MethodContext,
   topic: MethodTopic,
@@ -159,19 +189,15 @@ async function decompose(
   options: GrillOptions,
   base: Base,
 ): Promise<string[]> {
-  const chat = chatOf(context);
-  const prompt = promptOf(context, 'grill-decompose');
-  const answer = await ask(
-    chat.client,
-    prompt,
+  const answer = await askOrFallback(
+    context,
+    base,
+    'grill-decompose',
     { query: topic.text, ...values },
-    {
-      model: chat.model,
-      validate: (json) =>
-        nonBlankStrings((json as { sub_questions: unknown }).sub_questions, 'sub-question'),
-    },
-    context.deps,
+    (json) => nonBlankStrings((json as { sub_questions: unknown }).sub_questions, 'sub-question'),
+    { text: topic.text, note: 'the request is the one sub-question' },
   );
+  if (!answer) return [topic.text];
   const questions = (answer.json as { sub_questions: string[] }).sub_questions
     .map((q) => q.trim())
     .filter((q) => q !== '')
@@ -180,13 +206,15 @@ async function decompose(
     context.trace({
       ...base,
       step: 'sub-question',
-      prompt: prompt.id,
+      prompt: 'grill-decompose',
       subQuestion: i + 1,
       text,
       cached: answer.cached,
     }),
   );
-  return questions;
+  return questions.map((q, i) =>
+    usableQuery(context, { ...base, subQuestion: i + 1 }, q, topic.text, 'sub-question'),
+  );
 }
 
 /** The problem with a list that should hold at least one non-blank string, or undefined. */
@@ -254,8 +282,29 @@ async function pipeline(
       else if (!d.relevant)
         context.trace({ ...where, step: 'filtered-out', prompt: FILTER_JUDGE, text: query });
     }
-    return found.map((list) => list.filter((h) => decisions.get(h.docno)!.relevant));
+    const kept = found.map((list) => list.filter((h) => decisions.get(h.docno)!.relevant));
+    // A stage whose every document the filter rejects, when nothing was kept before it,
+    // keeps its unfiltered ranking: the topic is not left without a document.
+    const all = new Set(found.flat().map((h) => h.docno));
+    if (known.size === 0 && all.size > 0 && kept.every((list) => list.length === 0)) {
+      context.trace({
+        ...base,
+        stage,
+        step: 'filter-kept-all',
+        prompt: FILTER_JUDGE,
+        text: query,
+        reason: `the relevance filter rejected all ${all.size} documents of the ${stage} stage and none was kept before: kept its unfiltered ranking`,
+      });
+      return found;
+    }
+    return kept;
   };
+
+  /** A seed document as a query: its whole text, or its best tf-idf terms. */
+  const documentAsQuery = (docno: string): WeightedQuery =>
+    options.qbdQuery === 'document'
+      ? wholeDocumentQuery(context.bm25.index, docNumbers.get(docno)!)
+      : documentQuery(context.bm25.index, docNumbers.get(docno)!, options.qbdTerms);
 
   // Stage 1: BM25 candidates.
   context.trace({ ...base, step: 'query', stage: 'candidates', text: query });
@@ -267,10 +316,7 @@ async function pipeline(
   let seeds = first!.map((h) => h.docno);
   for (let round = 1; round <= options.rounds; round++) {
     const found = seeds.map((docno) =>
-      context.bm25.searchWeighted(
-        documentQuery(context.bm25.index, docNumbers.get(docno)!, options.qbdTerms),
-        options.qbdNeighbours,
-      ),
+      context.bm25.searchWeighted(documentAsQuery(docno), options.qbdNeighbours),
     );
     const kept = await keep('expansion', found, round);
     lists.push(...kept);
@@ -311,23 +357,28 @@ async function pipeline(
         )
         .join('\n\n')
     : '(no document found yet)';
-  const chat = chatOf(context);
-  const prompt = promptOf(context, 'grill-gaps');
-  const answer = await ask(
-    chat.client,
-    prompt,
-    { query, passages },
-    { model: chat.model, validate: gapProblem },
-    context.deps,
-  );
   const queries: string[] = [];
-  for (const g of (answer.json as { gaps: Gap[] }).gaps.slice(0, options.maxGaps)) {
+  let answer: AskAnswer | undefined;
+  try {
+    answer = await askStep(context, 'grill-gaps', { query, passages }, gapProblem);
+  } catch (error) {
+    if (!(error instanceof UnusableAnswerError)) throw error;
+    // Without gaps the stage adds nothing; the documents found so far still make the ranking.
+    context.trace({
+      ...base,
+      step: 'gaps-unusable',
+      prompt: 'grill-gaps',
+      text: '',
+      reason: `${error.message}: no gap queries`,
+    });
+  }
+  for (const g of answer ? (answer.json as { gaps: Gap[] }).gaps.slice(0, options.maxGaps) : []) {
     context.trace({
       ...base,
       step: 'gap',
-      prompt: prompt.id,
+      prompt: 'grill-gaps',
       text: g.gap.trim(),
-      cached: answer.cached,
+      cached: answer!.cached,
     });
     for (const q of g.queries
       .map((q) => q.trim())
@@ -336,9 +387,9 @@ async function pipeline(
       context.trace({
         ...base,
         step: 'generated-query',
-        prompt: prompt.id,
+        prompt: 'grill-gaps',
         text: q,
-        cached: answer.cached,
+        cached: answer!.cached,
       });
       queries.push(q);
     }
@@ -373,61 +424,34 @@ function longestPassage(documents: readonly { title?: string; text: string }[]):
   return tokens;
 }
 
-/** The settings of a run, defaults filled in. */
-function grillOptions(options: ModelRetrieveOptions): GrillOptions {
-  return {
-    ...DEFAULT_GRILL,
-    ...(options.rounds !== undefined ? { rounds: options.rounds } : {}),
-    ...(options.minGain !== undefined ? { minGain: options.minGain } : {}),
-    ...(options.rerankBudget !== undefined ? { rerankBudget: options.rerankBudget } : {}),
-    ...(options.decompose !== undefined ? { decompose: options.decompose } : {}),
-  };
-}
-
 /** `grill`: agentic iterative retrieval with gap analysis and a relevance filter. */
-export const grillMethod: MethodDefinition = {
+export const grillMethod = defineMethod({
   name: 'grill',
-  check(options) {
-    const o = grillOptions(options);
-    if (!Number.isInteger(o.rounds) || o.rounds < 1)
-      throw new Error(`grill rounds must be a whole number of at least 1, not ${o.rounds}`);
-    if (!Number.isInteger(o.minGain) || o.minGain < 0)
-      throw new Error(`grill min-gain must be a whole number of at least 0, not ${o.minGain}`);
-    if (!Number.isInteger(o.rerankBudget) || o.rerankBudget < 1)
-      throw new Error(
-        `grill rerank budget must be a whole number of at least 1, not ${o.rerankBudget}`,
-      );
-    if (options.aggregation !== undefined) throw new Error('grill has no aggregation setting');
-  },
+  paper:
+    'Owoicho & Dalton (2026), GRILL Lab at TREC 2025: Agentic Iterative Retrieval and Gap-Aware Refinement (iKAT, RAG)',
+  steps:
+    "rewrite with turns and background (`grill-rewrite.md`); BM25 candidates; query-by-document rounds seeded by the last round's new documents (each document's text as the query); gap analysis of the top documents (`grill-gaps.md`: gaps × queries, BM25 each); RRF of every list; the `binary-filter` judge removes documents after every stage; the top of the fused list kept for the reranker",
+  calls:
+    '2 chat (+1 per sub-question with `--decompose`) + 1 filter judgment per document found per query',
+  reproduce:
+    "The paper's filter is GPT-4.1 nano fine-tuned on CAsT 2022 and iKAT 2023 judgments: give it as `--step-model binary-filter=ft:…`; its reranker is MonoT5 over a `/v1/rerank` endpoint (`--reranker cross-encoder --reranker-model …`), or RankGPT with GPT-5 (`--reranker rankgpt --step-model rankgpt=…`). Its runs: `--rounds 1` (baseline, the default), `--rounds 10`, `--rounds 22`; the RAG track: `--decompose`. The depths the paper does not give (20 candidates, 10 neighbours, 10 gap documents, 3 gaps × 3 queries) are assay's defaults.",
+  settings: GRILL_SETTINGS,
+  prompts: ['grill-rewrite', 'grill-decompose', 'grill-gaps', FILTER_JUDGE, 'rankgpt'],
+  check: (s, spell) => checkRankGpt(s, spell),
   needsChat: () => true,
-  needsEmbeddings: () => false,
+  embeddings: () => 'none',
   needsDocumentText: () => true,
-  parameters(options, p) {
-    const o = grillOptions(options);
-    p['grill.rounds'] = o.rounds;
-    p['grill.min-gain'] = o.minGain;
-    p['grill.rerank-budget'] = o.rerankBudget;
-    p['grill.decompose'] = String(o.decompose);
-    if (o.decompose) p['grill.max-sub-questions'] = o.maxSubQuestions;
-    p['grill.candidates'] = o.candidates;
+  parameters(_s, p) {
     p['grill.qbd-seeds'] = 'every kept document of the previous stage';
-    p['grill.qbd-neighbours'] = o.qbdNeighbours;
-    p['grill.qbd-terms'] = o.qbdTerms;
-    p['grill.gap-documents'] = o.gapDocuments;
-    p['grill.passage-chars'] = o.passageChars;
-    p['grill.max-gaps'] = o.maxGaps;
-    p['grill.queries-per-gap'] = o.queriesPerGap;
-    p['grill.rrf-k'] = o.rrfK;
     p['grill.filter'] = FILTER_JUDGE;
     p['grill.filter-unreadable'] = 'keep';
+    p['grill.filter-rejects-all'] = 'the first stage with documents keeps its unfiltered ranking';
   },
-  runTopic: (context, topic, options) => grillTopic(context, topic, grillOptions(options)),
-  estimateTopic(topic, options, sink) {
-    const o = grillOptions(options);
+  runTopic: (context, topic, s) => grillTopic(context, topic, s),
+  estimateTopic(topic, o, sink, extra) {
     // The documents' text, when the estimate was given it: the longest passage bounds a
     // judgment's size and the collection bounds the documents judged per query.
-    const documents = (options as { documents?: readonly { title?: string; text: string }[] })
-      .documents;
+    const documents = extra.documents;
     const passage = documents ? longestPassage(documents) : 0;
     const q = estimateTokens(topic.text);
     const context = [
@@ -464,4 +488,4 @@ export const grillMethod: MethodDefinition = {
       );
     }
   },
-};
+});

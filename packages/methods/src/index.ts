@@ -13,16 +13,42 @@ export type {
   MethodTopic,
   Reranker,
   ScoredDoc,
+  StepSettings,
 } from './method-context.js';
-/** What a method is: its needs, parameters, work per topic and estimate. */
+/** What a method is: its paper, settings, needs, parameters, work per topic and estimate. */
 export type {
   EstimateSink,
   GeneratedAnswer,
   MethodDefinition,
   TopicOutcome,
 } from './method-definition.js';
-/** The methods that call models, by name. */
-export { METHOD_DEFINITIONS, MODEL_METHODS, type ModelMethod } from './methods-registry.js';
+/** The methods that call models, by name, and their settings (one schema per method). */
+export {
+  compactMethods,
+  isModelMethod,
+  METHOD_DEFINITIONS,
+  methodDefinition,
+  methodSettingsSchema,
+  methodsWithSetting,
+  MODEL_METHODS,
+  parseMethodSettings,
+  settingDefaults,
+  settingsCatalogue,
+  type CataloguedSetting,
+  type ModelMethod,
+} from './methods-registry.js';
+/** Settings: what a setting is, the errors naming it, values from command-line text. */
+export {
+  expects,
+  kebab,
+  listOf,
+  SettingsError,
+  valueFromText,
+  type SettingInfo,
+  type Spell,
+} from './settings.js';
+/** The docs' methods and settings tables, made from the definitions. */
+export { flagOf, methodsReference } from './methods-table.js';
 /** Options of a run. */
 export type { ModelRetrieveOptions } from './retrieve-options.js';
 /** Query2doc (Wang et al., 2023). */
@@ -47,16 +73,11 @@ export {
   type GrVariant,
 } from './generate-then-retrieve.js';
 /** SRSA (Wang & Xu, 2024) and its baselines: simple search and a ReAct agent. */
-export { srsaTopic, type SrsaStrategy } from './srsa.js';
+export { ROUTER_FALLBACK, srsaTopic, type SrsaRoute, type SrsaStrategy } from './srsa.js';
 /** SRSA's baselines: one search then the answer; a ReAct agent with a search tool. */
 export { reactTopic, simpleSearchTopic } from './search-baselines.js';
 /** What SRSA and its baselines share: settings, the request text with its context. */
-export {
-  DEFAULT_SEARCH_AGENT,
-  PASSAGE_CHARS,
-  requestText,
-  type SearchAgentSettings,
-} from './search-agent.js';
+export { PASSAGE_CHARS, requestText, type SearchAgentSettings } from './search-agent.js';
 /** Rerankers: a cross-encoder over `/v1/rerank`, RankGPT's listwise sliding window. */
 export { CrossEncoderReranker, DEFAULT_RERANK_BATCH } from './cross-encoder-reranker.js';
 export {
@@ -71,7 +92,13 @@ export { DEFAULT_RERANK_DEPTH, rerankTopic } from './rerank-method.js';
 /** RRF over ranked lists. */
 export { rrfLists } from './ranked-lists.js';
 /** LLMForum-RAG: weighted-Rocchio retrieval, the agents' forum and its control block. */
-export { llmforumTopic, LLMFORUM, type LlmforumOptions } from './llmforum.js';
+export {
+  DEFAULT_LLMFORUM,
+  llmforumTopic,
+  LLMFORUM,
+  summaryRouge,
+  type LlmforumOptions,
+} from './llmforum.js';
 /** The context split into three word chunks with 10% overlap (LLMForum's agents). */
 export { splitIntoChunks, type TextChunk } from './context-chunks.js';
 /** Weighted Rocchio over embeddings: q' = α·q + β·pos − γ·neg, similarity-weighted. */
@@ -84,12 +111,12 @@ export { BudgetExceededError, SpendTracker } from './spend-tracker.js';
 export { formatTrace, type TraceEntry } from './trace.js';
 /** Running a method over topics. */
 export {
-  documentText,
+  methodNeeds,
   modelMethodParameters,
-  needsChat,
-  needsDocumentText,
-  needsEmbeddings,
   retrieveWithModels,
+  type EmbeddingResources,
+  type MethodNeeds,
+  type MissingTopic,
   type ModelResources,
   type ModelRun,
 } from './llm-retrieve.js';
@@ -99,5 +126,5 @@ export { estimateModelRun, type RunEstimate } from './estimate.js';
 export { defaultMethodsDir } from './prompts-dir.js';
 /** GRILL: rewrite, BM25, query-by-document rounds, gap analysis, relevance filter, RRF. */
 export { DEFAULT_GRILL, grillTopic, type GrillOptions, type GrillStop } from './grill.js';
-/** The reranker a run's options name (cross-encoder, RankGPT, or none). */
-export { rerankerFor } from './reranker-for.js';
+/** The reranker a run's settings name (cross-encoder, RankGPT, or none). */
+export { rerankerFor, type RerankerSettings } from './reranker-for.js';

@@ -8,16 +8,39 @@ import {
   type MethodPrompt,
   UnusableAnswerError,
 } from '@assay/llm';
-import { Bm25Searcher, DEFAULT_BM25, describeAnalyzer, type Bm25Index } from '@assay/retrieval';
+import {
+  Bm25Searcher,
+  DEFAULT_BM25,
+  describeAnalyzer,
+  documentText,
+  type Bm25Index,
+} from '@assay/retrieval';
 import type { Run, RunEntry } from '@assay/trec';
 import { DenseIndex } from './dense-index.js';
-import type { GeneratedAnswer } from './method-definition.js';
-import type { MethodContext, MethodTopic, Reranker, ScoredDoc } from './method-context.js';
-import { methodDefinition } from './methods-registry.js';
-import { DEFAULT_RANKGPT } from './rankgpt-reranker.js';
+import type { GeneratedAnswer, MethodDefinition, RunModels } from './method-definition.js';
+import type {
+  MethodContext,
+  MethodTopic,
+  Reranker,
+  ScoredDoc,
+  StepSettings,
+} from './method-context.js';
+import { methodDefinition, parseMethodSettings, type ModelMethod } from './methods-registry.js';
 import type { ModelRetrieveOptions } from './retrieve-options.js';
+import { kebab, SettingsError } from './settings.js';
 import { BudgetExceededError, SpendTracker } from './spend-tracker.js';
 import type { TraceEntry } from './trace.js';
+
+/** The embeddings endpoint, model and prefixes a run embeds with. */
+export interface EmbeddingResources {
+  endpoint: HttpEndpoint;
+  model: string;
+  batchSize?: number;
+  /** Before every query-side text (`query: ` for E5 models); default none. */
+  queryPrefix?: string;
+  /** Before every document's text (`passage: ` for E5 models); default none. */
+  passagePrefix?: string;
+}
 
 /** Endpoints, prompts and the collection a model method works with. */
 export interface ModelResources {
@@ -26,12 +49,20 @@ export interface ModelResources {
   /** Where calls are kept; `beforePaidCall`/`onPaidCall` are set by the run. */
   deps: CallDeps;
   chat?: { client: ChatClient; model: string };
+  /** Model, temperature and top_p by step (prompt id); `*` for every step. */
+  steps?: Readonly<Record<string, StepSettings>>;
   /** The embeddings endpoint and model (the client is made with the run's deps). */
-  embeddings?: { endpoint: HttpEndpoint; model: string; batchSize?: number };
+  embeddings?: EmbeddingResources;
   /** Document texts: for the dense index, and for methods that read passages. */
   documents?: readonly { id: string; title?: string; text: string }[];
   /** The reranker of methods with a rerank stage (absent: first-stage order). */
   reranker?: Reranker;
+}
+
+/** A topic that has no entries in a run, and why. */
+export interface MissingTopic {
+  topic: string;
+  reason: string;
 }
 
 /** A run made with models, with everything it generated and what it cost. */
@@ -41,40 +72,57 @@ export interface ModelRun {
   trace: TraceEntry[];
   /** Topics that failed, with the reason (they have no entries in the run). */
   failures: Array<{ topic: string; reason: string }>;
-  /** Answers of methods that answer (srsa, llmforum), in topic order. */
-  answers: Array<{ topic: string } & GeneratedAnswer>;
+  /** Answers of methods that answer (srsa, llmforum), in topic order, with their route. */
+  answers: Array<{ topic: string; route?: string } & GeneratedAnswer>;
   /** Topics left unfinished (or not started) because the budget was reached. */
   unfinished: string[];
   stoppedForBudget: boolean;
+  /** Every topic without entries, in topic order, with the reason (failed, budget, nothing found). */
+  missing: MissingTopic[];
+  /** Topics per route, for methods that route (srsa), in the order first taken. */
+  routes: Record<string, number>;
+  /** How the run departs from the paper's method (also in its parameters). */
+  warnings: string[];
   spend: SpendTracker;
 }
 
-/** Whether a method (with its options) needs the collection's embeddings. */
-export function needsEmbeddings(options: ModelRetrieveOptions): boolean {
-  return methodDefinition(options.method).needsEmbeddings(options);
+/** What a method needs for its settings: chat, embeddings, the documents' text. */
+export interface MethodNeeds {
+  chat: boolean;
+  embeddings: 'required' | 'optional' | 'none';
+  documentText: boolean;
 }
 
-/** Whether a method (with its options) calls a chat model. */
-export function needsChat(options: ModelRetrieveOptions): boolean {
-  return methodDefinition(options.method).needsChat(options) || options.reranker === 'rankgpt';
-}
-
-/** Whether a method (with its options) reads documents' text. */
-export function needsDocumentText(options: ModelRetrieveOptions): boolean {
-  const definition = methodDefinition(options.method);
-  return (
-    definition.needsEmbeddings(options) ||
-    (definition.needsDocumentText?.(options) ?? false) ||
-    options.reranker !== undefined
-  );
+/** What a method with these (parsed) settings needs; a reranker adds its own needs. */
+export function methodNeeds(method: ModelMethod, settings: Record<string, unknown>): MethodNeeds {
+  const definition = methodDefinition(method);
+  const reranker = settings.reranker as string | undefined;
+  return {
+    chat: definition.needsChat(settings) || reranker === 'rankgpt',
+    embeddings: definition.embeddings(settings),
+    documentText:
+      definition.embeddings(settings) === 'required' ||
+      (definition.needsDocumentText?.(settings) ?? false) ||
+      reranker !== undefined,
+  };
 }
 
 /** The settings a model method uses, defaults filled in, for the run's header. */
 export function modelMethodParameters(
   index: Bm25Index,
   options: ModelRetrieveOptions,
-  models: { model?: string; embeddingModel?: string; reranker?: string },
+  settings: Record<string, unknown>,
+  models: {
+    model?: string;
+    embeddingModel?: string;
+    reranker?: string;
+    steps?: Readonly<Record<string, StepSettings>>;
+    queryPrefix?: string;
+    passagePrefix?: string;
+  },
 ): Record<string, string | number> {
+  const definition = methodDefinition(options.method);
+  const needs = methodNeeds(options.method, settings);
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
   const p: Record<string, string | number> = {
     method: options.method,
@@ -85,17 +133,39 @@ export function modelMethodParameters(
     index: index.data.fingerprint,
     documents: index.documentCount,
   };
-  if (needsChat(options) && models.model) p.model = models.model;
-  if (needsEmbeddings(options) && models.embeddingModel)
-    p['embedding-model'] = models.embeddingModel;
-  if (models.reranker) p.reranker = models.reranker;
-  if (options.reranker === 'rankgpt') {
-    const rankgpt = { ...DEFAULT_RANKGPT, ...options.rankgpt };
-    p['rankgpt.window'] = rankgpt.window;
-    p['rankgpt.step'] = rankgpt.step;
-    p['rankgpt.passage-words'] = rankgpt.passageWords;
+  const embeds = needs.embeddings !== 'none' && models.embeddingModel !== undefined;
+  if (needs.chat && models.model) p.model = models.model;
+  if (embeds) {
+    p['embedding-model'] = models.embeddingModel!;
+    if (models.queryPrefix) p['embedding.query-prefix'] = JSON.stringify(models.queryPrefix);
+    if (models.passagePrefix)
+      p['embedding.passage-prefix'] = JSON.stringify(models.passagePrefix);
   }
-  methodDefinition(options.method).parameters(options, p);
+  if (models.reranker) p.reranker = models.reranker;
+  for (const [step, s] of Object.entries(models.steps ?? {})) {
+    const name = step === '*' ? 'steps' : `step.${step}`;
+    if (s.model) p[`${name}.model`] = s.model;
+    if (s.temperature !== undefined) p[`${name}.temperature`] = s.temperature;
+    if (s.topP !== undefined) p[`${name}.top-p`] = s.topP;
+  }
+  const prefix = definition.prefix ?? definition.name;
+  for (const [key, setting] of Object.entries(definition.settings)) {
+    const value = settings[key];
+    const needsOther = setting.info.onlyWith;
+    if (value === undefined) continue;
+    if (
+      needsOther &&
+      (settings[needsOther.key] === undefined ||
+        settings[needsOther.key] === false ||
+        (needsOther.value !== undefined && settings[needsOther.key] !== needsOther.value))
+    )
+      continue;
+    p[`${prefix}.${kebab(key)}`] = typeof value === 'boolean' ? String(value) : (value as never);
+  }
+  const runModels: RunModels = { embeddings: embeds };
+  definition.parameters?.(settings, p, runModels);
+  const warnings = definition.warnings?.(settings, runModels) ?? [];
+  warnings.forEach((w, i) => (p[warnings.length > 1 ? `warning.${i + 1}` : 'warning'] = w));
   if (options.budgetUsd !== undefined) p['budget-usd'] = options.budgetUsd;
   return p;
 }
@@ -105,7 +175,9 @@ export function modelMethodParameters(
  * (a rerun sends nothing); every generated text is traced. A topic whose answers stay
  * unusable, or whose calls fail after their retries, fails with the reason and gets no
  * entries; the other topics go on. Once the budget is reached no call is sent: the topics
- * finished so far make the run and the rest are listed as not started.
+ * finished so far make the run and the rest are listed as not started. Settings the
+ * method does not take, or takes with other values, throw a SettingsError before anything
+ * is sent.
  */
 export async function retrieveWithModels(
   topics: readonly MethodTopic[],
@@ -113,8 +185,9 @@ export async function retrieveWithModels(
   options: ModelRetrieveOptions,
 ): Promise<ModelRun> {
   const k = options.k ?? 1000;
-  const definition = methodDefinition(options.method);
-  definition.check?.(options);
+  const definition: MethodDefinition = methodDefinition(options.method);
+  const settings = parseMethodSettings(options.method, options.settings);
+  const needs = methodNeeds(options.method, settings);
   const spend = new SpendTracker(options.budgetUsd);
   const deps: CallDeps = { ...resources.deps, beforePaidCall: spend.check, onPaidCall: spend.add };
   const trace: TraceEntry[] = [];
@@ -130,9 +203,11 @@ export async function retrieveWithModels(
     deps,
     bm25: new Bm25Searcher(resources.index, { ...DEFAULT_BM25, ...options.bm25 }),
     k,
-    today: options.today ?? new Date().toISOString().slice(0, 10),
+    today:
+      typeof settings.today === 'string' ? settings.today : new Date().toISOString().slice(0, 10),
     trace: (entry) => trace.push(entry),
   };
+  if (resources.steps) context.steps = resources.steps;
   if (resources.documents)
     context.documents = new Map(
       resources.documents.map((d) => [
@@ -141,42 +216,52 @@ export async function retrieveWithModels(
       ]),
     );
   if (resources.reranker) context.reranker = resources.reranker;
-  if (needsChat(options)) {
-    if (!resources.chat) throw new Error(`${options.method} needs a chat model (--model)`);
+  if (needs.chat) {
+    if (!resources.chat) throw new SettingsError('model', `${options.method} needs a chat model`);
     context.chat = resources.chat;
   }
-  if (needsDocumentText(options) && !resources.documents)
-    throw new Error(`${options.method} reads the documents' text (--docs)`);
-  if (needsEmbeddings(options)) {
-    if (!resources.embeddings)
-      throw new Error(`${options.method} needs an embeddings model (--embedding-model)`);
+  if (needs.documentText && !resources.documents)
+    throw new SettingsError('docs', `${options.method} reads the documents' text`);
+  const embeds = needs.embeddings === 'required' || (needs.embeddings === 'optional' && !!resources.embeddings);
+  if (needs.embeddings === 'required' && !resources.embeddings)
+    throw new SettingsError('embeddingModel', `${options.method} needs an embeddings model`);
+  const parameters = () =>
+    modelMethodParameters(resources.index, options, settings, modelNames(resources, embeds));
+  if (embeds) {
     if (!resources.documents)
-      throw new Error(`${options.method} needs the documents' text (--docs) to embed them`);
-    const { endpoint, model, batchSize } = resources.embeddings;
+      throw new SettingsError('docs', `${options.method} needs the documents' text to embed them`);
+    const { endpoint, model, batchSize } = resources.embeddings!;
     context.embeddings = {
       client: new EmbeddingClient(endpoint, deps, batchSize ? { batchSize } : {}),
       model,
+      queryPrefix: resources.embeddings!.queryPrefix ?? '',
+      passagePrefix: resources.embeddings!.passagePrefix ?? '',
     };
     try {
       context.dense = await buildDenseIndex(context.embeddings, resources.documents);
     } catch (error) {
-      if (error instanceof BudgetExceededError)
+      if (error instanceof BudgetExceededError) {
+        const p = parameters();
         return {
           run: { name: options.tag ?? options.method, topics: new Map() },
-          parameters: modelMethodParameters(resources.index, options, modelNames(resources)),
+          parameters: p,
           trace,
           failures,
           answers: [],
           unfinished: topics.map((t) => t.id),
           stoppedForBudget: true,
+          missing: topics.map((t) => ({ topic: t.id, reason: BUDGET_REASON })),
+          routes: {},
+          warnings: warningsOf(p),
           spend,
         };
+      }
       throw error;
     }
   }
 
   const runTopic = async (topic: MethodTopic): Promise<void> => {
-    const outcome = await definition.runTopic(context, topic, options);
+    const outcome = await definition.runTopic(context, topic, settings);
     if (Array.isArray(outcome)) {
       results.set(topic.id, outcome);
       return;
@@ -230,32 +315,67 @@ export async function retrieveWithModels(
   trace.sort(byTopic);
   failures.sort(byTopic);
   unfinished.sort((a, b) => order.get(a)! - order.get(b)!);
-  const parameters = modelMethodParameters(resources.index, options, modelNames(resources));
-  if (routes.size > 0)
-    parameters.routes = topics
+  const p = parameters();
+  const routeCounts: Record<string, number> = {};
+  if (routes.size > 0) {
+    p.routes = topics
       .filter((t) => routes.has(t.id))
-      .map((t) => `${t.id}:${routes.get(t.id)}`)
+      .map((t) => `${t.id}:${routes.get(t.id)!}`)
       .join(' ');
+    for (const t of topics) {
+      const route = routes.get(t.id);
+      if (route !== undefined) routeCounts[route] = (routeCounts[route] ?? 0) + 1;
+    }
+  }
+  const failed = new Map(failures.map((f) => [f.topic, f.reason]));
+  const notRun = new Set(unfinished);
+  const missing: MissingTopic[] = [];
+  for (const t of topics) {
+    if ((out.get(t.id)?.length ?? 0) > 0) continue;
+    missing.push({
+      topic: t.id,
+      reason: failed.has(t.id)
+        ? `failed: ${failed.get(t.id)}`
+        : notRun.has(t.id)
+          ? BUDGET_REASON
+          : 'no document was found',
+    });
+  }
   return {
     run: { name: options.tag ?? options.method, topics: out },
-    parameters,
+    parameters: p,
     trace,
     failures,
     answers: topics
       .filter((t) => answers.has(t.id))
-      .map((t) => ({ topic: t.id, ...answers.get(t.id)! })),
+      .map((t) => ({
+        topic: t.id,
+        ...answers.get(t.id)!,
+        ...(routes.has(t.id) ? { route: routes.get(t.id)! } : {}),
+      })),
     unfinished,
     stoppedForBudget,
+    missing,
+    routes: routeCounts,
+    warnings: warningsOf(p),
     spend,
   };
 }
 
+const BUDGET_REASON = 'not run: the budget was reached';
+
+function warningsOf(p: Record<string, string | number>): string[] {
+  return Object.entries(p)
+    .filter(([key]) => key === 'warning' || key.startsWith('warning.'))
+    .map(([, value]) => String(value));
+}
+
 /** The dense index of a collection: each document's `title text` embedded (cached). */
 async function buildDenseIndex(
-  embeddings: { client: EmbeddingClient; model: string },
+  embeddings: NonNullable<MethodContext['embeddings']>,
   documents: readonly { id: string; title?: string; text: string }[],
 ): Promise<DenseIndex> {
-  const texts = documents.map((d) => documentText(d));
+  const texts = documents.map((d) => embeddings.passagePrefix + documentText(d));
   const vectors = await embeddings.client.embed(embeddings.model, texts);
   return new DenseIndex(
     documents.map((d) => d.id),
@@ -263,20 +383,20 @@ async function buildDenseIndex(
   );
 }
 
-/** The text of a document that is embedded: its title and text. */
-export function documentText(doc: { title?: string; text: string }): string {
-  return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
-}
-
-function modelNames(resources: ModelResources): {
-  model?: string;
-  embeddingModel?: string;
-  reranker?: string;
-} {
-  const names: { model?: string; embeddingModel?: string; reranker?: string } = {};
+function modelNames(
+  resources: ModelResources,
+  embeds: boolean,
+): Parameters<typeof modelMethodParameters>[3] {
+  const names: Parameters<typeof modelMethodParameters>[3] = {};
   if (resources.reranker) names.reranker = resources.reranker.name;
   if (resources.chat) names.model = resources.chat.model;
-  if (resources.embeddings) names.embeddingModel = resources.embeddings.model;
+  if (resources.steps) names.steps = resources.steps;
+  if (resources.embeddings && embeds) {
+    names.embeddingModel = resources.embeddings.model;
+    if (resources.embeddings.queryPrefix) names.queryPrefix = resources.embeddings.queryPrefix;
+    if (resources.embeddings.passagePrefix)
+      names.passagePrefix = resources.embeddings.passagePrefix;
+  }
   return names;
 }
 

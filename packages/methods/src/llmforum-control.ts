@@ -1,6 +1,5 @@
-import { ask, type AskSettings } from '@assay/llm';
 import { unitVector } from './dense-index.js';
-import { chatOf, promptOf, type MethodContext } from './method-context.js';
+import { askStep, type MethodContext } from './method-context.js';
 
 /** The control block's verdict on one answer. */
 export interface ControlScore {
@@ -41,7 +40,12 @@ export function lexicalSimilarity(
   return n === 0 ? 0 : dotProduct / n;
 }
 
-/** Cosine of two embeddings mapped from −1..1 to 0..1: (1 + cos) / 2. */
+/**
+ * Cosine of two embeddings mapped from −1..1 to 0..1: (1 + cos) / 2, so the embedding
+ * similarity has the 0..1 range of the judge's scores it is averaged with (the paper
+ * normalises the cosine without saying how; the lexical cosine of term counts is already
+ * 0..1 and is used as it is).
+ */
 export function embeddingSimilarity(a: Float32Array, b: Float32Array): number {
   const x = unitVector(a);
   const y = unitVector(b);
@@ -52,8 +56,8 @@ export function embeddingSimilarity(a: Float32Array, b: Float32Array): number {
 
 /**
  * LLMForum-RAG's control block on one answer: its semantic similarity to the question and
- * to its text (embeddings' cosine when an embeddings model is configured, the lexical
- * cosine otherwise) and the LLM judge's groundedness and relevance (prompt
+ * to its text (embeddings' cosine, normalised to 0..1, when an embeddings model is
+ * configured; the lexical cosine otherwise) and the LLM judge's groundedness and relevance (prompt
  * `llmforum-control`), averaged as mean(question, context, mean(groundedness, relevance)).
  */
 export async function controlScore(
@@ -65,8 +69,13 @@ export async function controlScore(
   let simQuestion: number;
   let simContext: number;
   if (context.embeddings) {
-    const { client, model } = context.embeddings;
-    const [q, c, a] = await client.embed(model, [question, text, answer]);
+    // The question on the query side, the text and the answer on the passage side: one request.
+    const { client, model, queryPrefix, passagePrefix } = context.embeddings;
+    const [q, c, a] = await client.embed(model, [
+      queryPrefix + question,
+      passagePrefix + text,
+      passagePrefix + answer,
+    ]);
     simQuestion = embeddingSimilarity(q!, a!);
     simContext = embeddingSimilarity(c!, a!);
   } else {
@@ -74,15 +83,7 @@ export async function controlScore(
     simQuestion = lexicalSimilarity(analyze, question, answer);
     simContext = lexicalSimilarity(analyze, text, answer);
   }
-  const chat = chatOf(context);
-  const settings: AskSettings = { model: chat.model };
-  const judged = await ask(
-    chat.client,
-    promptOf(context, 'llmforum-control'),
-    { question, context: text, answer },
-    settings,
-    context.deps,
-  );
+  const judged = await askStep(context, 'llmforum-control', { question, context: text, answer });
   const { groundedness, relevance } = judged.json as { groundedness: number; relevance: number };
   return {
     question: simQuestion,

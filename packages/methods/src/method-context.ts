@@ -1,5 +1,13 @@
-import type { CallDeps, ChatClient, EmbeddingClient, MethodPrompt } from '@assay/llm';
-import type { Bm25Searcher } from '@assay/retrieval';
+import {
+  ask,
+  UnusableAnswerError,
+  type AskAnswer,
+  type CallDeps,
+  type ChatClient,
+  type EmbeddingClient,
+  type MethodPrompt,
+} from '@assay/llm';
+import { analyzeQuery, type Bm25Searcher } from '@assay/retrieval';
 import type { DenseIndex } from './dense-index.js';
 import type { TraceEntry } from './trace.js';
 
@@ -18,6 +26,26 @@ export interface MethodTopic {
   previousTurns?: ConversationTurn[];
   /** What the user said about themselves (iKAT's personal text knowledge base). */
   userBackground?: string[];
+}
+
+/**
+ * The model settings of one step (a prompt id such as `gr-answer`, `binary-filter` or
+ * `rankgpt`): a model of its own, a sampling temperature instead of the prompt's, top_p.
+ */
+export interface StepSettings {
+  model?: string;
+  temperature?: number;
+  topP?: number;
+}
+
+/** The embeddings endpoint as methods use it, with E5-style prefixes (empty: none). */
+export interface MethodEmbeddings {
+  client: EmbeddingClient;
+  model: string;
+  /** Put before every text embedded on the query side (`query: ` for E5 models). */
+  queryPrefix: string;
+  /** Put before every document's text (`passage: ` for E5 models). */
+  passagePrefix: string;
 }
 
 /** A document's text, looked up by docno. */
@@ -46,8 +74,10 @@ export interface Reranker {
 export interface MethodContext {
   /** The chat endpoint and model (LLM methods). */
   chat?: { client: ChatClient; model: string };
-  /** The embeddings endpoint and model (dense aggregation, dense, hybrid). */
-  embeddings?: { client: EmbeddingClient; model: string };
+  /** Model settings by step (prompt id); `*` applies to every step without its own. */
+  steps?: Readonly<Record<string, StepSettings>>;
+  /** The embeddings endpoint and model (dense aggregation, dense, hybrid, llmforum). */
+  embeddings?: MethodEmbeddings;
   prompts: ReadonlyMap<string, MethodPrompt>;
   deps: CallDeps;
   bm25: Bm25Searcher;
@@ -84,12 +114,116 @@ export function chatOf(context: MethodContext): { client: ChatClient; model: str
   return context.chat;
 }
 
+/**
+ * The chat endpoint with step `id`'s model, temperature and top_p: the step's own settings,
+ * else those given for every step (`*`), else the run's model and the prompt's temperature.
+ */
+export function chatFor(
+  context: MethodContext,
+  id: string,
+): { client: ChatClient; model: string; temperature?: number; topP?: number } {
+  const chat = chatOf(context);
+  const all = context.steps?.['*'];
+  const own = context.steps?.[id];
+  const out: { client: ChatClient; model: string; temperature?: number; topP?: number } = {
+    client: chat.client,
+    model: own?.model ?? all?.model ?? chat.model,
+  };
+  const temperature = own?.temperature ?? all?.temperature;
+  const topP = own?.topP ?? all?.topP;
+  if (temperature !== undefined) out.temperature = temperature;
+  if (topP !== undefined) out.topP = topP;
+  return out;
+}
+
+/**
+ * Asks prompt `id` with its step's model settings (see {@link chatFor}); `validate` checks
+ * a usable answer further. Every method's calls go through here.
+ */
+export function askStep(
+  context: MethodContext,
+  id: string,
+  values: Record<string, string>,
+  validate?: (json: unknown) => string | undefined,
+): Promise<AskAnswer> {
+  const { client, ...settings } = chatFor(context, id);
+  return ask(
+    client,
+    promptOf(context, id),
+    values,
+    { ...settings, ...(validate ? { validate } : {}) },
+    context.deps,
+  );
+}
+
+/**
+ * {@link askStep}, or, when the answer stays unusable, undefined with the fallback traced
+ * as `query-fallback` (its text, and the reason with `note` after it): for the steps a
+ * topic can do without (a rewrite falls back to the raw request).
+ */
+export async function askOrFallback(
+  context: MethodContext,
+  base: { topic: string; method: string },
+  id: string,
+  values: Record<string, string>,
+  validate: ((json: unknown) => string | undefined) | undefined,
+  fallback: { text: string; note?: string },
+): Promise<AskAnswer | undefined> {
+  try {
+    return await askStep(context, id, values, validate);
+  } catch (error) {
+    if (!(error instanceof UnusableAnswerError)) throw error;
+    context.trace({
+      ...base,
+      step: 'query-fallback',
+      prompt: id,
+      text: fallback.text,
+      reason: fallback.note ? `${error.message}: ${fallback.note}` : error.message,
+    });
+    return undefined;
+  }
+}
+
+/** Vectors of texts on the query side (with the query prefix). */
+export function embedQueries(
+  embeddings: MethodEmbeddings,
+  texts: readonly string[],
+): Promise<Float32Array[]> {
+  return embeddings.client.embed(
+    embeddings.model,
+    texts.map((t) => embeddings.queryPrefix + t),
+  );
+}
+
+/** Whether a text has at least one term the collection's index knows. */
+export function hasCollectionTerm(context: MethodContext, text: string): boolean {
+  return analyzeQuery(context.bm25.index, text).size > 0;
+}
+
+/**
+ * The query a generated text makes, or the raw request when the text has no term the
+ * collection knows (an answer such as `{"oops":`): then the fallback is traced as
+ * `query-fallback`, so no topic goes without a search because of an unusable rewrite.
+ */
+export function usableQuery(
+  context: MethodContext,
+  base: { topic: string; method: string; subQuestion?: number },
+  generated: string,
+  raw: string,
+  what: string,
+): string {
+  if (hasCollectionTerm(context, generated)) return generated;
+  context.trace({
+    ...base,
+    step: 'query-fallback',
+    text: raw,
+    reason: `the ${what} ${JSON.stringify(generated.slice(0, 200))} has no term of the collection: searched the raw request`,
+  });
+  return raw;
+}
+
 /** The embeddings endpoint and the collection's vectors, or an error saying what is missing. */
-export function denseOf(context: MethodContext): {
-  client: EmbeddingClient;
-  model: string;
-  index: DenseIndex;
-} {
+export function denseOf(context: MethodContext): MethodEmbeddings & { index: DenseIndex } {
   if (!context.embeddings || !context.dense)
     throw new Error('this method needs an embeddings model (--embedding-model)');
   return { ...context.embeddings, index: context.dense };

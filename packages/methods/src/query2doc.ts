@@ -1,14 +1,15 @@
-import { ask, estimateTokens } from '@assay/llm';
-import type { MethodDefinition } from './method-definition.js';
+import { estimateTokens } from '@assay/llm';
+import { defineMethod } from './method-definition.js';
 import {
-  chatOf,
+  askStep,
   denseOf,
-  promptOf,
+  embedQueries,
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
 } from './method-context.js';
 import { query2docDenseText, query2docSparseQuery } from './query-strings.js';
+import { AGGREGATION_HELP, choice, settings } from './settings.js';
 
 /** How Query2doc searches with its pseudo-document. */
 export type Query2docMode = 'sparse' | 'dense';
@@ -23,20 +24,12 @@ export async function query2docTopic(
   topic: MethodTopic,
   mode: Query2docMode,
 ): Promise<ScoredDoc[]> {
-  const chat = chatOf(context);
-  const prompt = promptOf(context, 'query2doc');
-  const answer = await ask(
-    chat.client,
-    prompt,
-    { query: topic.text },
-    { model: chat.model },
-    context.deps,
-  );
+  const answer = await askStep(context, 'query2doc', { query: topic.text });
   const base = { topic: topic.id, method: 'query2doc' };
   context.trace({
     ...base,
     step: 'pseudo-document',
-    prompt: prompt.id,
+    prompt: 'query2doc',
     text: answer.text,
     cached: answer.cached,
   });
@@ -48,28 +41,34 @@ export async function query2docTopic(
   const dense = denseOf(context);
   const text = query2docDenseText(topic.text, answer.text);
   context.trace({ ...base, step: 'query', text });
-  const [vector] = await dense.client.embed(dense.model, [text]);
+  const [vector] = await embedQueries(dense, [text]);
   return dense.index.search(vector!, context.k);
 }
 
+const QUERY2DOC_SETTINGS = settings({
+  aggregation: choice(['sparse', 'dense'], AGGREGATION_HELP, { default: 'sparse' }),
+});
+
 /** `query2doc`: one pseudo-document per query (Wang et al., 2023). */
-export const query2docMethod: MethodDefinition = {
+export const query2docMethod = defineMethod({
   name: 'query2doc',
-  check(options) {
-    if (options.aggregation === 'rrf')
-      throw new Error("query2doc searches 'sparse' or 'dense', not 'rrf'");
-  },
+  paper: 'Wang, Yang & Wei (2023), Query2doc: Query Expansion with Large Language Models, EMNLP',
+  steps:
+    'one pseudo-document (`query2doc.md`); sparse: BM25 of the query repeated 5 times and the pseudo-document; dense: embedding of `query [SEP] pseudo-document`',
+  calls: '1 chat (+1 embedding for dense)',
+  reproduce:
+    'The paper prompts text-davinci-003 with four MS MARCO examples; assay asks zero-shot at temperature 0. The defaults are its sparse setting; its dense setting: `--aggregation dense --embedding-model E` (with `--query-prefix "query: " --passage-prefix "passage: "` for E5 models).',
+  settings: QUERY2DOC_SETTINGS,
+  prompts: ['query2doc'],
   needsChat: () => true,
-  needsEmbeddings: (options) => options.aggregation === 'dense',
-  parameters(options, p) {
-    p['query2doc.mode'] = options.aggregation ?? 'sparse';
+  embeddings: (s) => (s.aggregation === 'dense' ? 'required' : 'none'),
+  parameters(_s, p) {
     p['query2doc.query-repeats'] = 5;
   },
-  runTopic: (context, topic, options) =>
-    query2docTopic(context, topic, options.aggregation === 'dense' ? 'dense' : 'sparse'),
-  estimateTopic(topic, options, sink) {
+  runTopic: (context, topic, s) => query2docTopic(context, topic, s.aggregation),
+  estimateTopic(topic, s, sink) {
     const q = estimateTokens(topic.text);
     sink.call('query2doc', q);
-    if (options.aggregation === 'dense') sink.embed(1, q + sink.max('query2doc'));
+    if (s.aggregation === 'dense') sink.embed(1, q + sink.max('query2doc'));
   },
-};
+});

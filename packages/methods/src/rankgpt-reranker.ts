@@ -1,8 +1,8 @@
-import { ask, type ChatClient, UnusableAnswerError } from '@assay/llm';
-import { documentText } from './llm-retrieve.js';
+import { UnusableAnswerError } from '@assay/llm';
+import { documentText } from '@assay/retrieval';
 import {
+  askStep,
   documentOf,
-  promptOf,
   type MethodContext,
   type Reranker,
   type ScoredDoc,
@@ -78,15 +78,13 @@ export class RankGptReranker implements Reranker {
   readonly name: string;
   readonly options: RankGptOptions;
 
-  constructor(
-    private readonly chat: { client: ChatClient; model: string },
-    options: Partial<RankGptOptions> = {},
-  ) {
+  /** `model` names the chat model the `rankgpt` step uses, for the run's parameters. */
+  constructor(model: string, options: Partial<RankGptOptions> = {}) {
     this.options = { ...DEFAULT_RANKGPT, ...options };
     slidingWindows(0, this.options.window, this.options.step);
     if (!Number.isInteger(this.options.passageWords) || this.options.passageWords < 1)
       throw new Error(`passage words must be a positive integer, not ${this.options.passageWords}`);
-    this.name = `rankgpt:${chat.model}`;
+    this.name = `rankgpt:${model}`;
   }
 
   async rerank(
@@ -95,7 +93,6 @@ export class RankGptReranker implements Reranker {
     context: MethodContext,
     topic = '',
   ): Promise<ScoredDoc[]> {
-    const prompt = promptOf(context, 'rankgpt');
     const { window, step, passageWords } = this.options;
     const passages = new Map(
       candidates.map((c) => [
@@ -111,21 +108,13 @@ export class RankGptReranker implements Reranker {
         count: String(slice.length),
         passages: slice.map((docno, i) => `[${i + 1}] ${passages.get(docno)}`).join('\n\n'),
       };
-      const base = { topic, method: 'rankgpt', prompt: prompt.id };
+      const base = { topic, method: 'rankgpt', prompt: 'rankgpt' };
       let permutation: number[];
       try {
-        const answer = await ask(
-          this.chat.client,
-          prompt,
-          values,
-          {
-            model: this.chat.model,
-            validate: (text) =>
-              parsePermutation(String(text), slice.length)
-                ? undefined
-                : 'the answer names no passage of the window',
-          },
-          context.deps,
+        const answer = await askStep(context, 'rankgpt', values, (text) =>
+          parsePermutation(String(text), slice.length)
+            ? undefined
+            : 'the answer names no passage of the window',
         );
         permutation = parsePermutation(answer.text, slice.length)!;
         context.trace({

@@ -9,8 +9,8 @@ import {
   type JudgeTemplate,
 } from '@assay/judge';
 import { ChatCallError, RateLimiter, type CallDeps } from '@assay/llm';
-import { documentText } from './llm-retrieve.js';
-import { chatOf, documentOf, type MethodContext } from './method-context.js';
+import { documentText } from '@assay/retrieval';
+import { chatFor, documentOf, type MethodContext } from './method-context.js';
 
 /** The judge that filters candidates between retrieval stages (`judges/binary-filter.md`). */
 export const FILTER_JUDGE = 'binary-filter';
@@ -74,10 +74,10 @@ export class RelevanceFilter {
     private readonly context: MethodContext,
     private readonly query: string,
   ) {
-    const chat = chatOf(context);
-    this.settings = { model: chat.model };
+    const { client, ...settings } = chatFor(context, FILTER_JUDGE);
+    this.settings = settings;
     // The run's call deps (store, budget check, spending, retries) with a limiter.
-    this.deps = { ...context.deps, client: chat.client, limiter: limiterOf(context.deps) };
+    this.deps = { ...context.deps, client, limiter: limiterOf(context.deps) };
   }
 
   /** Whether each document was judged before (by this filter). */

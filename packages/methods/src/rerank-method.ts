@@ -1,7 +1,9 @@
 import { estimateTokens } from '@assay/llm';
-import type { MethodDefinition } from './method-definition.js';
+import { defineMethod } from './method-definition.js';
 import type { MethodContext, MethodTopic, ScoredDoc } from './method-context.js';
-import { DEFAULT_RANKGPT, slidingWindows } from './rankgpt-reranker.js';
+import { slidingWindows } from './rankgpt-reranker.js';
+import { checkRankGpt, RERANKER_SETTINGS } from './reranker-for.js';
+import { integer, settings, SettingsError } from './settings.js';
 
 /** Documents the rerank method takes from BM25 to rerank, by default. */
 export const DEFAULT_RERANK_DEPTH = 100;
@@ -25,28 +27,42 @@ export async function rerankTopic(
 }
 
 /** `rerank`: BM25, then the reranker over its top `--rerank-depth` documents. */
-export const rerankMethod: MethodDefinition = {
+export const rerankMethod = defineMethod({
   name: 'rerank',
-  check(options) {
-    if (options.reranker === undefined) throw new Error('the rerank method needs a reranker');
+  paper: 'Sun et al. (2023), RankGPT (listwise); cross-encoders over `/v1/rerank`',
+  steps:
+    'BM25 top `--rerank-depth`, reranked by `--reranker cross-encoder` (needs `--reranker-model`) or `rankgpt` (sliding window over the chat model); the rest follows in BM25 order',
+  calls:
+    'cross-encoder: 1 rerank request per batch; rankgpt: one chat per window position (⌈(depth − window)/step⌉ + 1)',
+  reproduce:
+    "RankGPT's window 20, step 10 and 100 documents are the defaults; the paper's models were gpt-3.5-turbo and gpt-4 (`--model`).",
+  settings: settings({
+    rerankDepth: integer('BM25 documents reranked; the rest follow in BM25 order', {
+      default: DEFAULT_RERANK_DEPTH,
+      max: 100_000,
+    }),
+    ...RERANKER_SETTINGS,
+  }),
+  prompts: ['rankgpt'],
+  check(s, spell) {
+    if (s.reranker === undefined)
+      throw new SettingsError(
+        'reranker',
+        `rerank needs ${spell('reranker')} (cross-encoder or rankgpt)`,
+      );
+    checkRankGpt(s, spell);
   },
-  needsChat: () => false,
-  needsEmbeddings: () => false,
+  needsChat: (s) => s.reranker === 'rankgpt',
+  embeddings: () => 'none',
   needsDocumentText: () => true,
-  parameters(options, p) {
-    p['rerank.depth'] = options.rerankDepth ?? DEFAULT_RERANK_DEPTH;
-  },
-  runTopic: (context, topic, options) =>
-    rerankTopic(context, topic, options.rerankDepth ?? DEFAULT_RERANK_DEPTH),
-  estimateTopic(topic, options, sink) {
-    if (options.reranker !== 'rankgpt') return;
-    const { window, step, passageWords } = { ...DEFAULT_RANKGPT, ...options.rankgpt };
-    const depth = options.rerankDepth ?? DEFAULT_RERANK_DEPTH;
+  runTopic: (context, topic, s) => rerankTopic(context, topic, s.rerankDepth),
+  estimateTopic(topic, s, sink) {
+    if (s.reranker !== 'rankgpt') return;
     // About 4/3 tokens a word: every window at its full size, twice the query.
-    for (const [start, end] of slidingWindows(depth, window, step))
+    for (const [start, end] of slidingWindows(s.rerankDepth, s.rankgptWindow, s.rankgptStep))
       sink.call(
         'rankgpt',
-        2 * estimateTokens(topic.text) + Math.ceil(((end - start) * passageWords * 4) / 3),
+        2 * estimateTokens(topic.text) + Math.ceil(((end - start) * s.rankgptWords * 4) / 3),
       );
   },
-};
+});

@@ -1,36 +1,30 @@
-import { ask, type AskAnswer } from '@assay/llm';
 import type { GeneratedAnswer } from './method-definition.js';
 import {
-  chatOf,
+  askStep,
   documentOf,
-  promptOf,
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
 } from './method-context.js';
-import type { ModelRetrieveOptions } from './retrieve-options.js';
+import { integer } from './settings.js';
+
+/** Documents per search: the paper's search API returned 5 (`max_results = 5`). */
+export const SEARCH_K = integer('documents per BM25 search', { default: 5, max: 1_000 });
+
+/** SRSA's planning rounds and ReAct's steps at most (the paper: 5). */
+export const MAX_ROUNDS = integer(
+  'srsa: planning searches at most; react: Thought/Action steps at most',
+  { default: 5, max: 50 },
+);
 
 /** Settings shared by SRSA and its baselines (Wang & Xu's search tool and loops). */
 export interface SearchAgentSettings {
-  /** Documents per search (the paper's search API returned 5: `max_results = 5`). */
   searchK: number;
-  /** SRSA planning rounds at most; ReAct Thought/Action steps at most (the paper: 5). */
   maxRounds: number;
 }
 
-/** The paper's settings: 5 results per search, at most 5 planning rounds or ReAct steps. */
-export const DEFAULT_SEARCH_AGENT: SearchAgentSettings = { searchK: 5, maxRounds: 5 };
-
 /** Characters of a document's text shown to the model (the rest is cut). */
 export const PASSAGE_CHARS = 2000;
-
-/** The settings of a run, defaults filled in. */
-export function searchAgentSettings(options: ModelRetrieveOptions): SearchAgentSettings {
-  return {
-    searchK: options.searchK ?? DEFAULT_SEARCH_AGENT.searchK,
-    maxRounds: options.maxRounds ?? DEFAULT_SEARCH_AGENT.maxRounds,
-  };
-}
 
 /**
  * The request as the agent reads it: the topic's text, preceded by the conversation so far
@@ -107,23 +101,6 @@ export function search(
   const docnos = found.add(context.bm25.search(query, searchK));
   context.trace({ ...base, step: 'results', text: docnos.join(' ') });
   return docnos;
-}
-
-/** Asks a prompt with the run's chat model; `validate` checks a structured answer. */
-export function askStep(
-  context: MethodContext,
-  id: string,
-  values: Record<string, string>,
-  validate?: (json: unknown) => string | undefined,
-): Promise<AskAnswer> {
-  const chat = chatOf(context);
-  return ask(
-    chat.client,
-    promptOf(context, id),
-    values,
-    { model: chat.model, ...(validate ? { validate } : {}) },
-    context.deps,
-  );
 }
 
 /** The strings of a list field of a structured answer, trimmed, blanks left out. */

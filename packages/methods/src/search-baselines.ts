@@ -1,17 +1,22 @@
 import { estimateTokens } from '@assay/llm';
-import type { EstimateSink, MethodDefinition, TopicOutcome } from './method-definition.js';
-import type { MethodContext, MethodTopic } from './method-context.js';
+import { defineMethod, type EstimateSink, type TopicOutcome } from './method-definition.js';
 import {
+  askOrFallback,
   askStep,
+  type MethodContext,
+  type MethodTopic,
+} from './method-context.js';
+import {
   finalAnswer,
   FoundDocuments,
+  MAX_ROUNDS,
   PASSAGE_CHARS,
   passages,
   requestText,
   search,
-  searchAgentSettings,
-  type SearchAgentSettings,
+  SEARCH_K,
 } from './search-agent.js';
+import { settings } from './settings.js';
 
 /**
  * SRSA's simple-search baseline (Wang & Xu, 2024, section IV-B1) for one topic: one search
@@ -20,7 +25,7 @@ import {
 export async function simpleSearchTopic(
   context: MethodContext,
   topic: MethodTopic,
-  settings: SearchAgentSettings,
+  settings: { searchK: number },
 ): Promise<TopicOutcome> {
   const base = { topic: topic.id, method: 'simple-search' };
   const query = requestText(topic);
@@ -46,19 +51,23 @@ interface ReactStep {
 export async function reactTopic(
   context: MethodContext,
   topic: MethodTopic,
-  settings: SearchAgentSettings,
+  settings: { searchK: number; maxRounds: number },
 ): Promise<TopicOutcome> {
   const base = { topic: topic.id, method: 'react' };
   const query = requestText(topic);
-  const rephrased = await askStep(context, 'react-rephrase', { query });
-  const question = rephrased.text.split('\n')[0]!.trim();
-  context.trace({
-    ...base,
-    step: 'rephrase',
-    prompt: 'react-rephrase',
-    text: question,
-    cached: rephrased.cached,
+  const rephrased = await askOrFallback(context, base, 'react-rephrase', { query }, undefined, {
+    text: topic.text,
+    note: 'the raw request is the question',
   });
+  const question = rephrased ? rephrased.text.split('\n')[0]!.trim() : topic.text;
+  if (rephrased)
+    context.trace({
+      ...base,
+      step: 'rephrase',
+      prompt: 'react-rephrase',
+      text: question,
+      cached: rephrased.cached,
+    });
   const found = new FoundDocuments();
   const history: string[] = [];
   for (let step = 1; ; step++) {
@@ -105,46 +114,52 @@ function answerEstimate(topic: MethodTopic, sink: EstimateSink, material: number
   sink.call('srsa-answer', estimateTokens(requestText(topic)) + material);
 }
 
+const BASELINES =
+  "Wang & Xu (2024)'s baselines, run with the same model and search settings as srsa.";
+
 /** `simple-search`: one search with the request, then the answer (SRSA's first baseline). */
-export const simpleSearchMethod: MethodDefinition = {
+export const simpleSearchMethod = defineMethod({
   name: 'simple-search',
+  paper: 'same paper as srsa, single-search baseline',
+  steps: 'one BM25 search with the request; answer from its results',
+  calls: '1',
+  reproduce: BASELINES,
+  settings: settings({ searchK: SEARCH_K }),
+  prompts: ['srsa-answer'],
   needsChat: () => true,
-  needsEmbeddings: () => false,
+  embeddings: () => 'none',
   needsDocumentText: () => true,
   answers: true,
-  parameters(options, p) {
-    p['simple-search.search-k'] = searchAgentSettings(options).searchK;
+  parameters(_s, p) {
     p['simple-search.passage-chars'] = PASSAGE_CHARS;
     p['simple-search.ranking'] = 'the search order';
   },
-  runTopic: (context, topic, options) =>
-    simpleSearchTopic(context, topic, searchAgentSettings(options)),
-  estimateTopic(topic, options, sink) {
-    answerEstimate(
-      topic,
-      sink,
-      searchAgentSettings(options).searchK * Math.ceil(PASSAGE_CHARS / 4),
-    );
+  runTopic: (context, topic, s) => simpleSearchTopic(context, topic, s),
+  estimateTopic(topic, s, sink) {
+    answerEstimate(topic, sink, s.searchK * Math.ceil(PASSAGE_CHARS / 4));
   },
-};
+});
 
 /** `react`: a ReAct agent with a search tool (SRSA's second baseline). */
-export const reactMethod: MethodDefinition = {
+export const reactMethod = defineMethod({
   name: 'react',
+  paper: 'same paper as srsa, ReAct baseline (Yao et al. 2023)',
+  steps:
+    'rephrase the request; Thought/Action (search or finish)/Observation; answer from the history',
+  calls: 'at most 2 + max rounds',
+  reproduce: `${BASELINES} The paper capped ReAct at 5 steps (the default \`--max-rounds\`).`,
+  settings: settings({ searchK: SEARCH_K, maxRounds: MAX_ROUNDS }),
+  prompts: ['react-rephrase', 'react-step', 'srsa-answer'],
   needsChat: () => true,
-  needsEmbeddings: () => false,
+  embeddings: () => 'none',
   needsDocumentText: () => true,
   answers: true,
-  parameters(options, p) {
-    const s = searchAgentSettings(options);
-    p['react.search-k'] = s.searchK;
-    p['react.max-steps'] = s.maxRounds;
+  parameters(_s, p) {
     p['react.passage-chars'] = PASSAGE_CHARS;
     p['react.ranking'] = 'first-found order';
   },
-  runTopic: (context, topic, options) => reactTopic(context, topic, searchAgentSettings(options)),
-  estimateTopic(topic, options, sink) {
-    const { searchK, maxRounds } = searchAgentSettings(options);
+  runTopic: (context, topic, s) => reactTopic(context, topic, s),
+  estimateTopic(topic, { searchK, maxRounds }, sink) {
     const q = estimateTokens(requestText(topic)) + 10;
     const perStep = sink.max('react-step') + searchK * Math.ceil(PASSAGE_CHARS / 4);
     sink.call('react-rephrase', q);
@@ -153,4 +168,4 @@ export const reactMethod: MethodDefinition = {
       sink.call('react-step', q + question + (step - 1) * perStep);
     answerEstimate(topic, sink, maxRounds * perStep);
   },
-};
+});

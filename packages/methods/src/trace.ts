@@ -33,6 +33,10 @@ export interface TraceEntry {
   stop?: string;
   /** grill with decompose: which sub-question (1-based) the entry belongs to. */
   subQuestion?: number;
+  /** Why a step fell back or dropped something (`query-fallback`, `filter-kept-all` …). */
+  reason?: string;
+  /** srsa: the route the entry belongs to. */
+  route?: string;
 }
 
 /** The trace as JSONL (one entry a line). */

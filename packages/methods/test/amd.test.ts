@@ -127,7 +127,7 @@ describe('amd', () => {
     const result = await retrieveWithModels(
       [{ id: 't1', text: 'beta' }],
       resources(server, new MemoryCallStore()),
-      { method: 'amd', feedback: false, k: 10 },
+      { method: 'amd', settings: { feedback: false }, k: 10 },
     );
     expect(server.requests).toHaveLength(4);
     expect(result.trace.find((t) => t.step === 'query')!.text).toBe(
@@ -141,7 +141,7 @@ describe('amd', () => {
     const result = await retrieveWithModels(
       [{ id: 't1', text: 'beta' }],
       resources(server, new MemoryCallStore()),
-      { method: 'amd', aggregation: 'rrf', k: 10 },
+      { method: 'amd', settings: { aggregation: 'rrf' }, k: 10 },
     );
     // alpha → [d1]; beta → [d2, d1] (d2 is shorter); gamma → [d3].
     // d1: 1/61 + 1/62; d2 and d3: 1/61 each, tie broken by docno descending.
@@ -167,7 +167,7 @@ describe('amd', () => {
     const result = await retrieveWithModels(
       [{ id: 't1', text: 'alpha beta' }],
       resources(server, new MemoryCallStore(), { embeddingModel: 'e' }),
-      { method: 'amd', aggregation: 'dense', k: 3 },
+      { method: 'amd', settings: { aggregation: 'dense' }, k: 3 },
     );
     // The collection is embedded first, then the topic's texts; the query 'alpha beta' is
     // d1's text, so its vector [1,0] is already known and not sent again.

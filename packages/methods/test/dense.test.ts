@@ -51,6 +51,27 @@ describe('DenseIndex', () => {
 });
 
 describe('dense and hybrid', () => {
+  it('puts the E5 prefixes before documents and queries', async () => {
+    server = await startDouble(() => ({ status: 400 }), {
+      'passage: alpha beta': [1, 0],
+      'passage: beta': [0, 1],
+      'passage: gamma': [1, 1],
+      'query: beta': [0, 1],
+    });
+    const r = resources(server, new MemoryCallStore(), { embeddingModel: 'e' });
+    r.embeddings = { ...r.embeddings!, queryPrefix: 'query: ', passagePrefix: 'passage: ' };
+    const result = await retrieveWithModels([{ id: 't1', text: 'beta' }], r, {
+      method: 'dense',
+      k: 3,
+    });
+    expect(server.requests.map((q) => q.body.input)).toEqual([
+      ['passage: alpha beta', 'passage: beta', 'passage: gamma'],
+      ['query: beta'],
+    ]);
+    // [0, 1] against d2 [0, 1] (1), d3 [1, 1] (0.707), d1 [1, 0] (0).
+    expect(result.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d2', 'd3', 'd1']);
+  });
+
   it('dense: the query embedding against the collection; a rerun embeds nothing', async () => {
     server = await startDouble(() => ({ status: 400 }), VECTORS);
     const store = new MemoryCallStore();
@@ -117,7 +138,7 @@ describe('dry-run estimate', () => {
       { id: 'b', text: 'b' },
     ];
     expect(estimateModelRun(topics, PROMPTS, { method: 'amd' }).chatCalls).toBe(10);
-    expect(estimateModelRun(topics, PROMPTS, { method: 'amd', feedback: false }).chatCalls).toBe(8);
+    expect(estimateModelRun(topics, PROMPTS, { method: 'amd', settings: { feedback: false } }).chatCalls).toBe(8);
     const q2d = estimateModelRun(topics, PROMPTS, { method: 'query2doc', model: 'gpt-4o-mini' });
     expect(q2d.chatCalls).toBe(2);
     // Completions are counted at max_tokens (128 for query2doc).

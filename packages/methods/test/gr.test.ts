@@ -138,7 +138,7 @@ async function run(
     store?: MemoryCallStore;
     reranker?: Reranker;
     topics?: MethodTopic[];
-    extra?: Partial<ModelRetrieveOptions>;
+    settings?: Record<string, unknown>;
   } = {},
 ) {
   const r = resources(server!, options.store ?? new MemoryCallStore());
@@ -148,7 +148,11 @@ async function run(
   return retrieveWithModels(options.topics ?? [TOPIC], r, {
     method,
     k: 10,
-    ...options.extra,
+    // The recording reranker stands in for the one the settings name.
+    settings: {
+      ...(options.reranker ? { reranker: 'cross-encoder' } : {}),
+      ...options.settings,
+    },
   });
 }
 
@@ -165,6 +169,37 @@ describe('generate-then-retrieve: the conversation the prompts show', () => {
     expect(grConversation({ id: 'x', text: 'beta', previousTurns: [], userBackground: [] })).toBe(
       'User question: beta',
     );
+  });
+});
+
+describe('per-step model settings', () => {
+  it("sends a step's own model, temperature and top_p, and the others the run's", async () => {
+    server = await startDouble(grScript());
+    const r = resources(server, new MemoryCallStore());
+    r.index = buildIndex(GR_DOCS, DEFAULT_ANALYZER);
+    r.documents = GR_DOCS;
+    r.steps = {
+      '*': { temperature: 0.75, topP: 0.9 },
+      'gr-answer-queries': { model: 'small', temperature: 0 },
+    };
+    const result = await retrieveWithModels([TOPIC], r, { method: 'gr-aqd', k: 10 });
+    const sent = server.requests.map((q) => ({
+      model: q.body.model,
+      temperature: q.body.temperature,
+      top_p: q.body.top_p,
+    }));
+    // gr-answer: the run's model with every step's sampling; gr-answer-queries: its own
+    // model and temperature, every step's top_p.
+    expect(sent).toEqual([
+      { model: 'm', temperature: 0.75, top_p: 0.9 },
+      { model: 'small', temperature: 0, top_p: 0.9 },
+    ]);
+    expect(result.parameters).toMatchObject({
+      'steps.temperature': 0.75,
+      'steps.top-p': 0.9,
+      'step.gr-answer-queries.model': 'small',
+      'step.gr-answer-queries.temperature': 0,
+    });
   });
 });
 
@@ -200,7 +235,7 @@ describe('gr-qr', () => {
   it('reranks only the top rerank-depth; the rest keep the BM25 order below them', async () => {
     server = await startDouble(grScript());
     const reranker = new RecordingReranker({ 'beta delta': ['d3', 'd4'] });
-    const result = await run('gr-qr', { reranker, extra: { rerankDepth: 2 } });
+    const result = await run('gr-qr', { reranker, settings: { rerankDepth: 2 } });
     expect(reranker.calls).toEqual([{ query: 'beta delta', candidates: ['d4', 'd3'] }]);
     expect(result.run.topics.get('t1')!.map((e) => [e.docno, e.score])).toEqual([
       ['d3', 4],
@@ -213,7 +248,7 @@ describe('gr-qr', () => {
 
   it('without a reranker keeps the first stage; --first-stage-k bounds it', async () => {
     server = await startDouble(grScript());
-    const result = await run('gr-qr', { extra: { firstStageK: 3 } });
+    const result = await run('gr-qr', { settings: { firstStageK: 3 } });
     expect(ranking(result)).toEqual(['d4', 'd3', 'd2']);
     expect(result.parameters).not.toHaveProperty('reranker');
   });
@@ -316,28 +351,64 @@ describe('gr-qd', () => {
     expect(result.failures).toEqual([]);
   });
 
-  it('fails the topic with the reason after three unusable answers; other topics go on', async () => {
+  it('searches the raw request after three unusable answers (traced); other topics go on', async () => {
     server = await startDouble((user) =>
-      user.includes('User question: broken')
+      user.includes('User question: gamma broken')
         ? { reply: JSON.stringify({ queries: [] }) }
         : { reply: JSON.stringify({ queries: ['alpha'] }) },
     );
     const result = await run('gr-qd', {
       topics: [
-        { id: 'bad', text: 'broken' },
+        { id: 'bad', text: 'gamma broken' },
         { id: 'ok', text: 'fine' },
       ],
     });
-    expect(result.failures).toEqual([
+    expect(result.failures).toEqual([]);
+    expect(result.missing).toEqual([]);
+    // The raw request "gamma broken": gamma is in d2 and d3 (ties: docno descending).
+    expect(ranking(result, 'bad')).toEqual(['d3', 'd2']);
+    expect(ranking(result, 'ok')).toEqual(['d4', 'd1']);
+    expect(server.requests).toHaveLength(4);
+    expect(result.trace.filter((t) => t.topic === 'bad')).toEqual([
       {
         topic: 'bad',
+        method: 'gr-qd',
+        step: 'query-fallback',
+        prompt: 'gr-queries',
+        text: 'gamma broken',
         reason: 'gr-queries: unusable answer after 3 attempts: the answer holds no query',
       },
     ]);
-    expect(result.run.topics.has('bad')).toBe(false);
-    expect(ranking(result, 'ok')).toEqual(['d4', 'd1']);
-    expect(server.requests).toHaveLength(4);
-    expect(result.trace.find((t) => t.topic === 'bad')).toMatchObject({ step: 'failed' });
+  });
+
+  it('drops a generated query without a term of the collection; none left: the raw request', async () => {
+    server = await startDouble((user) =>
+      user.includes('User question: gamma')
+        ? { reply: JSON.stringify({ queries: ['{"oops":', 'alpha'] }) }
+        : { reply: JSON.stringify({ queries: ['{"oops":'] }) },
+    );
+    const result = await run('gr-qd', {
+      topics: [
+        { id: 'one', text: 'gamma' },
+        { id: 'none', text: 'delta' },
+      ],
+    });
+    // "one": only "alpha" is searched (d4, d1); "none": its only query is unusable, so the
+    // raw request "delta" is (d4, d3).
+    expect(ranking(result, 'one')).toEqual(['d4', 'd1']);
+    expect(ranking(result, 'none')).toEqual(['d4', 'd3']);
+    const steps = (topic: string) =>
+      result.trace.filter((t) => t.topic === topic).map((t) => [t.step, t.text]);
+    expect(steps('one')).toEqual([
+      ['generated-query', '{"oops":'],
+      ['generated-query', 'alpha'],
+      ['dropped-query', '{"oops":'],
+    ]);
+    expect(steps('none')).toEqual([
+      ['generated-query', '{"oops":'],
+      ['dropped-query', '{"oops":'],
+      ['query-fallback', 'delta'],
+    ]);
   });
 
   it('works for a topic without context: the conversation is the question', async () => {
@@ -382,7 +453,7 @@ describe('gr-aqd and gr-aqd-a', () => {
   it('gr-aqd-a reranks only the interleaved top rerank-depth', async () => {
     server = await startDouble(grScript());
     const reranker = new RecordingReranker(PREFERENCES);
-    const result = await run('gr-aqd-a', { reranker, extra: { rerankDepth: 1 } });
+    const result = await run('gr-aqd-a', { reranker, settings: { rerankDepth: 1 } });
     // Each query list: only its first BM25 document is reranked (alpha: d4 of d4 d1;
     // gamma: d3 of d3 d2), so the lists stay alpha [d4 d1], gamma [d3 d2]; interleaved
     // d4 d3 d1 d2; the answer's rerank sees d4 alone.
@@ -401,25 +472,41 @@ describe('gr-aqd and gr-aqd-a', () => {
     expect(second.trace.every((t) => t.cached === true)).toBe(true);
   });
 
-  it('fails the topic when the queries from the answer stay malformed', async () => {
+  it('searches the raw request when the queries from the answer stay malformed', async () => {
     server = await startDouble(grScript({ answerQueries: { reply: '{"queries": "alpha"}' } }));
-    const result = await run('gr-aqd');
-    expect(result.failures).toEqual([
-      {
-        topic: 't1',
-        reason:
-          'gr-answer-queries: unusable answer after 3 attempts: queries must be a list of strings',
-      },
-    ]);
+    const result = await run('gr-aqd', { topics: [{ ...TOPIC, text: 'Which of them suit me, alpha?' }] });
+    expect(result.failures).toEqual([]);
+    expect(result.trace.find((t) => t.step === 'query-fallback')).toEqual({
+      topic: 't1',
+      method: 'gr-aqd',
+      step: 'query-fallback',
+      prompt: 'gr-answer-queries',
+      text: 'Which of them suit me, alpha?',
+      reason:
+        'gr-answer-queries: unusable answer after 3 attempts: queries must be a list of strings',
+    });
+    // The raw request's one collection term, alpha: d4 and d1.
+    expect(ranking(result)).toEqual(['d4', 'd1']);
     // One answer call and three attempts at the queries.
     expect(server.requests).toHaveLength(4);
+  });
+
+  it('gr-aqd-a without a reranker is refused, naming the reranker setting', async () => {
+    server = await startDouble(grScript());
+    await expect(run('gr-aqd-a')).rejects.toThrow(
+      'gr-aqd-a reranks the interleaved list against the answer: give reranker (cross-encoder or rankgpt); without a reranker it would be gr-aqd',
+    );
+    expect(server.requests).toHaveLength(0);
   });
 });
 
 describe('generate-then-retrieve: dry-run estimate', () => {
   it('counts the calls of each variant with the max_tokens of their prompts', () => {
     const estimate = (method: ModelRetrieveOptions['method']) =>
-      estimateModelRun([TOPIC, { id: 't2', text: 'beta' }], PROMPTS, { method });
+      estimateModelRun([TOPIC, { id: 't2', text: 'beta' }], PROMPTS, {
+        method,
+        ...(method === 'gr-aqd-a' ? { settings: { reranker: 'cross-encoder' } } : {}),
+      });
     // Per topic: qr one rewrite (max 128); ad one answer (512); qd one queries call (300);
     // aqd and aqd-a an answer and a queries call (512 + 300).
     expect(estimate('gr-qr')).toMatchObject({ chatCalls: 2, completionTokens: 256 });

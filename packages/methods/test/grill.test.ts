@@ -9,7 +9,6 @@ import {
   type MethodContext,
   type MethodTopic,
   type ModelResources,
-  type ModelRetrieveOptions,
   type Reranker,
   type ScoredDoc,
   type TraceEntry,
@@ -83,6 +82,8 @@ function kindOf(user: string): Kind {
 
 interface Script {
   rewrite?: string;
+  /** The whole rewrite answer, instead of {"query": rewrite}. */
+  rewriteReply?: string;
   subQuestions?: string[];
   /** Gap answer by the information need (default: one gap, query "lime"). */
   gaps?: (need: string) => string;
@@ -96,7 +97,9 @@ function grillScript(script: Script = {}) {
   return (user: string): Behaviour => {
     switch (kindOf(user)) {
       case 'rewrite':
-        return { reply: JSON.stringify({ query: script.rewrite ?? 'apple' }) };
+        return {
+          reply: script.rewriteReply ?? JSON.stringify({ query: script.rewrite ?? 'apple' }),
+        };
       case 'decompose':
         return { reply: JSON.stringify({ sub_questions: script.subQuestions ?? ['apple'] }) };
       case 'gaps': {
@@ -158,13 +161,13 @@ const rounds = (trace: TraceEntry[]) =>
     .filter((t) => t.step === 'round')
     .map((t) => ({ round: t.round, newDocuments: t.newDocuments, stop: t.stop }));
 
-async function run(options: Partial<ModelRetrieveOptions> = {}, script: Script = {}) {
+async function run(settings: Record<string, unknown> = {}, script: Script = {}) {
   server = await startDouble(grillScript(script));
   const store = new MemoryCallStore();
   const result = await retrieveWithModels([TOPIC], grillResources(server, store), {
     method: 'grill',
     k: 10,
-    ...options,
+    settings,
   });
   return { result, store };
 }
@@ -213,7 +216,7 @@ describe('grill', () => {
       'grill.decompose': 'false',
       'grill.candidates': 20,
       'grill.qbd-neighbours': 10,
-      'grill.qbd-terms': 10,
+      'grill.qbd-query': 'document',
       'grill.gap-documents': 10,
       'grill.max-gaps': 3,
       'grill.queries-per-gap': 3,
@@ -387,14 +390,20 @@ describe('grill', () => {
     });
   });
 
-  it('re-asks a malformed gap answer, then fails the topic with the reason', async () => {
+  it('re-asks a malformed gap answer, then ranks without gap queries (traced)', async () => {
     const { result } = await run({}, { gaps: () => 'no gaps to report' });
     expect(users(server!, 'gaps')).toHaveLength(3);
-    expect(result.failures).toEqual([
-      { topic: 't1', reason: 'grill-gaps: unusable answer after 3 attempts: answer is not JSON' },
-    ]);
-    expect(result.run.topics.has('t1')).toBe(false);
-    expect(result.trace.at(-1)).toMatchObject({ step: 'failed', topic: 't1' });
+    expect(result.failures).toEqual([]);
+    expect(result.trace.find((t) => t.step === 'gaps-unusable')).toEqual({
+      topic: 't1',
+      method: 'grill',
+      step: 'gaps-unusable',
+      prompt: 'grill-gaps',
+      text: '',
+      reason: 'grill-gaps: unusable answer after 3 attempts: answer is not JSON: no gap queries',
+    });
+    // RRF of [d1] and [d1 d3 d2] alone: d1 2/61, d3 1/62, d2 1/63.
+    expect(docnos(result.run.topics.get('t1'))).toEqual(['d1', 'd3', 'd2']);
   });
 
   it('treats a gap answer without gaps or queries as unusable', async () => {
@@ -402,12 +411,87 @@ describe('grill', () => {
       {},
       { gaps: () => JSON.stringify({ gaps: [{ gap: 'citrus', queries: [' '] }] }) },
     );
-    expect(result.failures).toEqual([
-      {
-        topic: 't1',
-        reason: "grill-gaps: unusable answer after 3 attempts: gap 'citrus': no query was given",
-      },
+    expect(result.failures).toEqual([]);
+    expect(result.trace.find((t) => t.step === 'gaps-unusable')!.reason).toBe(
+      "grill-gaps: unusable answer after 3 attempts: gap 'citrus': no query was given: no gap queries",
+    );
+  });
+
+  it('keeps the unfiltered candidates when the filter rejects every one (traced)', async () => {
+    // The judge says no to every passage: the candidates stage keeps d1 (nothing was kept
+    // before it); d1's neighbours d3 d2 and the gap's d5 are judged and dropped.
+    const { result } = await run(
+      {},
+      { notRelevant: ['apple pear', 'pear plum', 'pear kiwi', 'lime'] },
+    );
+    expect(result.missing).toEqual([]);
+    expect(docnos(result.run.topics.get('t1'))).toEqual(['d1']);
+    expect(result.trace.find((t) => t.step === 'filter-kept-all')).toEqual({
+      topic: 't1',
+      method: 'grill',
+      stage: 'candidates',
+      step: 'filter-kept-all',
+      prompt: 'binary-filter',
+      text: 'apple',
+      reason:
+        'the relevance filter rejected all 1 documents of the candidates stage and none was kept before: kept its unfiltered ranking',
+    });
+    expect(result.trace.filter((t) => t.step === 'filtered-out').map((t) => t.docno)).toEqual([
+      'd1',
+      'd3',
+      'd2',
+      'd5',
     ]);
+  });
+
+  it('searches the raw request when the rewrite stays unusable or has no term of the collection', async () => {
+    const unusable = await run({}, { rewriteReply: 'not JSON' });
+    expect(users(server!, 'rewrite')).toHaveLength(3);
+    expect(unusable.result.trace[0]).toEqual({
+      topic: 't1',
+      method: 'grill',
+      step: 'query-fallback',
+      prompt: 'grill-rewrite',
+      text: 'and that fruit?',
+      reason: 'grill-rewrite: unusable answer after 3 attempts: answer is not JSON: searched the raw request',
+    });
+    // "and that fruit?" has no term of the collection: no candidate, and the gap query
+    // "lime" finds d5.
+    expect(docnos(unusable.result.run.topics.get('t1'))).toEqual(['d5']);
+
+    const termless = await run({}, { rewrite: '{"oops":' });
+    expect(termless.result.trace.slice(0, 2).map((t) => [t.step, t.text])).toEqual([
+      ['rewrite', '{"oops":'],
+      ['query-fallback', 'and that fruit?'],
+    ]);
+    expect(docnos(termless.result.run.topics.get('t1'))).toEqual(['d5']);
+  });
+
+  it('query-by-document: the whole document by default, its best tf-idf terms with qbd-query terms', async () => {
+    // With d7 "apple pear fig" (N 7; df apple 2, pear 4, fig 2), "fig apple pear" finds d7
+    // first. Its whole text as a query finds d7, d1, d4, d3, d2 (apple, pear and fig each
+    // once); its one best term (apple and fig tie on tf-idf; "appl" sorts first) finds d1, d7.
+    const docs = [...DOCS, { id: 'd7', text: 'apple pear fig' }];
+    server = await startDouble(
+      grillScript({ rewrite: 'fig apple pear', gaps: () => JSON.stringify({ gaps: [] }) }),
+    );
+    const context = () => ({
+      ...grillContext(server!, []),
+      bm25: new Bm25Searcher(buildIndex(docs, DEFAULT_ANALYZER)),
+      documents: new Map(docs.map((d) => [d.id, { text: d.text }])),
+    });
+    const topic = { id: 'q', text: 'which fruit?' };
+    const whole = await grillTopic(context(), topic, { ...DEFAULT_GRILL, candidates: 1 });
+    // RRF of [d7] and [d7 d1 d4 d3 d2].
+    expect(docnos(whole)).toEqual(['d7', 'd1', 'd4', 'd3', 'd2']);
+    const terms = await grillTopic(context(), topic, {
+      ...DEFAULT_GRILL,
+      candidates: 1,
+      qbdQuery: 'terms',
+      qbdTerms: 1,
+    });
+    // RRF of [d7] and [d1 d7]: d7 1/61 + 1/62, d1 1/61.
+    expect(docnos(terms)).toEqual(['d7', 'd1']);
   });
 
   it('keeps a document whose filter answer stays unreadable, and traces it', async () => {
@@ -450,14 +534,40 @@ describe('grill', () => {
     expect(result.unfinished).toEqual(['t1']);
   });
 
+  it('judges with the binary-filter step model when given one', async () => {
+    server = await startDouble(grillScript());
+    const r = grillResources(server, new MemoryCallStore());
+    r.steps = { 'binary-filter': { model: 'ft:filter', temperature: 0 } };
+    await retrieveWithModels([TOPIC], r, { method: 'grill', k: 10 });
+    const models = server.requests.map((q) => [kindOf(userMessage(q.body)), q.body.model]);
+    expect(models).toEqual([
+      ['rewrite', 'm'],
+      ['filter', 'ft:filter'],
+      ['filter', 'ft:filter'],
+      ['filter', 'ft:filter'],
+      ['gaps', 'm'],
+      ['filter', 'ft:filter'],
+    ]);
+  });
+
   it('checks its settings', async () => {
     server = await startDouble(grillScript());
     const r = grillResources(server, new MemoryCallStore());
-    await expect(retrieveWithModels([TOPIC], r, { method: 'grill', rounds: 0 })).rejects.toThrow(
-      'grill rounds must be a whole number of at least 1, not 0',
-    );
     await expect(
-      retrieveWithModels([TOPIC], r, { method: 'grill', rerankBudget: 0 }),
-    ).rejects.toThrow('grill rerank budget must be a whole number of at least 1, not 0');
+      retrieveWithModels([TOPIC], r, { method: 'grill', settings: { rounds: 0 } }),
+    ).rejects.toThrow('rounds needs a whole number from 1 to 50, not 0');
+    await expect(
+      retrieveWithModels([TOPIC], r, { method: 'grill', settings: { rerankBudget: 0 } }),
+    ).rejects.toThrow('rerankBudget needs a whole number from 1 to 100000, not 0');
+    await expect(
+      retrieveWithModels([TOPIC], r, { method: 'grill', settings: { aggregation: 'dense' } }),
+    ).rejects.toThrow('aggregation applies to query2doc and amd only, not grill');
+    await expect(
+      retrieveWithModels([TOPIC], r, { method: 'grill', settings: { qbdQuery: 'words' } }),
+    ).rejects.toThrow('qbdQuery needs one of document, terms, not "words"');
+    await expect(
+      retrieveWithModels([TOPIC], r, { method: 'grill', settings: { qbdTerms: 5 } }),
+    ).rejects.toThrow('qbdTerms applies to qbdQuery terms');
+    expect(server.requests).toHaveLength(0);
   });
 });

@@ -10,6 +10,7 @@ import {
   lexicalSimilarity,
   retrieveWithModels,
   splitIntoChunks,
+  summaryRouge,
   weightedRocchioVector,
   type ModelResources,
   type ModelRetrieveOptions,
@@ -168,9 +169,32 @@ const FULL_CONTEXT = [
 ].join('\n\n');
 
 const FIRST = '(First attempt.)';
-const retryNote = (attempt: number, score: string) =>
-  `(Attempt ${attempt}. Your previous answer scored ${score} in the control check, below 0.5: ` +
+const retryNote = (attempt: number, score: string, what = 'control check', threshold = 0.5) =>
+  `(Attempt ${attempt}. Your previous text scored ${score} in the ${what}, below ${threshold}: ` +
   'keep closer to the question and to what you were given.)';
+
+/** The reformation prompt as methods/llmforum-reform.md words it. */
+function reformUser(question: string, note = FIRST) {
+  return (
+    `Question: ${question}\n\n` +
+    'Restate the question as a single structured query for retrieving the passages that answer\n' +
+    'it: name its subject, the facts asked for and any condition (time, place, population,\n' +
+    "language) it sets. Keep the question's own key terms. Stay under 200 words and do not\n" +
+    'answer the question.\n' +
+    note
+  );
+}
+
+/** The summariser prompt as methods/llmforum-summarise.md words it. */
+function summariseUser(context: string, words: number, note = FIRST) {
+  return (
+    `Question: ${QUESTION}\n\nRetrieved passages:\n\n<<<\n${context}\n>>>\n\n` +
+    `Summarise the passages in at most ${words} words. Keep every statement that helps answer\n` +
+    "the question, reusing the passages' own words and phrases where you can; leave out what\n" +
+    'does not bear on it.\n' +
+    note
+  );
+}
 
 /** The agent prompt as methods/llmforum-agent.md words it. */
 function agentUser(
@@ -219,6 +243,10 @@ function controlUser(context: string, answer: string, question = QUESTION) {
 interface Script {
   /** The agent's answer (default `answer R.A`, or `final answer` for the supervisor). */
   answer?: (who: string, attempt: number) => string | undefined;
+  /** The reformed query (default: the question itself). */
+  reform?: (attempt: number) => string;
+  /** The summary of a long context (default `summary N`). */
+  summary?: (attempt: number) => string;
   /** The control answer for an answer (default groundedness 1, relevance 1). */
   control?: (answer: string) => Behaviour | undefined;
 }
@@ -242,6 +270,10 @@ function startForumDouble(script: Script = {}): Promise<TestServer> {
       const who = `${agent[2]}.${agent[1]}`;
       return { reply: script.answer?.(who, attempt) ?? `answer ${who}` };
     }
+    if (user.includes('Restate the question as a single structured query'))
+      return { reply: script.reform?.(attempt) ?? QUESTION };
+    if (user.includes('Summarise the passages in at most'))
+      return { reply: script.summary?.(attempt) ?? `summary ${attempt}` };
     if (user.includes("The forum's discussion"))
       return { reply: script.answer?.('supervisor', attempt) ?? 'final answer' };
     if (user.includes('Answer to check:')) {
@@ -266,11 +298,11 @@ function forumResources(s: TestServer, store: MemoryCallStore, dense = true): Mo
   return r;
 }
 
+// The forum tests leave the reformation agent out (it has a test of its own).
 const DENSE: ModelRetrieveOptions = {
   method: 'llmforum',
   k: 10,
-  forumDense: true,
-  weightedRocchio: { positives: 1 },
+  settings: { positives: 1, reformulation: false },
 };
 
 const chatUsers = (s: TestServer) =>
@@ -350,7 +382,7 @@ describe('llmforum', () => {
     expect(result.trace.find((t) => t.step === 'final-answer')!.text).toBe('final answer');
     expect(result.parameters).toMatchObject({
       'llmforum.retrieval': 'dense',
-      'llmforum.depth': 50,
+      'llmforum.fb-depth': 50,
       'llmforum.positives': 1,
       'llmforum.alpha': 1,
       'llmforum.beta': 1,
@@ -359,12 +391,15 @@ describe('llmforum', () => {
       'llmforum.context-docs': 5,
       'llmforum.agents': 3,
       'llmforum.rounds': 2,
-      'llmforum.control-similarity': 'embedding cosine',
+      'llmforum.control-similarity': 'embedding cosine, (1 + cos) / 2',
       'llmforum.control-threshold': 0.5,
-      'llmforum.max-regenerations': 2,
+      'llmforum.max-regenerations': 5,
+      'llmforum.reformulation': 'false',
+      'llmforum.context-tokens': 4096,
       'embedding-model': 'e',
     });
-    expect(result.parameters['llmforum.fb-terms']).toBeUndefined();
+    expect(result.warnings).toEqual([]);
+    expect(result.parameters).not.toHaveProperty('warning');
 
     // A rerun with the same store sends nothing and gives the same run and answer.
     const sent = server.requests.length;
@@ -421,18 +456,16 @@ describe('llmforum', () => {
           ? { reply: JSON.stringify({ groundedness: 0, relevance: 0 }) }
           : undefined,
     };
-    VECTORS[`${OFF_TOPIC} 1`] = [-1, 0];
-    VECTORS[`${OFF_TOPIC} 2`] = [-1, 0];
-    VECTORS[`${OFF_TOPIC} 3`] = [-1, 0];
+    for (let attempt = 1; attempt <= 6; attempt++) VECTORS[`${OFF_TOPIC} ${attempt}`] = [-1, 0];
     server = await startForumDouble(lowSupervisor);
     const result = await retrieveWithModels(
       [{ id: 't1', text: QUESTION }],
       forumResources(server, new MemoryCallStore()),
       DENSE,
     );
-    // Default cap 2: three supervisor answers, three controls (12 + 6 chat calls).
+    // Default cap 5: six supervisor answers, six controls (12 + 12 chat calls).
     const users = chatUsers(server);
-    expect(users).toHaveLength(18);
+    expect(users).toHaveLength(24);
     const all = [
       'Round 1, agent 1: answer 1.1',
       'Round 1, agent 2: answer 1.2',
@@ -444,18 +477,28 @@ describe('llmforum', () => {
     expect(users.slice(12)).toEqual([
       supervisorUser(all),
       controlUser(FULL_CONTEXT, `${OFF_TOPIC} 1`),
-      supervisorUser(all, retryNote(2, '0.00')),
-      controlUser(FULL_CONTEXT, `${OFF_TOPIC} 2`),
-      supervisorUser(all, retryNote(3, '0.00')),
-      controlUser(FULL_CONTEXT, `${OFF_TOPIC} 3`),
+      ...[2, 3, 4, 5, 6].flatMap((attempt) => [
+        supervisorUser(all, retryNote(attempt, '0.00')),
+        controlUser(FULL_CONTEXT, `${OFF_TOPIC} ${attempt}`),
+      ]),
     ]);
-    expect(result.answers[0]!.text).toBe(`${OFF_TOPIC} 3`);
+    expect(result.answers[0]!.text).toBe(`${OFF_TOPIC} 6`);
     const controls = result.trace.filter((t) => t.step === 'control' && t.speaker === 'supervisor');
     expect(controls.map((t) => t.text.split(': ').at(-1))).toEqual([
-      'below 0.5, regenerated',
-      'below 0.5, regenerated',
-      'below 0.5, kept after 2 regenerations',
+      ...Array<string>(5).fill('below 0.5, regenerated'),
+      'below 0.5, kept after 5 regenerations',
     ]);
+
+    // --max-regenerations 2: three attempts.
+    await server.close();
+    server = await startForumDouble(lowSupervisor);
+    const capped = await retrieveWithModels(
+      [{ id: 't1', text: QUESTION }],
+      forumResources(server, new MemoryCallStore()),
+      { ...DENSE, settings: { ...DENSE.settings, maxRegenerations: 2 } },
+    );
+    expect(chatUsers(server)).toHaveLength(18);
+    expect(capped.answers[0]!.text).toBe(`${OFF_TOPIC} 3`);
 
     // --max-regenerations 0: the first answer is kept.
     await server.close();
@@ -463,7 +506,7 @@ describe('llmforum', () => {
     const once = await retrieveWithModels(
       [{ id: 't1', text: QUESTION }],
       forumResources(server, new MemoryCallStore()),
-      { ...DENSE, maxRegenerations: 0 },
+      { ...DENSE, settings: { ...DENSE.settings, maxRegenerations: 0 } },
     );
     expect(chatUsers(server)).toHaveLength(14);
     expect(once.answers[0]!.text).toBe(`${OFF_TOPIC} 1`);
@@ -487,6 +530,7 @@ describe('llmforum', () => {
     const result = await retrieveWithModels([{ id: 't1', text: 'beta' }], r, {
       method: 'llmforum',
       k: 10,
+      settings: { reformulation: false },
     });
     expect(server.requests.some((q) => q.path.endsWith('/embeddings'))).toBe(false);
     const reference = retrieveRun(r.index, [{ id: 't1', text: 'beta' }], {
@@ -506,6 +550,11 @@ describe('llmforum', () => {
       'llmforum.fb-terms': 10,
       'llmforum.control-similarity': 'lexical cosine',
     });
+    // Without an embeddings model the run says it is not the paper's dense method.
+    const warning =
+      "llmforum without an embeddings model (--embedding-model) is not the paper's method: it ranks by sparse tf-idf weighted Rocchio over BM25 and its control block compares texts by their words, not by embeddings";
+    expect(result.warnings).toEqual([warning]);
+    expect(result.parameters.warning).toBe(warning);
     // Agent 1 answered "a1 a2 zeta" to "beta": no shared term with the question (0); its
     // chunk is the first of the context's words, which holds no a1/a2 (0): score
     // (0 + 0 + 0.5) / 3 < 0.5, so it was regenerated.
@@ -549,6 +598,97 @@ describe('llmforum', () => {
     expect(chatUsers(server)[0]).toBe(agentUser(1, 1, CHUNKS[0]!, '(none yet: you answer first)'));
   });
 
+  it('the query-reformation agent restates the question under the control block; retrieval embeds its query with the E5 prefixes', async () => {
+    const REFORMED = 'a structured query about a';
+    Object.assign(
+      VECTORS,
+      Object.fromEntries(FORUM_DOCS.map((d) => [`passage: ${d.text}`, d.vector])),
+      { [`query: ${REFORMED}`]: [1, 0] },
+    );
+    server = await startForumDouble({ reform: () => REFORMED });
+    const r = forumResources(server, new MemoryCallStore());
+    r.embeddings = { ...r.embeddings!, queryPrefix: 'query: ', passagePrefix: 'passage: ' };
+    const result = await retrieveWithModels([{ id: 't1', text: QUESTION }], r, {
+      method: 'llmforum',
+      k: 10,
+      settings: { positives: 1 },
+    });
+    const users = chatUsers(server);
+    // The reformation and its control come first; the question is its own ground text.
+    expect(users.slice(0, 3)).toEqual([
+      reformUser(QUESTION),
+      controlUser(QUESTION, REFORMED),
+      agentUser(1, 1, CHUNKS[0]!, '(none yet: you answer first)'),
+    ]);
+    expect(users).toHaveLength(16);
+    const embedded = server.requests
+      .filter((q) => q.path.endsWith('/embeddings'))
+      .map((q) => q.body.input);
+    expect(embedded.slice(0, 3)).toEqual([
+      FORUM_DOCS.map((d) => `passage: ${d.text}`),
+      [`query: ${QUESTION}`, `passage: ${QUESTION}`, `passage: ${REFORMED}`],
+      [`query: ${REFORMED}`],
+    ]);
+    // The reformed query embeds as the question did: the same weighted-Rocchio ranking.
+    expect(result.run.topics.get('t1')!.map((e) => e.docno)).toEqual(DENSE_ORDER);
+    expect(result.trace.slice(0, 2).map((t) => [t.step, t.speaker, t.attempt, t.text])).toEqual([
+      ['reformed-query', 'reformer', 1, REFORMED],
+      [
+        'control',
+        'reformer',
+        1,
+        'score 1.0000 = mean(question 1.0000, context 1.0000, judge 1.0000 [groundedness 1, relevance 1]): accepted',
+      ],
+    ]);
+    expect(result.parameters).toMatchObject({
+      'llmforum.reformulation': 'true',
+      'embedding.query-prefix': '"query: "',
+      'embedding.passage-prefix': '"passage: "',
+    });
+  });
+
+  it('summarises a context longer than --context-tokens, held to a mean ROUGE F1; the agents read the summary', async () => {
+    const SUMMARY = 'a1 a2 a3 b1 b2';
+    server = await startForumDouble({
+      summary: (attempt) => (attempt === 1 ? 'nothing of note here' : SUMMARY),
+    });
+    const result = await retrieveWithModels(
+      [{ id: 't1', text: QUESTION }],
+      forumResources(server, new MemoryCallStore()),
+      { ...DENSE, settings: { ...DENSE.settings, contextTokens: 10 } },
+    );
+    // The 28-word context is 81 characters, 21 tokens at four characters a token: over 10.
+    // The summary may have ⌊10 · 3/4⌋ = 7 words. The first shares no word with the context
+    // (ROUGE 0): regenerated with its score in the prompt; the second is accepted.
+    const users = chatUsers(server);
+    expect(users.slice(0, 3)).toEqual([
+      summariseUser(FULL_CONTEXT, 7),
+      summariseUser(FULL_CONTEXT, 7, retryNote(2, '0.00', 'ROUGE check', 0.2)),
+      // 5 words: chunks of ⌈50/28⌉ = 2 words, no overlap.
+      agentUser(1, 1, 'a1 a2', '(none yet: you answer first)'),
+    ]);
+    const summaries = result.trace.filter((t) => t.step === 'summary');
+    expect(summaries.map((t) => [t.attempt, t.text])).toEqual([
+      [1, 'nothing of note here'],
+      [2, SUMMARY],
+    ]);
+    expect(summaries[0]!.score).toBe(0);
+    expect(summaries[1]!.score).toBeCloseTo(summaryRouge(SUMMARY, FULL_CONTEXT), 12);
+    expect(summaries[1]!.reason).toMatch(/: accepted$/);
+    // The supervisor's control checks its answer against the summary, not the documents.
+    expect(users.at(-1)).toBe(controlUser(SUMMARY, 'final answer'));
+  });
+
+  it('summaryRouge is the mean of ROUGE-1, ROUGE-2 and ROUGE-L F1', () => {
+    // "the cat sat" against "the cat sat on the mat": ROUGE-1 P 3/3, R 3/6, F 2/3;
+    // ROUGE-2 P 2/2, R 2/5, F 4/7; ROUGE-L (LCS 3) F 2/3. Mean (2/3 + 4/7 + 2/3) / 3.
+    expect(summaryRouge('The cat sat', 'the cat sat on the mat')).toBeCloseTo(
+      (2 / 3 + 4 / 7 + 2 / 3) / 3,
+      12,
+    );
+    expect(summaryRouge('dog', 'the cat sat')).toBe(0);
+  });
+
   it('checks its options before anything is sent', async () => {
     server = await startForumDouble();
     await expect(
@@ -557,10 +697,10 @@ describe('llmforum', () => {
         forumResources(server, new MemoryCallStore()),
         {
           ...DENSE,
-          weightedRocchio: { depth: 3, positives: 5 },
+          settings: { fbDepth: 3, positives: 5 },
         },
       ),
-    ).rejects.toThrow('positives (5) cannot exceed the first-stage depth (3)');
+    ).rejects.toThrow('positives (5) cannot exceed fbDepth (3)');
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -89,7 +89,7 @@ describe('query2doc', () => {
     const run = await retrieveWithModels(
       [{ id: 't1', text: 'beta' }],
       resources(server, new MemoryCallStore(), { embeddingModel: 'e' }),
-      { method: 'query2doc', aggregation: 'dense', k: 2 },
+      { method: 'query2doc', settings: { aggregation: 'dense' }, k: 2 },
     );
     const inputs = server.requests
       .filter((r) => r.path.endsWith('/embeddings'))

@@ -31,6 +31,7 @@ function contextOf(
   trace: TraceEntry[],
 ): MethodContext {
   return {
+    ...(server ? { chat: { client: new OpenAIChatClient({ baseURL: server.baseURL }), model: 'm' } } : {}),
     prompts: PROMPTS,
     deps: { store, sleep: async () => {}, random: () => 0 },
     bm25: new Bm25Searcher(buildIndex(DOCS, DEFAULT_ANALYZER), DEFAULT_BM25),
@@ -106,7 +107,7 @@ describe('RankGptReranker', () => {
     const store = new MemoryCallStore();
     const { docs, list } = numbered(30);
     const chat = { client: new OpenAIChatClient({ baseURL: server.baseURL }), model: 'm' };
-    const reranker = new RankGptReranker(chat);
+    const reranker = new RankGptReranker(chat.model);
     expect(reranker.name).toBe('rankgpt:m');
     const trace: TraceEntry[] = [];
     const out = await reranker.rerank('q', list, contextOf(docs, store, trace), 't1');
@@ -153,7 +154,7 @@ describe('RankGptReranker', () => {
       { id: 'c', text: 'eight' },
     ];
     const chat = { client: new OpenAIChatClient({ baseURL: server.baseURL }), model: 'm' };
-    const reranker = new RankGptReranker(chat, { passageWords: 3 });
+    const reranker = new RankGptReranker(chat.model, { passageWords: 3 });
     const out = await reranker.rerank(
       'the query',
       docs.map((d) => ({ docno: d.id, score: 1 })),
@@ -195,7 +196,7 @@ describe('RankGptReranker', () => {
     const { docs, list } = numbered(3);
     const chat = { client: new OpenAIChatClient({ baseURL: server.baseURL }), model: 'm' };
     const trace: TraceEntry[] = [];
-    const out = await new RankGptReranker(chat).rerank(
+    const out = await new RankGptReranker(chat.model).rerank(
       'q',
       list,
       contextOf(docs, store, trace),
@@ -268,8 +269,7 @@ describe('the rerank method', () => {
     const topics = [{ id: 't', text: 'alpha beta gamma' }];
     const run = await retrieveWithModels(topics, r, {
       method: 'rerank',
-      reranker: 'cross-encoder',
-      rerankDepth: 2,
+      settings: { reranker: 'cross-encoder', rerankDepth: 2 },
       k: 10,
     });
     expect(server.requests[0]!.body.documents).toEqual(['alpha beta', 'gamma']);
@@ -282,20 +282,21 @@ describe('the rerank method', () => {
     expect(run.parameters).toMatchObject({
       method: 'rerank',
       reranker: 'cross-encoder:minilm',
-      'rerank.depth': 2,
+      'rerank.rerank-depth': 2,
+      'rerank.reranker': 'cross-encoder',
     });
     expect(run.parameters.model).toBeUndefined();
+    expect(run.parameters['rerank.rankgpt-window']).toBeUndefined();
   });
 
   it('with RankGPT records its settings and the chat model', async () => {
     server = await startOpenAITestServer(() => ({ reply: '[2] > [1]' }));
     const store = new MemoryCallStore();
     const r = resources(server, store);
-    r.reranker = new RankGptReranker(r.chat!, { window: 4, step: 2 });
+    r.reranker = new RankGptReranker(r.chat!.model, { window: 4, step: 2 });
     const run = await retrieveWithModels([{ id: 't', text: 'beta' }], r, {
       method: 'rerank',
-      reranker: 'rankgpt',
-      rankgpt: { window: 4, step: 2 },
+      settings: { reranker: 'rankgpt', rankgptWindow: 4, rankgptStep: 2 },
       k: 10,
     });
     // BM25 "beta": d2 (dl 1) above d1 (dl 2); one window of two, swapped.
@@ -303,10 +304,10 @@ describe('the rerank method', () => {
     expect(run.parameters).toMatchObject({
       model: 'm',
       reranker: 'rankgpt:m',
-      'rankgpt.window': 4,
-      'rankgpt.step': 2,
-      'rankgpt.passage-words': 300,
-      'rerank.depth': 100,
+      'rerank.rankgpt-window': 4,
+      'rerank.rankgpt-step': 2,
+      'rerank.rankgpt-words': 300,
+      'rerank.rerank-depth': 100,
     });
     expect(run.trace.map((t) => [t.topic, t.step])).toEqual([['t', 'permutation']]);
   });

@@ -43,12 +43,13 @@ function searchResources(server: TestServer, store: MemoryCallStore): ModelResou
 
 const TODAY = '2026-01-15';
 
-function run(options: Partial<ModelRetrieveOptions> & { method: ModelRetrieveOptions['method'] }) {
+function run(options: { method: ModelRetrieveOptions['method'] } & Record<string, unknown>) {
+  const { method, ...settings } = options;
   return (store = new MemoryCallStore(), text = 'tell me about beta') =>
     retrieveWithModels([{ id: 't1', text }], searchResources(server!, store), {
+      method,
       k: 100,
-      today: TODAY,
-      ...options,
+      settings: { ...(method === 'srsa' ? { today: TODAY } : {}), ...settings },
     });
 }
 
@@ -87,11 +88,12 @@ const steps = (trace: Array<{ step: string; text: string }>) =>
 const ANSWER = { answer: 'Beta is the second letter [d2].', references: ['d2', 'd9', 'd2'] };
 
 describe('srsa', () => {
-  it('direct: the router is told today, one rewrite, one search, the answer from its results', async () => {
+  it("direct: the router is told today; its rephrased query is searched once, no other call; the answer from its results", async () => {
     server = await startDouble(
       script({
-        router: [json({ strategy: 'direct', suggestions: ['look up beta', ' '] })],
-        rewrite: [{ reply: 'beta\nignored second line' }],
+        router: [
+          json({ strategy: 'direct', search_query: 'beta', suggestions: ['look up beta', ' '] }),
+        ],
         answer: [json(ANSWER)],
       }),
     );
@@ -104,14 +106,12 @@ describe('srsa', () => {
         '  searched independently;\n' +
         '- planning: the request needs a sequence of searches, where what to search next depends on\n' +
         '  what the previous search found.\n\n' +
+        'Rephrase the request as one concise search-engine query (`search_query`): the key terms\n' +
+        'of what the user needs, without the conversational words a search engine does not need.\n' +
         'Then give short search suggestions for that strategy, in the order they should be used:\n' +
         'for direct, what the single search should look for; for parallel, the separate things to\n' +
         'look up; for planning, the steps of the search plan. Resolve relative dates (tomorrow,\n' +
         "next week) against today's date.",
-      "The user's request:\ntell me about beta\n\nSearch suggestions:\n- look up beta\n\n" +
-        'Write the one search-engine query that should be sent first: concise, with the key terms\n' +
-        'of the request and of the first suggestion, and without the conversational words a\n' +
-        'search engine does not need.',
       "The user's request:\ntell me about beta\n\n" +
         'Reference material (documents are headed by their id in brackets):\n' +
         '[d2]\nbeta\n\n[d1]\nalpha beta\n\n' +
@@ -132,12 +132,17 @@ describe('srsa', () => {
     ]);
     // d9 was never retrieved: dropped; d2 cited twice is one reference.
     expect(result.answers).toEqual([
-      { topic: 't1', text: 'Beta is the second letter [d2].', references: ['d2'] },
+      {
+        topic: 't1',
+        text: 'Beta is the second letter [d2].',
+        references: ['d2'],
+        route: 'direct',
+      },
     ]);
     expect(steps(result.trace)).toEqual([
       'route: direct',
+      'rephrased-query: beta',
       'suggestion: look up beta',
-      'rewrite: beta',
       'search: beta',
       'results: d2 d1',
       'final-answer: Beta is the second letter [d2].',
@@ -151,26 +156,36 @@ describe('srsa', () => {
       'srsa.max-rounds': 5,
       'srsa.today': TODAY,
     });
+    expect(result.routes).toEqual({ direct: 1 });
   });
 
   it('parallel: one search per sub-question, the results united in first-found order', async () => {
     server = await startDouble(
       script({
-        router: [json({ strategy: 'parallel', suggestions: ['gamma', 'beta'] })],
+        router: [
+          json({
+            strategy: 'parallel',
+            search_query: 'gamma and beta facts',
+            suggestions: ['gamma', 'beta'],
+          }),
+        ],
         subquestions: [json({ sub_questions: ['gamma', ' ', 'alpha beta'] })],
         answer: [json({ answer: 'Both.', references: ['d3', 'd1'] })],
       }),
     );
     const result = await run({ method: 'srsa' })();
     expect(users().map(promptOf)).toEqual(['router', 'subquestions', 'answer']);
+    // The sub-questions are written from the rephrased query, not the raw request.
     expect(users()[1]).toContain(
-      "The user's request:\ntell me about beta\n\nSearch suggestions:\n- gamma\n- beta\n\n",
+      "The user's request, rephrased for a search engine:\ngamma and beta facts\n\n" +
+        'Search suggestions:\n- gamma\n- beta\n\n',
     );
     // gamma → d3; alpha beta → d1, d2.
     expect(users()[2]).toContain('[d3]\ngamma\n\n[d1]\nalpha beta\n\n[d2]\nbeta\n\n');
     expect(result.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d3', 'd1', 'd2']);
-    expect(steps(result.trace).slice(0, 9)).toEqual([
+    expect(steps(result.trace).slice(0, 10)).toEqual([
       'route: parallel',
+      'rephrased-query: gamma and beta facts',
       'suggestion: gamma',
       'suggestion: beta',
       'sub-question: gamma',
@@ -187,8 +202,13 @@ describe('srsa', () => {
   it('planning: summarises and filters later searches, stops when the findings suffice', async () => {
     server = await startDouble(
       script({
-        router: [json({ strategy: 'planning', suggestions: ['find delta', 'then beta'] })],
-        rewrite: [{ reply: 'delta' }],
+        router: [
+          json({
+            strategy: 'planning',
+            search_query: 'delta',
+            suggestions: ['find delta', 'then beta'],
+          }),
+        ],
         sufficiency: [
           json({
             assessment: 'Delta found; beta is next.',
@@ -206,35 +226,34 @@ describe('srsa', () => {
     const result = await run({ method: 'srsa' })(store);
     expect(users().map(promptOf)).toEqual([
       'router',
-      'rewrite',
       'sufficiency',
       'summarise',
       'sufficiency',
       'answer',
     ]);
     const plan = '- find delta\n- then beta';
-    // delta → d4 (shorter), d5: the first search is kept whole.
-    expect(users()[2]).toContain(
+    // The router's query "delta" → d4 (shorter), d5: the first search is kept whole.
+    expect(users()[1]).toContain(
       `The search plan:\n${plan}\n\nWhat the searches found so far:\n[d4]\ndelta\n\n[d5]\ndelta epsilon\n\n` +
         'The latest search:\nQuery: delta\n[d4]\ndelta\n\n[d5]\ndelta epsilon\n\nReason about',
     );
-    expect(users()[3]).toContain(
+    expect(users()[2]).toContain(
       "The user's request:\ntell me about beta\n\nThe agent searched for: beta\n\n" +
         'Results, each headed by its document id in brackets:\n[d2]\nbeta\n\n[d1]\nalpha beta\n\n',
     );
     const memory =
       '[d4]\ndelta\n\n[d5]\ndelta epsilon\n\nSummary of search 2 (from [d1]):\nBeta is a letter.';
-    expect(users()[4]).toContain(
+    expect(users()[3]).toContain(
       `What the searches found so far:\n${memory}\n\nThe latest search:\nQuery: beta\nSummary: Beta is a letter.\n\n`,
     );
-    expect(users()[5]).toContain(
+    expect(users()[4]).toContain(
       `Reference material (documents are headed by their id in brackets):\n${memory}\n\n`,
     );
     expect(steps(result.trace)).toEqual([
       'route: planning',
+      'rephrased-query: delta',
       'suggestion: find delta',
       'suggestion: then beta',
-      'rewrite: delta',
       'search: delta',
       'results: d4 d5',
       'sufficiency: not sufficient (deeper): Delta found; beta is next.',
@@ -278,17 +297,15 @@ describe('srsa', () => {
           next_query: next[judged++]!,
         });
       return script({
-        router: [json({ strategy: 'planning', suggestions: ['find delta'] })],
-        rewrite: [{ reply: 'delta' }],
+        router: [json({ strategy: 'planning', search_query: 'delta', suggestions: ['find delta'] })],
         summarise: [json({ summary: 'Something.', kept: [] })],
         answer: [json({ answer: 'What was found.', references: [] })],
       })(user);
     });
     const result = await run({ method: 'srsa' })();
-    // router, rewrite, 4 × (sufficiency after rounds 1-4, summary of rounds 2-5), answer.
+    // router, 4 × (sufficiency after rounds 1-4, summary of rounds 2-5), answer.
     expect(users().map(promptOf)).toEqual([
       'router',
-      'rewrite',
       'sufficiency',
       'summarise',
       'sufficiency',
@@ -321,24 +338,18 @@ describe('srsa', () => {
     server.requests.length = 0;
     judged = 0;
     const two = await run({ method: 'srsa', maxRounds: 2 })(new MemoryCallStore(), 'beta again');
-    expect(users().map(promptOf)).toEqual([
-      'router',
-      'rewrite',
-      'sufficiency',
-      'summarise',
-      'answer',
-    ]);
+    expect(users().map(promptOf)).toEqual(['router', 'sufficiency', 'summarise', 'answer']);
     expect(two.trace.find((t) => t.step === 'stop')!.text).toBe('max rounds (2) reached');
     expect(two.parameters['srsa.max-rounds']).toBe(2);
   });
 
-  it('a malformed router answer is asked again, then the topic fails with its reason', async () => {
+  it('a router answer that stays malformed routes the topic to direct search with a rewrite (traced)', async () => {
     server = await startDouble((user) =>
-      user.includes('broken')
+      user.includes('broken') && promptOf(user) === 'router'
         ? { reply: 'I would choose planning.' }
         : script({
-            router: [json({ strategy: 'direct', suggestions: ['beta'] })],
-            rewrite: [{ reply: 'beta' }],
+            router: [json({ strategy: 'direct', search_query: 'beta', suggestions: ['beta'] })],
+            rewrite: [{ reply: 'alpha\nignored second line' }],
             answer: [json(ANSWER)],
           })(user),
     );
@@ -348,36 +359,62 @@ describe('srsa', () => {
         { id: 't2', text: 'beta' },
       ],
       searchResources(server, new MemoryCallStore()),
-      { method: 'srsa', k: 100, today: TODAY, concurrency: 1 },
+      { method: 'srsa', k: 100, settings: { today: TODAY }, concurrency: 1 },
     );
-    const asked = server.requests.filter((r) => userMessage(r.body).includes('broken'));
-    expect(asked.map((r) => r.body.seed)).toEqual([undefined, 2, 3]);
-    expect(result.failures).toEqual([
-      { topic: 't1', reason: 'srsa-router: unusable answer after 3 attempts: answer is not JSON' },
+    const routerAsked = server.requests.filter(
+      (r) => promptOf(userMessage(r.body)) === 'router' && userMessage(r.body).includes('broken'),
+    );
+    expect(routerAsked.map((r) => r.body.seed)).toEqual([undefined, 2, 3]);
+    // t1: three router attempts, the fallback's rewrite, the answer; t2: router, answer.
+    expect(users().map(promptOf)).toEqual([
+      'router',
+      'router',
+      'router',
+      'rewrite',
+      'answer',
+      'router',
+      'answer',
     ]);
-    expect(result.run.topics.has('t1')).toBe(false);
-    expect(result.answers.map((a) => a.topic)).toEqual(['t2']);
-    expect(result.parameters.routes).toBe('t2:direct');
-    expect(result.trace.filter((t) => t.topic === 't1')).toEqual([
-      {
-        topic: 't1',
-        method: 'srsa',
-        step: 'failed',
-        text: 'srsa-router: unusable answer after 3 attempts: answer is not JSON',
-      },
+    expect(users()[3]).toBe(
+      "The user's request:\nbroken request\n\nSearch suggestions:\n(none)\n\n" +
+        'Write the one search-engine query that should be sent first: concise, with the key terms\n' +
+        'of the request and of the first suggestion, and without the conversational words a\n' +
+        'search engine does not need.',
+    );
+    expect(result.failures).toEqual([]);
+    // "alpha" finds d1 only.
+    expect(result.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d1']);
+    expect(result.routes).toEqual({ 'direct-fallback': 1, direct: 1 });
+    expect(result.parameters.routes).toBe('t1:direct-fallback t2:direct');
+    expect(result.answers.map((a) => [a.topic, a.route])).toEqual([
+      ['t1', 'direct-fallback'],
+      ['t2', 'direct'],
     ]);
+    expect(steps(result.trace.filter((t) => t.topic === 't1')).slice(0, 4)).toEqual([
+      'route: direct',
+      'rewrite: alpha',
+      'search: alpha',
+      'results: d1',
+    ]);
+    expect(result.trace.find((t) => t.topic === 't1' && t.step === 'route')).toMatchObject({
+      route: 'direct-fallback',
+      reason: 'srsa-router: unusable answer after 3 attempts: answer is not JSON: routed to direct search',
+    });
   });
 
   it('a router answer with no suggestions, or another strategy, is not used', async () => {
-    server = await startDouble((_user, n) =>
-      n === 1
-        ? json({ strategy: 'direct', suggestions: [' '] })
-        : json({ strategy: 'sideways', suggestions: ['beta'] }),
+    let routed = 0;
+    server = await startDouble((user) =>
+      promptOf(user) === 'router'
+        ? ++routed === 1
+          ? json({ strategy: 'direct', search_query: 'beta', suggestions: [' '] })
+          : json({ strategy: 'sideways', search_query: 'beta', suggestions: ['beta'] })
+        : script({ rewrite: [{ reply: 'beta' }], answer: [json(ANSWER)] })(user),
     );
     const result = await run({ method: 'srsa' })();
-    expect(server.requests).toHaveLength(3);
-    expect(result.failures[0]!.reason).toBe(
-      'srsa-router: unusable answer after 3 attempts: answer does not match the schema: $.strategy must be one of ["direct","parallel","planning"]',
+    expect(users().map(promptOf)).toEqual(['router', 'router', 'router', 'rewrite', 'answer']);
+    expect(result.trace.find((t) => t.step === 'route')!.reason).toBe(
+      'srsa-router: unusable answer after 3 attempts: answer does not match the schema: $.strategy must be one of ["direct","parallel","planning"]: routed to direct search',
     );
   });
 
@@ -401,8 +438,11 @@ describe('srsa', () => {
 
   it('estimates planning with every round as the upper bound', () => {
     const topics = [{ id: 't1', text: 'beta' }];
-    expect(estimateModelRun(topics, PROMPTS, { method: 'srsa' }).chatCalls).toBe(11);
-    expect(estimateModelRun(topics, PROMPTS, { method: 'srsa', maxRounds: 1 }).chatCalls).toBe(3);
+    // Planning with every round: router, 4 × (sufficiency, summary), answer.
+    expect(estimateModelRun(topics, PROMPTS, { method: 'srsa' }).chatCalls).toBe(10);
+    expect(
+      estimateModelRun(topics, PROMPTS, { method: 'srsa', settings: { maxRounds: 1 } }).chatCalls,
+    ).toBe(2);
     expect(estimateModelRun(topics, PROMPTS, { method: 'react' }).chatCalls).toBe(7);
     expect(estimateModelRun(topics, PROMPTS, { method: 'simple-search' }).chatCalls).toBe(1);
   });
@@ -520,7 +560,7 @@ describe('react', () => {
     ]);
     expect(result.trace.filter((t) => t.step === 'search')).toHaveLength(5);
     expect(result.trace.find((t) => t.step === 'stop')!.text).toBe('max steps (5) reached');
-    expect(result.parameters['react.max-steps']).toBe(5);
+    expect(result.parameters['react.max-rounds']).toBe(5);
     expect(result.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d4', 'd5']);
   });
 

@@ -28,6 +28,18 @@ export interface AssayConfig {
   /** ASSAY_JUDGE_MODEL: the default judge model. */
   judgeModel?: string;
   /**
+   * ASSAY_EMBEDDING_BASE_URL and ASSAY_EMBEDDING_API_KEY: an endpoint of its own for
+   * `/v1/embeddings` (absent: the chat endpoint's, with its key).
+   */
+  embeddingBaseUrl?: string;
+  embeddingApiKey?: string;
+  /**
+   * ASSAY_RERANK_BASE_URL and ASSAY_RERANK_API_KEY: an endpoint of its own for `/v1/rerank`
+   * (absent: the chat endpoint's, with its key).
+   */
+  rerankBaseUrl?: string;
+  rerankApiKey?: string;
+  /**
    * ASSAY_SERVER_WORKER (`0` or `1`): whether `assay serve` judges jobs in its own process;
    * absent means yes when a model endpoint (OPENAI_BASE_URL or OPENAI_API_KEY) is set.
    */
@@ -75,6 +87,16 @@ const Env = z.object({
     'must be an http(s) URL',
   ),
   ASSAY_JUDGE_MODEL: optional,
+  ASSAY_EMBEDDING_BASE_URL: optional.refine(
+    (v) => v === undefined || /^https?:\/\//.test(v),
+    'must be an http(s) URL',
+  ),
+  ASSAY_EMBEDDING_API_KEY: optional,
+  ASSAY_RERANK_BASE_URL: optional.refine(
+    (v) => v === undefined || /^https?:\/\//.test(v),
+    'must be an http(s) URL',
+  ),
+  ASSAY_RERANK_API_KEY: optional,
   ASSAY_SERVER_WORKER: optional.refine(
     (v) => v === undefined || v === '0' || v === '1',
     'must be 0 or 1',
@@ -106,6 +128,10 @@ export function loadConfig(
   if (e.OPENAI_API_KEY) config.openaiApiKey = e.OPENAI_API_KEY;
   if (e.OPENAI_BASE_URL) config.openaiBaseUrl = e.OPENAI_BASE_URL;
   if (e.ASSAY_JUDGE_MODEL) config.judgeModel = e.ASSAY_JUDGE_MODEL;
+  if (e.ASSAY_EMBEDDING_BASE_URL) config.embeddingBaseUrl = e.ASSAY_EMBEDDING_BASE_URL;
+  if (e.ASSAY_EMBEDDING_API_KEY) config.embeddingApiKey = e.ASSAY_EMBEDDING_API_KEY;
+  if (e.ASSAY_RERANK_BASE_URL) config.rerankBaseUrl = e.ASSAY_RERANK_BASE_URL;
+  if (e.ASSAY_RERANK_API_KEY) config.rerankApiKey = e.ASSAY_RERANK_API_KEY;
   if (e.ASSAY_SERVER_WORKER) config.serverWorker = e.ASSAY_SERVER_WORKER === '1';
   return config;
 }

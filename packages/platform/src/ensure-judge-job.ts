@@ -17,7 +17,7 @@ import {
 import { type JudgeSettings, type JudgeTemplate, type TemplateValues } from '@assay/judge';
 import { canonicalJson } from '@assay/llm';
 import { PlatformError } from './errors.js';
-import { checkRelevanceTemplate, templateHash } from './judge-templates.js';
+import { checkRelevanceTemplate, checkRequiredSlots, templateHash } from './judge-templates.js';
 import { collectionLockName, labelSetLockName } from './name-locks.js';
 import { checkNewName } from './names.js';
 
@@ -73,6 +73,7 @@ export async function ensureJudgeJob(
     settings,
   };
   checkDocumentTexts(input.template, input.items);
+  checkRequiredSlots(input.template, input.items);
   return withTransaction(db, async (trx) => {
     // Identical requests at once take turns, so all but the first find the job made.
     if (input.createCollection) await lockName(trx, collectionLockName(input.collection));

@@ -205,8 +205,10 @@ export type { ModelPrice } from '@assay/llm';
 /** Judge templates: the shipped folder, the list of them, a template's hash, the values it renders, the relevance check. */
 export {
   checkRelevanceTemplate,
+  checkRequiredSlots,
   defaultJudgesDir,
   judgeValues,
+  slotCoverage,
   listJudgeTemplates,
   loadJudgeTemplate,
   templateHash,
@@ -238,6 +240,7 @@ export * from './answers/index.js';
 /** Retrieval over stored collections: an index per collection, runs made by BM25, PRF, fusion. */
 export {
   collectionIndex,
+  describeMissing,
   describeRetrieval,
   getRetrieveJob,
   retrieveStoredRun,
@@ -261,12 +264,23 @@ export {
   isModelMethod,
   retrieveStoredModelRun,
   startModelRetrieveJob,
-  type ModelMethodSettings,
   type RetrieveStoredModelRunInput,
   type RetrieveStoredModelRunResult,
 } from './model-retrieval.js';
-/** The methods that call models. */
-export { MODEL_METHODS, type ModelMethod } from '@assay/methods';
+/** Checking a retrieval with models and building its clients, prices and prompts (CLI and API). */
+export {
+  methodPrompts,
+  MODEL_REQUEST_FIELDS,
+  modelEndpoints,
+  modelResources,
+  prepareModelRetrieval,
+  SAMPLING,
+  type EndpointOverrides,
+  type ModelRetrievalRequest,
+  type PreparedModelRetrieval,
+} from './model-resources.js';
+/** The methods that call models, and the API body's `settings` made from their definitions. */
+export { methodSettingsSchema, MODEL_METHODS, type ModelMethod } from '@assay/methods';
 /** The stored trace of a run made with models. */
 export { RUN_TRACE_PAGE, runTrace } from './run-traces.js';
 /** Users with roles and API tokens: add (token shown once), list, issue, list, revoke and rotate tokens. */

@@ -14,7 +14,12 @@ import {
   type ModelPrice,
 } from '@assay/llm';
 import type { JudgeItemInput } from './ensure-judge-job.js';
-import { checkRelevanceTemplate } from './judge-templates.js';
+import {
+  checkRelevanceTemplate,
+  checkRequiredSlots,
+  slotCoverage,
+  type SlotCoverage,
+} from './judge-templates.js';
 
 /** What a dry run expects a job to cost, without sending anything. */
 export interface JudgeEstimate {
@@ -32,6 +37,8 @@ export interface JudgeEstimate {
   completionTokens: number;
   /** Estimated USD at most, when the model has a price. */
   costUsd?: number;
+  /** Each slot of the template and the topics that leave it empty. */
+  slots: SlotCoverage[];
 }
 
 /**
@@ -50,6 +57,7 @@ export async function estimateJudgeRun(
   },
 ): Promise<JudgeEstimate> {
   checkRelevanceTemplate(input.template);
+  checkRequiredSlots(input.template, input.items);
   const labelled = new Set<string>();
   const collection = await getCollectionByName(db, input.collection);
   const labelSet = collection && (await findLabelSetByName(db, collection.id, input.labelSet));
@@ -91,6 +99,7 @@ export async function estimateJudgeRun(
     calls: calls.length,
     promptTokens,
     completionTokens,
+    slots: slotCoverage(input.template, input.items),
   };
   const cost = callCost(
     input.settings.model,

@@ -168,6 +168,7 @@ async function itemValues(
           query: topic.query,
           description: topic.description ?? undefined,
           narrative: topic.narrative ?? undefined,
+          context: topic.context,
         },
         { title: doc.title ?? undefined, text: doc.text },
       ),

@@ -6,37 +6,37 @@ import {
   insertResponses,
   insertRunTrace,
   listDocuments,
-  listTopics,
   withTransaction,
   type Collection,
   type JsonObject,
   type Queryable,
   type Topic,
 } from '@assay/db';
-import { loadMethodPrompts, OpenAIChatClient, type MethodPrompt } from '@assay/llm';
 import {
-  defaultMethodsDir,
+  isModelMethod,
   MODEL_METHODS,
-  needsChat,
-  needsDocumentText,
-  needsEmbeddings,
-  rerankerFor,
   retrieveWithModels,
+  SettingsError,
   type MethodTopic,
-  type ModelMethod,
-  type ModelResources,
-  type ModelRetrieveOptions,
 } from '@assay/methods';
 import { DbCallStore } from './call-store.js';
 import type { AssayConfig } from './config.js';
 import { PlatformError, writing } from './errors.js';
+import {
+  MODEL_REQUEST_FIELDS,
+  methodPrompts,
+  modelResources,
+  prepareModelRetrieval,
+  type ModelRetrievalRequest,
+} from './model-resources.js';
 import { createRunUnderName } from './run-under-name.js';
 import { checkNewName } from './names.js';
-import { loadPrices } from './prices.js';
 import { resolveCollection, type CollectionRef } from './resolve.js';
 import {
   collectionIndex,
+  describeMissing,
   describeRetrieval,
+  selectTopics,
   runInBackground,
   type RetrieveJob,
   type RetrieveProgress,
@@ -44,29 +44,19 @@ import {
 } from './retrieval-runs.js';
 import { ASSAY_VERSION } from './version.js';
 
-/** A method's own settings, as a request gives them (see `ModelRetrieveOptions`). */
-export type ModelMethodSettings = Omit<
-  ModelRetrieveOptions,
-  'method' | 'tag' | 'onProgress' | 'concurrency'
->;
-
 /** A retrieval with a method that calls models, over a stored collection. */
-export interface RetrieveStoredModelRunInput {
+export interface RetrieveStoredModelRunInput extends ModelRetrievalRequest {
   collection: CollectionRef;
-  method: ModelMethod;
   /** Run name and tag (and the name of the response set of a method that answers). */
   tag: string;
-  /** The chat model (methods that call one). */
-  model?: string;
-  /** The embeddings model (dense methods and aggregations). */
-  embeddingModel?: string;
-  /** The cross-encoder's model (`settings.reranker: "cross-encoder"`). */
-  rerankerModel?: string;
-  settings?: ModelMethodSettings;
+  /** Documents per topic and BM25's k1 and b. */
+  params?: { k?: number; k1?: number; b?: number };
   /** Only these stored topics (default: every topic of the collection). */
   topics?: string[];
   /** Replace a run (and response set) of the same name (otherwise conflict). */
   replace?: boolean;
+  /** Store the run only when every topic has results (invalid_input naming those without). */
+  strict?: boolean;
   onProgress?: (progress: RetrieveProgress) => void;
 }
 
@@ -80,15 +70,22 @@ export interface RetrieveStoredModelRunResult extends RetrieveStoredRunResult {
   failures: Array<{ topic: string; reason: string }>;
   /** Topics not finished because the budget was reached. */
   unfinished: string[];
+  /** Topics per route, for methods that route (srsa). */
+  routes?: Record<string, number>;
+  /** How the run departs from the paper's method (also in its parameters). */
+  warnings?: string[];
   /** Calls sent this time (stored answers are not sent again), tokens and USD. */
   /** Calls sent (failed ones among them), tokens, USD paid: null when a model has no price (unknown). */
   spend: { calls: number; failedCalls: number; tokens: number; costUsd: number | null };
 }
 
-/** Whether `method` names a retrieval method that calls models. */
-export function isModelMethod(method: string): method is ModelMethod {
-  return (MODEL_METHODS as readonly string[]).includes(method);
-}
+export { isModelMethod };
+
+/** How the API names a request's fields in messages: `"model"`, `"settings.rounds"`. */
+const apiSpelling = (key: string): string =>
+  TOP_LEVEL.has(key) ? `"${key}"` : `"settings.${key}"`;
+
+const TOP_LEVEL = new Set<string>(MODEL_REQUEST_FIELDS);
 
 /**
  * Retrieves from a stored collection with a method that calls models (query2doc, amd,
@@ -102,50 +99,62 @@ export async function retrieveStoredModelRun(
   config: AssayConfig,
   input: RetrieveStoredModelRunInput,
 ): Promise<RetrieveStoredModelRunResult> {
-  const name = checkModelRetrieval(config, input);
+  const { name, prepared } = checkModelRetrieval(config, input);
   const collection = await resolveCollection(db, input.collection);
   const taken = `run "${name}" already exists in collection "${collection.name}"; use replace to overwrite it`;
   if (!input.replace && (await findRunByName(db, collection.id, name)))
     throw new PlatformError('conflict', taken);
-  const options: ModelRetrieveOptions = { ...input.settings, method: input.method, tag: name };
   const stored = await selectTopics(db, collection, input.topics);
   const report = input.onProgress;
   const index = await collectionIndex(db, collection, (done, total) =>
     report?.({ phase: 'indexing', done, total }),
   );
-  const resources: ModelResources = {
+  const resources = modelResources(prepared, {
     index,
-    prompts: methodPrompts(),
-    deps: { store: new DbCallStore(db), prices: loadPrices(config) },
-  };
-  const endpoint = {
-    ...(config.openaiBaseUrl ? { baseURL: config.openaiBaseUrl } : {}),
-    ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
-  };
-  if (needsChat(options))
-    resources.chat = { client: new OpenAIChatClient(endpoint), model: input.model! };
-  if (needsEmbeddings(options)) resources.embeddings = { endpoint, model: input.embeddingModel! };
-  if (needsDocumentText(options)) resources.documents = await collectionDocuments(db, collection);
-  const reranker = rerankerFor(options, endpoint, resources.chat, input.rerankerModel);
-  if (reranker) resources.reranker = reranker;
+    prompts: methodPrompts(input.method, prepared.settings),
+    store: new DbCallStore(db),
+    ...(prepared.needs.documentText || prepared.embeds
+      ? { documents: await collectionDocuments(db, collection) }
+      : {}),
+  });
 
   let result;
   try {
     result = await retrieveWithModels(stored.map(methodTopic), resources, {
-      ...options,
+      method: input.method,
+      settings: input.settings ?? {},
+      tag: name,
+      ...(input.params?.k !== undefined ? { k: input.params.k } : {}),
+      ...(input.params?.k1 !== undefined || input.params?.b !== undefined
+        ? {
+            bm25: {
+              ...(input.params.k1 === undefined ? {} : { k1: input.params.k1 }),
+              ...(input.params.b === undefined ? {} : { b: input.params.b }),
+            },
+          }
+        : {}),
+      ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
       onProgress: (done, total) => report?.({ phase: 'retrieving', done, total }),
     });
   } catch (error) {
     // Settings the method refuses, or an endpoint that fails outside any one topic.
+    if (error instanceof SettingsError)
+      throw new PlatformError('invalid_input', `${input.method}: ${error.message}`);
     throw new PlatformError('invalid_input', `${input.method}: ${(error as Error).message}`);
   }
-  if (result.run.topics.size === 0)
+  if (result.run.topics.size === 0 || [...result.run.topics.values()].every((l) => l.length === 0))
     throw new PlatformError(
       'invalid_input',
       result.stoppedForBudget
         ? `${input.method}: the budget was reached before any topic was finished; nothing was stored`
-        : `${input.method}: every topic failed (${result.failures[0]?.reason ?? 'no result'}); nothing was stored`,
-      { failures: result.failures.slice(0, 20) },
+        : `${input.method}: no topic has results (${result.missing[0]?.reason ?? 'no result'}); nothing was stored`,
+      { missing: result.missing.slice(0, 20) },
+    );
+  if (input.strict && result.missing.length > 0)
+    throw new PlatformError(
+      'invalid_input',
+      `${input.method}: ${result.missing.length} of ${stored.length} topics have no results (strict: nothing was stored): ${describeMissing(result.missing)}`,
+      { missing: result.missing.slice(0, 20) },
     );
 
   const parameters: Record<string, string | number> = {
@@ -177,7 +186,7 @@ export async function retrieveStoredModelRun(
           { replace: input.replace, taken },
         );
         const traceEntries = await insertRunTrace(trx, created.id, trace);
-        const stored: RetrieveStoredModelRunResult = {
+        const out: RetrieveStoredModelRunResult = {
           runId: created.id,
           name: created.name,
           entries: created.entryCount,
@@ -187,6 +196,10 @@ export async function retrieveStoredModelRun(
           traceEntries,
           failures: result.failures,
           unfinished: result.unfinished,
+          topicsAsked: stored.length,
+          missing: result.missing,
+          ...(Object.keys(result.routes).length ? { routes: result.routes } : {}),
+          ...(result.warnings.length ? { warnings: result.warnings } : {}),
           spend: {
             calls: s.calls,
             failedCalls: s.failedCalls,
@@ -195,8 +208,8 @@ export async function retrieveStoredModelRun(
           },
         };
         if (result.answers.length > 0)
-          stored.responseSet = await storeAnswers(trx, name, input, collection, result.answers);
-        return stored;
+          out.responseSet = await storeAnswers(trx, name, input, collection, result.answers);
+        return out;
       }),
     taken,
   );
@@ -204,15 +217,13 @@ export async function retrieveStoredModelRun(
 
 /**
  * Checks what can be checked before anything is read: a known method, a usable tag, the
- * models the method needs, and a configured endpoint. Returns the trimmed tag.
+ * method's settings, the models it needs, prices for a budget, and a configured endpoint.
+ * Returns the trimmed tag and the prepared request.
  */
 export function checkModelRetrieval(
   config: AssayConfig,
-  input: Pick<
-    RetrieveStoredModelRunInput,
-    'method' | 'tag' | 'model' | 'embeddingModel' | 'rerankerModel' | 'settings'
-  >,
-): string {
+  input: Omit<RetrieveStoredModelRunInput, 'collection' | 'onProgress'>,
+): { name: string; prepared: ReturnType<typeof prepareModelRetrieval> } {
   if (!isModelMethod(input.method))
     throw new PlatformError(
       'invalid_input',
@@ -220,57 +231,13 @@ export function checkModelRetrieval(
     );
   const name = checkNewName(input.tag, 'tag');
   if (/\s/.test(name)) throw new PlatformError('invalid_input', 'the tag must be without spaces');
-  const options: ModelRetrieveOptions = { ...input.settings, method: input.method };
-  if (needsChat(options) && !input.model)
-    throw new PlatformError(
-      'invalid_input',
-      `${input.method}${options.reranker === 'rankgpt' ? ' with the rankgpt reranker' : ''} needs a chat model ("model")`,
-    );
-  if (options.reranker === 'cross-encoder' && !input.rerankerModel)
-    throw new PlatformError(
-      'invalid_input',
-      'the cross-encoder reranker needs its model ("rerankerModel")',
-    );
-  if (input.method === 'rerank' && !options.reranker)
-    throw new PlatformError(
-      'invalid_input',
-      'rerank needs a reranker (settings.reranker: "cross-encoder" or "rankgpt")',
-    );
-  if (needsEmbeddings(options) && !input.embeddingModel)
-    throw new PlatformError(
-      'invalid_input',
-      `${input.method}${options.aggregation ? ` with ${options.aggregation} aggregation` : ''} needs an embeddings model ("embeddingModel")`,
-    );
-  if (!config.openaiBaseUrl && !config.openaiApiKey)
-    throw new PlatformError(
-      'invalid_input',
-      `${input.method} calls models, and no endpoint is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY) for the server`,
-    );
-  return name;
-}
-
-async function selectTopics(
-  db: Queryable,
-  collection: Collection,
-  ids: string[] | undefined,
-): Promise<Topic[]> {
-  let stored = await listTopics(db, collection.id);
-  if (ids) {
-    const byId = new Map(stored.map((t) => [t.topicId, t]));
-    const missing = ids.filter((id) => !byId.has(id));
-    if (missing.length > 0)
-      throw new PlatformError(
-        'invalid_input',
-        `no topic ${missing
-          .slice(0, 5)
-          .map((m) => `"${m}"`)
-          .join(', ')} in collection "${collection.name}"`,
-      );
-    stored = ids.map((id) => byId.get(id)!);
-  }
-  if (stored.length === 0)
-    throw new PlatformError('invalid_input', `collection "${collection.name}" has no topics`);
-  return stored;
+  const prepared = prepareModelRetrieval(config, input, {
+    spell: apiSpelling,
+    requireEndpoint: true,
+    endpointHint:
+      'for the server; ASSAY_EMBEDDING_BASE_URL and ASSAY_RERANK_BASE_URL name endpoints of their own',
+  });
+  return { name, prepared };
 }
 
 /** A stored topic as methods see it: the query and its conversational context. */
@@ -304,7 +271,7 @@ async function storeAnswers(
   name: string,
   input: RetrieveStoredModelRunInput,
   collection: Collection,
-  answers: Array<{ topic: string; text: string; references: string[] }>,
+  answers: Array<{ topic: string; text: string; references: string[]; route?: string }>,
 ): Promise<{ id: number; name: string; answers: number }> {
   const existing = await findResponseSetByName(trx, name);
   if (existing) {
@@ -317,7 +284,14 @@ async function storeAnswers(
   }
   const id = await createResponseSet(trx, {
     name,
-    provenance: { method: input.method, collection: collection.name, run: name },
+    provenance: {
+      method: input.method,
+      collection: collection.name,
+      run: name,
+      ...(answers.some((a) => a.route !== undefined)
+        ? { routes: Object.fromEntries(answers.map((a) => [a.topic, a.route ?? null])) }
+        : {}),
+    },
   });
   await insertResponses(
     trx,
@@ -332,14 +306,6 @@ async function storeAnswers(
   return { id, name, answers: answers.length };
 }
 
-let prompts: Map<string, MethodPrompt> | undefined;
-
-/** The shipped method prompts (read once). */
-function methodPrompts(): Map<string, MethodPrompt> {
-  prompts ??= loadMethodPrompts(defaultMethodsDir());
-  return prompts;
-}
-
 /**
  * Checks a retrieval with models and runs it in the background (see `getRetrieveJob`):
  * calls to models take long, so the API starts these as jobs.
@@ -349,7 +315,7 @@ export async function startModelRetrieveJob(
   config: AssayConfig,
   input: Omit<RetrieveStoredModelRunInput, 'onProgress'>,
 ): Promise<RetrieveJob> {
-  const name = checkModelRetrieval(config, input);
+  const { name } = checkModelRetrieval(config, input);
   const collection = await resolveCollection(db, input.collection);
   if (!input.replace && (await findRunByName(db, collection.id, name)))
     throw new PlatformError(

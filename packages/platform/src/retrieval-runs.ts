@@ -5,6 +5,7 @@ import {
   withTransaction,
   type Collection,
   type Queryable,
+  type Topic,
 } from '@assay/db';
 import {
   DEFAULT_ANALYZER,
@@ -52,6 +53,8 @@ export interface RetrieveStoredRunInput {
   tag: string;
   /** Replace a run of the same name (otherwise conflict). */
   replace?: boolean;
+  /** Store the run only when every topic has results (invalid_input naming those without). */
+  strict?: boolean;
   /** Called as indexing and retrieval advance. */
   onProgress?: (progress: RetrieveProgress) => void;
 }
@@ -72,6 +75,10 @@ export interface RetrieveStoredRunResult {
   replaced: boolean;
   /** Every setting that made the run (method, analyzer, BM25 and feedback settings, index). */
   parameters: Record<string, string | number>;
+  /** Topics retrieved for. */
+  topicsAsked: number;
+  /** Every topic without entries, in topic order, with the reason. */
+  missing: Array<{ topic: string; reason: string }>;
 }
 
 // One index per stored collection and database, kept for the life of the process: the
@@ -155,6 +162,49 @@ function retrieveOptions(method: RetrievalMethod, p: RetrieveParams, tag: string
   };
 }
 
+/**
+ * The stored topics a retrieval asks for: `ids` in the order given, or every topic of the
+ * collection. invalid_input naming topics the collection lacks, or when it has none.
+ */
+export async function selectTopics(
+  db: Queryable,
+  collection: Collection,
+  ids: readonly string[] | undefined,
+): Promise<Topic[]> {
+  let stored = await listTopics(db, collection.id);
+  if (ids) {
+    const byId = new Map(stored.map((t) => [t.topicId, t]));
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length > 0)
+      throw new PlatformError(
+        'invalid_input',
+        `no topic ${missing
+          .slice(0, 5)
+          .map((m) => `"${m}"`)
+          .join(', ')} in collection "${collection.name}"`,
+      );
+    stored = ids.map((id) => byId.get(id)!);
+  }
+  if (stored.length === 0)
+    throw new PlatformError('invalid_input', `collection "${collection.name}" has no topics`);
+  return stored;
+}
+
+/**
+ * `12 (failed: …), 14 (no document was found)`: the first topics without results, and why
+ * (the rest counted).
+ */
+export function describeMissing(
+  missing: ReadonlyArray<{ topic: string; reason: string }>,
+  shown = 10,
+): string {
+  const list = missing
+    .slice(0, shown)
+    .map((m) => `${m.topic} (${m.reason})`)
+    .join(', ');
+  return missing.length > shown ? `${list}, … and ${missing.length - shown} more` : list;
+}
+
 /** `key=value; …`, the run description that records how a run was made. */
 export function describeRetrieval(parameters: Record<string, string | number>): string {
   return `retrieved by assay: ${Object.entries(parameters)
@@ -183,22 +233,7 @@ export async function retrieveStoredRun(
   const taken = `run "${name}" already exists in collection "${collection.name}"; use replace to overwrite it`;
   if (!input.replace && (await findRunByName(db, collection.id, name)))
     throw new PlatformError('conflict', taken);
-  let stored = await listTopics(db, collection.id);
-  if (input.topics) {
-    const byId = new Map(stored.map((t) => [t.topicId, t]));
-    const missing = input.topics.filter((id) => !byId.has(id));
-    if (missing.length > 0)
-      throw new PlatformError(
-        'invalid_input',
-        `no topic ${missing
-          .slice(0, 5)
-          .map((m) => `"${m}"`)
-          .join(', ')} in collection "${collection.name}"`,
-      );
-    stored = input.topics.map((id) => byId.get(id)!);
-  }
-  if (stored.length === 0)
-    throw new PlatformError('invalid_input', `collection "${collection.name}" has no topics`);
+  const stored = await selectTopics(db, collection, input.topics);
   const report = input.onProgress;
   const index = await collectionIndex(db, collection, (done, total) =>
     report?.({ phase: 'indexing', done, total }),
@@ -212,6 +247,7 @@ export async function retrieveStoredRun(
   let parameters: Record<string, string | number> = {};
   let size = 1;
   let entryCount = 0;
+  const missing: RetrieveStoredRunResult['missing'] = [];
   for (let from = 0; from < topics.length;) {
     const slice = topics.slice(from, from + size);
     from += slice.length;
@@ -219,6 +255,7 @@ export async function retrieveStoredRun(
     const part = retrieveRun(index, slice, options);
     const took = performance.now() - started;
     parameters = part.parameters;
+    missing.push(...part.missing);
     for (const [id, list] of part.run.topics) {
       entriesByTopic.set(id, list);
       entryCount += list.length;
@@ -227,6 +264,18 @@ export async function retrieveStoredRun(
     size = Math.max(1, Math.min(25, Math.floor((slice.length * SLICE_MS) / Math.max(took, 1))));
     await new Promise((resolve) => setImmediate(resolve));
   }
+  if (entryCount === 0)
+    throw new PlatformError(
+      'invalid_input',
+      `${input.method}: no topic has results (${missing[0]?.reason ?? 'no result'}); nothing was stored`,
+      { missing: missing.slice(0, 20) },
+    );
+  if (input.strict && missing.length > 0)
+    throw new PlatformError(
+      'invalid_input',
+      `${input.method}: ${missing.length} of ${topics.length} topics have no results (strict: nothing was stored): ${describeMissing(missing)}`,
+      { missing: missing.slice(0, 20) },
+    );
   const run = { name, topics: entriesByTopic };
   const recorded = { ...parameters, assay: ASSAY_VERSION };
   report?.({ phase: 'storing', done: 0, total: entryCount });
@@ -252,6 +301,8 @@ export async function retrieveStoredRun(
           topics: created.topicCount,
           replaced,
           parameters: recorded,
+          topicsAsked: topics.length,
+          missing,
         };
       }),
     taken,

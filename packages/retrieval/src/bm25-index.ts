@@ -38,8 +38,16 @@ export interface Bm25IndexData {
   docOffsets: Uint32Array;
   docTerms: Uint32Array;
   docTfs: Uint16Array;
-  /** `sha256:` hash of the indexed documents (ids, titles and texts, in order). */
+  /**
+   * `sha256:` fingerprint of the indexed documents (see {@link documentsFingerprint}): the
+   * same documents give the same fingerprint in whatever order they were indexed.
+   */
   fingerprint: string;
+}
+
+/** The text a document is indexed, embedded and shown by: its title (if any), a newline, its text. */
+export function documentText(doc: { title?: string | undefined; text: string }): string {
+  return doc.title ? `${doc.title}\n${doc.text}` : doc.text;
 }
 
 /** Lucene's BM25 idf: ln(1 + (N − df + 0.5) / (df + 0.5)). */
@@ -136,7 +144,7 @@ export class IndexBuilder {
   private readonly docOffsets = new GrowableUint32();
   private readonly docTerms = new GrowableUint32(1 << 16);
   private readonly docTfs = new GrowableUint32(1 << 16);
-  private readonly hash = createHash('sha256');
+  private readonly digests: Buffer[] = [];
   // Per-document scratch: term number -> frequency, and the terms touched.
   private scratch = new Uint32Array(1024);
   private readonly touched: number[] = [];
@@ -153,8 +161,8 @@ export class IndexBuilder {
 
   /** Analyses and adds one document (title and text together). */
   add(doc: IndexableDocument): void {
-    this.hash.update(`${doc.id}\u0000${doc.title ?? ''}\u0000${doc.text}\u0001`);
-    const tokens = this.analyzer.analyze(doc.title ? `${doc.title}\n${doc.text}` : doc.text);
+    this.digests.push(documentDigest(doc));
+    const tokens = this.analyzer.analyze(documentText(doc));
     const touched = this.touched;
     touched.length = 0;
     for (const token of tokens) {
@@ -215,9 +223,29 @@ export class IndexBuilder {
       docOffsets,
       docTerms,
       docTfs,
-      fingerprint: `sha256:${this.hash.digest('hex')}`,
+      fingerprint: combineDigests(this.docIds, this.digests),
     });
   }
+}
+
+/** SHA-256 of one document's id, title and text. */
+function documentDigest(doc: IndexableDocument): Buffer {
+  return createHash('sha256')
+    .update(`${doc.id}\u0000${doc.title ?? ''}\u0000${doc.text}`)
+    .digest();
+}
+
+/**
+ * The fingerprint of a collection, as every index records it: SHA-256 over the SHA-256 of
+ * each document's id, title and text, taken in docno byte order, so a collection read from
+ * a file (file order) and the same collection read from the database (docno order) have
+ * one fingerprint. A missing title and an empty one count the same.
+ */
+function combineDigests(ids: readonly string[], digests: readonly Buffer[]): string {
+  const order = ids.map((_, i) => i).sort((a, b) => compareBytewise(ids[a]!, ids[b]!));
+  const hash = createHash('sha256');
+  for (const i of order) hash.update(digests[i]!);
+  return `sha256:${hash.digest('hex')}`;
 }
 
 /** Indexes documents in one call. Duplicate ids are the caller's to prevent (the readers do). */

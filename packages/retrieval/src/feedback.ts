@@ -214,6 +214,17 @@ export function weightedRocchioQuery(
 }
 
 /**
+ * A whole document as a query: every term it has, weighted by its frequency in it (the
+ * query its text would make, read from the forward index).
+ */
+export function wholeDocumentQuery(index: Bm25Index, doc: number): WeightedQuery {
+  const { terms, tfs } = index.documentTerms(doc);
+  const out: WeightedQuery = new Map();
+  for (let i = 0; i < terms.length; i++) out.set(terms[i]!, tfs[i]!);
+  return out;
+}
+
+/**
  * A document as a query: its `terms` terms of highest tf-idf weight (its most
  * discriminative), each with weight 1.
  */

@@ -17,6 +17,7 @@ export {
   Bm25Index,
   buildIndex,
   DEFAULT_BM25,
+  documentText,
   IndexBuilder,
   type Bm25IndexData,
   type Bm25Params,
@@ -54,6 +55,7 @@ export {
   rm3Query,
   rocchioQuery,
   weightedRocchioQuery,
+  wholeDocumentQuery,
   type Rm3Options,
   type RocchioOptions,
   type WeightedRocchioOptions,
@@ -71,6 +73,7 @@ export {
 /** Running a method over topics into a TREC run with its parameters. */
 export {
   DEFAULT_QBD,
+  emptyQueryReason,
   resolveRetrieveParameters,
   RETRIEVAL_METHODS,
   retrieveRun,

@@ -55,6 +55,15 @@ export interface RetrievedRun {
   run: Run;
   /** Every setting that shaped the run, for `#` header lines and stored metadata. */
   parameters: Record<string, string | number>;
+  /** The topics without entries, in topic order, and why. */
+  missing: Array<{ topic: string; reason: string }>;
+}
+
+/** Why a query finds nothing: no term left after analysis, or none the collection has. */
+export function emptyQueryReason(index: Bm25Index, text: string): string {
+  return index.analyzer.analyze(text).length === 0
+    ? 'the query has no term after analysis (empty, or stopwords only)'
+    : 'no term of the query occurs in the collection';
 }
 
 /** The settings a method actually uses, defaults filled in. */
@@ -85,7 +94,8 @@ export function resolveRetrieveParameters(
 
 /**
  * Runs one retrieval method over topics and returns a TREC run (each topic's documents in
- * trec_eval order, ranks 1..n). A topic whose query has no known term gets no entries.
+ * trec_eval order, ranks 1..n). A topic whose query has no known term gets no entries and
+ * is listed in `missing` with the reason.
  */
 export function retrieveRun(
   index: Bm25Index,
@@ -100,6 +110,7 @@ export function retrieveRun(
   const qbd = { ...DEFAULT_QBD, ...options.qbd };
   const tag = options.tag ?? options.method;
   const out = new Map<string, RunEntry[]>();
+  const missing: RetrievedRun['missing'] = [];
   topics.forEach((topic, i) => {
     const query = analyzeQuery(index, topic.text);
     let hits: Hit[];
@@ -131,11 +142,14 @@ export function retrieveRun(
       topic.id,
       hits.map((h, r) => ({ docno: h.docno, rank: r + 1, score: h.score })),
     );
+    if (hits.length === 0)
+      missing.push({ topic: topic.id, reason: emptyQueryReason(index, topic.text) });
     options.onProgress?.(i + 1, topics.length);
   });
   return {
     run: { name: tag, topics: out },
     parameters: resolveRetrieveParameters(index, options),
+    missing,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +61,21 @@ describe('saving and loading an index', () => {
       DEFAULT_ANALYZER,
     );
     expect(other.data.fingerprint).not.toBe(index.data.fingerprint);
+  });
+
+  it('fingerprints the documents whatever order they were indexed in', () => {
+    const a = { id: 'b2', title: 'T', text: 'second' };
+    const b = { id: 'a1', text: 'first' };
+    const one = buildIndex([a, b], DEFAULT_ANALYZER).data.fingerprint;
+    expect(buildIndex([b, a], DEFAULT_ANALYZER).data.fingerprint).toBe(one);
+    // SHA-256 over each document's SHA-256 of `id NUL title NUL text`, in docno byte order.
+    const digest = (text: string) => createHash('sha256').update(text).digest();
+    const expected = createHash('sha256')
+      .update(digest('a1\u0000\u0000first'))
+      .update(digest('b2\u0000T\u0000second'))
+      .digest('hex');
+    expect(one).toBe(`sha256:${expected}`);
+    expect(buildIndex([{ ...b, title: '' }, a], DEFAULT_ANALYZER).data.fingerprint).toBe(one);
   });
 
   it('refuses an index made with another analyzer version', () => {

@@ -15,6 +15,8 @@ export interface ConversationTurn {
 export interface TopicConversation {
   previousTurns?: ConversationTurn[];
   userBackground?: string[];
+  /** A reference (canonical) answer to the request, for judges that show one. */
+  referenceAnswer?: string;
   [key: string]: unknown;
 }
 
@@ -26,14 +28,15 @@ export interface ConversationalTopic {
 
 const TURN_KEYS = ['previous_turns', 'previousTurns'] as const;
 const BACKGROUND_KEYS = ['user_background', 'userBackground'] as const;
+const ANSWER_KEYS = ['reference_answer', 'referenceAnswer'] as const;
 const TURNS_EXPECTED = 'an array of strings or {"role": "user"|"assistant", "text"} objects';
 
 /**
  * The conversational context of a parsed topic (TREC CAsT/iKAT-style JSONL): a `context`
  * object kept as given, `previous_turns`/`previousTurns` (strings are user turns; objects
- * `{role: user|assistant, text}` or `content`) and `user_background`/`userBackground` (a
- * string or strings), read from the topic's fields or from its `context` object, the
- * fields first. Undefined when the topic has none. A malformed value throws
+ * `{role: user|assistant, text}` or `content`), `user_background`/`userBackground` (a
+ * string or strings) and `reference_answer`/`referenceAnswer` (a string), read from the
+ * topic's fields or from its `context` object, the fields first. Undefined when the topic has none. A malformed value throws
  * TrecFormatError at `file:line`.
  */
 export function topicConversation(
@@ -52,7 +55,7 @@ export function topicConversation(
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) bad('context', 'an object');
     inner = raw as Record<string, unknown>;
     Object.assign(conversation, inner);
-    for (const key of [...TURN_KEYS, ...BACKGROUND_KEYS]) delete conversation[key];
+    for (const key of [...TURN_KEYS, ...BACKGROUND_KEYS, ...ANSWER_KEYS]) delete conversation[key];
   }
   const pick = (keys: readonly string[]) => {
     for (const source of [fields, inner]) {
@@ -86,6 +89,11 @@ export function topicConversation(
     else if (Array.isArray(value) && value.every((s) => typeof s === 'string'))
       conversation.userBackground = value as string[];
     else bad(background.key, 'a string or an array of strings');
+  }
+  const answer = pick(ANSWER_KEYS);
+  if (answer) {
+    if (typeof answer.value !== 'string') bad(answer.key, 'a string');
+    else if (answer.value.trim() !== '') conversation.referenceAnswer = answer.value;
   }
   return Object.keys(conversation).length > 0 ? conversation : undefined;
 }

@@ -1,13 +1,15 @@
 import {
   getRetrieveJob,
   isModelMethod,
+  methodSettingsSchema,
   MODEL_METHODS,
+  MODEL_REQUEST_FIELDS,
   RETRIEVAL_METHODS,
   retrieveStoredModelRun,
   retrieveStoredRun,
+  SAMPLING,
   startModelRetrieveJob,
   startRetrieveJob,
-  type ModelMethodSettings,
   type RetrieveJob,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -38,104 +40,27 @@ const ModelName = z
     'a model name has no control characters',
   );
 
-// The settings of the methods that call models (see docs/methods.md).
-const MethodSettings = z
-  .object({
-    aggregation: z.enum(['sparse', 'dense', 'rrf']).optional().openapi({
-      description: 'query2doc: sparse or dense; amd: sparse, dense or rrf',
-    }),
-    feedback: z.boolean().optional().openapi({ description: "amd's reflective feedback (true)" }),
-    queryWeight: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .openapi({ description: "weight of the query embedding in amd's dense aggregation (0.7)" }),
-    rrfK: z.number().int().min(1).max(10_000).optional().openapi({ description: 'RRF k (60)' }),
-    budgetUsd: z
-      .number()
-      .positive()
-      .max(1_000_000)
-      .optional()
-      .openapi({ description: 'send no call once this many USD were spent' }),
-    rounds: z
-      .number()
-      .int()
-      .min(1)
-      .max(50)
-      .optional()
-      .openapi({ description: 'grill: retrieve → expand rounds at most (1)' }),
-    minGain: z
-      .number()
-      .int()
-      .min(0)
-      .max(100_000)
-      .optional()
-      .openapi({ description: 'grill: stop when a round adds fewer new documents (0: off)' }),
-    rerankBudget: z
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .optional()
-      .openapi({ description: 'grill: fused documents kept for the final reranker (500)' }),
-    decompose: z
-      .boolean()
-      .optional()
-      .openapi({ description: 'grill: split the request into sub-questions (false)' }),
-    firstStageK: z
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .optional()
-      .openapi({ description: 'gr-*: BM25 documents per query before the rerank stage (1000)' }),
-    rerankDepth: z.number().int().min(1).max(10_000).optional().openapi({
-      description: 'documents the reranker reorders: rerank (100), each gr-* list (1000)',
-    }),
-    searchK: z
-      .number()
-      .int()
-      .min(1)
-      .max(1000)
-      .optional()
-      .openapi({ description: 'srsa, simple-search, react: documents per search (5)' }),
-    maxRounds: z
-      .number()
-      .int()
-      .min(1)
-      .max(50)
-      .optional()
-      .openapi({ description: 'srsa: planning searches; react: steps (5)' }),
-    today: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD')
-      .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'a real date')
-      .optional()
-      .openapi({ description: "the date srsa's router is told is today (the server's clock)" }),
-    reranker: z.enum(['cross-encoder', 'rankgpt']).optional().openapi({
-      description:
-        'the reranker of rerank, gr-* and grill: /v1/rerank or RankGPT over the chat model',
-    }),
-    rankgpt: z
-      .object({
-        window: z.number().int().min(2).max(100).optional(),
-        step: z.number().int().min(1).max(100).optional(),
-        passageWords: z.number().int().min(1).max(5000).optional(),
-      })
-      .strict()
-      .optional()
-      .openapi({ description: "RankGPT's window (20), step (10) and words per passage (300)" }),
-    maxRegenerations: z
-      .number()
-      .int()
-      .min(0)
-      .max(10)
-      .optional()
-      .openapi({ description: 'llmforum: regenerations of an answer scored below 0.5 (2)' }),
-  })
+// The settings of the methods that call models: made from each method's one settings
+// schema (see docs/methods.md); which of them a method takes is checked by the platform.
+const MethodSettings = methodSettingsSchema().openapi('MethodSettings');
+
+const Sampling = {
+  temperature: SAMPLING.temperature.optional(),
+  topP: SAMPLING.topP.optional(),
+};
+
+const StepSettings = z
+  .object({ model: ModelName.optional(), ...Sampling })
   .strict()
-  .openapi('MethodSettings');
+  .openapi('StepSettings');
+
+const Prefix = z
+  .string()
+  .max(100)
+  .refine(
+    (p) => ![...p].some((ch) => ch.charCodeAt(0) < 0x20),
+    'a prefix has no control characters',
+  );
 
 const RetrieveBody = z
   .object({
@@ -151,6 +76,34 @@ const RetrieveBody = z
       description: 'model of the cross-encoder reranker (settings.reranker: cross-encoder)',
     }),
     settings: MethodSettings.optional(),
+    temperature: Sampling.temperature.openapi({
+      description: "sampling temperature of every step (each prompt's own otherwise)",
+    }),
+    topP: Sampling.topP.openapi({
+      description: 'top_p of every step (the endpoint default otherwise)',
+    }),
+    steps: z
+      .record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/), StepSettings)
+      .optional()
+      .openapi({
+        description:
+          'model, temperature and top_p of single steps, by prompt id (gr-answer, binary-filter, rankgpt …)',
+      }),
+    queryPrefix: Prefix.optional().openapi({
+      description: 'before every query-side text embedded ("query: " for E5 models)',
+    }),
+    passagePrefix: Prefix.optional().openapi({
+      description: 'before every document embedded ("passage: " for E5 models)',
+    }),
+    budgetUsd: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: 'send no call once this many USD were spent (priced models only)' }),
+    strict: z.boolean().optional().openapi({
+      description: 'store the run only when every topic has results (else 422 naming them)',
+    }),
     tag: z
       .string()
       .trim()
@@ -207,10 +160,16 @@ const StoredRetrieval = z
     topics: z.number().int(),
     replaced: z.boolean(),
     parameters: z.record(z.string(), z.union([z.string(), z.number()])),
+    topicsAsked: z.number().int().openapi({ description: 'topics retrieved for' }),
+    missing: z
+      .array(z.object({ topic: z.string(), reason: z.string() }))
+      .openapi({ description: 'every topic without entries, with the reason' }),
   })
   .openapi('StoredRetrieval');
 
 const ModelRetrievalExtras = z.object({
+  routes: z.record(z.string(), z.number().int()).optional(),
+  warnings: z.array(z.string()).optional(),
   traceEntries: z.number().int().optional(),
   responseSet: z
     .object({ id: z.number().int(), name: z.string(), answers: z.number().int() })
@@ -296,50 +255,39 @@ export const retrieve = createRouter()
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
       const body = c.req.valid('json');
       if (isModelMethod(body.method)) {
-        const settings: ModelMethodSettings = { ...body.settings };
-        if (body.method === 'llmforum') {
-          // Weighted Rocchio over the embeddings when an embeddings model is given.
-          settings.forumDense = body.embeddingModel !== undefined;
-          const p = body.params ?? {};
-          settings.weightedRocchio = Object.fromEntries(
-            Object.entries({
-              depth: p.fbDepth,
-              positives: p.positives,
-              fbTerms: p.fbTerms,
-              alpha: p.alpha,
-              beta: p.beta,
-              gamma: p.gamma,
-            }).filter(([, v]) => v !== undefined),
-          );
-        }
-        if (body.params?.k !== undefined) settings.k = body.params.k;
-        if (body.params?.k1 !== undefined || body.params?.b !== undefined)
-          settings.bm25 = {
-            ...(body.params.k1 === undefined ? {} : { k1: body.params.k1 }),
-            ...(body.params.b === undefined ? {} : { b: body.params.b }),
-          };
-        const input = {
-          collection: collection.id,
-          method: body.method,
-          tag: body.tag,
-          settings,
-          ...(body.model ? { model: body.model } : {}),
-          ...(body.embeddingModel ? { embeddingModel: body.embeddingModel } : {}),
-          ...(body.rerankerModel ? { rerankerModel: body.rerankerModel } : {}),
-          ...(body.topics ? { topics: body.topics } : {}),
-          ...(body.replace ? { replace: true } : {}),
-        };
         const config = c.var.config;
         if (!config)
           throw new ApiError('invalid_input', 'this server has no model endpoint configured');
-        if (body.background)
+        const { k, k1, b, ...lexical } = body.params ?? {};
+        const stray = Object.keys(lexical)[0];
+        if (stray)
+          throw new ApiError(
+            'invalid_input',
+            `"params.${stray}" applies to the lexical methods; methods with models take their settings in "settings"`,
+          );
+        const params = {
+          ...(k === undefined ? {} : { k }),
+          ...(k1 === undefined ? {} : { k1 }),
+          ...(b === undefined ? {} : { b }),
+        };
+        const { method, params: _params, background, ...request } = body;
+        const input = {
+          ...request,
+          method,
+          collection: collection.id,
+          ...(Object.keys(params).length ? { params } : {}),
+        };
+        if (background)
           return c.json(presentJob(await startModelRetrieveJob(c.var.db, config, input)), 202);
         return c.json(await retrieveStoredModelRun(c.var.db, config, input), 201);
       }
-      if (body.model || body.embeddingModel || body.rerankerModel || body.settings)
+      const given = [...MODEL_REQUEST_FIELDS, 'settings' as const].filter(
+        (f) => body[f] !== undefined,
+      );
+      if (given.length)
         throw new ApiError(
           'invalid_input',
-          `${body.method} calls no model: model, embeddingModel and settings are for ${MODEL_METHODS.join(', ')}`,
+          `${body.method} calls no model: ${given.map((f) => `"${f}"`).join(', ')} ${given.length === 1 ? 'is' : 'are'} for ${MODEL_METHODS.join(', ')}`,
         );
       const input = {
         collection: collection.id,
@@ -348,6 +296,7 @@ export const retrieve = createRouter()
         ...(body.params ? { params: body.params } : {}),
         ...(body.topics ? { topics: body.topics } : {}),
         ...(body.replace ? { replace: true } : {}),
+        ...(body.strict ? { strict: true } : {}),
       };
       if (body.background) return c.json(presentJob(await startRetrieveJob(c.var.db, input)), 202);
       return c.json(await retrieveStoredRun(c.var.db, input), 201);

@@ -168,18 +168,26 @@ export const scoreSets = createRouter()
       const test = q.test ?? 'paired';
       const correction = q.correction ?? 'holm';
       const alpha = q.alpha ?? 0.05;
-      const { report, spread } = await scoreSetReport(c.var.db, Number(c.req.valid('param').id), {
-        test,
-        correction,
-        alpha,
-        ...(q.seed === undefined ? {} : { seed: q.seed }),
-      });
+      const { report, spread, routes } = await scoreSetReport(
+        c.var.db,
+        Number(c.req.valid('param').id),
+        {
+          test,
+          correction,
+          alpha,
+          ...(q.seed === undefined ? {} : { seed: q.seed }),
+        },
+      );
       const format = q.format ?? 'json';
       if (format === 'json')
         return c.json(JSON.parse(JSON.stringify(report)) as Record<string, unknown>, 200);
-      return c.body(renderAnswersReport(report, format, { test, correction, alpha, spread }), 200, {
-        'content-type': CONTENT_TYPES[format],
-      });
+      return c.body(
+        renderAnswersReport(report, format, { test, correction, alpha, spread, routes }),
+        200,
+        {
+          'content-type': CONTENT_TYPES[format],
+        },
+      );
     },
   )
   .openapi(

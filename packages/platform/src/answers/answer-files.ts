@@ -14,6 +14,8 @@ export interface AnswerResponse {
   query?: string;
   /** Documents the answer rests on: document ids or the texts themselves. */
   references?: string[];
+  /** The path the system took for this topic (SRSA's route), when it says. */
+  route?: string;
 }
 
 /** An answer graded by people, shown to the judge as a calibration example. */
@@ -31,6 +33,8 @@ export interface AnswerScoreLine extends AnswerScore {
   justification: string;
   /** The letter the answer had in a comparative prompt. */
   label?: string;
+  /** The path the system took for the topic (SRSA's route), from the response. */
+  route?: string;
 }
 
 function lineError(file: string, line: number, reason: string): PlatformError {
@@ -74,8 +78,9 @@ function textField(value: Record<string, unknown>, name: string, file: string, l
 }
 
 /**
- * Reads responses, `{"topic","system","answer","query"?,"references"?}` per line;
- * `references` is a list of document ids or texts. A (topic, system) given twice is an error.
+ * Reads responses, `{"topic","system","answer","query"?,"references"?,"route"?}` per line;
+ * `references` is a list of document ids or texts, `route` the path the system took (SRSA's
+ * strategy). A (topic, system) given twice is an error.
  */
 export function parseResponses(text: string, file = '<responses>'): AnswerResponse[] {
   const out: AnswerResponse[] = [];
@@ -93,6 +98,7 @@ export function parseResponses(text: string, file = '<responses>'): AnswerRespon
         throw lineError(file, line, '"references" must be a list of non-empty strings');
       response.references = refs as string[];
     }
+    if (value.route !== undefined) response.route = idField(value, 'route', file, line);
     const key = JSON.stringify([response.topic, response.system]);
     const first = seen.get(key);
     if (first !== undefined)
@@ -171,7 +177,8 @@ export function parseScoredExamples(
 
 /**
  * Reads a score file as `assay answers score` writes it:
- * `{"topic","system","trial","scores":{criterion: value},"justification"}` per line.
+ * `{"topic","system","trial","scores":{criterion: value},"justification","label"?,"route"?}`
+ * per line.
  * Every line must grade the same criteria as the first; (topic, system, trial) is unique.
  */
 export function parseScoreLines(text: string, file = '<scores>'): AnswerScoreLine[] {
@@ -197,6 +204,7 @@ export function parseScoreLines(text: string, file = '<scores>'): AnswerScoreLin
     const justification = typeof value.justification === 'string' ? value.justification : '';
     const row: AnswerScoreLine = { topic, system, trial, scores, justification };
     if (typeof value.label === 'string') row.label = value.label;
+    if (typeof value.route === 'string' && value.route !== '') row.route = value.route;
     out.push(row);
   });
   if (out.length === 0) throw new PlatformError('invalid_input', `${file}: no scores`);
@@ -213,5 +221,6 @@ export function formatScoreLine(row: AnswerScoreLine): string {
     justification: row.justification,
   };
   if (row.label !== undefined) out.label = row.label;
+  if (row.route !== undefined) out.route = row.route;
   return JSON.stringify(out);
 }

@@ -47,6 +47,7 @@ import {
   type AnswerResponse,
 } from './answer-files.js';
 import { scoreAnswers, type AnswerScoringMode, type ScoreAnswersResult } from './score-answers.js';
+import { routeBreakdown, type RouteMeans } from './answers-report.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from '../paging.js';
 
 export type { ResponseSet, ScoreSet, StoredResponse, AnswerScoreRow };
@@ -400,9 +401,14 @@ export async function scoreSetReport(
   db: Queryable,
   id: number,
   options: AnswerQualityOptions = {},
-): Promise<{ report: AnswerQualityReport; spread: TrialSpread }> {
+): Promise<{ report: AnswerQualityReport; spread: TrialSpread; routes: RouteMeans[] }> {
   const set = await resolveScoreSet(db, id);
   const rows = await listAnswerScores(db, set.id);
+  // A response set made by a method that routes (srsa) records each topic's route.
+  const provenance = (await getResponseSet(db, set.responseSetId))?.provenance ?? {};
+  const routes = (provenance.routes ?? {}) as Record<string, string | null>;
+  const routeOf = (topic: string, system: string) =>
+    system === provenance.run ? (routes[topic] ?? undefined) : undefined;
   const scored = rows.filter((r) => r.scores !== null);
   if (scored.length === 0)
     throw new PlatformError('invalid_input', `score set ${id} has no scored answers`);
@@ -415,7 +421,16 @@ export async function scoreSetReport(
     trial: r.trial,
     scores: inCriteriaOrder(r.scores!, set.criteria),
   }));
-  return { report: answerQualityReport(rowsForStats, options), spread: trialSpread(rowsForStats) };
+  return {
+    report: answerQualityReport(rowsForStats, options),
+    spread: trialSpread(rowsForStats),
+    routes: routeBreakdown(
+      rowsForStats.map((r) => {
+        const route = routeOf(r.topic, r.system);
+        return route ? { ...r, route } : r;
+      }),
+    ),
+  };
 }
 
 /** `scores` with its keys in the order of `criteria` (any others after them). */

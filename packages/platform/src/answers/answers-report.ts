@@ -15,6 +15,61 @@ export interface AnswersReportSettings {
   alpha: number;
   /** The spread of repeated trials, shown by the table and HTML when there were several. */
   spread?: TrialSpread;
+  /** Means by the route each answer took (SRSA's strategies), when the answers say. */
+  routes?: RouteMeans[];
+}
+
+/** One system's answers that took one route: how many topics, and the mean per criterion. */
+export interface RouteMeans {
+  system: string;
+  route: string;
+  topics: number;
+  means: Record<string, number>;
+}
+
+/**
+ * Means per (system, route) for the answers that name their route (SRSA's direct,
+ * parallel, planning, direct-fallback): each topic's trials averaged first, then the
+ * topics of a route; systems and routes in the order first seen. Empty when no answer
+ * names a route.
+ */
+export function routeBreakdown(
+  lines: ReadonlyArray<{
+    topic: string;
+    system: string;
+    route?: string;
+    scores: Readonly<Record<string, number>>;
+  }>,
+): RouteMeans[] {
+  const perTopic = new Map<
+    string,
+    { system: string; route: string; sums: Record<string, number>; n: number }
+  >();
+  for (const l of lines) {
+    if (l.route === undefined) continue;
+    const key = JSON.stringify([l.system, l.topic]);
+    let t = perTopic.get(key);
+    if (!t) perTopic.set(key, (t = { system: l.system, route: l.route, sums: {}, n: 0 }));
+    t.n++;
+    for (const [c, v] of Object.entries(l.scores)) t.sums[c] = (t.sums[c] ?? 0) + v;
+  }
+  const groups = new Map<
+    string,
+    { system: string; route: string; sums: Record<string, number>; topics: number }
+  >();
+  for (const t of perTopic.values()) {
+    const key = JSON.stringify([t.system, t.route]);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { system: t.system, route: t.route, sums: {}, topics: 0 }));
+    g.topics++;
+    for (const [c, v] of Object.entries(t.sums)) g.sums[c] = (g.sums[c] ?? 0) + v / t.n;
+  }
+  return [...groups.values()].map((g) => ({
+    system: g.system,
+    route: g.route,
+    topics: g.topics,
+    means: Object.fromEntries(Object.entries(g.sums).map(([c, v]) => [c, v / g.topics])),
+  }));
 }
 
 /** Criteria in report order (as the systems' means list them). */
@@ -75,6 +130,12 @@ export function renderAnswersReport(
               s.winRateNormalised[c],
             ]),
           );
+      if (settings.routes?.length) {
+        lines.push('', 'system,route,topics,criterion,mean');
+        for (const r of settings.routes)
+          for (const c of criteria)
+            lines.push(csvRow([r.system, r.route, r.topics, c, r.means[c]]));
+      }
       lines.push('', 'a,b,criterion,test,statistic,p,p_adjusted,significant');
       for (const t of report.tests)
         lines.push(
@@ -112,6 +173,22 @@ export function renderAnswersReport(
         '\\hline',
         '\\end{tabular}',
         '',
+        ...(settings.routes?.length
+          ? [
+              '% Means by route (the path each answer took).',
+              `\\begin{tabular}{l l r ${criteria.map(() => 'r').join(' ')}}`,
+              '\\hline',
+              `System & Route & Topics & ${criteria.map((c) => latexEscape(c)).join(' & ')} \\\\`,
+              '\\hline',
+              ...settings.routes.map(
+                (r) =>
+                  `${latexEscape(r.system)} & ${latexEscape(r.route)} & ${r.topics} & ${criteria.map((c) => f4(r.means[c]!)).join(' & ')} \\\\`,
+              ),
+              '\\hline',
+              '\\end{tabular}',
+              '',
+            ]
+          : []),
         '\\begin{tabular}{l l r r r}',
         '\\hline',
         'Pair & Criterion & t & p & p (adj.) \\\\',
@@ -166,6 +243,21 @@ export function renderAnswersReport(
             ...report.systems.map((s) => [
               s.system,
               ...criteria.map((c) => f4(spread.meanSd[s.system]?.[c] ?? Number.NaN)),
+            ]),
+          ]),
+        );
+        out.push('');
+      }
+      if (settings.routes?.length) {
+        out.push('Means by route (the path each answer took):');
+        out.push(
+          table([
+            ['system', 'route', 'topics', ...criteria],
+            ...settings.routes.map((r) => [
+              r.system,
+              r.route,
+              String(r.topics),
+              ...criteria.map((c) => f4(r.means[c]!)),
             ]),
           ]),
         );

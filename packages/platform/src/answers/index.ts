@@ -25,8 +25,10 @@ export {
 export {
   methodLine,
   renderAnswersReport,
+  routeBreakdown,
   type AnswersReportFormat,
   type AnswersReportSettings,
+  type RouteMeans,
 } from './answers-report.js';
 export { answersHtml } from './answers-html.js';
 export {

@@ -367,6 +367,11 @@ export async function scoreAnswers(
       g.judged[e.set] = results[index]!.get(s.system)!;
     }
   });
+  const routeOf = new Map(
+    input.responses
+      .filter((r) => r.route !== undefined)
+      .map((r) => [JSON.stringify([r.topic, r.system]), r.route!]),
+  );
   const scores: AnswerScoreLine[] = [];
   const failures: AnswerScoreFailure[] = [...early];
   for (const g of gathered.values()) {
@@ -396,6 +401,8 @@ export async function scoreAnswers(
           : ok.map((j, i) => `[example set ${i + 1}] ${j.justification}`).join('\n'),
     };
     if (g.label) line.label = g.label;
+    const route = routeOf.get(JSON.stringify([g.topic, g.system]));
+    if (route !== undefined) line.route = route;
     scores.push(line);
   }
   const topicRank = new Map([...byTopic.keys()].map((t, i) => [t, i]));
