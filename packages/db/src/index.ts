@@ -84,7 +84,7 @@ export type { IdOrName } from './id-or-name.js';
 /** Keyset paging: a page request and the values of a sort key a cursor carries. */
 export type { KeyValue, Seek } from './keyset.js';
 
-/** Collections: create, list with counts, get by id or name, delete (cascades). */
+/** Collections: create, list with counts, get by id or name, hold while writing, delete (cascades). */
 export {
   createCollection,
   deleteCollection,
@@ -92,6 +92,7 @@ export {
   getCollectionSummary,
   getCollection,
   getCollectionByName,
+  holdCollection,
   listCollections,
   lockCollectionContents,
 } from './repositories/collections.js';

@@ -161,3 +161,67 @@ export async function countRows(db: Kysely<Database>, table: keyof Database): Pr
 export async function queryRows<R>(db: Kysely<Database>, text: string): Promise<R[]> {
   return (await sql.raw<R>(text).execute(db)).rows;
 }
+
+/** A transaction kept open on a connection of its own, holding the locks it took. */
+export interface HeldTransaction {
+  /** The server process of its connection (what pg_blocking_pids names). */
+  readonly pid: number;
+  /** Commits it, releasing its locks. */
+  release(): Promise<void>;
+}
+
+/**
+ * Opens a transaction, runs `statements` in it (e.g. `select … for key share`, or
+ * `select pg_advisory_xact_lock(…)`) and keeps it open until `release()`: race tests take
+ * the locks a request will meet, so that the order of two requests is forced rather than
+ * left to timing. PostgreSQL only (PGlite runs one transaction at a time).
+ */
+export async function holdTransaction(
+  db: Kysely<Database>,
+  statements: readonly string[],
+): Promise<HeldTransaction> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let ready!: (pid: number) => void;
+  let failed!: (error: unknown) => void;
+  const started = new Promise<number>((resolve, reject) => {
+    ready = resolve;
+    failed = reject;
+  });
+  const done = db
+    .transaction()
+    .execute(async (trx) => {
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+      for (const statement of statements) await sql.raw(statement).execute(trx);
+      ready(Number(rows[0]!.pid));
+      await released;
+    })
+    .catch((error: unknown) => failed(error));
+  const pid = await started;
+  return {
+    pid,
+    async release() {
+      release();
+      await done;
+    },
+  };
+}
+
+/**
+ * Waits until some connection is blocked by the server process `pid` (waits for a lock it
+ * holds) and returns that connection's process id. PostgreSQL only.
+ */
+export async function waitUntilBlockedBy(
+  db: Kysely<Database>,
+  pid: number,
+  timeoutMs = 20_000,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql<{ pid: number }>`
+      select pid from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(db);
+    if (rows.length > 0) return Number(rows[0]!.pid);
+    if (Date.now() > deadline) throw new Error(`no connection became blocked by process ${pid}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -8,7 +8,6 @@ import {
   getLabelSet,
   listCampaignItems,
   listCampaigns as listStoredCampaigns,
-  withTransaction,
   type AnnotatorProgress,
   type Campaign,
   type CampaignGrade,
@@ -23,6 +22,7 @@ import {
   type CampaignCandidate,
   type CampaignSampling,
 } from './campaign-sampling.js';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { checkNewName } from './names.js';
 import { defaultJudgesDir } from './judge-templates.js';
@@ -146,7 +146,7 @@ export async function createCampaign(
   };
   const campaign = await writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const labelSet = await createLabelSet(trx, {
           collectionId: collection.id,
           name,

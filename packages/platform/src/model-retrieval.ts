@@ -7,7 +7,6 @@ import {
   insertRunTrace,
   listDocuments,
   listTopics,
-  withTransaction,
   type Collection,
   type JsonObject,
   type Queryable,
@@ -29,6 +28,7 @@ import {
 } from '@assay/methods';
 import { DbCallStore } from './call-store.js';
 import type { AssayConfig } from './config.js';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { createRunUnderName } from './run-under-name.js';
 import { checkNewName } from './names.js';
@@ -163,7 +163,7 @@ export async function retrieveStoredModelRun(
   const s = result.spend;
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const { created, replaced } = await createRunUnderName(
           trx,
           {

@@ -42,6 +42,7 @@ import {
   type GradeScale,
   type TestName,
 } from './analysis/index.js';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { evaluateRuns, type EvaluateRunsInput, type EvaluateRunsResult } from './evaluate.js';
 import { decodeReport, toJson } from './report-codec.js';
@@ -243,7 +244,7 @@ export async function createComparisonReport(
   const title =
     input.title ??
     `${runs.map((r) => r.name).join(', ')} on ${sets.map((s) => s.name).join(' and ')}`;
-  return store(db, collection.id, 'comparison', title, provenance, result, input.createdBy);
+  return store(db, collection, 'comparison', title, provenance, result, input.createdBy);
 }
 
 /** Computes the agreement of two stored label sets, as `assay agree`, and stores it. */
@@ -301,7 +302,7 @@ export async function createAgreementReport(
     clip,
   };
   const title = input.title ?? `${setA.name} vs ${setB.name}`;
-  return store(db, collection.id, 'agreement', title, provenance, result, input.createdBy);
+  return store(db, collection, 'agreement', title, provenance, result, input.createdBy);
 }
 
 /** Evaluates stored runs (as {@link evaluateRuns}) and stores the result as a report. */
@@ -334,7 +335,7 @@ export async function createEvaluationReport(
     ...(input.judgedOnly === undefined ? {} : { judgedOnly: input.judgedOnly }),
   };
   const title = input.title ?? `${runs.map((r) => r.name).join(', ')} on ${set.name}`;
-  return store(db, collection.id, 'evaluation', title, provenance, result, input.createdBy);
+  return store(db, collection, 'evaluation', title, provenance, result, input.createdBy);
 }
 
 function comparisonSettings(
@@ -370,7 +371,7 @@ function actorRef(actor: Actor | undefined): NamedRef | null {
 
 async function store(
   db: Queryable,
-  collectionId: number,
+  collection: { id: number; name: string },
   kind: ReportKind,
   title: string,
   provenance: ReportProvenance,
@@ -381,14 +382,16 @@ async function store(
   if (trimmed === '') throw new PlatformError('invalid_input', 'the title must not be blank');
   const report = await writing(
     () =>
-      createReport(db, {
-        collectionId,
-        kind,
-        title: trimmed,
-        provenance: toJson(provenance) as JsonObject,
-        result: toJson(result),
-        createdBy: createdBy?.id ?? null,
-      }),
+      writeInCollection(db, collection, (trx) =>
+        createReport(trx, {
+          collectionId: collection.id,
+          kind,
+          title: trimmed,
+          provenance: toJson(provenance) as JsonObject,
+          result: toJson(result),
+          createdBy: createdBy?.id ?? null,
+        }),
+      ),
     'the report conflicts with existing data',
   );
   return decodeReport(report);

@@ -2,7 +2,6 @@ import {
   findRunByName,
   listDocuments,
   listTopics,
-  withTransaction,
   type Collection,
   type Queryable,
 } from '@assay/db';
@@ -15,6 +14,7 @@ import {
   type RetrievalMethod,
   type RetrieveOptions,
 } from '@assay/retrieval';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { createRunUnderName } from './run-under-name.js';
 import { checkNewName } from './names.js';
@@ -232,7 +232,7 @@ export async function retrieveStoredRun(
   report?.({ phase: 'storing', done: 0, total: entryCount });
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const { created, replaced } = await createRunUnderName(
           trx,
           {
