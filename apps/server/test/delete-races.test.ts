@@ -80,10 +80,10 @@ forEachDatabase('deleting a collection while writing into it', (t) => {
           ...admin(),
           body: UPLOADS[kind].body,
         });
-        const uploader = await waitUntilBlockedBy(t.db, blocker.pid);
+        const [uploader] = await waitUntilBlockedBy(t.db, blocker.pid);
         const deleting = api.call('DELETE', '/api/collections/c', admin());
         // The delete waits for the upload's hold on the collection.
-        await waitUntilBlockedBy(t.db, uploader);
+        await waitUntilBlockedBy(t.db, uploader!);
         await blocker.release();
         const [uploaded, deleted] = await Promise.all([upload, deleting]);
         expect(uploaded.status).toBe(201);
@@ -104,12 +104,12 @@ forEachDatabase('deleting a collection while writing into it', (t) => {
           `select id from runs where collection_id = ${id} for key share`,
         ]);
         const deleting = api.call('DELETE', '/api/collections/c', admin());
-        const deleter = await waitUntilBlockedBy(t.db, blocker.pid);
+        const [deleter] = await waitUntilBlockedBy(t.db, blocker.pid);
         const upload = api.call('POST', UPLOADS[kind].path('c'), {
           ...admin(),
           body: UPLOADS[kind].body,
         });
-        await waitUntilBlockedBy(t.db, deleter);
+        await waitUntilBlockedBy(t.db, deleter!);
         await blocker.release();
         const [deleted, uploaded] = await Promise.all([deleting, upload]);
         expect(deleted.status).toBe(200);

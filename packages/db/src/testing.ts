@@ -208,20 +208,30 @@ export async function holdTransaction(
 }
 
 /**
- * Waits until some connection is blocked by the server process `pid` (waits for a lock it
- * holds) and returns that connection's process id. PostgreSQL only.
+ * Waits until `count` connections (default 1) wait, directly or behind one another, for a
+ * lock the server process `pid` holds, and returns their process ids (the direct waiters
+ * first). PostgreSQL only.
  */
 export async function waitUntilBlockedBy(
   db: Kysely<Database>,
   pid: number,
-  timeoutMs = 20_000,
-): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
+  options: { count?: number; timeoutMs?: number } = {},
+): Promise<number[]> {
+  const count = options.count ?? 1;
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   for (;;) {
     const { rows } = await sql<{ pid: number }>`
-      select pid from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(db);
-    if (rows.length > 0) return Number(rows[0]!.pid);
-    if (Date.now() > deadline) throw new Error(`no connection became blocked by process ${pid}`);
+      with recursive waiting(pid, depth) as (
+        select pid, 1 from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))
+        union
+        select a.pid, w.depth + 1 from pg_stat_activity a
+          join waiting w on w.pid = any(pg_blocking_pids(a.pid))
+          where w.depth < 10
+      )
+      select pid, min(depth) as depth from waiting group by pid order by 2, 1`.execute(db);
+    if (rows.length >= count) return rows.map((r) => Number(r.pid));
+    if (Date.now() > deadline)
+      throw new Error(`${rows.length} of ${count} connections became blocked by process ${pid}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
