@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { annotatorScope } from './annotator-scope.js';
 import { authentication } from './auth.js';
 import { FailedAuthLimiter } from './auth-rate-limit.js';
+import { policyOf } from './page-policies.js';
 import { ApiError, handleError } from './errors.js';
 import type { AppEnv } from './router.js';
 import { responseSets } from './routes/response-sets.js';
@@ -60,12 +61,12 @@ export function createApp(deps: AppDeps) {
     description: 'An assay API token (the first admin token is printed when the server starts).',
   });
   const limiter = new FailedAuthLimiter(deps.maxAuthFailures ?? 20, 60_000);
-  // Every response: no content sniffing; API responses are data, never a page to render.
+  // Every response: no content sniffing, and a policy that forbids framing (API responses
+  // are data, never a page to render; pages bring their own policy).
   app.use('*', async (c, next) => {
     await next();
     c.header('x-content-type-options', 'nosniff');
-    if (!c.res.headers.has('content-security-policy'))
-      c.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+    c.header('content-security-policy', policyOf(c.res.headers.get('content-security-policy')));
   });
   // Order matters: who you are is settled before any body is read.
   app.use('/api/*', async (c, next) => {
