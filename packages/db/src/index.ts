@@ -127,6 +127,7 @@ export {
   findRun,
   getRun,
   getRunEntries,
+  listRunTopicIds,
   getRunEntryPage,
   getRunSummary,
   getRunWithEntries,
