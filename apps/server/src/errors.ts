@@ -14,6 +14,7 @@ export type ApiErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'too_many_requests'
+  | 'busy'
   | 'internal';
 
 const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
@@ -25,6 +26,7 @@ const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   too_many_requests: 429,
+  busy: 503,
   internal: 500,
 };
 

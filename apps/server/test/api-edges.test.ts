@@ -157,7 +157,7 @@ forEachDatabase('API edges', (t) => {
 
       // Topic ids as JSON numbers: topic 2 only. Depth 1: good d3, poor d9, half d3.
       const pool = await api.call('POST', '/api/collections/bare/pools', {
-        token: api.annotator,
+        ...admin,
         json: { runs: ['good', 'poor', 'half'], depth: 1, topics: [2] },
       });
       expect(pool.status).toBe(200);
@@ -166,7 +166,7 @@ forEachDatabase('API edges', (t) => {
       expect(
         await errorOf(
           await api.call('POST', '/api/collections/bare/pools', {
-            token: api.annotator,
+            ...admin,
             json: { runs: ['good'], depth: 1, topics: [1.5] },
           }),
         ),

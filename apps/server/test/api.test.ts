@@ -306,7 +306,8 @@ forEachDatabase('assay API', (t) => {
           expect(anonymous.status, `${method} ${path} without a token`).toBe(401);
           // Users and campaigns have their own role rules (apps/server/test/campaigns.test.ts).
           if (/^\/api\/(me|users|campaigns)|\/campaigns$/.test(path)) continue;
-          // Evaluations and pools compute without storing: any token may ask.
+          // Evaluations compute without storing: any token may ask. Pools store nothing
+          // either, but plan judging: admins only (annotators do not pool).
           const readOnlyBodies: Record<string, unknown> = {
             '/api/evaluations': {
               collection: 'demo',
@@ -314,7 +315,6 @@ forEachDatabase('assay API', (t) => {
               runs: ['sysA'],
               measures: ['map'],
             },
-            '/api/collections/{collection}/pools': { runs: ['sysA'], depth: 2 },
           };
           const readOnly = method === 'get' || path in readOnlyBodies;
           const asAnnotator = await api.call(method.toUpperCase(), url, {

@@ -274,6 +274,7 @@ export {
   campaignSummary,
   createCampaign,
   listCollectionCampaignsPage,
+  MAX_CAMPAIGN_ITEMS,
   requireCampaign,
   type CampaignSamplingSpec,
   type CampaignSummary,

@@ -25,7 +25,7 @@ import type { PValueAdjustment } from '@assay/stats';
 import {
   agreement,
   BOOTSTRAP_SAMPLES,
-  compareRuns,
+  compareRunsSteps,
   fitGradesToScale,
   MAX_SCALE_GRADES,
   outlyingGrade,
@@ -50,6 +50,7 @@ import { readTrecRun, runsOrAll } from './runs.js';
 import { ASSAY_VERSION } from './version.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
+import { inSlices } from './work-slices.js';
 
 /** Who creates a report or publishes a leaderboard (recorded by id and name). */
 export interface Actor {
@@ -201,21 +202,35 @@ export async function createComparisonReport(
       throw new PlatformError('invalid_input', `the baseline "${run.name}" is none of the runs`);
     baseline = run.name;
   }
-  const leaderboards: CompareReport['leaderboards'] = [];
+  const judged = [];
   for (const set of sets) {
     const qrels = prepareQrels(await getLabelGrades(db, set.id));
     if (qrels.topics.length === 0)
       throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+    judged.push({ set, qrels });
+  }
+  checkComparisonWork({
+    runs: runs.length,
+    measures: tested.length,
+    topics: judged.map((j) => j.qrels.topics.length),
+    baseline: baseline !== undefined,
+    settings,
+  });
+  const leaderboards: CompareReport['leaderboards'] = [];
+  for (const { set, qrels } of judged) {
     const evaluations: RunEvaluation[] = [];
     for (const run of runs) {
       const trecRun = await readTrecRun(db, run, qrels.topics);
       evaluations.push(evaluateRun(qrels, trecRun, resolved, { completeTopics: true }));
     }
     try {
-      const comparison = compareRuns(evaluations, tested, {
-        ...settings,
-        ...(baseline === undefined ? {} : { baseline }),
-      });
+      // Computed a slice at a time: a server keeps answering others meanwhile.
+      const comparison = await inSlices(
+        compareRunsSteps(evaluations, tested, {
+          ...settings,
+          ...(baseline === undefined ? {} : { baseline }),
+        }),
+      );
       leaderboards.push({ qrels: set.name, comparison });
     } catch (error) {
       if (error instanceof CompareError)
@@ -336,6 +351,43 @@ export async function createEvaluationReport(
   };
   const title = input.title ?? `${runs.map((r) => r.name).join(', ')} on ${set.name}`;
   return store(db, collection, 'evaluation', title, provenance, result, input.createdBy);
+}
+
+/**
+ * The most steps one comparison may take: a step is one topic of one resample of the
+ * bootstrap, or one topic of one sign flip of the randomization test (about 5 to 20 ns
+ * each, so seconds of computing at most). The defaults stay far below it: 10 runs, 3
+ * measures and 50 topics with 10,000 permutations take 80 million.
+ */
+const MAX_COMPARISON_STEPS = 1_000_000_000;
+
+/**
+ * Refuses (invalid_input, naming the figures and what to cut) a comparison whose bootstrap
+ * intervals and tests would take more than {@link MAX_COMPARISON_STEPS}.
+ */
+function checkComparisonWork(input: {
+  runs: number;
+  measures: number;
+  /** Topics of each label set compared under. */
+  topics: number[];
+  baseline: boolean;
+  settings: Required<Omit<CompareSettings, 'baseline'>>;
+}): void {
+  const { runs, measures, settings } = input;
+  const pairs = input.baseline ? runs - 1 : (runs * (runs - 1)) / 2;
+  const perTest = settings.test === 'randomization' ? settings.permutations : 1;
+  let steps = 0;
+  for (const topics of input.topics)
+    steps += measures * topics * (BOOTSTRAP_SAMPLES * (runs + 1) + pairs * perTest);
+  if (steps <= MAX_COMPARISON_STEPS) return;
+  const figures =
+    `${runs} runs (${pairs} pairs) × ${measures} measures × ${input.topics.join(' + ')} topics` +
+    (settings.test === 'randomization' ? ` × ${settings.permutations} permutations` : '');
+  throw new PlatformError(
+    'invalid_input',
+    `${figures} take ${steps.toExponential(2)} steps of bootstrap and tests, over the cap of ${MAX_COMPARISON_STEPS.toExponential(0)} per comparison; compare fewer runs or measures, against a baseline, or with fewer permutations (10000 gives p to about ±0.005)`,
+    { cap: 'MAX_COMPARISON_STEPS', limit: MAX_COMPARISON_STEPS, steps },
+  );
 }
 
 function comparisonSettings(

@@ -7,6 +7,7 @@ export {
   BOOTSTRAP_SAMPLES,
   bootstrapMeanIntervals,
   compareRuns,
+  compareRunsSteps,
   CompareError,
   correlateMeans,
   type CompareSettings,
