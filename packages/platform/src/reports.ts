@@ -48,7 +48,13 @@ import { evaluateRuns, type EvaluateRunsInput, type EvaluateRunsResult } from '.
 import { decodeReport, toJson } from './report-codec.js';
 import { readTrecRun, runsOrAll } from './runs.js';
 import { ASSAY_VERSION } from './version.js';
-import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
+import {
+  noLabelsError,
+  resolveCollection,
+  resolveLabelSet,
+  resolveRun,
+  type CollectionRef,
+} from './resolve.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 import { inSlices } from './work-slices.js';
 
@@ -205,8 +211,7 @@ export async function createComparisonReport(
   const judged = [];
   for (const set of sets) {
     const qrels = prepareQrels(await getLabelGrades(db, set.id));
-    if (qrels.topics.length === 0)
-      throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+    if (qrels.topics.length === 0) throw await noLabelsError(db, set);
     judged.push({ set, qrels });
   }
   checkComparisonWork({
@@ -276,8 +281,7 @@ export async function createAgreementReport(
     [setA, a],
     [setB, b],
   ] as const)
-    if (grades.size === 0)
-      throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+    if (grades.size === 0) throw await noLabelsError(db, set);
   if (input.scale !== undefined) {
     const { min, max } = input.scale;
     if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min >= max)
