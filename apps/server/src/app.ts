@@ -4,6 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { annotatorScope } from './annotator-scope.js';
 import { authentication } from './auth.js';
 import { FailedAuthLimiter } from './auth-rate-limit.js';
+import { ComputationGate } from './computations.js';
+import { policyOf } from './page-policies.js';
 import { ApiError, handleError } from './errors.js';
 import type { AppEnv } from './router.js';
 import { responseSets } from './routes/response-sets.js';
@@ -45,6 +47,12 @@ export interface AppDeps {
    * 429 with Retry-After (default 20).
    */
   maxAuthFailures?: number;
+  /**
+   * Heavy computations (pools, evaluations, comparisons, agreements, campaigns and judge
+   * jobs made from pools) run at once (default 2); the next `waiting` (default 32) wait
+   * for their turn, any more are answered 503 busy.
+   */
+  computations?: { running?: number; waiting?: number };
 }
 
 /** Default upload limit: room for a large run file (a few million lines). */
@@ -61,17 +69,19 @@ export function createApp(deps: AppDeps) {
     description: 'An assay API token (the first admin token is printed when the server starts).',
   });
   const limiter = new FailedAuthLimiter(deps.maxAuthFailures ?? 20, 60_000);
-  // Every response: no content sniffing; API responses are data, never a page to render.
+  const computations = new ComputationGate(deps.computations?.running, deps.computations?.waiting);
+  // Every response: no content sniffing, and a policy that forbids framing (API responses
+  // are data, never a page to render; pages bring their own policy).
   app.use('*', async (c, next) => {
     await next();
     c.header('x-content-type-options', 'nosniff');
-    if (!c.res.headers.has('content-security-policy'))
-      c.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+    c.header('content-security-policy', policyOf(c.res.headers.get('content-security-policy')));
   });
   // Order matters: who you are is settled before any body is read.
   app.use('/api/*', async (c, next) => {
     c.set('db', deps.db);
     c.set('config', deps.config);
+    c.set('computations', computations);
     await next();
   });
   app.use('/api/*', authentication(limiter));

@@ -29,7 +29,11 @@ export function isPublic(method: string, path: string): boolean {
  * Bearer-token authentication for every /api route but the public ones: no token, an
  * unknown one or a revoked one is 401. Tokens are compared by hash in the database and
  * never logged. A client address with too many failed attempts is answered 429 with
- * Retry-After (see {@link FailedAuthLimiter}) before its token is even looked at.
+ * Retry-After (see {@link FailedAuthLimiter}) before its token is even looked at. Only a
+ * token presented and refused (an Authorization header that is malformed, unknown or
+ * revoked) is a failed attempt: any page on any origin can make a browser send requests
+ * without one, and those must not lock out the people behind the same address, while
+ * sending an Authorization header across origins needs a CORS permission nobody gets.
  */
 export function authentication(limiter: FailedAuthLimiter) {
   return createMiddleware<AppEnv>(async (c, next) => {
@@ -51,8 +55,9 @@ export function authentication(limiter: FailedAuthLimiter) {
       c.set('user', await authenticate(c.var.db, match?.[1]));
     } catch (error) {
       if (
-        (error instanceof ApiError && error.code === 'unauthorized') ||
-        (error instanceof PlatformError && error.code === 'unauthorized')
+        header !== undefined &&
+        ((error instanceof ApiError && error.code === 'unauthorized') ||
+          (error instanceof PlatformError && error.code === 'unauthorized'))
       )
         limiter.fail(client);
       throw error;

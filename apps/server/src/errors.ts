@@ -15,6 +15,7 @@ export type ApiErrorCode =
   | 'unsupported_media_type'
   | 'too_many_requests'
   | 'unavailable'
+  | 'busy'
   | 'internal';
 
 const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
@@ -27,6 +28,7 @@ const STATUS: Record<ApiErrorCode, ContentfulStatusCode> = {
   unsupported_media_type: 415,
   too_many_requests: 429,
   unavailable: 503,
+  busy: 503,
   internal: 500,
 };
 

@@ -39,8 +39,51 @@ export const inputGuard: MiddlewareHandler = async (c, next) => {
   return next();
 };
 
-/** Walks a parsed JSON value without recursion, throwing for depth or a NUL character. */
+/**
+ * Walks a parsed JSON value without recursion, throwing for depth or a NUL character. The
+ * first walk only looks (a large body is walked once, building nothing); when it finds a
+ * fault, a second walk names where.
+ */
 function checkJson(value: unknown): void {
+  if (isClean(value)) return;
+  describeFault(value);
+}
+
+/** Whether no string or key holds a NUL (but an upload's `text`) and nothing nests too deep. */
+function isClean(value: unknown): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  const texts: boolean[] = [false];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    const isText = texts.pop()!;
+    if (typeof v === 'string') {
+      if (!isText && v.includes('\0')) return false;
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= MAX_JSON_DEPTH) return false;
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        values.push(child);
+        depths.push(depth + 1);
+        texts.push(false);
+      }
+      continue;
+    }
+    for (const key in v) {
+      if (key.includes('\0')) return false;
+      values.push((v as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+      texts.push(depth === 0 && key === 'text');
+    }
+  }
+  return true;
+}
+
+/** Throws the 400 naming the first fault of a value {@link isClean} refused. */
+function describeFault(value: unknown): void {
   const stack: Array<{ value: unknown; path: string; depth: number }> = [
     { value, path: '', depth: 0 },
   ];

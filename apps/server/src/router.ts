@@ -1,5 +1,6 @@
 import type { AssayConfig, AssayDb, User } from '@assay/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { ComputationGate } from './computations.js';
 
 /** What every handler can read from the context. */
 export interface AppEnv {
@@ -9,6 +10,8 @@ export interface AppEnv {
     config: AssayConfig | undefined;
     /** The authenticated user; set on every route that is not public. */
     user: User;
+    /** Where heavy computations take turns. */
+    computations: ComputationGate;
   };
 }
 

@@ -1,5 +1,6 @@
 import { z, type RouteConfig } from '@hono/zod-openapi';
 import { requireAdmin } from './auth.js';
+import { computing } from './computations.js';
 
 /** `{ error: { code, message } }`, the body of every error response. */
 export const ErrorSchema = z
@@ -40,6 +41,15 @@ export const adminOnly = {
   security: [{ bearerAuth: [] }],
   middleware: [requireAdmin],
   description: 'Admin only.',
+};
+
+
+/** Admin tokens only, for a heavy computation: it takes its turn (see computations.ts). */
+export const adminComputation = { ...adminOnly, middleware: [requireAdmin, computing] };
+
+/** The error response of a heavy computation the server cannot queue. */
+export const busyError = {
+  503: error('the server is computing as much as it queues; try again after `Retry-After` seconds'),
 };
 
 /** A collection in a path: its numeric id or its name. */

@@ -137,7 +137,7 @@ forEachDatabase('API edges', (t) => {
       // No `runs`: every run of the collection. P@1 by hand: good 1, 1 → 1; poor 0, 0 → 0;
       // half 0, 1 → 0.5.
       const evaluated = await api.call('POST', '/api/evaluations', {
-        token: api.annotator,
+        ...admin,
         json: { collection: 'bare', labelSet: 'q', measures: ['P.1'] },
       });
       expect(evaluated.status).toBe(200);
@@ -157,7 +157,7 @@ forEachDatabase('API edges', (t) => {
 
       // Topic ids as JSON numbers: topic 2 only. Depth 1: good d3, poor d9, half d3.
       const pool = await api.call('POST', '/api/collections/bare/pools', {
-        token: api.annotator,
+        ...admin,
         json: { runs: ['good', 'poor', 'half'], depth: 1, topics: [2] },
       });
       expect(pool.status).toBe(200);
@@ -166,7 +166,7 @@ forEachDatabase('API edges', (t) => {
       expect(
         await errorOf(
           await api.call('POST', '/api/collections/bare/pools', {
-            token: api.annotator,
+            ...admin,
             json: { runs: ['good'], depth: 1, topics: [1.5] },
           }),
         ),

@@ -313,33 +313,12 @@ forEachDatabase('assay API', (t) => {
           expect(anonymous.status, `${method} ${path} without a token`).toBe(401);
           // Users and campaigns have their own role rules (apps/server/test/campaigns.test.ts).
           if (/^\/api\/(me|users|campaigns)|\/campaigns$/.test(path)) continue;
-          // Evaluations, pools, estimates and judge reports compute without storing: any token may ask.
-          const readOnlyBodies: Record<string, unknown> = {
-            '/api/evaluations': {
-              collection: 'demo',
-              labelSet: 'human',
-              runs: ['sysA'],
-              measures: ['map'],
-            },
-            '/api/collections/{collection}/pools': { runs: ['sysA'], depth: 2 },
-            '/api/ppi': {
-              collection: 'demo',
-              humanLabelSet: 'human',
-              llmLabelSet: 'second',
-              runs: ['sysA'],
-              measures: ['map'],
-            },
-            '/api/judge-reports': {
-              collection: 'demo',
-              human: 'human',
-              judges: ['second'],
-              samples: 0,
-            },
-          };
-          const readOnly = method === 'get' || path in readOnlyBodies;
+          // Every computation over stored labels (evaluations, pools, estimates, judge reports)
+          // is for admins: label sets are not for annotators, and pools plan judging.
+          const readOnly = method === 'get';
           const asAnnotator = await api.call(method.toUpperCase(), url, {
             token: api.annotator,
-            ...(path in readOnlyBodies ? { json: readOnlyBodies[path] } : body),
+            ...body,
           });
           if (readOnly) {
             expect(asAnnotator.status, `${method} ${path} as annotator`).toBe(200);
@@ -776,15 +755,19 @@ forEachDatabase('assay API', (t) => {
     it('computes trec_eval measures per topic and on average', async () => {
       await seed();
       await api.call('POST', '/api/collections/demo/runs', { token: api.admin, body: RUN_B });
-      const response = await api.call('POST', '/api/evaluations', {
+      const body = {
+        collection: 'demo',
+        labelSet: 'human',
+        runs: ['sysA', 'sysB'],
+        measures: ['map', 'P.2', 'recip_rank', 'ndcg_cut.3'],
+      };
+      // An evaluation reads a label set: annotators may not.
+      const annotator = await api.call('POST', '/api/evaluations', {
         token: api.annotator,
-        json: {
-          collection: 'demo',
-          labelSet: 'human',
-          runs: ['sysA', 'sysB'],
-          measures: ['map', 'P.2', 'recip_rank', 'ndcg_cut.3'],
-        },
+        json: body,
       });
+      expect(await errorOf(annotator)).toMatchObject({ status: 403, code: 'forbidden' });
+      const response = await api.call('POST', '/api/evaluations', { token: api.admin, json: body });
       expect(response.status).toBe(200);
       const result = (await response.json()) as {
         labelSet: string;
@@ -820,7 +803,7 @@ forEachDatabase('assay API', (t) => {
 
     it('validates the request', async () => {
       await seed();
-      const read = { token: api.annotator };
+      const read = { token: api.admin };
       const missing = await api.call('POST', '/api/evaluations', {
         ...read,
         json: { collection: 'demo' },

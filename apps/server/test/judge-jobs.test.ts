@@ -83,29 +83,29 @@ forEachDatabase('pools and judge jobs API', (t) => {
     // The probe: depth 100000 once stalled the server for minutes.
     const deep = await errorOf(
       await api.call('POST', '/api/collections/demo/pools', {
-        token: api.annotator,
+        token: api.admin,
         json: { runs: ['sysA'], depth: 100_000 },
       }),
     );
     expect(deep).toMatchObject({ status: 422, code: 'invalid_input' });
     expect(deep.message).toContain('depth 100000 is over the cap of 1000');
-    // 3000 topics asked for × depth 1000 × 2 runs = 6,000,000 candidates > 5,000,000.
+    // 3000 topics asked for × depth 1000 × 2 runs = 6,000,000 candidates > 1,000,000.
     const topics = Array.from({ length: 3000 }, (_, i) => String(i + 1));
     const wide = await errorOf(
       await api.call('POST', '/api/collections/demo/pools', {
-        token: api.annotator,
+        token: api.admin,
         json: { runs: ['sysA', 'sysB'], depth: 1000, topics },
       }),
     );
     expect(wide).toMatchObject({ status: 422, code: 'invalid_input' });
     expect(wide.message).toContain(
-      '3000 topics × depth 1000 × 2 runs = 6000000 candidates, over the cap of 5000000',
+      '3000 topics × depth 1000 × 2 runs = 6000000 candidates, over the cap of 1000000',
     );
     // At the depth cap itself a pool is computed.
     expect(
       (
         await api.call('POST', '/api/collections/demo/pools', {
-          token: api.annotator,
+          token: api.admin,
           json: { runs: ['sysA'], depth: 1000 },
         })
       ).status,
@@ -114,7 +114,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
 
   it('computes the depth-k pool of stored runs in priority order, with its statistics', async () => {
     const r = await api.call('POST', '/api/collections/demo/pools', {
-      token: api.annotator,
+      token: api.admin,
       json: { runs: ['sysA', 'sysB'], depth: 2 },
     });
     expect(r.status).toBe(200);
@@ -148,7 +148,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
     // 1/d3 is graded in `human`; 2/d6's -1 means unjudged, so it stays.
     const excluded = (await (
       await api.call('POST', '/api/collections/demo/pools', {
-        token: api.annotator,
+        token: api.admin,
         json: { runs: ['sysA', 'sysB'], depth: 2, excludeLabelSets: ['human'], topics: ['2', '1'] },
       })
     ).json()) as { items: Array<{ topicId: string; docId: string }> };
@@ -162,14 +162,14 @@ forEachDatabase('pools and judge jobs API', (t) => {
 
     const unknown = await errorOf(
       await api.call('POST', '/api/collections/demo/pools', {
-        token: api.annotator,
+        token: api.admin,
         json: { runs: ['sysA', 'nope'], depth: 2 },
       }),
     );
     expect(unknown).toMatchObject({ status: 404, code: 'not_found' });
     const bad = await errorOf(
       await api.call('POST', '/api/collections/demo/pools', {
-        token: api.annotator,
+        token: api.admin,
         json: { runs: ['sysA'], depth: 0 },
       }),
     );

@@ -31,10 +31,15 @@ forEachDatabase('server defaults', (t) => {
   it('answers 429 with Retry-After after too many failed authentications', async () => {
     api = await setUpApi(t.db, { maxAuthFailures: 3 });
     expect((await api.call('GET', '/api/collections', { token: api.admin })).status).toBe(200);
-    for (const token of ['wrong-1', 'wrong-2', undefined]) {
-      const failed = await api.call('GET', '/api/collections', token ? { token } : {});
+    for (const token of ['wrong-1', 'wrong-2']) {
+      const failed = await api.call('GET', '/api/collections', { token });
       expect(failed.status).toBe(401);
     }
+    // A malformed Authorization header is a token presented and refused too.
+    const malformed = await api.app.request('/api/collections', {
+      headers: { authorization: 'Basic d3Jvbmc6d3Jvbmc=' },
+    });
+    expect(malformed.status).toBe(401);
     const limited = await api.call('GET', '/api/collections', { token: 'wrong-4' });
     expect(await errorOf(limited)).toMatchObject({ status: 429, code: 'too_many_requests' });
     const wait = Number(limited.headers.get('retry-after'));
@@ -43,6 +48,23 @@ forEachDatabase('server defaults', (t) => {
     // The address waits, whatever token it now sends; public routes stay open.
     expect((await api.call('GET', '/api/collections', { token: api.admin })).status).toBe(429);
     expect((await api.call('GET', '/api/health')).status).toBe(200);
+  });
+
+  it('does not count requests without a token: a page on another origin locks nobody out', async () => {
+    api = await setUpApi(t.db, { maxAuthFailures: 3 });
+    // What any web page can make a visitor's browser send: no Authorization header.
+    for (let i = 0; i < 25; i++) {
+      const anonymous = await api.app.request('/api/collections', {
+        headers: { origin: 'https://elsewhere.example' },
+      });
+      expect(anonymous.status).toBe(401);
+    }
+    expect((await api.call('GET', '/api/collections', { token: api.admin })).status).toBe(200);
+    expect((await api.call('GET', '/api/me', { token: api.annotator })).status).toBe(200);
+    // Wrong tokens still count.
+    for (const token of ['wrong-1', 'wrong-2', 'wrong-3'])
+      expect((await api.call('GET', '/api/collections', { token })).status).toBe(401);
+    expect((await api.call('GET', '/api/collections', { token: api.admin })).status).toBe(429);
   });
 });
 

@@ -212,6 +212,28 @@ forEachDatabase('storage limits', (t) => {
     expect(api.logged).toEqual([]);
   });
 
+  it('names the first NUL of a JSON body wherever it is, but leaves an upload’s text to the import', async () => {
+    const refused = async (json: unknown) =>
+      errorOf(await api.call('POST', '/api/users', { ...admin(), json }));
+    expect(await refused({ name: 'x', role: 'annotator', ['ke\u0000y']: 1 })).toMatchObject({
+      status: 400,
+      message: 'key: contains a NUL character',
+    });
+    expect(
+      await refused({ name: 'x', role: 'annotator', nested: { text: 'a\u0000' } }),
+    ).toMatchObject({ status: 400, message: 'nested.text: contains a NUL character' });
+    // A top-level `text` is an uploaded file: the import answers with its `file:line`.
+    const upload = await errorOf(
+      await api.call('POST', '/api/collections/demo/runs', {
+        ...admin(),
+        json: { text: '1 Q0 d1 1 2 s\u0000\n' },
+      }),
+    );
+    expect(upload.status).toBe(422);
+    expect(upload.message).toMatch(/:1: /);
+    await expectNothingStored();
+  });
+
   it('refuses JSON bodies and JSONL topics nested 10,000 deep with 4xx', async () => {
     const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
     const body = await errorOf(

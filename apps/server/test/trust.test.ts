@@ -45,11 +45,12 @@ forEachDatabase('estimates API', (t) => {
       ).toBe(201);
   });
 
-  it('POST /api/ppi: the prediction-powered leaderboard, for any user', async () => {
-    const response = await api.call('POST', '/api/ppi', {
-      token: api.annotator,
-      json: { collection: 'c', humanLabelSet: 'people', llmLabelSet: 'llm', measures: ['P@4'] },
-    });
+  it('POST /api/ppi: the prediction-powered leaderboard, for admins', async () => {
+    const json = { collection: 'c', humanLabelSet: 'people', llmLabelSet: 'llm', measures: ['P@4'] };
+    // It reads label sets, which annotators may not read.
+    const annotator = await api.call('POST', '/api/ppi', { token: api.annotator, json });
+    expect(annotator.status).toBe(403);
+    const response = await api.call('POST', '/api/ppi', { token: api.admin, json });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
       n: number;
@@ -82,7 +83,9 @@ forEachDatabase('estimates API', (t) => {
       measure: 'P@4',
       samples: 50,
     };
-    const response = await api.call('POST', '/api/judge-reports', { token: api.annotator, json });
+    const annotator = await api.call('POST', '/api/judge-reports', { token: api.annotator, json });
+    expect(annotator.status).toBe(403);
+    const response = await api.call('POST', '/api/judge-reports', { token: api.admin, json });
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
       human: { name: string; labels: number };

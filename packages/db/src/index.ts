@@ -86,7 +86,7 @@ export type { IdOrName } from './id-or-name.js';
 /** Keyset paging: a page request and the values of a sort key a cursor carries. */
 export type { KeyValue, Seek } from './keyset.js';
 
-/** Collections: create, list with counts, get by id or name, delete (cascades). */
+/** Collections: create, list with counts, get by id or name, hold while writing, delete (cascades). */
 export {
   createCollection,
   deleteCollection,
@@ -94,6 +94,7 @@ export {
   getCollectionSummary,
   getCollection,
   getCollectionByName,
+  holdCollection,
   listCollections,
   lockCollectionContents,
 } from './repositories/collections.js';
@@ -128,6 +129,7 @@ export {
   findRun,
   getRun,
   getRunEntries,
+  listRunTopicIds,
   getRunEntryPage,
   getRunSummary,
   getRunWithEntries,

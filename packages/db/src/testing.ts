@@ -161,3 +161,77 @@ export async function countRows(db: Kysely<Database>, table: keyof Database): Pr
 export async function queryRows<R>(db: Kysely<Database>, text: string): Promise<R[]> {
   return (await sql.raw<R>(text).execute(db)).rows;
 }
+
+/** A transaction kept open on a connection of its own, holding the locks it took. */
+export interface HeldTransaction {
+  /** The server process of its connection (what pg_blocking_pids names). */
+  readonly pid: number;
+  /** Commits it, releasing its locks. */
+  release(): Promise<void>;
+}
+
+/**
+ * Opens a transaction, runs `statements` in it (e.g. `select … for key share`, or
+ * `select pg_advisory_xact_lock(…)`) and keeps it open until `release()`: race tests take
+ * the locks a request will meet, so that the order of two requests is forced rather than
+ * left to timing. PostgreSQL only (PGlite runs one transaction at a time).
+ */
+export async function holdTransaction(
+  db: Kysely<Database>,
+  statements: readonly string[],
+): Promise<HeldTransaction> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let ready!: (pid: number) => void;
+  let failed!: (error: unknown) => void;
+  const started = new Promise<number>((resolve, reject) => {
+    ready = resolve;
+    failed = reject;
+  });
+  const done = db
+    .transaction()
+    .execute(async (trx) => {
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+      for (const statement of statements) await sql.raw(statement).execute(trx);
+      ready(Number(rows[0]!.pid));
+      await released;
+    })
+    .catch((error: unknown) => failed(error));
+  const pid = await started;
+  return {
+    pid,
+    async release() {
+      release();
+      await done;
+    },
+  };
+}
+
+/**
+ * Waits until `count` connections (default 1) wait, directly or behind one another, for a
+ * lock the server process `pid` holds, and returns their process ids (the direct waiters
+ * first). PostgreSQL only.
+ */
+export async function waitUntilBlockedBy(
+  db: Kysely<Database>,
+  pid: number,
+  options: { count?: number; timeoutMs?: number } = {},
+): Promise<number[]> {
+  const count = options.count ?? 1;
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  for (;;) {
+    const { rows } = await sql<{ pid: number }>`
+      with recursive waiting(pid, depth) as (
+        select pid, 1 from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))
+        union
+        select a.pid, w.depth + 1 from pg_stat_activity a
+          join waiting w on w.pid = any(pg_blocking_pids(a.pid))
+          where w.depth < 10
+      )
+      select pid, min(depth) as depth from waiting group by pid order by 2, 1`.execute(db);
+    if (rows.length >= count) return rows.map((r) => Number(r.pid));
+    if (Date.now() > deadline)
+      throw new Error(`${rows.length} of ${count} connections became blocked by process ${pid}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

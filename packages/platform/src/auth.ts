@@ -75,8 +75,14 @@ const TOKEN_CACHE_LIMIT = 10_000;
 // two statements on every request.
 const tokenCache = new WeakMap<Queryable, Map<string, { user: User; until: number }>>();
 
+// Per database, how many revocations this process has made. A lookup that was in flight
+// while one was made may have read the token before the revocation committed: it lets its
+// own request through (which began before the revocation) but does not cache the answer.
+const revocations = new WeakMap<Queryable, number>();
+
 /** Drops a user's cached tokens, so that a revocation takes effect on the next request. */
 export function forgetUserTokens(db: Queryable, userId: number): void {
+  revocations.set(db, (revocations.get(db) ?? 0) + 1);
   const cache = tokenCache.get(db);
   if (!cache) return;
   for (const [hash, entry] of cache) if (entry.user.id === userId) cache.delete(hash);
@@ -84,7 +90,8 @@ export function forgetUserTokens(db: Queryable, userId: number): void {
 
 /**
  * The user a bearer token belongs to; unauthorized for a missing, unknown or revoked
- * token. A found token is remembered for {@link TOKEN_CACHE_MS}.
+ * token. A found token is remembered for {@link TOKEN_CACHE_MS}, unless this process
+ * revoked a token while it was being looked up.
  */
 export async function authenticate(db: Queryable, token: string | undefined): Promise<User> {
   if (!token)
@@ -97,8 +104,11 @@ export async function authenticate(db: Queryable, token: string | undefined): Pr
   const now = Date.now();
   const cached = cache?.get(hash);
   if (cached && cached.until > now) return cached.user;
+  const before = revocations.get(db) ?? 0;
   const found = await findUserByToken(db, token);
   if (!found) throw new PlatformError('unauthorized', 'unknown or revoked API token');
+  if ((revocations.get(db) ?? 0) !== before) return found.user;
+  cache = tokenCache.get(db);
   if (!cache) tokenCache.set(db, (cache = new Map()));
   if (cache.size >= TOKEN_CACHE_LIMIT) cache.clear();
   cache.set(hash, { user: found.user, until: now + TOKEN_CACHE_MS });

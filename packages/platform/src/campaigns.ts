@@ -8,7 +8,6 @@ import {
   getLabelSet,
   listCampaignItems,
   listCampaigns as listStoredCampaigns,
-  withTransaction,
   type AnnotatorProgress,
   type Campaign,
   type CampaignGrade,
@@ -24,13 +23,15 @@ import {
   type CampaignCandidate,
   type CampaignSampling,
 } from './campaign-sampling.js';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { checkNewName } from './names.js';
 import { defaultJudgesDir } from './judge-templates.js';
-import { buildCollectionPool, type CollectionPoolSpec } from './pools.js';
+import { poolPairs, type CollectionPoolSpec } from './pools.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
 import { resolveUser } from './users.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
+import { inSlices } from './work-slices.js';
 
 /** How a campaign picks its items, naming label sets by name or id. */
 export type CampaignSamplingSpec =
@@ -114,21 +115,10 @@ export async function createCampaign(
 
   let candidates: CampaignCandidate[];
   if (input.pool) {
-    const pool = await buildCollectionPool(db, { collection: collection.id, ...input.pool });
-    candidates = pool.items.map((i) => ({ topicId: i.topicId, docId: i.docId }));
+    candidates = await poolPairs(db, collection, input.pool);
   } else {
-    const seen = new Set<string>();
-    candidates = [];
-    for (const item of input.items!) {
-      const key = JSON.stringify([item.topic, item.docno]);
-      if (seen.has(key))
-        throw new PlatformError(
-          'invalid_input',
-          `item ${item.topic} ${item.docno} is listed twice`,
-        );
-      seen.add(key);
-      candidates.push({ topicId: item.topic, docId: item.docno });
-    }
+    checkCampaignSize(input.items!.length, 'lists');
+    candidates = await inSlices(distinctItems(input.items!));
   }
   const compareWith = [];
   for (const ref of input.compareWith ?? [])
@@ -136,6 +126,7 @@ export async function createCampaign(
   const sampling = await resolveSampling(db, collection, input.sampling ?? { mode: 'all' });
   const items = sampleCampaignItems(candidates, sampling.sampling);
   if (items.length === 0) throw new PlatformError('invalid_input', 'the campaign has no items');
+  checkCampaignSize(items.length, 'would hold');
 
   const settings: JsonObject = {
     source: input.pool
@@ -148,7 +139,7 @@ export async function createCampaign(
   };
   const campaign = await writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const labelSet = await createLabelSet(trx, {
           collectionId: collection.id,
           name,
@@ -174,6 +165,38 @@ export async function createCampaign(
     `a label set or campaign named ${JSON.stringify(name)} already exists in "${collection.name}"`,
   );
   return campaignSummary(db, campaign.id);
+}
+
+/**
+ * The most items one campaign holds: more than people label in a season (a TREC track's
+ * assessors judge some tens of thousands), and a bound on what creating one costs.
+ */
+export const MAX_CAMPAIGN_ITEMS = 100_000;
+
+function checkCampaignSize(items: number, verb: string): void {
+  if (items > MAX_CAMPAIGN_ITEMS)
+    throw new PlatformError(
+      'invalid_input',
+      `a campaign holds at most ${MAX_CAMPAIGN_ITEMS} items; this one ${verb} ${items}: sample fewer (random perTopic, stratified perGrade, disagreement limit) or split it into several campaigns`,
+      { cap: 'MAX_CAMPAIGN_ITEMS', limit: MAX_CAMPAIGN_ITEMS },
+    );
+}
+
+/** The listed items as candidates, a step per item; invalid_input for one listed twice. */
+function* distinctItems(
+  items: ReadonlyArray<{ topic: string; docno: string }>,
+): Generator<void, CampaignCandidate[], void> {
+  const seen = new Set<string>();
+  const candidates: CampaignCandidate[] = [];
+  for (const item of items) {
+    const key = JSON.stringify([item.topic, item.docno]);
+    if (seen.has(key))
+      throw new PlatformError('invalid_input', `item ${item.topic} ${item.docno} is listed twice`);
+    seen.add(key);
+    candidates.push({ topicId: item.topic, docId: item.docno });
+    if (candidates.length % 1024 === 0) yield;
+  }
+  return candidates;
 }
 
 function campaignScale(input: CreateCampaignInput): {

@@ -3,12 +3,14 @@ import {
   findLabelSetByName,
   getLabelGrades,
   insertLabels,
-  withTransaction,
+  lockName,
   type Queryable,
 } from '@assay/db';
 import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { checkNewName } from './names.js';
+import { labelSetLockName } from './name-locks.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef } from './resolve.js';
 
 /** Which label sets to combine, how, and under what name to store the result. */
@@ -67,7 +69,9 @@ export async function createConsensusLabelSet(
   const taken = `label set "${name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
+        // Writers of one label set name take turns (as uploads do).
+        await lockName(trx, labelSetLockName(collection.id, name));
         const sources = [];
         for (const ref of input.labelSets)
           sources.push(await resolveLabelSet(trx, collection, ref));

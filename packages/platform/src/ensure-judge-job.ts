@@ -5,6 +5,7 @@ import {
   findJudgeJobByLabelSet,
   findLabelSetByName,
   getCollectionByName,
+  holdCollection,
   insertJudgeTasks,
   listJudgeTasks,
   lockName,
@@ -78,6 +79,8 @@ export async function ensureJudgeJob(
     // Identical requests at once take turns, so all but the first find the job made.
     if (input.createCollection) await lockName(trx, collectionLockName(input.collection));
     let collection = await getCollectionByName(trx, input.collection);
+    // The one order of locks (collection-writes.ts): the collection, then the name.
+    if (collection && !(await holdCollection(trx, collection.id))) collection = undefined;
     if (!collection) {
       if (!input.createCollection)
         throw new PlatformError('not_found', `no collection ${JSON.stringify(input.collection)}`);

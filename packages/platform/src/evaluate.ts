@@ -7,7 +7,13 @@ import {
   resolveMeasures,
 } from '@assay/measures';
 import { PlatformError } from './errors.js';
-import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
+import {
+  noLabelsError,
+  resolveCollection,
+  resolveLabelSet,
+  resolveRun,
+  type CollectionRef,
+} from './resolve.js';
 import { readTrecRun, runsOrAll } from './runs.js';
 
 /** What to evaluate: stored runs against a stored label set. */
@@ -73,8 +79,7 @@ export async function evaluateRuns(
     throw error;
   }
   const qrels = prepareQrels(await getLabelGrades(db, set.id));
-  if (qrels.topics.length === 0)
-    throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+  if (qrels.topics.length === 0) throw await noLabelsError(db, set);
   const completeTopics = input.completeTopics ?? true;
   const runs: RunMeasures[] = [];
   let names: string[] = [];

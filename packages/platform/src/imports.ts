@@ -36,6 +36,7 @@ import { PlatformError, parsingAsync, writing } from './errors.js';
 import { checkNewName, runNameFromTag } from './names.js';
 import { collectionLockName, labelSetLockName } from './name-locks.js';
 import { createRunUnderName } from './run-under-name.js';
+import { writeInCollection } from './collection-writes.js';
 import {
   isBlankText,
   refuseNulYielding,
@@ -157,7 +158,7 @@ export async function importTopics(
   const taken = `topics of ${input.file} are already in collection "${collection.name}"`;
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const existing = new Set((await listTopics(trx, collection.id)).map((t) => t.topicId));
         const clash = rows.filter((r) => existing.has(r.topicId)).map((r) => r.topicId);
         if (clash.length > 0)
@@ -278,7 +279,7 @@ export async function importQrels(
   const taken = `label set "${name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         // Concurrent replacements of one name take turns: the last one wins.
         await lockName(trx, labelSetLockName(collection.id, name));
         const existing = await findLabelSetByName(trx, collection.id, name);
@@ -368,7 +369,7 @@ export async function importRun(db: Queryable, input: ImportRunInput): Promise<I
   const taken = `run "${name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const { created, replaced } = await createRunUnderName(
           trx,
           {

@@ -307,6 +307,7 @@ export {
   campaignSummary,
   createCampaign,
   listCollectionCampaignsPage,
+  MAX_CAMPAIGN_ITEMS,
   requireCampaign,
   type CampaignSamplingSpec,
   type CampaignSummary,

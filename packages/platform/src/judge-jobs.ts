@@ -19,7 +19,7 @@ import {
 import { type JudgeSettings, type JudgeTemplate } from '@assay/judge';
 import { PlatformError } from './errors.js';
 import { checkNewName } from './names.js';
-import { poolOf, type CollectionPoolSpec } from './pools.js';
+import { poolPairs, type CollectionPoolSpec } from './pools.js';
 import { ensureJudgeJob, refuseBlankDocuments, type JudgeItemInput } from './ensure-judge-job.js';
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './judge-templates.js';
 import { readJudgeJobPace, type JudgeJobPace } from './judge-job-timing.js';
@@ -113,7 +113,7 @@ export async function createCollectionJudgeJob(
   if (logprobs !== undefined) settings.logprobs = logprobs;
 
   const collection = await resolveCollection(db, input.collection);
-  const pairs = input.pool ? (await poolOf(db, collection, input.pool)).items : (input.items ?? []);
+  const pairs = input.pool ? await poolPairs(db, collection, input.pool) : (input.items ?? []);
   if (pairs.length === 0)
     throw new PlatformError('invalid_input', 'there is nothing to judge: the pool is empty');
   const items = await itemValues(db, collection, template, pairs);

@@ -1,6 +1,8 @@
 import * as store from '@assay/db';
 import type { Label, LabelSetSummary, Queryable } from '@assay/db';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError } from './errors.js';
+import { labelSetLockName } from './name-locks.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef, type ItemRef } from './resolve.js';
 import { LARGE_PAGE, pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
@@ -85,8 +87,13 @@ export async function deleteLabelSet(
   labelSetRef: ItemRef,
 ): Promise<void> {
   const collection = await resolveCollection(db, collectionRef);
-  const set = await resolveLabelSet(db, collection, labelSetRef);
-  await store.deleteLabelSet(db, set.id);
+  await writeInCollection(db, collection, async (trx) => {
+    const set = await resolveLabelSet(trx, collection, labelSetRef);
+    // An upload replacing it at the same moment goes first or after, never halfway.
+    await store.lockName(trx, labelSetLockName(collection.id, set.name));
+    if (!(await store.deleteLabelSet(trx, set.id)))
+      throw new PlatformError('not_found', `no label set ${JSON.stringify(labelSetRef)}`);
+  });
 }
 /** A label set as TREC qrels text (`topic 0 docno grade`), topics and docnos in byte order. */
 export async function exportLabelsAsQrels(db: Queryable, labelSetId: number): Promise<string> {

@@ -6,7 +6,6 @@ import {
   insertResponses,
   insertRunTrace,
   listDocuments,
-  withTransaction,
   type Collection,
   type JsonObject,
   type Queryable,
@@ -21,6 +20,7 @@ import {
 } from '@assay/methods';
 import { DbCallStore } from './call-store.js';
 import type { AssayConfig } from './config.js';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import {
   MODEL_REQUEST_FIELDS,
@@ -173,7 +173,7 @@ export async function retrieveStoredModelRun(
   const s = result.spend;
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const { created, replaced } = await createRunUnderName(
           trx,
           {

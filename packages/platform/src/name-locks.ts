@@ -13,6 +13,13 @@ export function runLockName(collectionId: number, name: string): string {
   return `run:${collectionId}:${name}`;
 }
 
+/**
+ * The lock under which revocations of admins' tokens take turns: the last-admin guard reads
+ * every admin's live tokens, so two admins revoking each other at once must not both pass
+ * it (each seeing the other's token still live).
+ */
+export const ADMIN_TOKENS_LOCK = 'admin-tokens';
+
 /** The lock name of a label set name within a collection. */
 export function labelSetLockName(collectionId: number, name: string): string {
   return `label-set:${collectionId}:${name}`;

@@ -1,16 +1,26 @@
-import { getLabelGrades, type Collection, type Queryable } from '@assay/db';
 import {
-  buildDepthPool,
+  getLabelGrades,
+  getRunSummary,
+  type Collection,
+  type Queryable,
+  type Run,
+} from '@assay/db';
+import {
   compareDocno,
-  poolStats,
+  depthPoolSteps,
+  poolStatsSteps,
   type Pool,
+  type PoolItem,
   type PoolOrder,
   type PoolParameters,
+  type PoolStats,
 } from '@assay/pooling';
 import type { Qrels, Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
+import { decodeCursor, encodeCursor, LARGE_PAGE, pageLimit, type PageOptions } from './paging.js';
 import { readTrecRun } from './runs.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
+import { inSlices, mapSteps } from './work-slices.js';
 
 /** The pool orders a collection pool can use. */
 export const POOL_ORDERS: readonly PoolOrder[] = ['best-rank', 'rrf', 'move-to-front', 'docno'];
@@ -62,30 +72,86 @@ export interface CollectionPool {
 const MAX_POOL_DEPTH = 1000;
 
 /**
- * The most candidate entries (topics × depth × runs) one pool may look at: the work of a
- * single request stays bounded however large the stored runs are.
+ * The most candidate entries (topics × depth × runs) one pool may look at: the work and the
+ * memory of a single request stay bounded however large the stored runs are (a classic TREC
+ * pool, 50 topics × depth 100 × 100 runs, is half of it; 1,000 topics × depth 1000 of one
+ * run all of it).
  */
-const MAX_POOL_CANDIDATES = 5_000_000;
+const MAX_POOL_CANDIDATES = 1_000_000;
+
+/** The most topics one pool may cover (its per-topic sizes come whole with every page). */
+const MAX_POOL_TOPICS = 100_000;
 
 /**
- * The depth-k pool of stored runs of a collection (packages/pooling's buildDepthPool):
- * pairs graded ≥ 0 in `excludeLabelSets` left out, items in judging priority order, plus
- * pool size per topic and each run's contribution and unique contribution. Reads only.
+ * A page of the depth-k pool of stored runs of a collection (packages/pooling's
+ * buildDepthPool): pairs graded ≥ 0 in `excludeLabelSets` left out, items in judging
+ * priority order from the cursor `after` on (at most `limit`, default 1000, at most
+ * 10,000), plus the whole pool's size per topic and each run's contribution and unique
+ * contribution; `next` is the cursor of the next page (null on the last). Reads only. The
+ * pool is computed a slice at a time, so a server keeps answering others meanwhile.
  */
 export async function buildCollectionPool(
   db: Queryable,
   input: CollectionPoolSpec & { collection: CollectionRef },
-): Promise<CollectionPool> {
+  page: PageOptions = {},
+): Promise<CollectionPool & { next: string | null }> {
+  const limit = pageLimit(page.limit, LARGE_PAGE);
+  const from = page.after === undefined ? 0 : Number(decodeCursor(page.after, ['int'])[0]) + 1;
+  if (from < 0)
+    throw new PlatformError(
+      'invalid_input',
+      'after must be the `next` cursor of a previous page of this list',
+    );
   const collection = await resolveCollection(db, input.collection);
-  return poolOf(db, collection, input);
+  const computed = await computePool(db, collection, input);
+  const items = computed.pool.items.slice(from, from + limit);
+  const last = items.at(-1);
+  return {
+    collection: collection.name,
+    parameters: computed.parameters,
+    topics: computed.pool.topics,
+    items: items.map(presentItem),
+    stats: computed.stats,
+    next:
+      last !== undefined && last.priority + 1 < computed.pool.items.length
+        ? encodeCursor([last.priority])
+        : null,
+  };
 }
 
-/** The pool of a resolved collection (buildCollectionPool and judge jobs share it). */
-export async function poolOf(
+/**
+ * Every (topic, document) of the pool of a resolved collection, in judging priority order:
+ * what judge jobs and campaigns made from a pool take.
+ */
+export async function poolPairs(
   db: Queryable,
   collection: Collection,
   spec: CollectionPoolSpec,
-): Promise<CollectionPool> {
+): Promise<Array<{ topicId: string; docId: string }>> {
+  const { pool } = await computePool(db, collection, spec);
+  return inSlices(mapSteps(pool.items, (item) => ({ topicId: item.topic, docId: item.docno })));
+}
+
+function presentItem(item: PoolItem): CollectionPoolItem {
+  return {
+    topicId: item.topic,
+    docId: item.docno,
+    bestRank: item.bestRank,
+    runs: item.contributingRuns.map((run, i) => ({ run, rank: item.ranks[i]! })),
+    rrfScore: item.rrfScore,
+  };
+}
+
+/** The pool of a resolved collection with its statistics, checked against the caps. */
+async function computePool(
+  db: Queryable,
+  collection: Collection,
+  spec: CollectionPoolSpec,
+): Promise<{
+  pool: Pool;
+  parameters: CollectionPool['parameters'];
+  stats: CollectionPool['stats'];
+}> {
   if (!Number.isInteger(spec.depth) || spec.depth < 1)
     throw new PlatformError('invalid_input', `depth must be an integer ≥ 1, not ${spec.depth}`);
   if (spec.depth > MAX_POOL_DEPTH)
@@ -110,14 +176,22 @@ export async function poolOf(
     );
   if (spec.runs.length === 0) throw new PlatformError('invalid_input', 'a pool needs runs');
   const wanted = spec.topics && [...new Set(spec.topics)];
-  const runs: TrecRun[] = [];
-  const seen = new Set<number>();
+  // The stored counts bound the work before a single entry is read.
+  const stored: Run[] = [];
   for (const ref of spec.runs) {
-    const stored = await resolveRun(db, collection, ref);
-    if (seen.has(stored.id)) continue;
-    seen.add(stored.id);
-    runs.push(await readTrecRun(db, stored, wanted));
+    const run = await resolveRun(db, collection, ref);
+    if (!stored.some((r) => r.id === run.id)) stored.push(run);
   }
+  const topicCount =
+    wanted?.length ??
+    Math.max(
+      ...(await Promise.all(
+        stored.map(async (r) => (await getRunSummary(db, r.id))?.topicCount ?? 0),
+      )),
+    );
+  checkPoolSize(topicCount, spec.depth, stored.length, wanted === undefined ? 'at least ' : '');
+  const runs: TrecRun[] = [];
+  for (const run of stored) runs.push(await readTrecRun(db, run, wanted));
   const excluded: string[] = [];
   const exclude: Qrels[] = [];
   for (const ref of spec.excludeLabelSets ?? []) {
@@ -127,43 +201,49 @@ export async function poolOf(
   }
   const topics =
     wanted ?? [...new Set(runs.flatMap((r) => [...r.topics.keys()]))].sort(compareDocno);
-  const candidates = topics.length * spec.depth * runs.length;
-  if (candidates > MAX_POOL_CANDIDATES)
-    throw new PlatformError(
-      'invalid_input',
-      `${topics.length} topics × depth ${spec.depth} × ${runs.length} runs = ${candidates} candidates, over the cap of ${MAX_POOL_CANDIDATES} per pool; pool fewer topics, runs or a smaller depth`,
-      { cap: 'MAX_POOL_CANDIDATES', limit: MAX_POOL_CANDIDATES },
-    );
+  checkPoolSize(topics.length, spec.depth, runs.length, '');
   let pool: Pool;
+  let stats: PoolStats;
   try {
-    pool = buildDepthPool(runs, {
-      depth: spec.depth,
-      topics,
-      order,
-      exclude,
-      ...(spec.perTopicCap === undefined ? {} : { perTopicCap: spec.perTopicCap }),
-    });
+    pool = await inSlices(
+      depthPoolSteps(runs, {
+        depth: spec.depth,
+        topics,
+        order,
+        exclude,
+        ...(spec.perTopicCap === undefined ? {} : { perTopicCap: spec.perTopicCap }),
+      }),
+    );
+    stats = await inSlices(poolStatsSteps(pool, runs));
   } catch (error) {
     // The pool refuses what cannot be ranked (e.g. a document twice in one topic of a run).
     if (error instanceof Error) throw new PlatformError('invalid_input', error.message);
     throw error;
   }
-  const stats = poolStats(pool, runs);
   return {
-    collection: collection.name,
+    pool,
     parameters: { ...pool.parameters, excludeLabelSets: excluded },
-    topics: pool.topics,
-    items: pool.items.map((item) => ({
-      topicId: item.topic,
-      docId: item.docno,
-      bestRank: item.bestRank,
-      runs: item.contributingRuns.map((run, i) => ({ run, rank: item.ranks[i]! })),
-      rrfScore: item.rrfScore,
-    })),
     stats: {
       total: stats.total,
       perTopic: [...stats.perTopic].map(([topicId, items]) => ({ topicId, items })),
       perRun: [...stats.perRun].map(([run, c]) => ({ run, ...c })),
     },
   };
+}
+
+/** invalid_input naming the figures when a pool is over a cap. */
+function checkPoolSize(topics: number, depth: number, runs: number, atLeast: string): void {
+  if (topics > MAX_POOL_TOPICS)
+    throw new PlatformError(
+      'invalid_input',
+      `${atLeast}${topics} topics, over the cap of ${MAX_POOL_TOPICS} per pool; pool fewer topics`,
+      { cap: 'MAX_POOL_TOPICS', limit: MAX_POOL_TOPICS },
+    );
+  const candidates = topics * depth * runs;
+  if (candidates > MAX_POOL_CANDIDATES)
+    throw new PlatformError(
+      'invalid_input',
+      `${atLeast}${topics} topics × depth ${depth} × ${runs} runs = ${atLeast}${candidates} candidates, over the cap of ${MAX_POOL_CANDIDATES} per pool; pool fewer topics, runs or a smaller depth`,
+      { cap: 'MAX_POOL_CANDIDATES', limit: MAX_POOL_CANDIDATES },
+    );
 }

@@ -25,7 +25,7 @@ import { CLUSTER_BOOTSTRAP_SAMPLES, type PValueAdjustment } from '@assay/stats';
 import {
   agreement,
   BOOTSTRAP_SAMPLES,
-  compareRuns,
+  compareRunsSteps,
   fitGradesToScale,
   MAX_SCALE_GRADES,
   outlyingGrade,
@@ -44,13 +44,21 @@ import {
   type GradeScale,
   type TestName,
 } from './analysis/index.js';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { evaluateRuns, type EvaluateRunsInput, type EvaluateRunsResult } from './evaluate.js';
 import { decodeReport, toJson } from './report-codec.js';
 import { readTrecRun, runsOrAll } from './runs.js';
 import { ASSAY_VERSION } from './version.js';
-import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
+import {
+  noLabelsError,
+  resolveCollection,
+  resolveLabelSet,
+  resolveRun,
+  type CollectionRef,
+} from './resolve.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
+import { inSlices } from './work-slices.js';
 
 /** Who creates a report or publishes a leaderboard (recorded by id and name). */
 export interface Actor {
@@ -214,21 +222,34 @@ export async function createComparisonReport(
       throw new PlatformError('invalid_input', `the baseline "${run.name}" is none of the runs`);
     baseline = run.name;
   }
-  const leaderboards: CompareReport['leaderboards'] = [];
+  const judged = [];
   for (const set of sets) {
     const qrels = prepareQrels(await getLabelGrades(db, set.id));
-    if (qrels.topics.length === 0)
-      throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+    if (qrels.topics.length === 0) throw await noLabelsError(db, set);
+    judged.push({ set, qrels });
+  }
+  checkComparisonWork({
+    runs: runs.length,
+    measures: tested.length,
+    topics: judged.map((j) => j.qrels.topics.length),
+    baseline: baseline !== undefined,
+    settings,
+  });
+  const leaderboards: CompareReport['leaderboards'] = [];
+  for (const { set, qrels } of judged) {
     const evaluations: RunEvaluation[] = [];
     for (const run of runs) {
       const trecRun = await readTrecRun(db, run, qrels.topics);
       evaluations.push(evaluateRun(qrels, trecRun, resolved, { completeTopics: true }));
     }
     try {
-      const comparison = compareRuns(evaluations, tested, {
-        ...settings,
-        ...(baseline === undefined ? {} : { baseline }),
-      });
+      // Computed a slice at a time: a server keeps answering others meanwhile.
+      const comparison = await inSlices(
+        compareRunsSteps(evaluations, tested, {
+          ...settings,
+          ...(baseline === undefined ? {} : { baseline }),
+        }),
+      );
       leaderboards.push({ qrels: set.name, comparison });
     } catch (error) {
       if (error instanceof CompareError)
@@ -259,7 +280,7 @@ export async function createComparisonReport(
   const title =
     input.title ??
     `${runs.map((r) => r.name).join(', ')} on ${sets.map((s) => s.name).join(' and ')}`;
-  return store(db, collection.id, 'comparison', title, provenance, result, input.createdBy);
+  return store(db, collection, 'comparison', title, provenance, result, input.createdBy);
 }
 
 /** Computes the agreement of two stored label sets, as `assay agree`, and stores it. */
@@ -276,8 +297,7 @@ export async function createAgreementReport(
     [setA, a],
     [setB, b],
   ] as const)
-    if (grades.size === 0)
-      throw new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
+    if (grades.size === 0) throw await noLabelsError(db, set);
   if (input.scale !== undefined) {
     const { min, max } = input.scale;
     if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min >= max)
@@ -325,7 +345,7 @@ export async function createAgreementReport(
     seed,
   };
   const title = input.title ?? `${setA.name} vs ${setB.name}`;
-  return store(db, collection.id, 'agreement', title, provenance, result, input.createdBy);
+  return store(db, collection, 'agreement', title, provenance, result, input.createdBy);
 }
 
 /** Evaluates stored runs (as {@link evaluateRuns}) and stores the result as a report. */
@@ -358,7 +378,44 @@ export async function createEvaluationReport(
     ...(input.judgedOnly === undefined ? {} : { judgedOnly: input.judgedOnly }),
   };
   const title = input.title ?? `${runs.map((r) => r.name).join(', ')} on ${set.name}`;
-  return store(db, collection.id, 'evaluation', title, provenance, result, input.createdBy);
+  return store(db, collection, 'evaluation', title, provenance, result, input.createdBy);
+}
+
+/**
+ * The most steps one comparison may take: a step is one topic of one resample of the
+ * bootstrap, or one topic of one sign flip of the randomization test (about 5 to 20 ns
+ * each, so seconds of computing at most). The defaults stay far below it: 10 runs, 3
+ * measures and 50 topics with 10,000 permutations take 80 million.
+ */
+const MAX_COMPARISON_STEPS = 1_000_000_000;
+
+/**
+ * Refuses (invalid_input, naming the figures and what to cut) a comparison whose bootstrap
+ * intervals and tests would take more than {@link MAX_COMPARISON_STEPS}.
+ */
+function checkComparisonWork(input: {
+  runs: number;
+  measures: number;
+  /** Topics of each label set compared under. */
+  topics: number[];
+  baseline: boolean;
+  settings: Required<Omit<CompareSettings, 'baseline'>>;
+}): void {
+  const { runs, measures, settings } = input;
+  const pairs = input.baseline ? runs - 1 : (runs * (runs - 1)) / 2;
+  const perTest = settings.test === 'randomization' ? settings.permutations : 1;
+  let steps = 0;
+  for (const topics of input.topics)
+    steps += measures * topics * (BOOTSTRAP_SAMPLES * (runs + 1) + pairs * perTest);
+  if (steps <= MAX_COMPARISON_STEPS) return;
+  const figures =
+    `${runs} runs (${pairs} pairs) × ${measures} measures × ${input.topics.join(' + ')} topics` +
+    (settings.test === 'randomization' ? ` × ${settings.permutations} permutations` : '');
+  throw new PlatformError(
+    'invalid_input',
+    `${figures} take ${steps.toExponential(2)} steps of bootstrap and tests, over the cap of ${MAX_COMPARISON_STEPS.toExponential(0)} per comparison; compare fewer runs or measures, against a baseline, or with fewer permutations (10000 gives p to about ±0.005)`,
+    { cap: 'MAX_COMPARISON_STEPS', limit: MAX_COMPARISON_STEPS, steps },
+  );
 }
 
 /** The rank-correlation settings a comparison asked for, checked. */
@@ -419,7 +476,7 @@ function actorRef(actor: Actor | undefined): NamedRef | null {
 
 async function store(
   db: Queryable,
-  collectionId: number,
+  collection: { id: number; name: string },
   kind: ReportKind,
   title: string,
   provenance: ReportProvenance,
@@ -430,14 +487,16 @@ async function store(
   if (trimmed === '') throw new PlatformError('invalid_input', 'the title must not be blank');
   const report = await writing(
     () =>
-      createReport(db, {
-        collectionId,
-        kind,
-        title: trimmed,
-        provenance: toJson(provenance) as JsonObject,
-        result: toJson(result),
-        createdBy: createdBy?.id ?? null,
-      }),
+      writeInCollection(db, collection, (trx) =>
+        createReport(trx, {
+          collectionId: collection.id,
+          kind,
+          title: trimmed,
+          provenance: toJson(provenance) as JsonObject,
+          result: toJson(result),
+          createdBy: createdBy?.id ?? null,
+        }),
+      ),
     'the report conflicts with existing data',
   );
   return decodeReport(report);

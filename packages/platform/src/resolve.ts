@@ -2,6 +2,7 @@ import {
   findCollection,
   findLabelSet,
   findRun,
+  getLabelSet,
   type Collection,
   type IdOrName,
   type LabelSet,
@@ -64,4 +65,14 @@ export async function resolveLabelSet(
       `no label set ${JSON.stringify(ref)} in collection "${collection.name}"`,
     );
   return found;
+}
+
+/**
+ * The error for a label set found with no labels: not_found when it was deleted meanwhile
+ * (with its collection, or by itself, while it was being read), else invalid_input.
+ */
+export async function noLabelsError(db: Queryable, set: LabelSet): Promise<PlatformError> {
+  if (!(await getLabelSet(db, set.id)))
+    return new PlatformError('not_found', `no label set "${set.name}" (it was deleted)`);
+  return new PlatformError('invalid_input', `label set "${set.name}" has no labels`);
 }

@@ -2,7 +2,6 @@ import {
   findRunByName,
   listDocuments,
   listTopics,
-  withTransaction,
   type Collection,
   type Queryable,
   type Topic,
@@ -16,6 +15,7 @@ import {
   type RetrievalMethod,
   type RetrieveOptions,
 } from '@assay/retrieval';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { createRunUnderName } from './run-under-name.js';
 import { checkNewName } from './names.js';
@@ -281,7 +281,7 @@ export async function retrieveStoredRun(
   report?.({ phase: 'storing', done: 0, total: entryCount });
   return writing(
     () =>
-      withTransaction(db, async (trx) => {
+      writeInCollection(db, collection, async (trx) => {
         const { created, replaced } = await createRunUnderName(
           trx,
           {

@@ -1,7 +1,9 @@
 import * as store from '@assay/db';
 import type { Queryable, Run, RunEntry, RunSummary } from '@assay/db';
-import type { Run as TrecRun } from '@assay/trec';
+import { compareBytewise, type Run as TrecRun } from '@assay/trec';
+import { writeInCollection } from './collection-writes.js';
 import { PlatformError } from './errors.js';
+import { runLockName } from './name-locks.js';
 import { resolveCollection, resolveRun, type CollectionRef, type ItemRef } from './resolve.js';
 import { LARGE_PAGE, pageOf, seekPage, type Page, type PageOptions } from './paging.js';
 
@@ -91,8 +93,13 @@ export async function deleteRun(
   runRef: ItemRef,
 ): Promise<void> {
   const collection = await resolveCollection(db, collectionRef);
-  const run = await resolveRun(db, collection, runRef);
-  await store.deleteRun(db, run.id);
+  await writeInCollection(db, collection, async (trx) => {
+    const run = await resolveRun(trx, collection, runRef);
+    // An upload replacing it at the same moment goes first or after, never halfway.
+    await store.lockName(trx, runLockName(collection.id, run.name));
+    if (!(await store.deleteRun(trx, run.id)))
+      throw new PlatformError('not_found', `no run ${JSON.stringify(runRef)}`);
+  });
 }
 
 /** Which of `names` already name a run of the collection (to refuse an import up front). */
@@ -118,12 +125,24 @@ export async function readTrecRun(
   stored: Run,
   topics?: readonly string[],
 ): Promise<TrecRun> {
-  const byTopic = await store.getRunEntries(db, stored.id, topics ? { topicIds: topics } : {});
+  // Read a few topics at a time: a million entries never arrive (nor are converted, nor
+  // held twice) in one piece, and the server answers others between the reads.
+  const wanted = topics
+    ? [...new Set(topics)].sort(compareBytewise)
+    : await store.listRunTopicIds(db, stored.id);
   const run: TrecRun = { name: stored.name, topics: new Map() };
-  for (const [topic, entries] of byTopic)
-    run.topics.set(
-      topic,
-      entries.map((e) => ({ docno: e.docId, rank: e.rank, score: e.score })),
-    );
+  for (let i = 0; i < wanted.length; i += TOPICS_PER_READ) {
+    const byTopic = await store.getRunEntries(db, stored.id, {
+      topicIds: wanted.slice(i, i + TOPICS_PER_READ),
+    });
+    for (const [topic, entries] of byTopic)
+      run.topics.set(
+        topic,
+        entries.map((e) => ({ docno: e.docId, rank: e.rank, score: e.score })),
+      );
+  }
   return run;
 }
+
+/** Topics {@link readTrecRun} reads per query (a run cut at 1000: 32,000 entries). */
+const TOPICS_PER_READ = 32;

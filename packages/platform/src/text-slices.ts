@@ -4,16 +4,13 @@
 // The server reads an upload as consecutive parts and never joins them: copying 50 MB into
 // one string is itself a pause of a tenth of a second.
 import { TrecFormatError, refuseNul } from '@assay/trec';
+import { nextTurn } from './work-slices.js';
 
 /** A file's text: whole, or in consecutive parts (an upload as it was read). */
 export type FileText = string | readonly string[];
 
 /** Characters per slice: about a millisecond or two of parsing. */
 const SLICE_CHARS = 256 * 1024;
-
-function nextTurn(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
-}
 
 /** `text` as parts (a whole text is one part). */
 function partsOf(text: FileText): readonly string[] {

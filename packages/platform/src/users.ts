@@ -6,6 +6,7 @@ import {
   getApiToken,
   listApiTokens,
   listUsers,
+  lockName,
   revokeApiToken,
   withTransaction,
   type ApiToken,
@@ -15,6 +16,7 @@ import {
 } from '@assay/db';
 import { forgetUserTokens } from './auth.js';
 import { PlatformError, writing } from './errors.js';
+import { ADMIN_TOKENS_LOCK } from './name-locks.js';
 import { checkNewName } from './names.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
@@ -162,15 +164,24 @@ async function tokenOf(db: Queryable, user: User, tokenId: number): Promise<ApiT
   return token;
 }
 
-/** Refuses to revoke the last live token of the last admin who has one. */
-async function keepOneAdminToken(db: Queryable, user: User, revoking: number): Promise<void> {
+/**
+ * Refuses to revoke `revoking` live tokens of `user` when they are the last of the last
+ * admin who has any. Run in the revoking transaction: it first takes the admin-tokens lock,
+ * so revocations of admins' tokens take turns and each guard sees the ones before it.
+ */
+async function keepOneAdminToken(
+  trx: Parameters<typeof lockName>[0],
+  user: User,
+  revoking: number | 'all',
+): Promise<void> {
   if (user.role !== 'admin') return;
-  const others = (await listUserSummaries(db)).filter(
+  await lockName(trx, ADMIN_TOKENS_LOCK);
+  const others = (await listUserSummaries(trx)).filter(
     (u) => u.role === 'admin' && u.activeTokens > 0 && u.id !== user.id,
   );
   if (others.length > 0) return;
-  const live = (await listApiTokens(db, user.id)).filter((t) => t.revokedAt === null);
-  if (live.length <= revoking)
+  const live = (await listApiTokens(trx, user.id)).filter((t) => t.revokedAt === null);
+  if (revoking === 'all' || live.length <= revoking)
     throw new PlatformError('conflict', 'this is the last admin with a token: revoke refused');
 }
 
@@ -192,7 +203,9 @@ export async function revokeUserToken(
     if (token.revokedAt !== null)
       throw new PlatformError('conflict', `token ${tokenId} of ${user.name} is already revoked`);
     await keepOneAdminToken(trx, user, 1);
-    await revokeApiToken(trx, token.id);
+    // Revoked meanwhile (by a rotation, or a revoke that went first).
+    if (!(await revokeApiToken(trx, token.id)))
+      throw new PlatformError('conflict', `token ${tokenId} of ${user.name} is already revoked`);
     return { user, token: (await getApiToken(trx, token.id))! };
   }).then((result) => {
     // Tokens this process trusts for a moment are dropped, so the revoke applies at once.
@@ -217,7 +230,8 @@ export async function rotateUserToken(
     const old = await tokenOf(trx, user, tokenId);
     if (old.revokedAt !== null)
       throw new PlatformError('conflict', `token ${tokenId} of ${user.name} is already revoked`);
-    await revokeApiToken(trx, old.id);
+    if (!(await revokeApiToken(trx, old.id)))
+      throw new PlatformError('conflict', `token ${tokenId} of ${user.name} is already revoked`);
     const { token, apiToken } = await createApiToken(trx, { userId: user.id, label: old.label });
     return {
       id: user.id,
@@ -251,13 +265,7 @@ export async function revokeUserTokens(
 ): Promise<{ user: User; revoked: number }> {
   return withTransaction(db, async (trx) => {
     const user = await resolveUser(trx, ref);
-    if (user.role === 'admin') {
-      const admins = (await listUserSummaries(trx)).filter(
-        (u) => u.role === 'admin' && u.activeTokens > 0 && u.id !== user.id,
-      );
-      if (admins.length === 0)
-        throw new PlatformError('conflict', 'this is the last admin with a token: revoke refused');
-    }
+    await keepOneAdminToken(trx, user, 'all');
     let revoked = 0;
     for (const token of await listApiTokens(trx, user.id)) {
       if (token.revokedAt === null && (await revokeApiToken(trx, token.id))) revoked++;

@@ -1,6 +1,13 @@
 import { staticMoveToFrontOrder } from './move-to-front.js';
 import { compareDocno } from './ranking.js';
-import { checkInteger, labelledIn, selectRuns, selectTopics, topRanked } from './select.js';
+import {
+  checkInteger,
+  labelledIn,
+  runSteps,
+  selectRuns,
+  selectTopics,
+  topRanked,
+} from './select.js';
 import type { Pool, PoolItem, PoolOrder, Qrels, Run } from './types.js';
 
 /** Options of `buildDepthPool`. */
@@ -67,6 +74,18 @@ function rrf(ranks: readonly number[], k: number): number {
  * the second of every topic, and so on, so judging any prefix spreads effort evenly over topics.
  */
 export function buildDepthPool(runs: readonly Run[], options: DepthPoolOptions): Pool {
+  return runSteps(depthPoolSteps(runs, options));
+}
+
+/**
+ * {@link buildDepthPool} one step at a time: the generator yields after each topic (and
+ * every few thousand items while topics are interleaved) and returns the pool, so that a
+ * caller serving others meanwhile (a server) can pause between steps. Same pool, same errors.
+ */
+export function* depthPoolSteps(
+  runs: readonly Run[],
+  options: DepthPoolOptions,
+): Generator<void, Pool, void> {
   const { depth } = options;
   checkInteger('depth', depth, 1);
   const order = options.order ?? 'best-rank';
@@ -82,64 +101,13 @@ export function buildDepthPool(runs: readonly Run[], options: DepthPoolOptions):
 
   const lists: PoolItem[][] = [];
   for (const topic of topics) {
-    const rankedLists = chosen.map((run) => topRanked(run, topic, depth).map((e) => e.docno));
-    const gathered = new Map<string, Gathered>();
-    rankedLists.forEach((docnos, r) => {
-      const name = chosen[r]!.name;
-      docnos.forEach((docno, i) => {
-        const rank = i + 1;
-        let g = gathered.get(docno);
-        if (g === undefined) {
-          g = { docno, runs: [], ranks: [], bestRank: rank, rrfScore: 0 };
-          gathered.set(docno, g);
-        }
-        g.runs.push(name);
-        g.ranks.push(rank);
-        if (rank < g.bestRank) g.bestRank = rank;
-      });
-    });
-    for (const [docno, g] of gathered) {
-      if (labelledIn(exclude, topic, docno, negativeGradesJudged)) gathered.delete(docno);
-      else g.rrfScore = rrf(g.ranks, rrfK);
-    }
-
-    let ordered: Gathered[];
-    switch (order) {
-      case 'best-rank':
-        ordered = [...gathered.values()].sort(byBestRank);
-        break;
-      case 'rrf':
-        ordered = [...gathered.values()].sort(byRrf);
-        break;
-      case 'docno':
-        ordered = [...gathered.values()].sort((a, b) => compareDocno(a.docno, b.docno));
-        break;
-      case 'move-to-front':
-        ordered = staticMoveToFrontOrder(rankedLists).flatMap((docno) => {
-          const g = gathered.get(docno);
-          return g === undefined ? [] : [g];
-        });
-        break;
-      default:
-        throw new RangeError(`unknown pool order ${JSON.stringify(order satisfies never)}`);
-    }
-    if (cap !== undefined) ordered = ordered.slice(0, cap);
-
     lists.push(
-      ordered.map((g, i) => ({
-        topic,
-        docno: g.docno,
-        bestRank: g.bestRank,
-        contributingRuns: g.runs,
-        ranks: g.ranks,
-        rrfScore: g.rrfScore,
-        priority: -1,
-        topicPriority: i,
-      })),
+      poolTopic(chosen, topic, { depth, order, rrfK, cap, exclude, negativeGradesJudged }),
     );
+    yield;
   }
 
-  const items = interleaveTopics(lists);
+  const items = yield* interleaveTopics(lists);
   return {
     parameters: {
       depth,
@@ -153,11 +121,94 @@ export function buildDepthPool(runs: readonly Run[], options: DepthPoolOptions):
   };
 }
 
+/** One topic's pooled items in its judging order (a step of {@link depthPoolSteps}). */
+function poolTopic(
+  chosen: readonly Run[],
+  topic: string,
+  options: {
+    depth: number;
+    order: PoolOrder;
+    rrfK: number;
+    cap: number | undefined;
+    exclude: readonly Qrels[];
+    negativeGradesJudged: boolean;
+  },
+): PoolItem[] {
+  const { depth, order, rrfK, cap, exclude, negativeGradesJudged } = options;
+  const rankedLists = chosen.map((run) => topRanked(run, topic, depth).map((e) => e.docno));
+  const gathered = new Map<string, Gathered>();
+  rankedLists.forEach((docnos, r) => {
+    const name = chosen[r]!.name;
+    docnos.forEach((docno, i) => {
+      const rank = i + 1;
+      let g = gathered.get(docno);
+      if (g === undefined) {
+        g = { docno, runs: [], ranks: [], bestRank: rank, rrfScore: 0 };
+        gathered.set(docno, g);
+      }
+      g.runs.push(name);
+      g.ranks.push(rank);
+      if (rank < g.bestRank) g.bestRank = rank;
+    });
+  });
+  for (const [docno, g] of gathered) {
+    if (labelledIn(exclude, topic, docno, negativeGradesJudged)) gathered.delete(docno);
+    else g.rrfScore = rrf(g.ranks, rrfK);
+  }
+
+  let ordered: Gathered[];
+  switch (order) {
+    case 'best-rank':
+      ordered = [...gathered.values()].sort(byBestRank);
+      break;
+    case 'rrf':
+      ordered = [...gathered.values()].sort(byRrf);
+      break;
+    case 'docno':
+      ordered = [...gathered.values()].sort((a, b) => compareDocno(a.docno, b.docno));
+      break;
+    case 'move-to-front':
+      ordered = staticMoveToFrontOrder(rankedLists).flatMap((docno) => {
+        const g = gathered.get(docno);
+        return g === undefined ? [] : [g];
+      });
+      break;
+    default:
+      throw new RangeError(`unknown pool order ${JSON.stringify(order satisfies never)}`);
+  }
+  if (cap !== undefined) ordered = ordered.slice(0, cap);
+
+  return ordered.map((g, i) => ({
+    topic,
+    docno: g.docno,
+    bestRank: g.bestRank,
+    contributingRuns: g.runs,
+    ranks: g.ranks,
+    rrfScore: g.rrfScore,
+    priority: -1,
+    topicPriority: i,
+  }));
+}
+
 /** Round-robin by position over per-topic lists; sets each item's global `priority`. */
-function interleaveTopics(lists: readonly PoolItem[][]): PoolItem[] {
+function* interleaveTopics(lists: readonly PoolItem[][]): Generator<void, PoolItem[], void> {
   const items: PoolItem[] = [];
   const longest = lists.reduce((max, list) => Math.max(max, list.length), 0);
-  for (let position = 0; position < longest; position++) {
+  for (let position = 0; position < longest; position += 16) {
+    interleavePositions(lists, position, Math.min(longest, position + 16), items);
+    yield;
+  }
+  return items;
+}
+
+/** Appends the items at positions [from, to) of every list, position by position. */
+function interleavePositions(
+  lists: readonly PoolItem[][],
+  from: number,
+  to: number,
+  items: PoolItem[],
+): void {
+  for (let position = from; position < to; position++) {
     for (const list of lists) {
       const item = list[position];
       if (item === undefined) continue;
@@ -165,7 +216,6 @@ function interleaveTopics(lists: readonly PoolItem[][]): PoolItem[] {
       items.push(item);
     }
   }
-  return items;
 }
 
 /** Each pooled topic's items in its own judging order (topics in pool order, empty ones too). */

@@ -4,8 +4,16 @@ export type { Pool, PoolItem, PoolOrder, PoolParameters } from './types.js';
 /** trec_eval ranking: docno byte order and a ranked copy of a topic (duplicates refused). */
 export { compareDocno, rankEntries } from './ranking.js';
 
-/** Depth-k pool with a fair cross-topic judging order, and its per-topic lists. */
-export { buildDepthPool, poolByTopic, type DepthPoolOptions } from './depth-pool.js';
+/**
+ * Depth-k pool with a fair cross-topic judging order, and its per-topic lists; the pool
+ * also step by step, for callers that pause between steps.
+ */
+export {
+  buildDepthPool,
+  depthPoolSteps,
+  poolByTopic,
+  type DepthPoolOptions,
+} from './depth-pool.js';
 
 /** Adaptive move-to-front judging, its single-topic process and a qrels-backed oracle. */
 export {
@@ -23,6 +31,7 @@ export {
 export {
   judgedAtK,
   poolStats,
+  poolStatsSteps,
   type JudgedAtK,
   type JudgedAtKOptions,
   type PoolStats,

@@ -1,5 +1,5 @@
 import { rankEntries } from './ranking.js';
-import { checkInteger, isLabelled, selectRuns, topRanked } from './select.js';
+import { checkInteger, isLabelled, runSteps, selectRuns, topRanked } from './select.js';
 import type { Pool, Qrels, Run } from './types.js';
 
 /** What one run brings to a pool. */
@@ -27,11 +27,42 @@ export interface PoolStats {
  * the pooled runs gives the usual unique-contribution figures, and a subset shows leave-out effects.
  */
 export function poolStats(pool: Pool, runs: readonly Run[]): PoolStats {
+  return runSteps(poolStatsSteps(pool, runs));
+}
+
+/** {@link poolStats} one step at a time: the generator yields after each topic. */
+export function* poolStatsSteps(
+  pool: Pool,
+  runs: readonly Run[],
+): Generator<void, PoolStats, void> {
   const chosen = selectRuns(runs);
   const { depth } = pool.parameters;
   const perTopic = new Map<string, number>(pool.topics.map((topic) => [topic, 0]));
   const pooled = new Map<string, Set<string>>();
-  for (const item of pool.items) {
+  for (let from = 0; from < pool.items.length; from += 4096) {
+    countPooled(pool.items, from, Math.min(pool.items.length, from + 4096), perTopic, pooled);
+    yield;
+  }
+  const perRun = new Map<string, RunContribution>(
+    chosen.map((run) => [run.name, { retrieved: 0, contributed: 0, unique: 0 }]),
+  );
+  for (const topic of perTopic.keys()) {
+    countContributions(chosen, topic, depth, pooled.get(topic), perRun);
+    yield;
+  }
+  return { total: pool.items.length, perTopic, perRun };
+}
+
+/** Counts the items [from, to) per topic and gathers each topic's pooled docnos. */
+function countPooled(
+  items: Pool['items'],
+  from: number,
+  to: number,
+  perTopic: Map<string, number>,
+  pooled: Map<string, Set<string>>,
+): void {
+  for (let i = from; i < to; i++) {
+    const item = items[i]!;
     perTopic.set(item.topic, (perTopic.get(item.topic) ?? 0) + 1);
     let docs = pooled.get(item.topic);
     if (docs === undefined) {
@@ -40,28 +71,30 @@ export function poolStats(pool: Pool, runs: readonly Run[]): PoolStats {
     }
     docs.add(item.docno);
   }
+}
 
-  const perRun = new Map<string, RunContribution>(
-    chosen.map((run) => [run.name, { retrieved: 0, contributed: 0, unique: 0 }]),
-  );
-  for (const topic of perTopic.keys()) {
-    const tops = chosen.map((run) => topRanked(run, topic, depth).map((e) => e.docno));
-    const retrievers = new Map<string, number>();
-    for (const docnos of tops) {
-      for (const docno of docnos) retrievers.set(docno, (retrievers.get(docno) ?? 0) + 1);
-    }
-    const inPool = pooled.get(topic);
-    tops.forEach((docnos, r) => {
-      const stats = perRun.get(chosen[r]!.name)!;
-      stats.retrieved += docnos.length;
-      for (const docno of docnos) {
-        if (inPool === undefined || !inPool.has(docno)) continue;
-        stats.contributed++;
-        if (retrievers.get(docno) === 1) stats.unique++;
-      }
-    });
+/** Adds one topic's retrieved, contributed and unique documents to each run's counts. */
+function countContributions(
+  chosen: readonly Run[],
+  topic: string,
+  depth: number,
+  inPool: Set<string> | undefined,
+  perRun: Map<string, RunContribution>,
+): void {
+  const tops = chosen.map((run) => topRanked(run, topic, depth).map((e) => e.docno));
+  const retrievers = new Map<string, number>();
+  for (const docnos of tops) {
+    for (const docno of docnos) retrievers.set(docno, (retrievers.get(docno) ?? 0) + 1);
   }
-  return { total: pool.items.length, perTopic, perRun };
+  tops.forEach((docnos, r) => {
+    const stats = perRun.get(chosen[r]!.name)!;
+    stats.retrieved += docnos.length;
+    for (const docno of docnos) {
+      if (inPool === undefined || !inPool.has(docno)) continue;
+      stats.contributed++;
+      if (retrievers.get(docno) === 1) stats.unique++;
+    }
+  });
 }
 
 /** Options of `judgedAtK`. */

@@ -8,6 +8,7 @@ export {
   welchTTest,
   wilcoxonSignedRank,
   randomizationTest,
+  randomizationTestSteps,
   bootstrapCI,
   bootstrapDiffCI,
   cohensD,

@@ -4,7 +4,7 @@ import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { mean, sampleStandardDeviation, sampleVariance } from 'simple-statistics';
 import { averageRanks, tieGroupSizes } from './ranks.js';
 import { quantileSorted } from './quantile.js';
-import { createRng } from './rng.js';
+import { createRng, type Rng } from './rng.js';
 import { assertPaired, assertSample, differences } from './validate.js';
 
 /** Result of a two-sided Student or Welch t-test. */
@@ -244,6 +244,23 @@ export function randomizationTest(
   y: readonly number[],
   options: RandomizationOptions = {},
 ): RandomizationResult {
+  const steps = randomizationTestSteps(x, y, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * {@link randomizationTest} one step at a time: the generator yields after every 256
+ * permutations and returns the same result, so that a caller serving others meanwhile (a
+ * server) can pause between steps.
+ */
+export function* randomizationTestSteps(
+  x: readonly number[],
+  y: readonly number[],
+  options: RandomizationOptions = {},
+): Generator<void, RandomizationResult, void> {
   const permutations = options.permutations ?? 10000;
   const seed = options.seed ?? 42;
   checkCount('randomizationTest', 'permutations', permutations);
@@ -260,6 +277,22 @@ export function randomizationTest(
   // Work with sums (mean × n): same ordering, one division fewer per permutation.
   const threshold = Math.abs(observed) - 1e-10 * scale;
   let count = 0;
+  for (let k = 0; k < permutations; k += 256) {
+    count += countExtremeFlips(d, rng, threshold, Math.min(256, permutations - k));
+    yield;
+  }
+  return { meanDiff: observed / n, p: (count + 1) / (permutations + 1), permutations };
+}
+
+/** Of `permutations` random sign flips of `d`, how many sum to at least `threshold` in size. */
+function countExtremeFlips(
+  d: readonly number[],
+  rng: Rng,
+  threshold: number,
+  permutations: number,
+): number {
+  const n = d.length;
+  let count = 0;
   for (let k = 0; k < permutations; k++) {
     let sum = 0;
     let bits = 0;
@@ -270,7 +303,7 @@ export function randomizationTest(
     }
     if (Math.abs(sum) >= threshold) count++;
   }
-  return { meanDiff: observed / n, p: (count + 1) / (permutations + 1), permutations };
+  return count;
 }
 
 /** Options of the bootstrap confidence intervals. */

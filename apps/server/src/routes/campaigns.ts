@@ -10,6 +10,7 @@ import {
   listMyCampaignsPage,
   MAX_GRADE,
   MIN_GRADE,
+  MAX_CAMPAIGN_ITEMS,
   nextAnnotationItem,
   saveAnnotationLabel,
   skipAnnotationItem,
@@ -29,6 +30,8 @@ import {
   readErrors,
   TopicId,
   writeErrors,
+  adminComputation,
+  busyError,
 } from '../schemas.js';
 import { PoolSpecSchema, poolSpec } from './pools.js';
 
@@ -69,7 +72,7 @@ const NewCampaign = z
     items: z
       .array(z.object({ topic: TopicId, docno: z.string().min(1) }))
       .min(1)
-      .max(1_000_000)
+      .max(MAX_CAMPAIGN_ITEMS)
       .optional()
       .openapi({ description: 'or an explicit item list' }),
     judge: z.string().min(1).optional().openapi({
@@ -127,12 +130,12 @@ export const collectionCampaigns = createRouter()
       path: '/',
       tags: ['campaigns'],
       summary: 'Create an annotation campaign from a pool or an item list',
-      ...adminOnly,
+      ...adminComputation,
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: NewCampaign } } },
       },
-      responses: { 201: json(CampaignSchema, 'the campaign'), ...writeErrors },
+      responses: { 201: json(CampaignSchema, 'the campaign'), ...writeErrors, ...busyError },
     }),
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);

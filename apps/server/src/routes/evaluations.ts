@@ -1,7 +1,7 @@
 import { evaluateRuns } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
-import { anyUser, NameOrId, readErrors } from '../schemas.js';
+import { adminComputation, busyError, NameOrId, readErrors } from '../schemas.js';
 
 /** The body of an evaluation (also of a stored evaluation report, with a title). */
 export const EvaluationRequest = z
@@ -71,8 +71,8 @@ export const evaluations = createRouter().openapi(
     path: '/',
     tags: ['evaluations'],
     summary: 'Evaluate stored runs against a label set (per topic and mean)',
-    description: 'Reads only, so any valid token may call it.',
-    ...anyUser,
+    ...adminComputation,
+    description: 'Stores nothing, but reads a label set: admin only.',
     request: {
       body: {
         required: true,
@@ -85,6 +85,7 @@ export const evaluations = createRouter().openapi(
         content: { 'application/json': { schema: EvaluationResult } },
       },
       ...readErrors,
+      ...busyError,
       422: {
         description: 'an unknown measure, an empty label set, or a run missing topics',
         content: {

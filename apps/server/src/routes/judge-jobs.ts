@@ -21,6 +21,8 @@ import {
   readErrors,
   TopicId,
   writeErrors,
+  adminComputation,
+  busyError,
 } from '../schemas.js';
 import { poolSpec, PoolSpecSchema } from './pools.js';
 
@@ -181,8 +183,8 @@ export const collectionJudgeJobs = createRouter()
         'without them refuses the whole request (422, nothing written). Posting the same ' +
         'job again adds only the items it does not have. Workers judge it: the server’s own ' +
         'when OPENAI_BASE_URL or OPENAI_API_KEY is set, or `assay worker` processes.',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      security: adminComputation.security,
+      middleware: adminComputation.middleware,
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: JudgeJobRequest } } },
@@ -191,6 +193,7 @@ export const collectionJudgeJobs = createRouter()
         200: created('the job existed with this configuration; new items were added'),
         201: created('the job and its label set were created'),
         ...writeErrors,
+        ...busyError,
       },
     }),
     async (c) => {

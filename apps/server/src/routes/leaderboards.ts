@@ -9,6 +9,7 @@ import {
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
+import { REPORT_PAGE_POLICY } from '../page-policies.js';
 import { SlugSchema } from '../report-schemas.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
@@ -234,7 +235,7 @@ export const publicLeaderboards = createRouter()
         // Shown in the browser; the page needs nothing but its own inline style and SVG.
         return c.body(rendered.body, 200, {
           'content-type': rendered.contentType,
-          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+          'content-security-policy': REPORT_PAGE_POLICY,
         });
       return c.body(rendered.body, 200, {
         'content-type': rendered.contentType,

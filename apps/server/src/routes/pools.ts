@@ -1,14 +1,17 @@
-import { buildCollectionPool } from '@assay/platform';
+import { buildCollectionPool, LARGE_PAGE } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { linkNextPage, pageOptions, pageQuery } from '../paging.js';
 import { collectionFromPath } from '../resolve.js';
 import { createRouter } from '../router.js';
 import {
-  anyUser,
+  adminComputation,
   CollectionParam,
   ErrorSchema,
+  busyError,
   NameOrId,
   readErrors,
   TopicId,
+  writeErrors,
 } from '../schemas.js';
 
 /** How to pool stored runs (the body of POST …/pools and the `pool` of a judge job). */
@@ -92,20 +95,31 @@ export const pools = createRouter().openapi(
     tags: ['judging'],
     summary:
       'Compute the depth-k pool of stored runs, with its size per topic and run contributions',
-    description: 'Stores nothing, so any valid token may call it.',
-    ...anyUser,
+    ...adminComputation,
+    description:
+      'Stores nothing. Admin only (it is how judge jobs and campaigns are planned). The ' +
+      'items come in pages in judging priority order (`limit`, default 1000, at most 10000; ' +
+      'the next page is the same body posted with `after` = `X-Next-Cursor`); `stats` ' +
+      'describe the whole pool. A pool looks at most 1,000,000 candidates (topics × depth × ' +
+      'runs) over at most 100,000 topics (422 naming the figures beyond).',
     request: {
       params: CollectionParam,
+      query: z.object(pageQuery(LARGE_PAGE)),
       body: { required: true, content: { 'application/json': { schema: PoolSpecSchema } } },
     },
     responses: {
       200: {
-        description: 'the pool in judging priority order, and its statistics',
+        description:
+          'a page of the pool in judging priority order, and the whole pool’s statistics; ' +
+          'when more items follow, `X-Next-Cursor` holds the `after` of the next page',
+        headers: z.object({ 'X-Next-Cursor': z.string().optional(), Link: z.string().optional() }),
         content: { 'application/json': { schema: PoolSchema } },
       },
       ...readErrors,
+      403: writeErrors[403],
+      ...busyError,
       422: {
-        description: 'a run cannot be pooled',
+        description: 'a run cannot be pooled, or the pool is over a cap',
         content: { 'application/json': { schema: ErrorSchema } },
       },
     },
@@ -113,10 +127,12 @@ export const pools = createRouter().openapi(
   async (c) => {
     const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
     const body = c.req.valid('json');
-    const pool = await buildCollectionPool(c.var.db, {
-      collection: collection.id,
-      ...poolSpec(body),
-    });
+    const { next, ...pool } = await buildCollectionPool(
+      c.var.db,
+      { collection: collection.id, ...poolSpec(body) },
+      pageOptions(c.req.valid('query')),
+    );
+    linkNextPage(c, next);
     return c.json(pool, 200);
   },
 );

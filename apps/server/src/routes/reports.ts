@@ -22,7 +22,15 @@ import {
   SlugSchema,
   type ProvenanceBody,
 } from '../report-schemas.js';
-import { adminOnly, anyUser, NameOrId, readErrors, writeErrors } from '../schemas.js';
+import {
+  adminComputation,
+  adminOnly,
+  anyUser,
+  busyError,
+  NameOrId,
+  readErrors,
+  writeErrors,
+} from '../schemas.js';
 
 const IdParam = z.object({
   id: z
@@ -209,7 +217,7 @@ export const reports = createRouter()
       path: '/comparisons',
       tags: ['reports'],
       summary: 'Compare stored runs under one or two label sets and store the leaderboard',
-      ...adminOnly,
+      ...adminComputation,
       description:
         'Admin only. The analysis of `assay compare`: means over every topic of the label set (a topic a ' +
         'run lacks scores 0), Judged@10, 95% bootstrap intervals, pairwise tests with ' +
@@ -217,7 +225,7 @@ export const reports = createRouter()
       request: {
         body: { required: true, content: { 'application/json': { schema: ComparisonRequest } } },
       },
-      responses: { 201: created, ...writeErrors, 422: invalidContent },
+      responses: { 201: created, ...writeErrors, ...busyError, 422: invalidContent },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -234,13 +242,13 @@ export const reports = createRouter()
       path: '/agreements',
       tags: ['reports'],
       summary: 'Measure the agreement of two label sets and store it',
-      ...adminOnly,
+      ...adminComputation,
       description:
         'Admin only. The analysis of `assay agree` over the (topic, document) pairs both label sets hold.',
       request: {
         body: { required: true, content: { 'application/json': { schema: AgreementRequest } } },
       },
-      responses: { 201: created, ...writeErrors, 422: invalidContent },
+      responses: { 201: created, ...writeErrors, ...busyError, 422: invalidContent },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -257,14 +265,14 @@ export const reports = createRouter()
       path: '/evaluations',
       tags: ['reports'],
       summary: 'Evaluate stored runs against a label set and store the result',
-      ...adminOnly,
+      ...adminComputation,
       request: {
         body: {
           required: true,
           content: { 'application/json': { schema: EvaluationReportRequest } },
         },
       },
-      responses: { 201: created, ...writeErrors, 422: invalidContent },
+      responses: { 201: created, ...writeErrors, ...busyError, 422: invalidContent },
     }),
     async (c) => {
       const body = c.req.valid('json');

@@ -8,6 +8,7 @@ import {
   type ScoreSet,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { REPORT_PAGE_POLICY } from '../page-policies.js';
 import { createRouter } from '../router.js';
 import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../schemas.js';
 
@@ -186,6 +187,8 @@ export const scoreSets = createRouter()
         200,
         {
           'content-type': CONTENT_TYPES[format],
+          // The HTML page shows with its own inline style; the other formats are data.
+          ...(format === 'html' ? { 'content-security-policy': REPORT_PAGE_POLICY } : {}),
         },
       );
     },

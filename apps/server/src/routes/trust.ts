@@ -7,7 +7,8 @@ import {
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
-import { anyUser, NameOrId, readErrors } from '../schemas.js';
+import { adminComputation, busyError, NameOrId, readErrors } from '../schemas.js';
+import { REPORT_PAGE_POLICY } from '../page-policies.js';
 
 // NaN statistics (kappa of a constant judge, …) are written as null.
 const Num = z.number().nullable();
@@ -234,10 +235,10 @@ export const ppi = createRouter().openapi(
     path: '/',
     tags: ['estimates'],
     summary: 'A leaderboard estimated from a few human labels and LLM labels on everything (PPI++)',
+    ...adminComputation,
     description:
-      'The analysis of `assay ppi` on stored runs and label sets. When the human label set is an ' +
+      'Admin only. The analysis of `assay ppi` on stored runs and label sets. When the human label set is an ' +
       "annotation campaign's, the topics whose items are all labelled count, so the intervals narrow as people label.",
-    ...anyUser,
     request: {
       body: { required: true, content: { 'application/json': { schema: PpiRequest } } },
     },
@@ -248,6 +249,7 @@ export const ppi = createRouter().openapi(
       },
       ...readErrors,
       422: unprocessable,
+      ...busyError,
     },
   }),
   async (c) => c.json(await estimateLeaderboard(c.var.db, defined(c.req.valid('json'))), 200),
@@ -259,11 +261,11 @@ export const judgeReports = createRouter().openapi(
     path: '/',
     tags: ['estimates'],
     summary: 'How good LLM judges are, against human labels or each other',
+    ...adminComputation,
     description:
-      'The analysis of `assay judge-report` on stored label sets; judges whose label set a judge ' +
+      'Admin only. The analysis of `assay judge-report` on stored label sets; judges whose label set a judge ' +
       'job wrote also get their cost and model calls per 1,000 items. `?format=html` answers the ' +
       'report as one self-contained page.',
-    ...anyUser,
     request: {
       query: z.object({ format: z.enum(['json', 'html']).optional() }),
       body: { required: true, content: { 'application/json': { schema: JudgeReportRequest } } },
@@ -278,6 +280,7 @@ export const judgeReports = createRouter().openapi(
       },
       ...readErrors,
       422: unprocessable,
+      ...busyError,
     },
   }),
   async (c) => {
@@ -290,7 +293,7 @@ export const judgeReports = createRouter().openapi(
       }),
     );
     if (c.req.valid('query').format === 'html') {
-      c.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
+      c.header('content-security-policy', REPORT_PAGE_POLICY);
       return c.html(renderJudgeReport(report, 'html', 'Judge report'), 200);
     }
     return c.json(report, 200);

@@ -139,6 +139,23 @@ export async function deleteCollection(db: Queryable, id: number): Promise<boole
   return result.numDeletedRows > 0n;
 }
 
+/**
+ * Holds a collection until the transaction ends, so that it is not deleted under a write
+ * into it: FOR KEY SHARE, the lock a foreign key check takes, taken first instead of
+ * halfway through the write. Writers in one collection do not wait for each other; a
+ * delete in progress ({@link lockCollectionContents}) is waited for. False when there is
+ * no such collection (any more).
+ */
+export async function holdCollection(db: Queryable, id: number): Promise<boolean> {
+  const found = await db
+    .selectFrom('collections')
+    .select('id')
+    .where('id', '=', id)
+    .forKeyShare()
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
 /** What deleting a collection takes with it. */
 export interface CollectionContents {
   runs: number;
@@ -149,8 +166,9 @@ export interface CollectionContents {
 }
 
 /**
- * Locks a collection and its reports until the transaction ends (a publication in
- * progress finishes first; a later one waits, then finds its report gone) and counts
+ * Locks a collection and its reports until the transaction ends (writes holding the
+ * collection, see {@link holdCollection}, and a publication in progress finish first; later
+ * ones wait, then find the collection or report gone) and counts
  * what a delete would remove. Undefined when there is no such collection.
  */
 export async function lockCollectionContents(

@@ -244,6 +244,18 @@ export async function findRunByName(
   return row && toRun(row);
 }
 
+/** The topics a run retrieved for, in qid byte order. */
+export async function listRunTopicIds(db: Queryable, runId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('run_entries')
+    .select('topic_id')
+    .where('run_id', '=', runId)
+    .groupBy('topic_id')
+    .orderBy(sql`topic_id collate "C"`)
+    .execute();
+  return rows.map((r) => r.topic_id);
+}
+
 /**
  * A run's entries grouped by topic (topics in qid byte order), each topic's entries in
  * rank order, ties by score descending then docno. Optionally only some topics.

@@ -11,7 +11,7 @@ import {
   quantileSorted,
   kendallTauB,
   pairedTTest,
-  randomizationTest,
+  randomizationTestSteps,
   rankBiasedOverlap,
   spearmanRho,
   tauAP,
@@ -113,6 +113,23 @@ export function compareRuns(
   measures: string[],
   settings: CompareSettings,
 ): Comparison {
+  const steps = compareRunsSteps(evaluations, measures, settings);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * {@link compareRuns} one step at a time: the generator yields between small steps of the
+ * bootstrap and the tests and returns the same comparison, so that a server can compute it
+ * a slice at a time (see work-slices.ts) while it answers others.
+ */
+export function* compareRunsSteps(
+  evaluations: RunEvaluation[],
+  measures: string[],
+  settings: CompareSettings,
+): Generator<void, Comparison, void> {
   if (evaluations.length < 2) throw new CompareError('comparing needs at least two runs');
   const names = evaluations.map((e) => e.runid);
   const duplicate = names.find((n, i) => names.indexOf(n) !== i);
@@ -148,7 +165,7 @@ export function compareRuns(
     betterThan: {},
   }));
   for (const m of measures) {
-    const intervals = bootstrapMeanIntervals(
+    const intervals = yield* bootstrapMeanIntervalsSteps(
       rows.map((r) => perTopic[m]![r.run]!),
       settings.seed,
       BOOTSTRAP_SAMPLES,
@@ -179,12 +196,14 @@ export function compareRuns(
   const rowOf = new Map(rows.map((r) => [r.run, r]));
   const pairs: PairTest[] = [];
   for (const measure of measures) {
-    const tested = pairsOfRuns.map(([a, b]) => {
+    const tested = [];
+    for (const [a, b] of pairsOfRuns) {
       const x = perTopic[measure]![a]!;
       const y = perTopic[measure]![b]!;
-      const { statistic, p } = runTest(x, y, settings);
-      return { a, b, measure, meanDiff: mean(x.map((v, i) => v - y[i]!)), statistic, p };
-    });
+      const { statistic, p } = yield* runTestSteps(x, y, settings);
+      tested.push({ a, b, measure, meanDiff: mean(x.map((v, i) => v - y[i]!)), statistic, p });
+      yield;
+    }
     // One family per measure: the correction runs over this measure's comparisons only.
     const adjusted = adjustPValues(
       tested.map((t) => t.p),
@@ -231,13 +250,47 @@ export function bootstrapMeanIntervals(
   seed: number,
   resamples: number,
 ): Array<[number, number]> {
+  const steps = bootstrapMeanIntervalsSteps(samples, seed, resamples);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** {@link bootstrapMeanIntervals} one step at a time (a step per 64 resamples). */
+function* bootstrapMeanIntervalsSteps(
+  samples: readonly (readonly number[])[],
+  seed: number,
+  resamples: number,
+): Generator<void, Array<[number, number]>, void> {
   const n = samples[0]?.length ?? 0;
   if (n === 0 || samples.some((s) => s.length !== n))
     throw new RangeError('bootstrapMeanIntervals: samples must be non-empty and of equal length');
   const rng = createRng(seed);
   const means = samples.map(() => new Float64Array(resamples));
   const indices = new Uint32Array(n);
-  for (let b = 0; b < resamples; b++) {
+  for (let from = 0; from < resamples; from += 64) {
+    resampleMeans(samples, rng, indices, means, from, Math.min(resamples, from + 64));
+    yield;
+  }
+  const alpha = 1 - 0.95;
+  return means.map((m) => {
+    m.sort();
+    return [quantileSorted(m, alpha / 2), quantileSorted(m, 1 - alpha / 2)];
+  });
+}
+
+/** Resamples [from, to): draws the topics once, and each sample's mean at those topics. */
+function resampleMeans(
+  samples: readonly (readonly number[])[],
+  rng: ReturnType<typeof createRng>,
+  indices: Uint32Array,
+  means: Float64Array[],
+  from: number,
+  to: number,
+): void {
+  const n = indices.length;
+  for (let b = from; b < to; b++) {
     for (let i = 0; i < n; i++) indices[i] = rng.nextInt(n);
     samples.forEach((values, k) => {
       let sum = 0;
@@ -245,11 +298,6 @@ export function bootstrapMeanIntervals(
       means[k]![b] = sum / n;
     });
   }
-  const alpha = 1 - 0.95;
-  return means.map((m) => {
-    m.sort();
-    return [quantileSorted(m, alpha / 2), quantileSorted(m, 1 - alpha / 2)];
-  });
 }
 
 /** Byte order of run tags, the tie-break wherever runs are ordered. */
@@ -262,11 +310,11 @@ function compareTags(a: string, b: string): number {
  * difference: p = 1 and statistic 0 (scipy returns NaN there for the t-test and for
  * Wilcoxon's normal approximation); that p still counts as a hypothesis in the correction.
  */
-function runTest(
+function* runTestSteps(
   x: number[],
   y: number[],
   settings: CompareSettings,
-): { statistic: number; p: number } {
+): Generator<void, { statistic: number; p: number }, void> {
   switch (settings.test) {
     case 't': {
       const r = pairedTTest(x, y);
@@ -279,7 +327,7 @@ function runTest(
       return { statistic: r.statistic, p: r.p };
     }
     case 'randomization': {
-      const r = randomizationTest(x, y, {
+      const r = yield* randomizationTestSteps(x, y, {
         permutations: settings.permutations,
         seed: settings.seed,
       });

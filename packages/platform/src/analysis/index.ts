@@ -7,6 +7,7 @@ export {
   BOOTSTRAP_SAMPLES,
   bootstrapMeanIntervals,
   compareRuns,
+  compareRunsSteps,
   CompareError,
   CORRELATION_DEFAULTS,
   correlateLeaderboards,

@@ -3,14 +3,20 @@
 // a database per engine (PGlite, and Postgres when TEST_DATABASE_URL is set) and a few
 // read-only looks at what a process left behind.
 
-/** Test databases: one describe block per engine, an isolated Postgres schema, row counts. */
+/**
+ * Test databases: one describe block per engine, an isolated Postgres schema, row counts,
+ * and locks held on purpose to force the order of concurrent requests (Postgres).
+ */
 export {
   OPEN_TIMEOUT_MS,
   countRows,
   createIsolatedSchema,
   forEachDatabase,
+  holdTransaction,
   queryRows,
+  waitUntilBlockedBy,
   testDatabaseUrl,
+  type HeldTransaction,
   type TestDatabase,
 } from '@assay/db/testing';
 /** Opens a database at an explicit place (a PGlite folder, `memory://`, or a Postgres URL). */
