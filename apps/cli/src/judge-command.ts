@@ -345,7 +345,7 @@ function judgeIntoQrels(
 ): Promise<number> {
   const { out, budget, concurrency, endpoint, config } = run;
   const labelSet = job.labelSet;
-  return withDatabase(io, async (db) => {
+  return withDatabase(io, async (db, _config, session) => {
     const ensured = await ensureJob(db, job);
     const jobId = ensured.job.id;
     const freed = await releaseDeadLocalLeases(db, jobId);
@@ -383,6 +383,7 @@ function judgeIntoQrels(
         concurrency,
         signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),
+        ...(session.giveUpMs === undefined ? {} : { databaseGiveUpMs: session.giveUpMs }),
         onProgress: show,
         onNotice: (message) => io.stderr(`assay judge: ${message}\n`),
       }).finally(() => reporter.finish());

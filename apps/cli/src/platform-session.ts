@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import {
+  isDatabaseUnavailable,
   type AssayDb,
   ConfigError,
   loadConfig,
@@ -58,12 +59,26 @@ export function describeDatabase(config: AssayConfig): string {
 }
 
 /**
+ * How a command reaches its database. Through `assay serve` (`via`), a database out of
+ * reach for `giveUpMs` means the server stopped: long-running commands give up on it then
+ * (a restart of the server within that time is ridden out). Without `via` they wait for the
+ * database as long as it takes.
+ */
+export interface DatabaseSession {
+  via?: string;
+  giveUpMs?: number;
+}
+
+/** How long a command going through `assay serve` waits for it to come back. */
+const SERVER_GONE_GIVE_UP_MS = 15_000;
+
+/**
  * Opens the configured database (migrating it), runs `work`, and closes it whatever
  * happens; platform errors become CLI errors.
  */
 export async function withDatabase<T>(
   io: PlatformCommandIo,
-  work: (db: AssayDb['db'], config: AssayConfig) => Promise<T>,
+  work: (db: AssayDb['db'], config: AssayConfig, session: DatabaseSession) => Promise<T>,
   options: { migrate?: boolean } = {},
 ): Promise<T> {
   const config = await commandConfig(io);
@@ -85,9 +100,12 @@ export async function withDatabase<T>(
     io.stderr(`assay: data directory ${resolve(config.dataDir)}\n`);
   }
   try {
-    return await asCliErrors(() => work(database.db, config));
+    const session: DatabaseSession = database.via
+      ? { via: database.via, giveUpMs: SERVER_GONE_GIVE_UP_MS }
+      : {};
+    return await asCliErrors(() => work(database.db, config, session));
   } catch (error) {
-    if (database.via && lostConnection(error))
+    if (database.via && isDatabaseUnavailable(error))
       throw new CliError(
         `lost the database: ${database.via} stopped or cut this command off (${(error as Error).message}); run the command again`,
         EXIT.usage,
@@ -96,27 +114,6 @@ export async function withDatabase<T>(
   } finally {
     await database.close();
   }
-}
-
-/**
- * postgres.js's codes for a connection that went away or cannot be made again (the socket
- * is gone), and PostgreSQL's for being cut off.
- */
-const LOST_CONNECTION = new Set([
-  'ENOENT',
-  'ECONNREFUSED',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  'ECONNRESET',
-  'EPIPE',
-  '57P01',
-  '25P03',
-]);
-
-function lostConnection(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && LOST_CONNECTION.has(code);
 }
 
 /** `1234 lines in 0.52 s (2373 lines/s)`; `units` is the plural (`lines`, `documents`). */

@@ -82,7 +82,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
   const concurrency = positiveInteger('--concurrency', option('concurrency') ?? '8');
   const leaseMs = positiveInteger('--lease', option('lease') ?? '120') * 1000;
   const endpoint = endpointOptions(option);
-  return withDatabase(io, async (db, config) => {
+  return withDatabase(io, async (db, config, session) => {
     requireEndpoint(config, endpoint);
     for (const id of jobIds) await judgeJobStatus(db, id);
     const freed = await releaseDeadLocalLeases(db);
@@ -107,6 +107,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
         leaseMs,
         signal,
         follow: options.has('follow'),
+        ...(session.giveUpMs === undefined ? {} : { databaseGiveUpMs: session.giveUpMs }),
         onProgress: (p) =>
           reporter.update({
             done: p.labelled + p.failed,

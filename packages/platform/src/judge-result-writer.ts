@@ -43,6 +43,8 @@ export interface JudgeResultWriterOptions {
   abandon?: AbortSignal;
   /** Told each time a write waits for the database to come back. */
   onUnavailable?: (error: unknown) => void;
+  /** Told each time a group was written (the database is in reach). */
+  onWritten?: () => void;
   /** Told about a record or label the database refused, and what was done instead. */
   onRefused?: (what: string) => void;
 }
@@ -117,6 +119,7 @@ export class JudgeResultWriter {
     for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
       try {
         const outcomes = await this.commit(group.map((q) => q.op));
+        this.options.onWritten?.();
         group.forEach((q, i) => q.done(outcomes[i]!));
         return;
       } catch (error) {

@@ -22,6 +22,8 @@ export interface JudgeTaskFeedOptions {
   prepare?: (tasks: readonly ClaimedJudgeTask[]) => Promise<void>;
   /** Told when a claim waits because the database cannot be reached. */
   onUnavailable?: (error: unknown) => void;
+  /** Told when a claim reached the database. */
+  onReachable?: () => void;
   /** Told about every change (a claim answered): the worker looks again. */
   onChange: () => void;
   /** Whether the worker holds tasks being judged (leases are renewed only while tasks are held). */
@@ -111,6 +113,7 @@ export class JudgeTaskFeed {
     })
       .then(async (claimed) => {
         this.unavailableWait = 250;
+        this.options.onReachable?.();
         if (claimed.length > 0) await this.options.prepare?.(claimed);
         this.ready.push(...claimed);
         this.exhaustedAt = claimed.length === 0 ? this.finished : undefined;

@@ -105,6 +105,13 @@ export interface JudgeWorkerOptions {
    * (default 30 000; doubling up to 10 min while it stays out of reach).
    */
   endpointPauseMs?: number;
+  /**
+   * Give up on a database that stays out of reach this many ms in a row: calls in flight
+   * are cut off, results not yet written are dropped (counted in `unwrittenCalls` had the
+   * run ended) and the run fails with the database's last error. Default: wait as long as
+   * it takes (a database that restarts is ridden out).
+   */
+  databaseGiveUpMs?: number;
   onProgress?: (progress: JudgeWorkerProgress) => void;
   /** Told when the database cannot be reached (the worker waits for it) or refuses a record. */
   onNotice?: (message: string) => void;
@@ -164,10 +171,34 @@ export async function runJudgeWorker(
   else options.signal?.addEventListener('abort', onSignal, { once: true });
 
   const notices = noticeOnce(options.onNotice);
+  // How long the database has been out of reach in a row, and giving up on it when allowed.
+  let unreachableSince: number | undefined;
+  let giveUpTimer: NodeJS.Timeout | undefined;
+  let lastDatabaseError: unknown;
+  const databaseOutOfReach = (error: unknown, notice: string) => {
+    notices('database', notice);
+    lastDatabaseError = error;
+    const limit = options.databaseGiveUpMs;
+    if (limit === undefined || unreachableSince !== undefined) return;
+    unreachableSince = Date.now();
+    giveUpTimer = setTimeout(() => {
+      if (unreachableSince === undefined) return;
+      fatal ??= lastDatabaseError;
+      stopRun('signal');
+      cancel.abort();
+      abandon.abort();
+      notify();
+    }, limit);
+  };
+  const databaseReached = () => {
+    unreachableSince = undefined;
+    clearTimeout(giveUpTimer);
+  };
   const writer = new JudgeResultWriter(db, owner, {
     abandon: abandon.signal,
-    onUnavailable: () =>
-      notices('database', 'the database cannot be reached; results wait until it is back'),
+    onUnavailable: (error) =>
+      databaseOutOfReach(error, 'the database cannot be reached; results wait until it is back'),
+    onWritten: databaseReached,
     onRefused: (what) => options.onNotice?.(what),
   });
   const jobs = new JudgeJobSpecs(db, abandon.signal);
@@ -194,8 +225,9 @@ export async function runJudgeWorker(
     concurrency,
     jobIds: options.jobIds,
     prepare: async (tasks) => dbStore?.prefetch(await firstRequestHashes(tasks, jobs)),
-    onUnavailable: () =>
-      notices('database', 'the database cannot be reached; claiming waits until it is back'),
+    onUnavailable: (error) =>
+      databaseOutOfReach(error, 'the database cannot be reached; claiming waits until it is back'),
+    onReachable: databaseReached,
     onChange: notify,
     judging: () => pending.size > 0,
   });
@@ -300,6 +332,7 @@ export async function runJudgeWorker(
     await feed.close(fatal !== undefined);
     await writer.flushed();
     clearTimeout(cancelTimer);
+    clearTimeout(giveUpTimer);
   }
   if (fatal) throw fatal;
   const result: JudgeWorkerResult = {
