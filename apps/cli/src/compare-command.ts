@@ -6,13 +6,12 @@ import {
   renderComparison,
   type CompareFormat,
   CompareError,
-  compareSettings,
-  CompareSettingsError,
   testableMeasures as testableMeasureColumns,
   type CompareReport,
   type CompareSettings,
 } from '@assay/platform/analysis';
 import { chooseTopics, readNamedQrels, topicChoice } from './compare-qrels.js';
+import { COMPARE_SETTING_OPTIONS, compareSettingsOf, numberOption } from './compare-options.js';
 import { evaluateRunFiles } from './evaluate-files.js';
 import { ENCODING_OPTION, inputEncoding } from './read-input.js';
 import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
@@ -40,43 +39,7 @@ a topic FILE; a chosen topic a qrels does not judge scores 0 there.
 Without it each leaderboard uses its own qrels' topics, with a
 warning when the two sets differ`,
   },
-  {
-    long: 'test',
-    key: 'test',
-    takesValue: true,
-    arg: 'T',
-    help: `t (paired t-test, default), wilcoxon (signed-rank) or randomization
-(paired sign-flip test); all two-sided, as scipy.stats`,
-  },
-  {
-    long: 'permutations',
-    key: 'permutations',
-    takesValue: true,
-    arg: 'N',
-    help: 'sign flips of the randomization test (default 10000)',
-  },
-  {
-    long: 'seed',
-    key: 'seed',
-    takesValue: true,
-    arg: 'S',
-    help: 'seed of the randomization test and the bootstrap (default 42)',
-  },
-  {
-    long: 'correction',
-    key: 'correction',
-    takesValue: true,
-    arg: 'C',
-    help: `holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
-per measure: the correction runs over that measure's comparisons`,
-  },
-  {
-    long: 'alpha',
-    key: 'alpha',
-    takesValue: true,
-    arg: 'A',
-    help: 'significant when the corrected p < A (default 0.05)',
-  },
+  ...COMPARE_SETTING_OPTIONS,
   {
     long: 'baseline',
     key: 'baseline',
@@ -171,20 +134,7 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
   const measureSpecs = options.get('m') ?? [];
   if (measureSpecs.length === 0) throw new UsageError('give at least one -m MEASURE');
 
-  let checked: ReturnType<typeof compareSettings>;
-  try {
-    checked = compareSettings({
-      test: last('test'),
-      correction: last('correction'),
-      alpha: numberOption(last('alpha'), '--alpha'),
-      permutations: numberOption(last('permutations'), '--permutations'),
-      seed: numberOption(last('seed'), '--seed'),
-    });
-  } catch (error) {
-    if (error instanceof CompareSettingsError)
-      throw new UsageError(`--${error.setting} ${error.problem}`);
-    throw error;
-  }
+  const checked = compareSettingsOf(last);
   const format = (last('format') ?? 'table') as CompareFormat;
   if (!COMPARE_FORMATS.includes(format)) {
     throw new UsageError(`--format must be table, json, csv, latex or html, not '${format}'`);
@@ -274,14 +224,6 @@ function wholeOption(
   if (!Number.isSafeInteger(value) || value < min)
     throw new UsageError(`${name} must be a whole number of at least ${min}, not '${text}'`);
   return { [key]: value };
-}
-
-function numberOption(text: string | undefined, name: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value))
-    throw new UsageError(`${name} must be a number, not '${text}'`);
-  return value;
 }
 
 /**

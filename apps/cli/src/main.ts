@@ -25,6 +25,9 @@ Commands:
   judge-report  how good LLM judges are: against human labels or each other, drift, bias
   worker    judge pending tasks of the database's judge jobs (many workers, one Postgres)
   answers   score generated answers with an LLM judge; report means, win rates, t-tests
+  nuggets   nugget banks and nugget evaluation of RAG answers (import, export, create, assign, score)
+  support   support of RAG answers' citations by the cited passages (assign, score)
+  rubrics   per-topic weighted rubrics of RAG answers (assign, score)
   retrieve  BM25, RM3, Rocchio, query-by-document, Query2doc, AMD, dense, hybrid or rerank into a TREC run
   fuse      fuse runs: reciprocal rank fusion, CombSUM, CombMNZ, interleaving
   index     build and save a BM25 index of a collection (assay index build)
@@ -95,6 +98,18 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   answers: async () => {
     const m = await import('./answers-command.js');
     return { run: m.answersCommand, usage: m.ANSWERS_USAGE };
+  },
+  nuggets: async () => {
+    const m = await import('./nuggets-command.js');
+    return { run: m.nuggetsCommand, usage: m.NUGGETS_USAGE };
+  },
+  support: async () => {
+    const m = await import('./support-command.js');
+    return { run: m.supportCommand, usage: m.SUPPORT_USAGE };
+  },
+  rubrics: async () => {
+    const m = await import('./rubrics-command.js');
+    return { run: m.rubricsCommand, usage: m.RUBRICS_USAGE };
   },
   users: async () => {
     const m = await import('./users-command.js');

@@ -12,6 +12,9 @@ const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^POST \/api\/campaigns\/\d+\/labels$/,
   /^POST \/api\/campaigns\/\d+\/labels\/\d+\/undo$/,
   /^POST \/api\/campaigns\/\d+\/skip$/,
+  // Assessing RAG answers by hand (a blind set never shows the LLM's labels).
+  /^GET \/api\/assessment-sets\/\d+\/answers?$/,
+  /^POST \/api\/assessment-sets\/\d+\/(labels|undo)$/,
   // Their own tokens (the use-case refuses anyone else's).
   /^GET \/api\/users\/[^/]+\/tokens$/,
   /^DELETE \/api\/users\/[^/]+\/tokens\/\d+$/,

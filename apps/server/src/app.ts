@@ -10,6 +10,9 @@ import { ApiError, handleError } from './errors.js';
 import type { AppEnv } from './router.js';
 import { responseSets } from './routes/response-sets.js';
 import { scoreSets } from './routes/score-sets.js';
+import { assessmentSets, collectionAssessmentSets } from './routes/assessment-sets.js';
+import { nuggetBanks } from './routes/nugget-banks.js';
+import { rubricSets } from './routes/rubric-sets.js';
 import { campaigns, collectionCampaigns } from './routes/campaigns.js';
 import { collections } from './routes/collections.js';
 import { documents } from './routes/documents.js';
@@ -119,6 +122,10 @@ export function createApp(deps: AppDeps) {
     .route('/api/leaderboards', leaderboards)
     .route('/api/response-sets', responseSets)
     .route('/api/score-sets', scoreSets)
+    .route('/api/collections/:collection/nugget-banks', nuggetBanks)
+    .route('/api/collections/:collection/rubric-sets', rubricSets)
+    .route('/api/collections/:collection/assessment-sets', collectionAssessmentSets)
+    .route('/api/assessment-sets', assessmentSets)
     .route('/api/public/leaderboards', publicLeaderboards)
     .route('/api/me', me)
     .route('/api/users', users)
@@ -147,6 +154,7 @@ export function createApp(deps: AppDeps) {
         { name: 'reports' },
         { name: 'leaderboards' },
         { name: 'answers' },
+        { name: 'rag' },
         { name: 'system' },
         { name: 'users' },
         { name: 'campaigns' },

@@ -43,7 +43,6 @@ export const adminOnly = {
   description: 'Admin only.',
 };
 
-
 /** Admin tokens only, for a heavy computation: it takes its turn (see computations.ts). */
 export const adminComputation = { ...adminOnly, middleware: [requireAdmin, computing] };
 

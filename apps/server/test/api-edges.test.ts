@@ -13,9 +13,14 @@ forEachDatabase('API edges', (t) => {
       expect(body.map((j) => [j.id, j.kind, j.scale])).toEqual([
         ['answer-quality', 'answer-quality', { min: 0, max: 5 }],
         ['binary-filter', 'relevance', { min: 0, max: 1 }],
+        ['citation-support', 'citation-support', { min: 0, max: 2 }],
         ['graded-0-3', 'relevance', { min: 0, max: 3 }],
         ['graded-0-4', 'relevance', { min: 0, max: 4 }],
+        ['nugget-assign', 'nugget-assignment', { min: 0, max: 2 }],
+        ['nugget-create', 'nugget-creation', { min: 0, max: 1 }],
+        ['nugget-importance', 'nugget-importance', { min: 0, max: 1 }],
         ['rag-groundedness', 'groundedness', { min: 0, max: 5 }],
+        ['rubric-judge', 'rubric-judgment', { min: 0, max: 2 }],
       ]);
       expect(body.find((j) => j.id === 'binary-filter')).toEqual({
         id: 'binary-filter',

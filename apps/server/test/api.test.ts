@@ -171,6 +171,30 @@ forEachDatabase('assay API', (t) => {
           'POST /api/campaigns/{id}/skip',
           'GET /api/campaigns/{id}/disagreements',
           'POST /api/campaigns/{id}/items/{item}/adjudicate',
+          'GET /api/collections/{collection}/nugget-banks',
+          'POST /api/collections/{collection}/nugget-banks',
+          'POST /api/collections/{collection}/nugget-banks/create',
+          'GET /api/collections/{collection}/nugget-banks/{bank}',
+          'GET /api/collections/{collection}/nugget-banks/{bank}/export',
+          'POST /api/collections/{collection}/nugget-banks/{bank}/edits',
+          'DELETE /api/collections/{collection}/nugget-banks/{bank}',
+          'GET /api/collections/{collection}/rubric-sets',
+          'POST /api/collections/{collection}/rubric-sets',
+          'GET /api/collections/{collection}/rubric-sets/{rubricSet}',
+          'GET /api/collections/{collection}/assessment-sets',
+          'POST /api/collections/{collection}/assessment-sets',
+          'POST /api/collections/{collection}/assessment-sets/llm',
+          'POST /api/collections/{collection}/assessment-sets/import',
+          'GET /api/assessment-sets/{id}',
+          'DELETE /api/assessment-sets/{id}',
+          'GET /api/assessment-sets/{id}/answers',
+          'GET /api/assessment-sets/{id}/answer',
+          'POST /api/assessment-sets/{id}/labels',
+          'POST /api/assessment-sets/{id}/undo',
+          'GET /api/assessment-sets/{id}/agreement/{other}',
+          'GET /api/assessment-sets/{id}/scores',
+          'POST /api/assessment-sets/{id}/reports',
+          'GET /api/assessment-sets/{id}/export',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ scheme: 'bearer' });
@@ -258,6 +282,23 @@ forEachDatabase('assay API', (t) => {
           },
         })
       ).json()) as { id: number };
+      await api.call('POST', '/api/collections/demo/nugget-banks', {
+        token: api.admin,
+        json: {
+          name: 'nist',
+          nuggets: '{"qid":"1","nuggets":[{"text":"a","importance":"vital"}]}',
+        },
+      });
+      await api.call('POST', '/api/collections/demo/rubric-sets', {
+        token: api.admin,
+        json: { name: 'rubric', rubrics: '{"qid":"1","rubrics":[{"criterion":"a","weight":2}]}' },
+      });
+      const assessmentSet = (await (
+        await api.call('POST', '/api/collections/demo/assessment-sets', {
+          token: api.admin,
+          json: { kind: 'nuggets', name: 'p', responseSet: 'rs', bank: 'nist', mode: 'blind' },
+        })
+      ).json()) as { id: number };
       const retrieval = (await (
         await api.call('POST', '/api/collections/demo/runs/retrieve', {
           token: api.admin,
@@ -285,7 +326,12 @@ forEachDatabase('assay API', (t) => {
           .replace('{docId}', 'd1')
           .replace('{topicId}', '1')
           .replace('{responseSet}', 'rs')
-          .replace('{other}', String(scoreSet.id))
+          .replace('{bank}', 'nist')
+          .replace('{rubricSet}', 'rubric')
+          .replace(
+            '{other}',
+            String(path.startsWith('/api/assessment-sets/') ? assessmentSet.id : scoreSet.id),
+          )
           .replace(
             '{id}',
             String(
@@ -293,7 +339,9 @@ forEachDatabase('assay API', (t) => {
                 ? job.id
                 : path.startsWith('/api/score-sets/')
                   ? scoreSet.id
-                  : report.id,
+                  : path.startsWith('/api/assessment-sets/')
+                    ? assessmentSet.id
+                    : report.id,
             ),
           )
           .replace('{job}', String(retrieval.id))
@@ -311,8 +359,10 @@ forEachDatabase('assay API', (t) => {
           const body = method === 'get' ? {} : { body: 'x' };
           const anonymous = await api.call(method.toUpperCase(), url, body);
           expect(anonymous.status, `${method} ${path} without a token`).toBe(401);
-          // Users and campaigns have their own role rules (apps/server/test/campaigns.test.ts).
+          // Users and campaigns have their own role rules (apps/server/test/campaigns.test.ts),
+          // and so does labelling RAG answers (apps/server/test/rag.test.ts).
           if (/^\/api\/(me|users|campaigns)|\/campaigns$/.test(path)) continue;
+          if (/^\/api\/assessment-sets\/\{id\}\/(answer|labels|undo)$/.test(path)) continue;
           // Every computation over stored labels (evaluations, pools, estimates, judge reports)
           // is for admins: label sets are not for annotators, and pools plan judging.
           const readOnly = method === 'get';
@@ -332,7 +382,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(56);
+      expect(checked).toBe(74);
       expect(await counts(t.db)).toEqual(before);
     });
   });

@@ -46,7 +46,12 @@ forEachDatabase('estimates API', (t) => {
   });
 
   it('POST /api/ppi: the prediction-powered leaderboard, for admins', async () => {
-    const json = { collection: 'c', humanLabelSet: 'people', llmLabelSet: 'llm', measures: ['P@4'] };
+    const json = {
+      collection: 'c',
+      humanLabelSet: 'people',
+      llmLabelSet: 'llm',
+      measures: ['P@4'],
+    };
     // It reads label sets, which annotators may not read.
     const annotator = await api.call('POST', '/api/ppi', { token: api.annotator, json });
     expect(annotator.status).toBe(403);

@@ -18,6 +18,8 @@ export interface ResponsesTable {
   query: string | null;
   answer: string;
   reference_list: ColumnType<JsonValue | null, JsonValue | null | undefined, JsonValue | null>;
+  /** The answer as sentences `[{text, citations}]`, when it was given so. */
+  sentences: ColumnType<JsonValue | null, JsonValue | null | undefined, JsonValue | null>;
 }
 
 /** How a score set was made: by a judge pointwise or comparatively, or imported from a file. */

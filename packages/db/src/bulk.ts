@@ -19,7 +19,8 @@ export async function withTransaction<T>(
 /** A column filled from each row; sent as one array parameter per statement. */
 export interface BulkColumn<R> {
   name: string;
-  type: 'text' | 'int4' | 'int8' | 'float8' | 'jsonb';
+  /** `bool` values travel as the texts 'true' and 'false'. */
+  type: 'text' | 'int4' | 'int8' | 'float8' | 'jsonb' | 'bool';
   value: (row: R) => unknown;
 }
 
@@ -65,9 +66,16 @@ export async function bulkInsert<R>(db: Queryable, options: BulkInsertOptions<R>
   }
   columns.forEach((column, index) => {
     names.push(column.name);
-    const arrayType = column.type === 'jsonb' ? 'text' : column.type;
+    const sentAsText = column.type === 'jsonb' || column.type === 'bool';
+    const arrayType = sentAsText ? 'text' : column.type;
     unnests.push(`$${++parameter}::${arrayType}[]`);
-    selects.push(column.type === 'jsonb' ? `u.c${index}::jsonb` : `u.c${index}`);
+    selects.push(
+      column.type === 'jsonb'
+        ? `u.c${index}::jsonb`
+        : column.type === 'bool'
+          ? `u.c${index}::boolean`
+          : `u.c${index}`,
+    );
   });
   const aliases = columns.map((_, index) => `c${index}`).join(', ');
   const text =
@@ -87,7 +95,11 @@ export async function bulkInsert<R>(db: Queryable, options: BulkInsertOptions<R>
             ? value == null
               ? null
               : JSON.stringify(value)
-            : (value ?? null);
+            : column.type === 'bool'
+              ? value == null
+                ? null
+                : String(Boolean(value))
+              : (value ?? null);
       }
       parameters.push(values);
     }

@@ -12,6 +12,15 @@ import type {
   ResponsesTable,
   ScoreSetsTable,
 } from './answers-schema.js';
+import type {
+  NuggetBanksTable,
+  NuggetBankVersionsTable,
+  NuggetsTable,
+  RagAssessmentSetsTable,
+  RagAssessmentsTable,
+  RubricCriteriaTable,
+  RubricSetsTable,
+} from './rag-schema.js';
 
 /** Any value that survives a round trip through JSON (what a jsonb column holds). */
 export type JsonValue =
@@ -325,6 +334,13 @@ export interface Database {
   responses: ResponsesTable;
   score_sets: ScoreSetsTable;
   answer_scores: AnswerScoresTable;
+  nugget_banks: NuggetBanksTable;
+  nugget_bank_versions: NuggetBankVersionsTable;
+  nuggets: NuggetsTable;
+  rubric_sets: RubricSetsTable;
+  rubric_criteria: RubricCriteriaTable;
+  rag_assessment_sets: RagAssessmentSetsTable;
+  rag_assessments: RagAssessmentsTable;
   campaigns: CampaignsTable;
   campaign_items: CampaignItemsTable;
   campaign_assignments: CampaignAssignmentsTable;

@@ -3,8 +3,10 @@
 
 /** Judge templates: prompt files with a kind, a scale and an answer schema (rendered by `renderPrompt` of @assay/llm). */
 export {
+  JUDGE_KINDS,
   loadJudgeTemplates,
   parseTemplate,
+  type JudgeKind,
   type JudgeTemplate,
   type TemplateValues,
 } from './template.js';

@@ -8,13 +8,31 @@ import {
 import { gradeScaleProblem } from '@assay/trec';
 import { z } from 'zod';
 
+/** What judge templates judge: relevance, answers, or the steps of RAG evaluation. */
+export const JUDGE_KINDS = [
+  'relevance',
+  'answer-quality',
+  'groundedness',
+  'nugget-creation',
+  'nugget-importance',
+  'nugget-assignment',
+  'citation-support',
+  'rubric-judgment',
+] as const;
+
+/** A judge template's kind. */
+export type JudgeKind = (typeof JUDGE_KINDS)[number];
+
+/** Kinds whose answer is a grade (grade_field) or per-criterion scores (criteria). */
+const GRADED_KINDS: readonly JudgeKind[] = ['relevance', 'answer-quality', 'groundedness'];
+
 /**
  * A judge template: a prompt file (`judges/<id>.md`) that says what it asks, on which
  * scale, and how its answer looks. Stored whole with each judge job (its hash names the
  * prompt a label set was made with), so its shape stays as it is.
  */
 export interface JudgeTemplate extends Omit<PromptFile, 'schema'> {
-  kind: 'relevance' | 'answer-quality' | 'groundedness';
+  kind: JudgeKind;
   scale: { min: number; max: number };
   /** Lowest grade that counts as relevant (relevance judges). */
   relevantAt?: number;
@@ -33,7 +51,7 @@ export type TemplateValues = Record<string, string | undefined>;
 
 /** The front-matter fields of a judge template besides those of every prompt file. */
 const JudgeFields = z.object({
-  kind: z.enum(['relevance', 'answer-quality', 'groundedness']),
+  kind: z.enum(JUDGE_KINDS),
   scale: z.object({ min: z.number().int(), max: z.number().int() }),
   relevant_at: z.number().int().optional(),
   labels: z.record(z.string(), z.string()).optional(),
@@ -56,7 +74,11 @@ export function parseTemplate(text: string, file = '<template>'): JudgeTemplate 
   // Its grades become stored labels: a scale such as 0..2000000000 is refused here.
   const scaleProblem = gradeScaleProblem(front.scale.min, front.scale.max);
   if (scaleProblem) throw new PromptFileError(file, `front matter field ${scaleProblem}`);
-  if (!front.output.grade_field && !front.output.criteria?.length)
+  if (
+    GRADED_KINDS.includes(front.kind) &&
+    !front.output.grade_field &&
+    !front.output.criteria?.length
+  )
     throw new PromptFileError(file, 'output needs grade_field or criteria');
   const { schema: _schema, ...common } = prompt;
   const template: JudgeTemplate = {

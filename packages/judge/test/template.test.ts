@@ -7,13 +7,18 @@ const JUDGES = fileURLToPath(new URL('../../../judges/', import.meta.url));
 const templates = loadJudgeTemplates(JUDGES);
 
 describe('the shipped judge templates', () => {
-  it('are the five documented judges, each citing its source', () => {
+  it('are the documented judges, each citing its source', () => {
     expect([...templates.keys()].sort()).toEqual([
       'answer-quality',
       'binary-filter',
+      'citation-support',
       'graded-0-3',
       'graded-0-4',
+      'nugget-assign',
+      'nugget-create',
+      'nugget-importance',
       'rag-groundedness',
+      'rubric-judge',
     ]);
     for (const t of templates.values()) expect(t.source.length).toBeGreaterThan(40);
     expect(templates.get('graded-0-4')).toMatchObject({
@@ -51,6 +56,28 @@ describe('the shipped judge templates', () => {
         context: '[1] Tortoises live 80-150 years.',
         answer: 'About a century [1].',
       },
+      'nugget-create': {
+        query: 'tortoise lifespan',
+        passages: '[1] Tortoises live 80-150 years.\n[2] Giant tortoises live longest.',
+        nuggets: '[1] tortoises live 80-150 years',
+        max_nuggets: '30',
+      },
+      'nugget-importance': { query: 'tortoise lifespan', nuggets: '[1] tortoises live long' },
+      'nugget-assign': {
+        query: 'tortoise lifespan',
+        answer: 'About a century.',
+        nuggets: '[1] tortoises live long\n[2] giant tortoises live longest',
+      },
+      'citation-support': {
+        query: 'tortoise lifespan',
+        sentence: 'Tortoises live about a century.',
+        passages: '[1] Tortoises live 80-150 years.',
+      },
+      'rubric-judge': {
+        query: 'tortoise lifespan',
+        answer: 'About a century.',
+        criteria: '[1] The response gives a range of years.\n[2] The response is rude.',
+      },
     };
     for (const [id, v] of Object.entries(values)) {
       const rendered = renderPrompt(templates.get(id)!, v);
@@ -58,6 +85,16 @@ describe('the shipped judge templates', () => {
       for (const value of Object.values(v)) expect(rendered.user).toContain(value);
       expect(rendered).toMatchSnapshot(id);
     }
+  });
+
+  it("leave out the nugget list of nugget creation's first batch", () => {
+    const first = renderPrompt(templates.get('nugget-create')!, {
+      query: 'q',
+      passages: '[1] p',
+      max_nuggets: '30',
+    });
+    expect(first.user).toContain('You see the next passages.');
+    expect(first.user).not.toContain('The nuggets so far');
   });
 
   it('drop optional blocks without a value, and refuse missing or unknown variables', () => {

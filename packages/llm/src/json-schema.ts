@@ -2,9 +2,10 @@
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * Checks a value against the JSON-schema subset judge templates and method prompts use (object, integer,
- * number, string, boolean; required, properties, additionalProperties: false, minimum,
- * maximum, enum). Returns a description of the first problem, or undefined.
+ * Checks a value against the JSON-schema subset judge templates and method prompts use (object,
+ * array, integer, number, string, boolean; required, properties, additionalProperties: false,
+ * items, minItems, maxItems, minimum, maximum, enum). Returns a description of the first
+ * problem, or undefined.
  */
 export function checkSchema(value: unknown, schema: JsonSchema, path: string): string | undefined {
   const type = schema.type as string | undefined;
@@ -37,6 +38,20 @@ export function checkSchema(value: unknown, schema: JsonSchema, path: string): s
         return `${path} must be >= ${schema.minimum}`;
       if (typeof schema.maximum === 'number' && value > schema.maximum)
         return `${path} must be <= ${schema.maximum}`;
+      return undefined;
+    }
+    case 'array': {
+      if (!Array.isArray(value)) return `${path} must be a list`;
+      if (typeof schema.minItems === 'number' && value.length < schema.minItems)
+        return `${path} must have at least ${schema.minItems} items`;
+      if (typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+        return `${path} must have at most ${schema.maxItems} items`;
+      const items = schema.items as JsonSchema | undefined;
+      if (items)
+        for (let i = 0; i < value.length; i++) {
+          const problem = checkSchema(value[i], items, `${path}[${i}]`);
+          if (problem) return problem;
+        }
       return undefined;
     }
     case 'string':

@@ -237,6 +237,8 @@ export {
 } from './judge-worker.js';
 /** Answer-quality evaluation: response/gold/example/score files, scoring answers, the report. */
 export * from './answers/index.js';
+/** RAG evaluation: nugget banks, nugget assignment, citation support, rubrics, their scores. */
+export * from './rag/index.js';
 /** Retrieval over stored collections: an index per collection, runs made by BM25, PRF, fusion. */
 export {
   collectionIndex,

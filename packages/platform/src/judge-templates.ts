@@ -104,7 +104,9 @@ export function checkRelevanceTemplate(template: JudgeTemplate): void {
   if (!template.gradeField)
     throw new PlatformError(
       'invalid_input',
-      `judge '${template.id}' scores answers, not relevance; pick a relevance judge`,
+      template.kind === 'answer-quality' || template.kind === 'groundedness'
+        ? `judge '${template.id}' scores answers, not relevance; pick a relevance judge`
+        : `judge '${template.id}' is a ${template.kind} judge, not a relevance judge; pick a relevance judge`,
     );
   const available = new Set([...TOPIC_SLOTS, ...DOCUMENT_SLOTS]);
   const missing = template.requiredVariables.filter((v) => !available.has(v));

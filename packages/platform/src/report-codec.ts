@@ -100,6 +100,7 @@ function canonicalComparison(report: CompareReport): CompareReport {
       },
       [
         'topicHandling',
+        'source',
         'topics',
         'test',
         'correction',

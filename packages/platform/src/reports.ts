@@ -100,6 +100,18 @@ export interface ReportProvenance {
   clip?: boolean;
   /** Two label sets: how the rank correlations and their intervals were computed. */
   rankCorrelation?: RankCorrelationSettings;
+  /** A leaderboard of generated answers: what judged them (see the rag use-cases). */
+  rag?: {
+    kind: 'nuggets' | 'support' | 'rubric';
+    assessmentSet: NamedRef;
+    responseSet: NamedRef;
+    assessor: string;
+    nuggetBank?: { id: number; name: string; version: number };
+    rubricSet?: NamedRef;
+    firstCitationOnly?: boolean;
+    /** Answers left out because some of their items were not judged. */
+    incompleteAnswers: number;
+  };
 }
 
 /** A stored report: its snapshot result typed by kind. */
@@ -468,6 +480,37 @@ function fitToScale(
       `label set "${name}": grade ${grade} of topic ${qid} document ${docno} is outside the scale ${scale.min}-${scale.max} (clip to clamp it)`,
     );
   });
+}
+
+/**
+ * Stores a leaderboard computed elsewhere (the systems of generated answers, scored by an
+ * assessment set) as a comparison report of the collection, publishable like any other.
+ */
+export async function storeComparisonReport(
+  db: Queryable,
+  input: {
+    collection: NamedRef;
+    title: string;
+    provenance: Omit<ReportProvenance, 'assayVersion' | 'createdBy' | 'collection'>;
+    result: CompareReport;
+    createdBy?: Actor;
+  },
+): Promise<StoredReport> {
+  const provenance: ReportProvenance = {
+    assayVersion: ASSAY_VERSION,
+    createdBy: actorRef(input.createdBy),
+    collection: input.collection,
+    ...input.provenance,
+  };
+  return store(
+    db,
+    input.collection,
+    'comparison',
+    input.title,
+    provenance,
+    input.result,
+    input.createdBy,
+  );
 }
 
 function actorRef(actor: Actor | undefined): NamedRef | null {

@@ -48,13 +48,21 @@ forEachDatabase('answer sets', (t) => {
     expect(set).toMatchObject({ name: 'cqed-run', responses: 4, topics: 2, systems: 2 });
     const detail = await getResponseSetDetail(t.db, 'cqed-run', { topic: 'q2' });
     expect(detail.answers).toEqual([
-      { topicId: 'q2', system: 'a', query: 'second request', answer: 'A2 [5]', references: ['d1'] },
+      {
+        topicId: 'q2',
+        system: 'a',
+        query: 'second request',
+        answer: 'A2 [5]',
+        references: ['d1'],
+        sentences: null,
+      },
       {
         topicId: 'q2',
         system: 'b',
         query: 'second request',
         answer: 'B2 [oops]',
         references: null,
+        sentences: null,
       },
     ]);
     const bad = await rejection(

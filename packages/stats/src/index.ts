@@ -101,3 +101,31 @@ export {
 } from './answer-quality.js';
 export { trialSpread, type TrialSpread } from './trial-spread.js';
 export { answerScoreAgreement, type CriterionAgreement } from './answer-agreement.js';
+export {
+  NUGGET_ASSIGNMENTS,
+  NUGGET_MEASURES,
+  NUGGET_WEIGHTS,
+  RUBRIC_JUDGMENTS,
+  SUPPORT_LABELS,
+  SUPPORT_MEASURES,
+  nuggetScores,
+  rubricScore,
+  supportScores,
+  type AssessedSentence,
+  type AssignedNugget,
+  type JudgedCriterion,
+  type NuggetAssignment,
+  type NuggetImportance,
+  type NuggetScores,
+  type RubricJudgment,
+  type RubricScores,
+  type SupportLabel,
+  type SupportScoreOptions,
+  type SupportScores,
+} from './rag-scores.js';
+export {
+  labelAgreement,
+  type LabelAgreementReport,
+  type LabelPair,
+  type NamedLabelAgreement,
+} from './label-agreement.js';

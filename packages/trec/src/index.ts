@@ -100,6 +100,8 @@ export {
 } from './storage-limits.js';
 /** Throws `file:line` for the first NUL character of a text (no database text holds one). */
 export { refuseNul } from './storage-limits.js';
+/** Why a parsed JSONL value cannot be stored (nested too deep, a NUL character), or undefined. */
+export { MAX_JSON_DEPTH, unstorableJson } from './json-depth.js';
 /** Options of parseQrels: whether to refuse what a database cannot store. */
 export type { ParseQrelsOptions } from './qrels.js';
 export { Utf8Validator, checkUtf8 } from './utf8.js';

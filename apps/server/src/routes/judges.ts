@@ -6,7 +6,16 @@ import { anyUser, readErrors } from '../schemas.js';
 const JudgeTemplateSchema = z
   .object({
     id: z.string().openapi({ example: 'graded-0-3' }),
-    kind: z.enum(['relevance', 'answer-quality', 'groundedness']),
+    kind: z.enum([
+      'relevance',
+      'answer-quality',
+      'groundedness',
+      'nugget-creation',
+      'nugget-importance',
+      'nugget-assignment',
+      'citation-support',
+      'rubric-judgment',
+    ]),
     scale: z.object({ min: z.number().int(), max: z.number().int() }),
     description: z.string(),
   })

@@ -39,6 +39,10 @@ const AnswerSchema = z.object({
   query: z.string().nullable(),
   answer: z.string(),
   references: z.array(z.string()).nullable(),
+  sentences: z
+    .array(z.object({ text: z.string(), citations: z.array(z.string()) }))
+    .nullable()
+    .openapi({ description: 'the answer as sentences with the passage ids each cites' }),
 });
 
 const ResponseSetParam = z.object({

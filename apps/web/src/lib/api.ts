@@ -243,7 +243,8 @@ export interface CampaignAgreement {
 export interface LeaderboardRow {
   run: string;
   means: Record<string, number | null>;
-  judgedAt10: number | null;
+  /** Absent from leaderboards of answers' scores. */
+  judgedAt10?: number | null;
   betterThan: Record<string, string[]>;
   differsFrom: Record<string, string[]>;
 }

@@ -17,6 +17,12 @@ export interface ResponseSet {
   systems: number;
 }
 
+/** A sentence of an answer with the passage ids it cites, in order. */
+export interface StoredSentence {
+  text: string;
+  citations: string[];
+}
+
 /** A system's stored answer to a topic. */
 export interface StoredResponse {
   topicId: string;
@@ -24,6 +30,8 @@ export interface StoredResponse {
   query: string | null;
   answer: string;
   references: string[] | null;
+  /** The answer as sentences with citations, when it was given so. */
+  sentences: StoredSentence[] | null;
 }
 
 /** A new answer of a response set. */
@@ -33,6 +41,7 @@ export interface NewResponse {
   answer: string;
   query?: string | null;
   references?: string[] | null;
+  sentences?: StoredSentence[] | null;
 }
 
 /** Fields of a new response set. */
@@ -119,6 +128,7 @@ export async function insertResponses(
           type: 'jsonb',
           value: (r) => r.references ?? null,
         },
+        { name: 'sentences', type: 'jsonb', value: (r) => r.sentences ?? null },
       ],
       rows: responses,
     }),
@@ -206,6 +216,7 @@ export async function listResponses(
     query: r.query,
     answer: r.answer,
     references: (r.reference_list as string[] | null) ?? null,
+    sentences: (r.sentences as StoredSentence[] | null) ?? null,
   }));
 }
 

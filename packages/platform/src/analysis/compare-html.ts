@@ -13,6 +13,7 @@ import {
   ciLine,
   f4,
   formatP,
+  hasJudged,
   legendLine,
   marks,
   orderings,
@@ -154,7 +155,8 @@ function leaderboardTable(c: Comparison, tags: Map<string, string>): string {
   const best = Object.fromEntries(
     c.measures.map((m) => [m, Math.max(...c.runs.map((r) => r.means[m]!))]),
   );
-  const head = `<tr><th></th><th class="run">run</th>${c.measures.map((m) => `<th>${e(m)}</th>`).join('')}<th>Judged@10</th></tr>`;
+  const judged = hasJudged(c);
+  const head = `<tr><th></th><th class="run">run</th>${c.measures.map((m) => `<th>${e(m)}</th>`).join('')}${judged ? '<th>Judged@10</th>' : ''}</tr>`;
   const body = c.runs
     .map((r) => {
       const cells = c.measures
@@ -166,7 +168,7 @@ function leaderboardTable(c: Comparison, tags: Map<string, string>): string {
           return `<td title="95% CI [${f4(lo)}, ${f4(hi)}]">${value}<sup class="mk">${e(mk)}</sup></td>`;
         })
         .join('');
-      return `<tr><td>${e(tags.get(r.run)!)}</td><td class="run">${e(r.run)}</td>${cells}<td>${f4(r.judgedAt10)}</td></tr>`;
+      return `<tr><td>${e(tags.get(r.run)!)}</td><td class="run">${e(r.run)}</td>${cells}${judged ? `<td>${f4(r.judgedAt10!)}</td>` : ''}</tr>`;
     })
     .join('');
   return `<table class="board">${head}${body}</table>`;
@@ -176,7 +178,7 @@ function leaderboardSection(c: Comparison, qrels: string, heading: string): stri
   const tags = runTags(c);
   const parts = [
     `<section><h2>${e(heading)}</h2>`,
-    `<p class="meta">qrels <code>${e(qrels)}</code>: ${c.topics} topics, ${c.runs.length} runs. Topics: ${e(c.topicHandling)}.<br>Test: ${e(testLine(c))}.<br>${e(ciLine(c))}.</p>`,
+    `<p class="meta">${e(c.source ?? 'qrels')} <code>${e(qrels)}</code>: ${c.topics} topics, ${c.runs.length} ${hasJudged(c) ? 'runs' : 'systems'}. Topics: ${e(c.topicHandling)}.<br>Test: ${e(testLine(c))}.<br>${e(ciLine(c))}.</p>`,
     leaderboardTable(c, tags),
     `<p class="note">${e(legendLine(c))} Bold: best mean in the column. Hover a mean for its 95% interval.</p>`,
   ];

@@ -1,7 +1,7 @@
 // Renders comparisons (`assay compare`, stored comparison reports) as an aligned text
 // table, JSON, CSV and LaTeX; the HTML report is in compare-html.ts. Every format states
 // the topic handling and the test.
-import { csvRow, latexComment, latexEscape } from '../formats/index.js';
+import { csvRow, latexComment, latexEscape, type CsvValue } from '../formats/index.js';
 import {
   BOOTSTRAP_SAMPLES,
   RBO_P,
@@ -46,6 +46,11 @@ function correlationSettingsLine(report: CompareReport): string {
       ? `; 95% intervals: percentile bootstrap over topics, ${s.samples} resamples, seed ${s.seed} (${s.resampling})`
       : '';
   return `tau@${s.topRuns}: Kendall tau-b over the first leaderboard's top ${s.topRuns} runs; gap tau: swaps within ${s.tolerance} charged in proportion${intervals}`;
+}
+
+/** Whether a comparison has Judged@10 (leaderboards of runs; not of answers' scores). */
+export function hasJudged(c: Comparison): boolean {
+  return c.runs.every((r) => r.judgedAt10 !== undefined);
 }
 
 /** Four decimals, as trec_eval prints; n/a for NaN. */
@@ -141,6 +146,7 @@ function leaderboardJson(c: Comparison) {
 function settingsJson(c: Comparison) {
   return {
     topicHandling: c.topicHandling,
+    ...(c.source === undefined ? {} : { source: c.source }),
     test: c.test,
     correction: c.correction,
     correctionFamily: 'per measure: all comparisons on that measure',
@@ -194,7 +200,8 @@ function alignRows(header: string[], rows: string[][], right: Set<number>): stri
 
 function leaderboardText(c: Comparison, qrels: string): string[] {
   const tags = runTags(c);
-  const header = ['', 'run', ...c.measures, 'Judged@10'];
+  const judged = hasJudged(c);
+  const header = ['', 'run', ...c.measures, ...(judged ? ['Judged@10'] : [])];
   const rows = c.runs.map((r) => [
     tags.get(r.run)!,
     r.run,
@@ -202,10 +209,10 @@ function leaderboardText(c: Comparison, qrels: string): string[] {
       const mk = marks(c, tags, r.run, m);
       return mk ? `${f4(r.means[m]!)} ${mk}` : f4(r.means[m]!);
     }),
-    f4(r.judgedAt10),
+    ...(judged ? [f4(r.judgedAt10!)] : []),
   ]);
   const lines = [
-    `qrels: ${qrels} (${c.topics} topics; ${c.runs.length} runs)`,
+    `${c.source ?? 'qrels'}: ${qrels} (${c.topics} topics; ${c.runs.length} ${judged ? 'runs' : 'systems'})`,
     `topics: ${c.topicHandling}`,
     `test: ${testLine(c)}`,
     ciLine(c),
@@ -320,6 +327,8 @@ export function comparisonTable(report: CompareReport): string {
 export function comparisonCsv(report: CompareReport, title?: string): string {
   const two = report.leaderboards.length === 2;
   const q = (qrels: string) => (two ? [qrels] : []);
+  const judged = report.leaderboards.every((l) => hasJudged(l.comparison));
+  const j = (value: CsvValue) => (judged ? [value] : []);
   const lines = [
     csvRow([
       ...q('qrels'),
@@ -328,7 +337,7 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
       'mean',
       'ci_lower',
       'ci_upper',
-      'judged_at_10',
+      ...j('judged_at_10'),
       'rank',
       'better_than',
       'differs_from',
@@ -350,7 +359,7 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
             r.means[m],
             r.ci[m]![0],
             r.ci[m]![1],
-            r.judgedAt10,
+            ...j(r.judgedAt10),
             ranked.indexOf(r) + 1,
             r.betterThan[m]!.join(' '),
             r.differsFrom[m]!.join(' '),
@@ -428,22 +437,25 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
 
 function leaderboardLatex(c: Comparison, qrels: string): string[] {
   const tags = runTags(c);
+  const judged = hasJudged(c);
   const best = Object.fromEntries(
     c.measures.map((m) => [m, Math.max(...c.runs.map((r) => r.means[m]!))]),
   );
   const comment = latexComment;
   const baseline = c.baseline === undefined ? {} : { baseline: latexEscape(c.baseline) };
   const lines = [
-    comment(`assay compare, qrels ${latexEscape(qrels)}: ${c.topics} topics; ${c.topicHandling}`),
+    comment(
+      `assay compare, ${c.source ?? 'qrels'} ${latexEscape(qrels)}: ${c.topics} topics; ${c.topicHandling}`,
+    ),
     comment(`${testLine({ ...c, ...baseline })}`),
     comment(ciLine(c)),
     comment(
       'Bold: best mean per column (ties all bold). Superscript letters: significantly better than the run with that tag.',
     ),
     '% needs \\usepackage{booktabs}',
-    `\\begin{tabular}{ll${'r'.repeat(c.measures.length + 1)}}`,
+    `\\begin{tabular}{ll${'r'.repeat(c.measures.length + (judged ? 1 : 0))}}`,
     '\\toprule',
-    ` & Run & ${c.measures.map(latexEscape).join(' & ')} & Judged@10 \\\\`,
+    ` & Run & ${c.measures.map(latexEscape).join(' & ')}${judged ? ' & Judged@10' : ''} \\\\`,
     '\\midrule',
   ];
   for (const r of c.runs) {
@@ -453,7 +465,7 @@ function leaderboardLatex(c: Comparison, qrels: string): string[] {
       return mk ? `${value}\\textsuperscript{${mk}}` : value;
     });
     lines.push(
-      `(${tags.get(r.run)}) & ${latexEscape(r.run)} & ${cells.join(' & ')} & ${f4(r.judgedAt10)} \\\\`,
+      `(${tags.get(r.run)}) & ${latexEscape(r.run)} & ${cells.join(' & ')}${judged ? ` & ${f4(r.judgedAt10!)}` : ''} \\\\`,
     );
   }
   lines.push('\\bottomrule', '\\end{tabular}');

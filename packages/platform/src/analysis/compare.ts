@@ -45,7 +45,8 @@ export interface LeaderboardRow {
   means: Record<string, number>;
   /** Per measure: 95% percentile bootstrap interval of the mean (seeded). */
   ci: Record<string, [number, number]>;
-  judgedAt10: number;
+  /** Mean Judged@10 (leaderboards of runs; absent for scores of answers). */
+  judgedAt10?: number;
   /** Per measure: the runs this run differs from significantly (after correction). */
   differsFrom: Record<string, string[]>;
   /** Per measure: the runs this run is significantly better than (higher mean). */
@@ -70,6 +71,11 @@ export interface PairTest {
 /** A leaderboard with its tests. */
 export interface Comparison {
   topicHandling: string;
+  /**
+   * What the leaderboard is judged by, as outputs name it before the judgments' name:
+   * `qrels` when absent (runs under a label set), e.g. `nugget assignments` for answers.
+   */
+  source?: string;
   /** Number of topics every mean and test is taken over. */
   topics: number;
   test: TestName;
@@ -113,7 +119,11 @@ export function compareRuns(
   measures: string[],
   settings: CompareSettings,
 ): Comparison {
-  const steps = compareRunsSteps(evaluations, measures, settings);
+  return finish(compareRunsSteps(evaluations, measures, settings));
+}
+
+/** Runs a stepwise computation to its end in one go. */
+function finish<T>(steps: Generator<void, T, void>): T {
   for (;;) {
     const next = steps.next();
     if (next.done) return next.value;
@@ -131,10 +141,7 @@ export function* compareRunsSteps(
   settings: CompareSettings,
 ): Generator<void, Comparison, void> {
   if (evaluations.length < 2) throw new CompareError('comparing needs at least two runs');
-  const names = evaluations.map((e) => e.runid);
-  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
-  if (duplicate !== undefined)
-    throw new CompareError(`two runs carry the tag '${duplicate}'; tags must differ`);
+  checkTags(evaluations.map((e) => e.runid));
   const topicIds = evaluations[0]!.topics.map((t) => t.qid);
   if (topicIds.length < 2) {
     throw new CompareError(
@@ -156,11 +163,83 @@ export function* compareRunsSteps(
       });
     }
   }
-  const rows: LeaderboardRow[] = evaluations.map((e) => ({
-    run: e.runid,
+  return yield* leaderboard(
+    evaluations.map((e) => e.runid),
+    topicIds,
+    perTopic,
+    measures,
+    settings,
+    { topicHandling: TOPIC_HANDLING, judged: true },
+  );
+}
+
+/** Per-topic values of one system (a run, a RAG system): topic id → measure → value. */
+export interface TopicValues {
+  run: string;
+  values: ReadonlyMap<string, Readonly<Record<string, number>>>;
+}
+
+/**
+ * The leaderboard and pairwise tests of systems scored per topic by something other than
+ * qrels (e.g. nugget scores of generated answers), exactly as {@link compareRuns} does
+ * for runs but without Judged@10: means with bootstrap intervals over `topicIds`, tests
+ * and corrections per measure. Every system needs a value of every measure on every topic
+ * (the caller decides what a missing answer scores and says so in `topicHandling`).
+ */
+export function compareTopicValues(
+  systems: readonly TopicValues[],
+  topicIds: readonly string[],
+  measures: string[],
+  settings: CompareSettings,
+  describe: { topicHandling: string; source: string },
+): Comparison {
+  if (systems.length < 2) throw new CompareError('comparing needs at least two systems');
+  checkTags(systems.map((s) => s.run));
+  if (topicIds.length < 2)
+    throw new CompareError(`paired tests need at least two topics; there are ${topicIds.length}`);
+  const perTopic: Record<string, Record<string, number[]>> = {};
+  for (const measure of measures) {
+    perTopic[measure] = {};
+    for (const s of systems)
+      perTopic[measure]![s.run] = topicIds.map((qid) => {
+        const v = s.values.get(qid)?.[measure];
+        if (v === undefined || !Number.isFinite(v))
+          throw new Error(`system ${s.run} has no ${measure} for topic ${qid}`);
+        return v;
+      });
+  }
+  return finish(
+    leaderboard(
+      systems.map((s) => s.run),
+      [...topicIds],
+      perTopic,
+      measures,
+      settings,
+      { topicHandling: describe.topicHandling, source: describe.source, judged: false },
+    ),
+  );
+}
+
+function checkTags(names: readonly string[]): void {
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate !== undefined)
+    throw new CompareError(`two runs carry the tag '${duplicate}'; tags must differ`);
+}
+
+/** Means, intervals, the sorted rows and the tests from per-topic values, step by step. */
+function* leaderboard(
+  names: readonly string[],
+  topicIds: string[],
+  perTopic: Record<string, Record<string, number[]>>,
+  measures: string[],
+  settings: CompareSettings,
+  describe: { topicHandling: string; source?: string; judged: boolean },
+): Generator<void, Comparison, void> {
+  const rows: LeaderboardRow[] = names.map((run) => ({
+    run,
     means: {},
     ci: {},
-    judgedAt10: mean(perTopic['Judged@10']![e.runid]!),
+    ...(describe.judged ? { judgedAt10: mean(perTopic['Judged@10']![run]!) } : {}),
     differsFrom: {},
     betterThan: {},
   }));
@@ -223,7 +302,8 @@ export function* compareRunsSteps(
     });
   }
   return {
-    topicHandling: TOPIC_HANDLING,
+    topicHandling: describe.topicHandling,
+    ...(describe.source === undefined ? {} : { source: describe.source }),
     topics: topicIds.length,
     test: settings.test,
     correction: settings.correction,

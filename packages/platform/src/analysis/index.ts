@@ -8,6 +8,7 @@ export {
   bootstrapMeanIntervals,
   compareRuns,
   compareRunsSteps,
+  compareTopicValues,
   CompareError,
   CORRELATION_DEFAULTS,
   correlateLeaderboards,
@@ -22,6 +23,7 @@ export {
   type PairTest,
   type RankCorrelation,
   type TestName,
+  type TopicValues,
 } from './compare.js';
 /** Comparison settings: the tests, corrections and defaults, checked in one place. */
 export {

@@ -1,9 +1,17 @@
-// Readers of the JSONL files of answer-quality evaluation: responses, gold answers, scored
-// examples and score files. Each reads the whole text first and fails on the first bad
-// line with `file:line: reason` (invalid_input), so a caller never keeps part of a file.
+// Readers of the JSONL files of answer evaluation: responses (assay's own form and the
+// TREC RAG track's answer forms), gold answers, scored examples and score files. Each
+// reads the whole text first and fails on the first bad line with `file:line: reason`
+// (invalid_input), so a caller never keeps part of a file.
 import type { JudgeTemplate } from '@assay/judge';
 import type { AnswerScore } from '@assay/stats';
+import { unstorableJson } from '@assay/trec';
 import { PlatformError } from '../errors.js';
+
+/** One sentence of an answer with the ids of the passages it cites, in citation order. */
+export interface AnswerSentence {
+  text: string;
+  citations: string[];
+}
 
 /** One system's answer to one topic. */
 export interface AnswerResponse {
@@ -16,6 +24,8 @@ export interface AnswerResponse {
   references?: string[];
   /** The path the system took for this topic (SRSA's route), when it says. */
   route?: string;
+  /** The answer as sentences with their citations (TREC RAG answers); `answer` joins them. */
+  sentences?: AnswerSentence[];
 }
 
 /** An answer graded by people, shown to the judge as a calibration example. */
@@ -37,12 +47,16 @@ export interface AnswerScoreLine extends AnswerScore {
   route?: string;
 }
 
-function lineError(file: string, line: number, reason: string): PlatformError {
+/** invalid_input `file:line: reason`. */
+export function lineError(file: string, line: number, reason: string): PlatformError {
   return new PlatformError('invalid_input', `${file}:${line}: ${reason}`, { file, line });
 }
 
-/** Calls `read` with each non-blank line parsed as a JSON object. */
-function eachJsonLine(
+/**
+ * Calls `read` with each non-blank line parsed as a JSON object; a line that is not one,
+ * is nested too deep or holds a NUL character fails with `file:line`.
+ */
+export function eachJsonLine(
   text: string,
   file: string,
   read: (value: Record<string, unknown>, line: number) => void,
@@ -58,11 +72,14 @@ function eachJsonLine(
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw lineError(file, i + 1, 'expected a JSON object');
+    const unstorable = unstorableJson(value, 'line');
+    if (unstorable) throw lineError(file, i + 1, unstorable);
     read(value as Record<string, unknown>, i + 1);
   });
 }
 
-function idField(value: Record<string, unknown>, name: string, file: string, line: number) {
+/** A required id (topic, system): a non-empty string or a number, trimmed. */
+export function idField(value: Record<string, unknown>, name: string, file: string, line: number) {
   const v = value[name];
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v !== 'string' || v.trim() === '')
@@ -70,35 +87,136 @@ function idField(value: Record<string, unknown>, name: string, file: string, lin
   return v.trim();
 }
 
-function textField(value: Record<string, unknown>, name: string, file: string, line: number) {
+/** A required non-blank text. */
+export function textField(
+  value: Record<string, unknown>,
+  name: string,
+  file: string,
+  line: number,
+) {
   const v = value[name];
   if (typeof v !== 'string' || v.trim() === '')
     throw lineError(file, line, `"${name}" must be a non-empty string`);
   return v;
 }
 
+/** Reads `references`: a list of non-empty strings (passage ids or texts). */
+function referencesField(value: unknown, file: string, line: number): string[] {
+  if (!Array.isArray(value) || value.some((r) => typeof r !== 'string' || r.trim() === ''))
+    throw lineError(file, line, '"references" must be a list of non-empty strings');
+  return value as string[];
+}
+
 /**
- * Reads responses, `{"topic","system","answer","query"?,"references"?,"route"?}` per line;
- * `references` is a list of document ids or texts, `route` the path the system took (SRSA's
- * strategy). A (topic, system) given twice is an error.
+ * Reads an answer given as sentences, `[{"text", "citations"}]`: a citation is a passage
+ * id, or a number, the (zero-based) position of the passage in `references`.
+ */
+function sentencesField(
+  value: unknown[],
+  references: readonly string[] | undefined,
+  file: string,
+  line: number,
+): AnswerSentence[] {
+  if (value.length === 0) throw lineError(file, line, '"answer" has no sentences');
+  const known = references && new Set(references);
+  return value.map((raw, i) => {
+    const where = `answer[${i}]`;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw lineError(file, line, `${where} must be an object {"text", "citations"}`);
+    const sentence = raw as Record<string, unknown>;
+    if (typeof sentence.text !== 'string')
+      throw lineError(file, line, `${where}.text must be a string`);
+    const cited = sentence.citations ?? [];
+    if (!Array.isArray(cited))
+      throw lineError(file, line, `${where}.citations must be a list of passage ids or positions`);
+    const citations = cited.map((c: unknown, k) => {
+      if (typeof c === 'number') {
+        if (!Number.isInteger(c) || c < 0)
+          throw lineError(file, line, `${where}.citations[${k}] ${c} is not a position (0, 1, …)`);
+        if (!references || c >= references.length)
+          throw lineError(
+            file,
+            line,
+            `${where}.citations[${k}] is position ${c}, but "references" has ${references?.length ?? 0} passages`,
+          );
+        return references[c]!;
+      }
+      if (typeof c !== 'string' || c.trim() === '')
+        throw lineError(file, line, `${where}.citations[${k}] must be a passage id or a position`);
+      if (known && !known.has(c))
+        throw lineError(
+          file,
+          line,
+          `${where}.citations[${k}] ${JSON.stringify(c)} is not among "references"`,
+        );
+      return c;
+    });
+    return { text: sentence.text.trim(), citations };
+  });
+}
+
+/**
+ * One line of a responses file in any of the forms assay reads: its own
+ * `{"topic","system","answer","query"?,"references"?}` (`answer` a text, or sentences
+ * `[{"text","citations"}]`); the TREC RAG 2024 answer `{"run_id","topic_id","topic",
+ * "references","answer":[{"text","citations":[positions]}]}`; the TREC RAG 2025 answer
+ * `{"metadata":{"run_id","narrative_id","narrative",…},"references","answer":[…]}` with
+ * citations as positions in `references` or as passage ids.
+ */
+function readResponse(value: Record<string, unknown>, file: string, line: number): AnswerResponse {
+  const meta = value.metadata;
+  let source: Record<string, unknown> = value;
+  let names = { topic: 'topic', system: 'system', query: 'query' };
+  if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) {
+    source = meta as Record<string, unknown>;
+    names = { topic: 'narrative_id', system: 'run_id', query: 'narrative' };
+  } else if (value.topic_id !== undefined) {
+    names = { topic: 'topic_id', system: 'run_id', query: 'topic' };
+  }
+  const idOf = (name: string) => {
+    try {
+      return idField(source, name, file, line);
+    } catch (error) {
+      if (source === value) throw error;
+      throw lineError(file, line, `"metadata.${name}" must be a non-empty string`);
+    }
+  };
+  const response: AnswerResponse = {
+    topic: idOf(names.topic),
+    system: idOf(names.system),
+    answer: '',
+  };
+  const query = source[names.query];
+  if (query !== undefined) {
+    if (typeof query !== 'string' || query.trim() === '')
+      throw lineError(file, line, `"${names.query}" must be a non-empty string`);
+    response.query = query;
+  }
+  if (value.references !== undefined)
+    response.references = referencesField(value.references, file, line);
+  if (Array.isArray(value.answer)) {
+    response.sentences = sentencesField(value.answer, response.references, file, line);
+    response.answer = response.sentences
+      .map((s) => s.text)
+      .filter((t) => t !== '')
+      .join(' ');
+    if (response.answer === '') throw lineError(file, line, '"answer" has no text');
+  } else response.answer = textField(value, 'answer', file, line);
+  // The path the system took for the topic (SRSA's strategy), when it says.
+  if (value.route !== undefined) response.route = idField(value, 'route', file, line);
+  return response;
+}
+
+/**
+ * Reads responses, one answer per line, in assay's own form or a TREC RAG track's (see
+ * readResponse); the forms may be mixed. `references` is a list of document ids or texts.
+ * A (topic, system) given twice is an error.
  */
 export function parseResponses(text: string, file = '<responses>'): AnswerResponse[] {
   const out: AnswerResponse[] = [];
   const seen = new Map<string, number>();
   eachJsonLine(text, file, (value, line) => {
-    const response: AnswerResponse = {
-      topic: idField(value, 'topic', file, line),
-      system: idField(value, 'system', file, line),
-      answer: textField(value, 'answer', file, line),
-    };
-    if (value.query !== undefined) response.query = textField(value, 'query', file, line);
-    if (value.references !== undefined) {
-      const refs = value.references;
-      if (!Array.isArray(refs) || refs.some((r) => typeof r !== 'string' || r.trim() === ''))
-        throw lineError(file, line, '"references" must be a list of non-empty strings');
-      response.references = refs as string[];
-    }
-    if (value.route !== undefined) response.route = idField(value, 'route', file, line);
+    const response = readResponse(value, file, line);
     const key = JSON.stringify([response.topic, response.system]);
     const first = seen.get(key);
     if (first !== undefined)

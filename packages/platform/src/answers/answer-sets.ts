@@ -1,6 +1,7 @@
 // Responses and score sets as stored resources: importing a responses file as a response
 // set, scoring it with a judge (or importing a score file made by `assay answers score`)
 // into a score set, reading both back, and the report of a score set.
+import { createHash } from 'node:crypto';
 import { positionSwapConsistency, type PositionSwapReport } from '../analysis/position-swap.js';
 import type { AnswerScoreLine } from './answer-files.js';
 import {
@@ -65,13 +66,19 @@ export function answerJudgeTemplate(id: string, dir?: string): JudgeTemplate {
 /** Refuses (invalid_input) a judge that grades relevance rather than answers. */
 export function checkAnswerTemplate(template: JudgeTemplate): void {
   if (!template.criteria?.length)
-    throw new PlatformError('invalid_input', `judge ${template.id} grades relevance, not answers`);
+    throw new PlatformError(
+      'invalid_input',
+      template.kind === 'relevance'
+        ? `judge ${template.id} grades relevance, not answers`
+        : `judge ${template.id} is a ${template.kind} judge, not an answer-quality one`,
+    );
 }
 
 /** A response set by id (a number or digits) or by name. */
 export type ResponseSetRef = number | string;
 
-async function resolveResponseSet(db: Queryable, ref: ResponseSetRef): Promise<ResponseSet> {
+/** A response set by id or name; not_found otherwise. */
+export async function resolveResponseSet(db: Queryable, ref: ResponseSetRef): Promise<ResponseSet> {
   const set =
     typeof ref === 'number' || /^[0-9]+$/.test(ref)
       ? await getResponseSet(db, Number(ref))
@@ -96,6 +103,11 @@ export interface ImportResponseSetInput {
   createdBy?: Actor;
 }
 
+/** SHA-256 of a responses file's text: whether a stored response set holds that file. */
+function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
 /**
  * Stores a responses file as a response set. The whole file is checked first (a bad line
  * is invalid_input `file:line: reason`), then written in one transaction; a taken name is
@@ -113,7 +125,11 @@ export async function importResponseSet(
       withTransaction(db, async (trx) => {
         const id = await createResponseSet(trx, {
           name,
-          provenance: { file, ...(input.createdBy ? { importedBy: input.createdBy.name } : {}) },
+          provenance: {
+            file,
+            contentHash: contentHash(input.text),
+            ...(input.createdBy ? { importedBy: input.createdBy.name } : {}),
+          },
           createdBy: input.createdBy?.id ?? null,
         });
         await insertResponses(
@@ -125,6 +141,7 @@ export async function importResponseSet(
             answer: r.answer,
             query: r.query ?? null,
             references: r.references ?? null,
+            sentences: r.sentences ?? null,
           })),
         );
         return id;
@@ -133,6 +150,39 @@ export async function importResponseSet(
     file,
   );
   return (await getResponseSet(db, id))!;
+}
+
+/**
+ * The response set `name` holding exactly this responses file: the stored one when it was
+ * imported from the same text, else imported now. A set of that name holding other answers
+ * is a conflict (`created` says which happened).
+ */
+export async function ensureResponseSet(
+  db: Queryable,
+  input: ImportResponseSetInput,
+): Promise<ResponseSet & { created: boolean }> {
+  const name = checkNewName(input.name, 'response set name');
+  const found = await findResponseSetByName(db, name);
+  if (found) {
+    if (found.provenance.contentHash !== contentHash(input.text))
+      throw new PlatformError(
+        'conflict',
+        `response set ${JSON.stringify(name)} holds other answers than ${input.file ?? 'this file'}; name another response set`,
+      );
+    return { ...found, created: false };
+  }
+  try {
+    return { ...(await importResponseSet(db, input)), created: true };
+  } catch (error) {
+    // The same file imported at the same moment by another command: it is there now.
+    const again =
+      error instanceof PlatformError &&
+      error.code === 'conflict' &&
+      (await findResponseSetByName(db, name));
+    if (again && again.provenance.contentHash === contentHash(input.text))
+      return { ...again, created: false };
+    throw error;
+  }
 }
 
 /** Every response set, newest first, with counts of answers, topics and systems. */

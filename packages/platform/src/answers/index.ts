@@ -3,6 +3,7 @@
 export {
   formatScoreLine,
   parseGoldAnswers,
+  type AnswerSentence,
   parseResponses,
   parseScoredExamples,
   parseScoreLines,
@@ -34,6 +35,8 @@ export { answersHtml } from './answers-html.js';
 export {
   answerJudgeTemplate,
   checkAnswerTemplate,
+  ensureResponseSet,
+  resolveResponseSet,
   getResponseSetDetail,
   getScoreSetDetail,
   importResponseSet,

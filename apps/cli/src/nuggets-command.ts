@@ -1,0 +1,460 @@
+import {
+  createNuggetBankWithLlm,
+  DEFAULT_ASSESSMENT_JUDGE,
+  exportAssessmentSet,
+  exportNuggetBank,
+  importAssessmentSet,
+  importNuggetBank,
+  runLlmAssessment,
+} from '@assay/platform';
+import { readText } from './evaluate-files.js';
+import { EXIT } from './exit-codes.js';
+import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { positiveInteger } from './judge-options.js';
+import { withDatabase, type PlatformCommandIo } from './platform-session.js';
+import {
+  ANSWER_OPTIONS,
+  LLM_STEP_OPTIONS,
+  parseOptions,
+  reportStep,
+  required,
+  responseSetOf,
+  scoreCommand,
+  scoreHelp,
+  stepDeps,
+  stepExit,
+  stepSetup,
+  stepTemplate,
+  unknownSubcommand,
+} from './rag-cli.js';
+import { writeAtomically } from './write-atomically.js';
+
+const BANK: OptionSpec[] = [
+  {
+    long: 'collection',
+    key: 'collection',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'the collection the nugget bank belongs to',
+  },
+  { long: 'bank', key: 'bank', takesValue: true, arg: 'NAME', help: 'the nugget bank' },
+];
+
+const VERSION: OptionSpec = {
+  long: 'version',
+  key: 'version',
+  takesValue: true,
+  arg: 'N',
+  help: "the bank's version (default: the latest)",
+};
+
+const IMPORT_OPTIONS: OptionSpec[] = [
+  ...BANK,
+  {
+    long: 'create-collection',
+    key: 'createCollection',
+    takesValue: false,
+    help: 'make the collection (without documents) when there is none of that name',
+  },
+  {
+    long: 'assignments',
+    key: 'assignments',
+    takesValue: false,
+    help: `FILE holds assignments made elsewhere (e.g. NIST's), in nuggetizer's form:
+store them as an assessment set --name of the answers of --responses or
+--response-set, matched to the bank's nuggets by topic and text`,
+  },
+  VERSION,
+  ...ANSWER_OPTIONS,
+  {
+    long: 'name',
+    key: 'name',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'with --assignments: the assessment set',
+  },
+];
+
+const EXPORT_OPTIONS: OptionSpec[] = [
+  ...BANK,
+  VERSION,
+  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
+];
+
+const CREATE_OPTIONS: OptionSpec[] = [
+  ...BANK,
+  {
+    long: 'label-set',
+    key: 'labelSet',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'the label set whose relevant passages the nuggets come from',
+  },
+  {
+    long: 'min-grade',
+    key: 'minGrade',
+    takesValue: true,
+    arg: 'G',
+    help: 'a passage graded G or more is relevant (default 1)',
+  },
+  {
+    long: 'topic',
+    key: 'topic',
+    takesValue: true,
+    arg: 'ID',
+    help: 'only this topic (repeatable; default every topic with relevant passages)',
+  },
+  {
+    long: 'batch',
+    key: 'batch',
+    takesValue: true,
+    arg: 'N',
+    help: 'passages per creation call (default 10)',
+  },
+  {
+    long: 'max-nuggets',
+    key: 'maxNuggets',
+    takesValue: true,
+    arg: 'N',
+    help: 'most nuggets per topic (default 30)',
+  },
+  {
+    long: 'score-batch',
+    key: 'scoreBatch',
+    takesValue: true,
+    arg: 'N',
+    help: 'nuggets per importance call (default 10)',
+  },
+  {
+    long: 'judge',
+    key: 'judge',
+    takesValue: true,
+    arg: 'ID',
+    help: 'the creation prompt (default nugget-create)',
+  },
+  {
+    long: 'importance-judge',
+    key: 'importanceJudge',
+    takesValue: true,
+    arg: 'ID',
+    help: 'the importance prompt (default nugget-importance)',
+  },
+  ...LLM_STEP_OPTIONS,
+];
+
+const ASSIGN_OPTIONS: OptionSpec[] = [
+  ...BANK,
+  VERSION,
+  ...ANSWER_OPTIONS,
+  {
+    long: 'name',
+    key: 'name',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'the assessment set (default <response set>-<model>); a rerun names the same',
+  },
+  {
+    long: 'batch',
+    key: 'batch',
+    takesValue: true,
+    arg: 'N',
+    help: 'nuggets per call (default 10)',
+  },
+  {
+    long: 'out',
+    key: 'out',
+    takesValue: true,
+    arg: 'FILE',
+    help: `the assignments in nuggetizer's form, one line per topic and system:
+{"qid","system","nuggets":[{"text","importance","assignment"}]}`,
+  },
+  {
+    long: 'judge',
+    key: 'judge',
+    takesValue: true,
+    arg: 'ID',
+    help: 'the assignment prompt (default nugget-assign)',
+  },
+  ...LLM_STEP_OPTIONS,
+];
+
+export const NUGGETS_USAGE = `Usage: assay nuggets import FILE --collection NAME --bank NAME [--create-collection]
+       assay nuggets import FILE --assignments --collection NAME --bank NAME [--version N]
+                            (--responses FILE | --response-set NAME) --name NAME
+       assay nuggets export --collection NAME --bank NAME [--version N] [--out FILE]
+       assay nuggets create --collection NAME --bank NAME --label-set NAME [--min-grade G]
+                            [--topic ID]... [--batch N] [--max-nuggets N] [--score-batch N]
+                            [--model M] [--dry-run] [--budget USD] [...]
+       assay nuggets assign --collection NAME --bank NAME [--version N]
+                            (--responses FILE | --response-set NAME) [--name NAME]
+                            [--batch N] [--out FILE] [--model M] [--dry-run] [--budget USD] [...]
+       assay nuggets score FILE | --collection NAME --set NAME [--store [--publish SLUG]] [...]
+
+Nugget evaluation of generated answers as the TREC RAG track runs it (AutoNuggetizer).
+A nugget bank (per collection, in versions) holds each topic's nuggets, vital or okay:
+import reads {"qid","nuggets":[{"text","importance",…}]} per line and keeps every other
+field (export writes them back); importing the same nuggets again writes no new version.
+create makes a bank with an LLM from the passages a label set grades G or more: passages
+in batches, the nugget list updated after each, at most 30 nuggets, then each labelled
+vital or okay. import --assignments stores assignments made elsewhere (nuggetizer's
+form) as an assessment set, to score or to compare with others. assign has an LLM label each nugget of each answer's topic support,
+partial_support or not_support, a batch of nuggets per call, into an assessment set of the
+collection. Every call is stored: running the same command again sends no request already
+answered, and finishes what a crash, Ctrl-C or --budget left.
+
+score reads assignments in nuggetizer's form (a FILE, e.g. NIST's, or a stored set) and
+prints per system the mean over topics of strict vital, vital, strict all, all (partial
+support counts 0.5 in the non-strict ones) and weighted (vital 1, okay 0.5) with 95%
+bootstrap intervals and paired tests with corrections, as assay compare does.
+
+import options:
+${optionsHelp(IMPORT_OPTIONS)}
+
+export options:
+${optionsHelp(EXPORT_OPTIONS)}
+
+create options:
+${optionsHelp(CREATE_OPTIONS)}
+
+assign options:
+${optionsHelp(ASSIGN_OPTIONS)}
+
+score options:
+${scoreHelp('nuggets')}
+
+Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 no such
+collection, bank, set or response set; 4 a name taken by something else; 5 some items
+failed (stored with the raw answer); 6 stopped by --budget with items left.`;
+
+function versionOf(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : positiveInteger('--version', text);
+}
+
+async function importSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  const p = parseOptions(argv, IMPORT_OPTIONS);
+  if (p.positionals.length !== 1) throw new UsageError('give one nugget bank FILE');
+  const collection = required(p, 'collection', '--collection');
+  const bank = required(p, 'bank', '--bank');
+  const file = p.positionals[0]!;
+  const text = readText(file);
+  if (p.has('assignments')) return importAssignments(p, io, { collection, bank, file, text });
+  return withDatabase(io, async (db) => {
+    const stored = await importNuggetBank(db, {
+      collection,
+      bank,
+      text,
+      file,
+      createCollection: p.has('createCollection'),
+    });
+    const v = stored.version;
+    io.stdout(
+      `${stored.created ? 'stored' : 'unchanged:'} nugget bank "${stored.bank.name}" version ${v.version}: ` +
+        `${v.topicCount} topics, ${v.nuggets} nuggets (${v.vital} vital, ${v.okay} okay)\n`,
+    );
+    return EXIT.ok;
+  });
+}
+
+/** `import --assignments`: judgments made elsewhere stored as an imported assessment set. */
+function importAssignments(
+  p: ReturnType<typeof parseOptions>,
+  io: PlatformCommandIo,
+  input: { collection: string; bank: string; file: string; text: string },
+): Promise<number> {
+  const name = required(p, 'name', '--name');
+  const version = versionOf(p.option('version'));
+  return withDatabase(io, async (db) => {
+    const responseSet = await responseSetOf(p, db, io);
+    const set = await importAssessmentSet(db, {
+      collection: input.collection,
+      kind: 'nuggets',
+      name,
+      responseSet,
+      bank: { name: input.bank, ...(version === undefined ? {} : { version }) },
+      text: input.text,
+      file: input.file,
+    });
+    io.stdout(
+      `stored nuggets assessment set "${set.name}" (id ${set.id}): ${set.judged} items judged\n`,
+    );
+    return EXIT.ok;
+  });
+}
+
+async function exportSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  const p = parseOptions(argv, EXPORT_OPTIONS);
+  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
+  const collection = required(p, 'collection', '--collection');
+  const bank = required(p, 'bank', '--bank');
+  const version = versionOf(p.option('version'));
+  return withDatabase(io, async (db) => {
+    const text = await exportNuggetBank(db, {
+      collection,
+      bank,
+      ...(version === undefined ? {} : { version }),
+    });
+    const out = p.option('out');
+    if (out === undefined) io.stdout(text);
+    else writeAtomically(out, text);
+    return EXIT.ok;
+  });
+}
+
+async function createSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  const p = parseOptions(argv, CREATE_OPTIONS);
+  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
+  const collection = required(p, 'collection', '--collection');
+  const bank = required(p, 'bank', '--bank');
+  const labelSet = required(p, 'labelSet', '--label-set');
+  const creator = stepTemplate(p, 'nugget-create', 'nugget-creation');
+  const scorer = stepTemplate(p, 'nugget-importance', 'nugget-importance', 'importanceJudge');
+  const minText = p.option('minGrade');
+  const minGrade = minText === undefined ? undefined : Number(minText);
+  if (minGrade !== undefined && !Number.isSafeInteger(minGrade))
+    throw new UsageError(`--min-grade needs an integer, not '${minText}'`);
+  const numbers = {
+    ...(p.option('batch') ? { batchSize: positiveInteger('--batch', p.option('batch')!) } : {}),
+    ...(p.option('maxNuggets')
+      ? { maxNuggets: positiveInteger('--max-nuggets', p.option('maxNuggets')!) }
+      : {}),
+    ...(p.option('scoreBatch')
+      ? { scoreBatch: positiveInteger('--score-batch', p.option('scoreBatch')!) }
+      : {}),
+  };
+  const topics = p.all('topic');
+  const setup = await stepSetup(p, io, creator);
+  return withDatabase(io, async (db) => {
+    const result = await createNuggetBankWithLlm(db, stepDeps(setup, db), {
+      collection,
+      bank,
+      labelSet,
+      ...(minGrade === undefined ? {} : { minGrade }),
+      ...(topics.length ? { topics } : {}),
+      creator,
+      scorer,
+      ...numbers,
+      settings: setup.settings,
+      concurrency: setup.concurrency,
+      dryRun: setup.dryRun,
+      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+    });
+    for (const s of result.skipped) io.stderr(`topic ${s.topic} left out: ${s.reason}\n`);
+    if (result.missingPassages)
+      io.stderr(
+        `${result.missingPassages} relevant passages are not in the collection and were left out\n`,
+      );
+    reportStep(io, `nuggets for ${result.topics.length} topics`, setup.model, result.report);
+    if (setup.dryRun) return EXIT.ok;
+    const failed = result.topics.flatMap((t) => (t.status === 'failed' ? [t] : []));
+    for (const f of failed)
+      io.stderr(
+        `failed: topic ${f.topicId}: ${f.reason}${f.raw === undefined ? '' : `\n  raw answer: ${JSON.stringify(f.raw.slice(0, 300))}`}\n`,
+      );
+    const pending = result.topics.filter((t) => t.status === 'not_sent').length;
+    if (pending > 0) {
+      io.stderr(
+        `${pending} topics not finished (the budget was reached); nothing stored: run the same command again\n`,
+      );
+      return EXIT.judgeStopped;
+    }
+    if (result.stored) {
+      const v = result.stored.version;
+      io.stdout(
+        `${result.stored.created ? 'stored' : 'unchanged:'} nugget bank "${result.stored.bank.name}" version ${v.version}: ` +
+          `${v.topicCount} topics, ${v.nuggets} nuggets (${v.vital} vital, ${v.okay} okay)\n`,
+      );
+    }
+    return failed.length ? EXIT.judgeFailed : EXIT.ok;
+  });
+}
+
+async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  const p = parseOptions(argv, ASSIGN_OPTIONS);
+  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
+  const collection = required(p, 'collection', '--collection');
+  const bank = required(p, 'bank', '--bank');
+  const version = versionOf(p.option('version'));
+  const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.nuggets, 'nugget-assignment');
+  const batchSize = p.option('batch') ? positiveInteger('--batch', p.option('batch')!) : undefined;
+  const setup = await stepSetup(p, io, template);
+  return withDatabase(io, async (db) => {
+    const responseSet = await responseSetOf(p, db, io);
+    const result = await runLlmAssessment(db, stepDeps(setup, db), {
+      collection,
+      kind: 'nuggets',
+      ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
+      responseSet,
+      bank: { name: bank, ...(version === undefined ? {} : { version }) },
+      template,
+      ...(batchSize === undefined ? {} : { batchSize }),
+      settings: setup.settings,
+      concurrency: setup.concurrency,
+      dryRun: setup.dryRun,
+      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+    });
+    reportStep(
+      io,
+      `nugget assignment of ${result.answers} answers (${result.items} nuggets)`,
+      setup.model,
+      result.report,
+    );
+    if (setup.dryRun) return EXIT.ok;
+    return finishAssessment(io, result, p.option('out'), db);
+  });
+}
+
+/** What every assign subcommand prints after its run, and its exit status. */
+export async function finishAssessment(
+  io: PlatformCommandIo,
+  result: Awaited<ReturnType<typeof runLlmAssessment>>,
+  out: string | undefined,
+  db: Parameters<typeof exportAssessmentSet>[0],
+): Promise<number> {
+  const set = result.set!;
+  for (const f of result.failures.slice(0, 20))
+    io.stderr(
+      `failed: topic ${f.topic}, system ${f.system}, item ${f.item}: ${f.reason}${f.raw === undefined ? '' : `\n  raw answer: ${JSON.stringify(f.raw.slice(0, 300))}`}\n`,
+    );
+  if (result.failures.length > 20)
+    io.stderr(`… and ${result.failures.length - 20} more failed items\n`);
+  if (result.skippedAnswers)
+    io.stderr(
+      `${result.skippedAnswers} answers have nothing to judge (no nuggets or criteria for their topic, or no sentences)\n`,
+    );
+  io.stdout(
+    `${result.created ? 'stored' : 'updated'} ${set.kind} assessment set "${set.name}" (id ${set.id}): ` +
+      `${set.judged} items judged, ${set.failed} failed${result.pending ? `, ${result.pending} left` : ''}\n`,
+  );
+  if (out !== undefined) {
+    const exported = await exportAssessmentSet(db, set.id);
+    writeAtomically(out, exported.text);
+    io.stdout(
+      `wrote ${out}: ${exported.text === '' ? 0 : exported.text.trim().split('\n').length} answers fully judged\n`,
+    );
+  }
+  return stepExit(result, result.report.stoppedByBudget);
+}
+
+/** `assay nuggets import|export|create|assign|score`. */
+export async function nuggetsCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (
+    sub === '-h' ||
+    sub === '--help' ||
+    sub === 'help' ||
+    rest.includes('--help') ||
+    rest.includes('-h')
+  ) {
+    io.stdout(`${NUGGETS_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (sub === 'import') return importSub(rest, io);
+  if (sub === 'export') return exportSub(rest, io);
+  if (sub === 'create') return createSub(rest, io);
+  if (sub === 'assign') return assignSub(rest, io);
+  if (sub === 'score') return scoreCommand('nuggets', rest, io, NUGGETS_USAGE);
+  throw unknownSubcommand(sub, 'import, export, create, assign or score');
+}

@@ -1,0 +1,533 @@
+// What `assay nuggets`, `assay support` and `assay rubrics` share: the options of their LLM
+// steps (model, judge, endpoint, --dry-run, --budget, prices), the answers they judge (a
+// responses file or a stored response set), how they report spending, and their `score`
+// subcommand (a file, or a stored assessment set) with its leaderboard formats.
+import { basename, extname } from 'node:path';
+import type { JudgeTemplate } from '@assay/judge';
+import {
+  answerScoresCsv,
+  axisMeans,
+  COMPARE_FORMATS,
+  createAssessmentReport,
+  DbCallStore,
+  ensureResponseSet,
+  findCollectionAssessmentSet,
+  formatAnswerScores,
+  judgeWorkerDeps,
+  loadPrices,
+  nuggetAnswerScores,
+  parseNuggetAssignments,
+  parseRubricJudgments,
+  parseSupportAssessments,
+  pricesFile,
+  publishLeaderboard,
+  ragLeaderboard,
+  renderComparison,
+  rubricAnswerScores,
+  scoreAssessmentSet,
+  supportAnswerScores,
+  type AssayConfig,
+  type CompareFormat,
+  type LlmStepReport,
+  type RagAnswerScores,
+  type RagKind,
+  type RagLeaderboard,
+} from '@assay/platform';
+import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from './compare-options.js';
+import { readText } from './evaluate-files.js';
+import { EXIT } from './exit-codes.js';
+import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { CliError } from './io.js';
+import {
+  ENDPOINT_OPTIONS,
+  endpointOptions,
+  loadCheckedTemplate,
+  nonNegativeNumber,
+  positiveInteger,
+  requireEndpoint,
+} from './judge-options.js';
+import {
+  asCliErrors,
+  commandConfig,
+  withDatabase,
+  type PlatformCommandIo,
+} from './platform-session.js';
+import { modelPriceOptions } from './price-options.js';
+import { writeAtomically } from './write-atomically.js';
+
+/** Exit statuses of the RAG commands beyond the shared ones. */
+export const RAG_EXIT = { failed: EXIT.judgeFailed, stopped: EXIT.judgeStopped } as const;
+
+/** The options of every RAG step that calls a model. */
+export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'model',
+    key: 'model',
+    takesValue: true,
+    arg: 'M',
+    help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
+  },
+  {
+    long: 'temperature',
+    key: 'temperature',
+    takesValue: true,
+    arg: 'T',
+    help: "sampling temperature (default the judge's, 0)",
+  },
+  {
+    long: 'concurrency',
+    key: 'concurrency',
+    takesValue: true,
+    arg: 'N',
+    help: 'prompts in flight at once (default 8)',
+  },
+  ...ENDPOINT_OPTIONS,
+  {
+    long: 'dry-run',
+    key: 'dryRun',
+    takesValue: false,
+    help: 'print the calls, tokens and cost it would spend; send and store nothing',
+  },
+  {
+    long: 'budget',
+    key: 'budget',
+    takesValue: true,
+    arg: 'USD',
+    help: 'stop sending once this run has paid USD (run again to go on)',
+  },
+  {
+    long: 'price-in',
+    key: 'priceIn',
+    takesValue: true,
+    arg: 'USD',
+    help: `the model's price per million prompt tokens, with --price-out (default:
+the data directory's prices.json, then assay's list prices)`,
+  },
+  {
+    long: 'price-out',
+    key: 'priceOut',
+    takesValue: true,
+    arg: 'USD',
+    help: "the model's price per million completion tokens, with --price-in",
+  },
+  {
+    long: 'judges',
+    key: 'judges',
+    takesValue: true,
+    arg: 'DIR',
+    help: 'read judge templates from DIR instead of the shipped judges/',
+  },
+];
+
+/** Where the answers come from: a file (stored as a response set) or a stored set. */
+export const ANSWER_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'responses',
+    key: 'responses',
+    takesValue: true,
+    arg: 'FILE',
+    help: `answers, JSONL: the TREC RAG 2024/2025 forms or {"topic","system","answer",
+"references"?,"query"?}; stored as a response set named after the file
+(the same file again reuses it)`,
+  },
+  {
+    long: 'response-set',
+    key: 'responseSet',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'a stored response set instead of --responses',
+  },
+];
+
+/** Parsed options with a helper for the last value of each. */
+export interface Parsed {
+  option: (key: string) => string | undefined;
+  /** Every value of a repeatable option. */
+  all: (key: string) => string[];
+  has: (key: string) => boolean;
+  positionals: string[];
+}
+
+/** getopt over `specs`, with `-h/--help` printing `usage`. */
+export function parseOptions(argv: readonly string[], specs: readonly OptionSpec[]): Parsed {
+  const { options, positionals } = getopt(argv, [
+    ...specs,
+    { short: 'h', long: 'help', key: 'h', takesValue: false },
+  ]);
+  return {
+    option: (key) => options.get(key)?.at(-1),
+    all: (key) => [...(options.get(key) ?? [])],
+    has: (key) => options.has(key),
+    positionals,
+  };
+}
+
+/** A required option's value. */
+export function required(p: Parsed, key: string, flag: string): string {
+  const value = p.option(key);
+  if (value === undefined || value.trim() === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+/** The judge of `--judge` (default `fallback`), of the kind `kind`. */
+export function stepTemplate(
+  p: Parsed,
+  fallback: string,
+  kind: JudgeTemplate['kind'],
+  flag = 'judge',
+): JudgeTemplate {
+  return loadCheckedTemplate(p.option(flag) ?? fallback, p.option('judges'), (t) => {
+    if (t.kind !== kind)
+      throw new UsageError(`judge ${t.id} is a ${t.kind} judge; this step needs a ${kind} judge`);
+  });
+}
+
+/** What an LLM step needs from its command line. */
+export interface StepSetup {
+  config: AssayConfig;
+  model: string;
+  settings: { model: string; temperature?: number };
+  concurrency: number;
+  dryRun: boolean;
+  budgetUsd?: number;
+  endpoint: ReturnType<typeof endpointOptions> & { prices: ReturnType<typeof modelPriceOptions> };
+}
+
+/** Reads the step options and the configuration; refuses a budget without a price. */
+export async function stepSetup(
+  p: Parsed,
+  io: PlatformCommandIo,
+  template: JudgeTemplate,
+): Promise<StepSetup> {
+  const config = await commandConfig(io);
+  const model = p.option('model') ?? config.judgeModel ?? template.model.name;
+  if (!model)
+    throw new UsageError(
+      "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
+    );
+  const ownPrices = modelPriceOptions(p.option, model);
+  const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
+  const budgetText = p.option('budget');
+  const budgetUsd =
+    budgetText === undefined ? undefined : nonNegativeNumber('--budget', budgetText);
+  if (budgetUsd !== undefined && !Object.hasOwn(prices, model))
+    throw new UsageError(
+      `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
+    );
+  const temperatureText = p.option('temperature');
+  const temperature =
+    temperatureText === undefined ? undefined : nonNegativeNumber('--temperature', temperatureText);
+  if (temperature !== undefined && temperature > 2)
+    throw new UsageError('--temperature must be in [0, 2]');
+  const endpoint = { ...endpointOptions(p.option), prices: ownPrices };
+  const dryRun = p.has('dryRun');
+  if (!dryRun) requireEndpoint(config, endpoint);
+  return {
+    config,
+    model,
+    settings: { model, ...(temperature === undefined ? {} : { temperature }) },
+    concurrency: positiveInteger('--concurrency', p.option('concurrency') ?? '8'),
+    dryRun,
+    ...(budgetUsd === undefined ? {} : { budgetUsd }),
+    endpoint,
+  };
+}
+
+/** The endpoint client, pacing, prices and the database's call store of a step. */
+export function stepDeps(setup: StepSetup, db: ConstructorParameters<typeof DbCallStore>[0]) {
+  return {
+    ...judgeWorkerDeps(setup.config, setup.endpoint, setup.concurrency),
+    store: new DbCallStore(db),
+  };
+}
+
+/** The response set of `--responses FILE` (stored under the file's name) or `--response-set`. */
+export async function responseSetOf(
+  p: Parsed,
+  db: Parameters<typeof ensureResponseSet>[0],
+  io: PlatformCommandIo,
+): Promise<string> {
+  const file = p.option('responses');
+  const named = p.option('responseSet');
+  if ((file === undefined) === (named === undefined))
+    throw new UsageError('give either --responses FILE or --response-set NAME');
+  if (named !== undefined) return named;
+  const name = basename(file!, extname(file!));
+  const set = await ensureResponseSet(db, { name, text: readText(file!), file: file! });
+  io.stderr(
+    `${set.created ? 'stored' : 'using the stored'} response set "${set.name}" (${set.responses} answers, ${set.systems} systems, ${set.topics} topics)\n`,
+  );
+  return set.name;
+}
+
+/** The account of an LLM step on stderr; a dry run's estimate on stdout. */
+export function reportStep(
+  io: PlatformCommandIo,
+  what: string,
+  model: string,
+  report: LlmStepReport,
+): void {
+  if (report.planned) {
+    const p = report.planned;
+    io.stdout(
+      `dry run: ${what}, model ${model}\n` +
+        `  calls to send: ${p.calls} (${report.cachedAnswers} prompts answered by stored calls)\n` +
+        `  estimated tokens: ${p.promptTokens} prompt + at most ${p.completionTokens} completion\n` +
+        `  estimated cost: ${p.costUsd === undefined ? `unknown (no price for ${model})` : `at most $${p.costUsd.toFixed(4)}`}\n` +
+        'nothing was sent or stored.\n',
+    );
+    return;
+  }
+  io.stderr(
+    `${what}: ${report.paidCalls} calls paid ($${report.costUsd.toFixed(4)}), ${report.cachedAnswers} prompts answered by stored calls` +
+      `${report.stoppedByBudget ? '; the budget stopped it, run the same command again to go on' : ''}\n`,
+  );
+}
+
+/** The options of the `score` subcommands. */
+export function scoreOptions(kind: RagKind): OptionSpec[] {
+  return [
+    {
+      long: 'collection',
+      key: 'collection',
+      takesValue: true,
+      arg: 'NAME',
+      help: 'with --set: score a stored assessment set of this collection',
+    },
+    {
+      long: 'set',
+      key: 'set',
+      takesValue: true,
+      arg: 'NAME',
+      help: 'the stored assessment set (name or id) instead of a FILE',
+    },
+    ...(kind === 'support'
+      ? [
+          {
+            long: 'first-citation-only',
+            key: 'firstCitationOnly',
+            takesValue: false,
+            help: "count only each sentence's first citation",
+          },
+        ]
+      : []),
+    ...COMPARE_SETTING_OPTIONS,
+    {
+      long: 'format',
+      key: 'format',
+      takesValue: true,
+      arg: 'F',
+      help: 'table (default), json, csv, latex or html (one self-contained file)',
+    },
+    {
+      long: 'out',
+      key: 'out',
+      takesValue: true,
+      arg: 'FILE',
+      help: 'write there instead of stdout',
+    },
+    {
+      long: 'per-answer',
+      key: 'perAnswer',
+      takesValue: true,
+      arg: 'FILE',
+      help: 'also write every answer\'s scores: JSONL {"qid","system",<scores>} (.csv: CSV)',
+    },
+    {
+      long: 'store',
+      key: 'store',
+      takesValue: false,
+      help: 'with --set: store the leaderboard as a report of the collection',
+    },
+    { long: 'title', key: 'title', takesValue: true, arg: 'T', help: "the stored report's title" },
+    {
+      long: 'publish',
+      key: 'publish',
+      takesValue: true,
+      arg: 'SLUG',
+      help: 'with --store: publish it as a public leaderboard under SLUG',
+    },
+  ];
+}
+
+/** The help text of a `score` subcommand's options. */
+export function scoreHelp(kind: RagKind): string {
+  return optionsHelp(scoreOptions(kind));
+}
+
+const KIND_WORD: Record<RagKind, string> = {
+  nuggets: 'nugget assignments',
+  support: 'support assessments',
+  rubric: 'rubric judgments',
+};
+
+function scoresOfFile(kind: RagKind, file: string, firstCitationOnly: boolean): RagAnswerScores[] {
+  const text = readText(file);
+  if (kind === 'nuggets') return nuggetAnswerScores(parseNuggetAssignments(text, file));
+  if (kind === 'support')
+    return supportAnswerScores(parseSupportAssessments(text, file), { firstCitationOnly });
+  return rubricAnswerScores(parseRubricJudgments(text, file));
+}
+
+/** Means per system when there is no leaderboard (fewer than two systems or topics). */
+function meansOnly(
+  kind: RagKind,
+  answers: readonly RagAnswerScores[],
+  format: CompareFormat,
+): string {
+  const systems = [...new Set(answers.map((a) => a.system))].sort();
+  const measures = Object.keys(answers[0]?.scores ?? {});
+  const rows = systems.map((system) => {
+    const own = answers.filter((a) => a.system === system);
+    return {
+      system,
+      n: own.length,
+      means: Object.fromEntries(
+        measures.map((m) => [m, own.reduce((s, a) => s + a.scores[m]!, 0) / own.length]),
+      ),
+    };
+  });
+  const note = `fewer than two systems or two topics: means of the ${KIND_WORD[kind]}, no tests`;
+  if (format === 'json') return `${JSON.stringify({ note, systems: rows }, null, 2)}\n`;
+  return [
+    note,
+    ['system', 'n', ...measures].join('\t'),
+    ...rows.map((r) => [r.system, r.n, ...measures.map((m) => r.means[m]!.toFixed(4))].join('\t')),
+    '',
+  ].join('\n');
+}
+
+/** The leaderboard in a format, with the rubric axes added to the text and JSON. */
+function renderBoard(
+  kind: RagKind,
+  board: RagLeaderboard,
+  answers: readonly RagAnswerScores[],
+  format: CompareFormat,
+  title?: string,
+): string {
+  const out = renderComparison(board.report, format, title === undefined ? {} : { title });
+  if (kind !== 'rubric') return out;
+  const topics = new Set(board.topics);
+  const axes = axisMeans(answers.filter((a) => topics.has(a.topic)));
+  if (format === 'json') return `${JSON.stringify({ ...JSON.parse(out), axes }, null, 2)}\n`;
+  if (format !== 'table') return out;
+  const lines = [
+    '',
+    'per axis (mean over the topics whose rubric has the axis with a positive weight):',
+  ];
+  for (const a of axes)
+    lines.push(`  ${a.axis}\t${a.system}\t${a.mean.toFixed(4)}\t(${a.topics} topics)`);
+  return `${out}${lines.join('\n')}\n`;
+}
+
+function write(io: PlatformCommandIo, out: string | undefined, text: string): void {
+  if (out === undefined) io.stdout(text);
+  else writeAtomically(out, text);
+}
+
+/** `assay <kind> score`: a file of judgments, or a stored assessment set. */
+export async function scoreCommand(
+  kind: RagKind,
+  argv: readonly string[],
+  io: PlatformCommandIo,
+  usage: string,
+): Promise<number> {
+  const p = parseOptions(argv, scoreOptions(kind));
+  if (p.has('h')) {
+    io.stdout(`${usage}\n`);
+    return EXIT.ok;
+  }
+  const settings = compareSettingsOf(p.option);
+  const format = (p.option('format') ?? 'table') as CompareFormat;
+  if (!COMPARE_FORMATS.includes(format))
+    throw new UsageError(`--format must be table, json, csv, latex or html, not '${format}'`);
+  const firstCitationOnly = p.has('firstCitationOnly');
+  const perAnswer = p.option('perAnswer');
+  const writeAnswers = (answers: readonly RagAnswerScores[]) => {
+    if (perAnswer === undefined) return;
+    writeAtomically(
+      perAnswer,
+      /\.csv$/i.test(perAnswer)
+        ? answerScoresCsv(kind, answers)
+        : formatAnswerScores(kind, answers),
+    );
+  };
+  const setRef = p.option('set');
+  if (setRef === undefined) {
+    if (p.positionals.length !== 1)
+      throw new UsageError('give one FILE of judgments, or --collection and --set');
+    for (const flag of ['store', 'publish', 'collection'])
+      if (p.has(flag)) throw new UsageError(`--${flag} goes with --set`);
+    const file = p.positionals[0]!;
+    const answers = await asCliErrors(async () => scoresOfFile(kind, file, firstCitationOnly));
+    writeAnswers(answers);
+    const systems = new Set(answers.map((a) => a.system));
+    const topics = new Set(answers.map((a) => a.topic));
+    if (systems.size < 2 || topics.size < 2) {
+      write(io, p.option('out'), meansOnly(kind, answers, format));
+      return EXIT.ok;
+    }
+    const board = await asCliErrors(async () =>
+      ragLeaderboard(kind, answers, settings, basename(file)),
+    );
+    write(io, p.option('out'), renderBoard(kind, board, answers, format));
+    return EXIT.ok;
+  }
+  if (p.positionals.length > 0) throw new UsageError('give a FILE or --set, not both');
+  const collection = required(p, 'collection', '--collection');
+  if (p.has('publish') && !p.has('store')) throw new UsageError('--publish goes with --store');
+  return withDatabase(io, async (db) => {
+    const set = await findCollectionAssessmentSet(db, collection, kind, setRef);
+    const scores = await scoreAssessmentSet(
+      db,
+      set.id,
+      settings,
+      firstCitationOnly ? { firstCitationOnly } : {},
+    );
+    writeAnswers(scores.answers);
+    if (scores.incomplete.length > 0)
+      io.stderr(
+        `${scores.incomplete.length} answers are not fully judged and are left out (their topics too): ` +
+          `${scores.incomplete
+            .slice(0, 5)
+            .map((i) => `${i.system} on ${i.topic} (${i.missing} items)`)
+            .join(', ')}${scores.incomplete.length > 5 ? ', …' : ''}\n`,
+      );
+    if (!scores.leaderboard) {
+      write(io, p.option('out'), meansOnly(kind, scores.answers, format));
+      return EXIT.ok;
+    }
+    write(io, p.option('out'), renderBoard(kind, scores.leaderboard, scores.answers, format));
+    if (p.has('store')) {
+      const report = await createAssessmentReport(db, set.id, {
+        settings,
+        ...(firstCitationOnly ? { firstCitationOnly } : {}),
+        ...(p.option('title') === undefined ? {} : { title: p.option('title')! }),
+      });
+      io.stderr(`stored report ${report.id} "${report.title}"\n`);
+      const slug = p.option('publish');
+      if (slug !== undefined) {
+        await publishLeaderboard(db, { report: report.id, slug });
+        io.stderr(`published at /leaderboards/${slug} (/api/public/leaderboards/${slug})\n`);
+      }
+    }
+    return EXIT.ok;
+  });
+}
+
+/** Turns a CliError-free failure summary into the exit status of an LLM step. */
+export function stepExit(
+  result: { failures: unknown[]; pending: number },
+  stopped: boolean,
+): number {
+  if (stopped && result.pending > 0) return RAG_EXIT.stopped;
+  return result.failures.length > 0 ? RAG_EXIT.failed : EXIT.ok;
+}
+
+/** A usage error for a subcommand group. */
+export function unknownSubcommand(sub: string | undefined, known: string): CliError {
+  return new CliError(
+    `${sub === undefined ? `give a subcommand: ${known}` : `unknown subcommand '${sub}'`}`,
+    EXIT.usage,
+  );
+}

@@ -1,0 +1,181 @@
+import { basename, extname } from 'node:path';
+import { DEFAULT_ASSESSMENT_JUDGE, importRubricSet, runLlmAssessment } from '@assay/platform';
+import { readText } from './evaluate-files.js';
+import { EXIT } from './exit-codes.js';
+import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { positiveInteger } from './judge-options.js';
+import { withDatabase, type PlatformCommandIo } from './platform-session.js';
+import { finishAssessment } from './nuggets-command.js';
+import {
+  ANSWER_OPTIONS,
+  LLM_STEP_OPTIONS,
+  parseOptions,
+  reportStep,
+  required,
+  responseSetOf,
+  scoreCommand,
+  scoreHelp,
+  stepDeps,
+  stepSetup,
+  stepTemplate,
+  unknownSubcommand,
+} from './rag-cli.js';
+
+const ASSIGN_OPTIONS: OptionSpec[] = [
+  {
+    long: 'collection',
+    key: 'collection',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'the collection the rubrics belong to',
+  },
+  {
+    long: 'rubrics',
+    key: 'rubrics',
+    takesValue: true,
+    arg: 'FILE',
+    help: `per-topic rubrics, JSONL {"qid","rubrics":[{"criterion","weight","axis"}]}
+(weights -5..5); stored as a rubric set named after the file (the same
+file again reuses it)`,
+  },
+  {
+    long: 'rubric-set',
+    key: 'rubricSet',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'a stored rubric set instead of --rubrics',
+  },
+  {
+    long: 'create-collection',
+    key: 'createCollection',
+    takesValue: false,
+    help: 'with --rubrics: make the collection when there is none of that name',
+  },
+  ...ANSWER_OPTIONS,
+  {
+    long: 'name',
+    key: 'name',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'the assessment set (default <response set>-<model>); a rerun names the same',
+  },
+  {
+    long: 'batch',
+    key: 'batch',
+    takesValue: true,
+    arg: 'N',
+    help: 'criteria per call (default 10)',
+  },
+  {
+    long: 'out',
+    key: 'out',
+    takesValue: true,
+    arg: 'FILE',
+    help: `the judgments, one line per topic and system:
+{"qid","system","criteria":[{"criterion","weight","axis","judgment"}]}`,
+  },
+  {
+    long: 'judge',
+    key: 'judge',
+    takesValue: true,
+    arg: 'ID',
+    help: 'the rubric prompt (default rubric-judge)',
+  },
+  ...LLM_STEP_OPTIONS,
+];
+
+export const RUBRICS_USAGE = `Usage: assay rubrics assign --collection NAME (--rubrics FILE | --rubric-set NAME)
+                            (--responses FILE | --response-set NAME) [--name NAME] [--batch N]
+                            [--out FILE] [--model M] [--dry-run] [--budget USD] [...]
+       assay rubrics score FILE | --collection NAME --set NAME [--store [--publish SLUG]] [...]
+
+Per-topic weighted rubrics (criteria with weights from -5 to 5 on named axes, the form of
+ResearchRubrics as TREC RAG 2026 uses it). assign has an LLM judge each criterion of the
+answer's topic met, partly_met or not_met, a batch of criteria per call. Every call is
+stored: running the same command again sends no request already answered.
+
+score prints per system the mean over topics of the rubric score: the weighted sum over
+the criteria an answer meets (partly met counts 0.5; a met criterion of negative weight
+subtracts) over the sum of the positive weights; the table and JSON add the mean per axis.
+
+assign options:
+${optionsHelp(ASSIGN_OPTIONS)}
+
+score options:
+${scoreHelp('rubric')}
+
+Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 not
+found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`;
+
+async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  const p = parseOptions(argv, ASSIGN_OPTIONS);
+  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
+  const collection = required(p, 'collection', '--collection');
+  const file = p.option('rubrics');
+  const named = p.option('rubricSet');
+  if ((file === undefined) === (named === undefined))
+    throw new UsageError('give either --rubrics FILE or --rubric-set NAME');
+  const rubricsText = file === undefined ? undefined : readText(file);
+  const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.rubric, 'rubric-judgment');
+  const batchSize = p.option('batch') ? positiveInteger('--batch', p.option('batch')!) : undefined;
+  const setup = await stepSetup(p, io, template);
+  return withDatabase(io, async (db) => {
+    let rubricSet = named;
+    if (file !== undefined) {
+      const stored = await importRubricSet(db, {
+        collection,
+        name: basename(file, extname(file)),
+        text: rubricsText!,
+        file,
+        createCollection: p.has('createCollection'),
+      });
+      io.stderr(
+        `${stored.created ? 'stored' : 'using the stored'} rubric set "${stored.name}" (${stored.topicCount} topics, ${stored.criteria} criteria)\n`,
+      );
+      rubricSet = stored.name;
+    }
+    const responseSet = await responseSetOf(p, db, io);
+    const result = await runLlmAssessment(db, stepDeps(setup, db), {
+      collection,
+      kind: 'rubric',
+      ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
+      responseSet,
+      rubricSet: rubricSet!,
+      template,
+      ...(batchSize === undefined ? {} : { batchSize }),
+      settings: setup.settings,
+      concurrency: setup.concurrency,
+      dryRun: setup.dryRun,
+      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+    });
+    reportStep(
+      io,
+      `rubric judgment of ${result.answers} answers (${result.items} criteria)`,
+      setup.model,
+      result.report,
+    );
+    if (setup.dryRun) return EXIT.ok;
+    return finishAssessment(io, result, p.option('out'), db);
+  });
+}
+
+/** `assay rubrics assign|score`. */
+export async function rubricsCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (
+    sub === '-h' ||
+    sub === '--help' ||
+    sub === 'help' ||
+    rest.includes('--help') ||
+    rest.includes('-h')
+  ) {
+    io.stdout(`${RUBRICS_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (sub === 'assign') return assignSub(rest, io);
+  if (sub === 'score') return scoreCommand('rubric', rest, io, RUBRICS_USAGE);
+  throw unknownSubcommand(sub, 'assign or score');
+}

@@ -1,0 +1,131 @@
+import { DEFAULT_ASSESSMENT_JUDGE, runLlmAssessment } from '@assay/platform';
+import { EXIT } from './exit-codes.js';
+import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { withDatabase, type PlatformCommandIo } from './platform-session.js';
+import { finishAssessment } from './nuggets-command.js';
+import {
+  ANSWER_OPTIONS,
+  LLM_STEP_OPTIONS,
+  parseOptions,
+  reportStep,
+  required,
+  responseSetOf,
+  scoreCommand,
+  scoreHelp,
+  stepDeps,
+  stepSetup,
+  stepTemplate,
+  unknownSubcommand,
+} from './rag-cli.js';
+
+const ASSIGN_OPTIONS: OptionSpec[] = [
+  {
+    long: 'collection',
+    key: 'collection',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'the collection holding the cited passages (their ids are its document ids)',
+  },
+  ...ANSWER_OPTIONS,
+  {
+    long: 'name',
+    key: 'name',
+    takesValue: true,
+    arg: 'NAME',
+    help: 'the assessment set (default <response set>-<model>); a rerun names the same',
+  },
+  {
+    long: 'out',
+    key: 'out',
+    takesValue: true,
+    arg: 'FILE',
+    help: `the assessments, one line per topic and system:
+{"qid","system","sentences":[{"text","citations":[{"docid","support"}]}]}`,
+  },
+  {
+    long: 'judge',
+    key: 'judge',
+    takesValue: true,
+    arg: 'ID',
+    help: 'the support prompt (default citation-support)',
+  },
+  ...LLM_STEP_OPTIONS,
+];
+
+export const SUPPORT_USAGE = `Usage: assay support assign --collection NAME (--responses FILE | --response-set NAME)
+                            [--name NAME] [--out FILE] [--model M] [--dry-run] [--budget USD] [...]
+       assay support score FILE | --collection NAME --set NAME [--first-citation-only]
+                            [--store [--publish SLUG]] [...]
+
+Support of citations as the TREC 2024 RAG track assessed it: for each answer sentence and
+each passage it cites, full, partial or no support. assign asks an LLM, one sentence with
+its cited passages per call (the passages' text comes from the collection; a passage it
+lacks is "cannot assess", with no call). Answers need their sentences and citations (the
+TREC RAG answer forms, or assay's form with "answer" as [{"text","citations"}]). Every call
+is stored: running the same command again sends no request already answered.
+
+score prints per system the mean over topics of weighted support precision (supported
+citations over citations: full 1, partial 0.5), weighted support recall (sentences by
+their best citation over sentences, uncited ones 0) and their strict forms (full support
+only), with intervals and paired tests; citations that cannot be assessed count in
+neither. --first-citation-only counts each sentence's first citation only.
+
+assign options:
+${optionsHelp(ASSIGN_OPTIONS)}
+
+score options:
+${scoreHelp('support')}
+
+Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 not
+found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`;
+
+async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  const p = parseOptions(argv, ASSIGN_OPTIONS);
+  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
+  const collection = required(p, 'collection', '--collection');
+  const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.support, 'citation-support');
+  const setup = await stepSetup(p, io, template);
+  return withDatabase(io, async (db) => {
+    const responseSet = await responseSetOf(p, db, io);
+    const result = await runLlmAssessment(db, stepDeps(setup, db), {
+      collection,
+      kind: 'support',
+      ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
+      responseSet,
+      template,
+      settings: setup.settings,
+      concurrency: setup.concurrency,
+      dryRun: setup.dryRun,
+      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+    });
+    reportStep(
+      io,
+      `support of ${result.items} citations in ${result.answers} answers`,
+      setup.model,
+      result.report,
+    );
+    if (setup.dryRun) return EXIT.ok;
+    return finishAssessment(io, result, p.option('out'), db);
+  });
+}
+
+/** `assay support assign|score`. */
+export async function supportCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (
+    sub === '-h' ||
+    sub === '--help' ||
+    sub === 'help' ||
+    rest.includes('--help') ||
+    rest.includes('-h')
+  ) {
+    io.stdout(`${SUPPORT_USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (sub === 'assign') return assignSub(rest, io);
+  if (sub === 'score') return scoreCommand('support', rest, io, SUPPORT_USAGE);
+  throw unknownSubcommand(sub, 'assign or score');
+}

@@ -1,0 +1,361 @@
+// LLM assessment of a response set's answers, stored as an assessment set: nugget
+// assignment (a batch of a topic's nuggets per call, as the TREC RAG track did), citation
+// support (one sentence and the passages it cites per call) and rubric criteria (a batch of
+// a topic's criteria per call). Every call goes through the call store: a rerun of the
+// same command sends no request, and finishes what a crash or a budget left.
+import {
+  createAssessmentSet,
+  findAssessmentSet,
+  freezeNuggetBankVersion,
+  replaceAssessments,
+  updateAssessmentSetSettings,
+  withTransaction,
+  type AssessmentKind,
+  type AssessmentRow,
+  type AssessmentSet,
+  type JsonObject,
+  type Queryable,
+  type StoredResponse,
+} from '@assay/db';
+import type { JudgeDeps, JudgeTemplate } from '@assay/judge';
+import { canonicalJson } from '@assay/llm';
+import { PlatformError, writing } from '../errors.js';
+import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
+import { templateHash } from '../judge-templates.js';
+import { checkNewName } from '../names.js';
+import type { Actor } from '../reports.js';
+import { resolveCollection, type CollectionRef } from '../resolve.js';
+import {
+  isAssessable,
+  itemsOf,
+  loadAssessmentContext,
+  requestOf,
+  resolveAssessmentSet,
+  type AssessmentContext,
+  type AssessmentItem,
+} from './assessment-context.js';
+import {
+  LlmStep,
+  numberedLabels,
+  numberedList,
+  numberedTemplate,
+  type LlmStepOptions,
+  type LlmStepReport,
+} from './llm-step.js';
+import { resolveBankVersion } from './nugget-banks.js';
+import { resolveRubricSet } from './rubric-sets.js';
+
+/** The judge kind each assessment kind asks. */
+const JUDGE_KIND: Readonly<Record<AssessmentKind, JudgeTemplate['kind']>> = {
+  nuggets: 'nugget-assignment',
+  support: 'citation-support',
+  rubric: 'rubric-judgment',
+};
+
+/** The shipped judge of each kind. */
+export const DEFAULT_ASSESSMENT_JUDGE: Readonly<Record<AssessmentKind, string>> = {
+  nuggets: 'nugget-assign',
+  support: 'citation-support',
+  rubric: 'rubric-judge',
+};
+
+/** An LLM assessment of a response set. */
+export interface LlmAssessmentInput extends Omit<LlmStepOptions, 'onProgress'> {
+  collection: CollectionRef;
+  kind: AssessmentKind;
+  /** The set's name (default `<response set>-<model>`); a rerun names the same set. */
+  name?: string;
+  responseSet: ResponseSetRef;
+  /** Nuggets: the bank (latest version unless `version`). */
+  bank?: { name: string; version?: number };
+  /** Rubric: the rubric set's name. */
+  rubricSet?: string;
+  template: JudgeTemplate;
+  /** Nuggets or criteria per call (default 10); support asks one sentence per call. */
+  batchSize?: number;
+  onProgress?: (done: number, total: number) => void;
+  createdBy?: Actor;
+}
+
+/** An item the LLM could not judge, with the reason and its raw answer. */
+export interface AssessmentFailure {
+  topic: string;
+  system: string;
+  item: string;
+  reason: string;
+  raw?: string;
+}
+
+/** What an LLM assessment did. */
+export interface LlmAssessmentResult {
+  /** The stored set (absent after a dry run). */
+  set?: AssessmentSet;
+  /** Whether the set was made by this run. */
+  created: boolean;
+  report: LlmStepReport;
+  /** Answers and items judged. */
+  answers: number;
+  items: number;
+  failures: AssessmentFailure[];
+  /** Items left unjudged (a spent budget, or a dry run). */
+  pending: number;
+  /** Answers the kind cannot judge (no nuggets or criteria for the topic, no sentences). */
+  skippedAnswers: number;
+}
+
+function checkTemplate(kind: AssessmentKind, template: JudgeTemplate): void {
+  if (template.kind !== JUDGE_KIND[kind])
+    throw new PlatformError(
+      'invalid_input',
+      `judge ${template.id} is a ${template.kind} judge; ${kind} assessment needs a ${JUDGE_KIND[kind]} judge`,
+    );
+}
+
+/** A prompt of the run: one answer's batch of items (nuggets, criteria) or one sentence's citations. */
+interface Unit {
+  answer: StoredResponse;
+  items: AssessmentItem[];
+}
+
+function unitsOf(
+  context: AssessmentContext,
+  batchSize: number,
+): { units: Unit[]; skipped: number; offline: AssessmentRow[] } {
+  const units: Unit[] = [];
+  const offline: AssessmentRow[] = [];
+  let skipped = 0;
+  for (const answer of context.answers) {
+    if (!isAssessable(context, answer)) {
+      skipped++;
+      continue;
+    }
+    const items = itemsOf(context, answer);
+    if (context.set.kind === 'support') {
+      // A passage the collection lacks cannot be judged: "cannot assess", no call.
+      for (const i of items)
+        if (i.passage === null)
+          offline.push({
+            topicId: answer.topicId,
+            system: answer.system,
+            item: i.item,
+            label: 'cannot_assess',
+            rationale: `passage ${i.docid} is not in the collection`,
+          });
+      const bySentence = new Map<number, AssessmentItem[]>();
+      for (const i of items) {
+        if (i.passage === null) continue;
+        const list = bySentence.get(i.sentence!) ?? [];
+        list.push(i);
+        bySentence.set(i.sentence!, list);
+      }
+      for (const list of bySentence.values()) units.push({ answer, items: list });
+      continue;
+    }
+    for (let k = 0; k < items.length; k += batchSize)
+      units.push({ answer, items: items.slice(k, k + batchSize) });
+  }
+  return { units, skipped, offline };
+}
+
+function valuesOf(context: AssessmentContext, unit: Unit): Record<string, string | undefined> {
+  const query = requestOf(context, unit.answer);
+  switch (context.set.kind) {
+    case 'nuggets':
+    case 'rubric': {
+      if (query === undefined)
+        throw new PlatformError(
+          'invalid_input',
+          `no request text for topic ${unit.answer.topicId}: give "query" in the responses or import the collection's topics`,
+        );
+      const list = numberedList(unit.items.map((i) => i.text));
+      return {
+        query,
+        answer: unit.answer.answer,
+        ...(context.set.kind === 'nuggets' ? { nuggets: list } : { criteria: list }),
+      };
+    }
+    case 'support':
+      return {
+        query,
+        sentence: unit.items[0]!.text,
+        passages: numberedList(unit.items.map((i) => i.passage!)),
+      };
+  }
+}
+
+/** The configuration a set records; a rerun must match it. */
+function configOf(input: LlmAssessmentInput, batchSize: number): JsonObject {
+  return {
+    judge: input.template.id,
+    templateHash: templateHash(input.template),
+    model: input.settings.model,
+    ...(input.settings.temperature === undefined
+      ? {}
+      : { temperature: input.settings.temperature }),
+    ...(input.kind === 'support' ? {} : { batchSize }),
+  };
+}
+
+/**
+ * Judges a response set's answers with an LLM and stores the judgments as an assessment set
+ * of the collection (made on the first run; a later run with the same name must use the
+ * same answers, nuggets or rubric, judge and model, and replaces its judgments by the new
+ * ones, read from stored calls where they exist). An item whose answer stays unreadable is
+ * stored failed with the reason and raw answer, never as a label. With `dryRun` nothing is
+ * sent or stored: the result counts the calls it would send and their cost.
+ */
+export async function runLlmAssessment(
+  db: Queryable,
+  deps: JudgeDeps,
+  input: LlmAssessmentInput,
+): Promise<LlmAssessmentResult> {
+  checkTemplate(input.kind, input.template);
+  const batchSize = input.batchSize ?? 10;
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new PlatformError(
+      'invalid_input',
+      `the batch size must be a positive integer, got ${batchSize}`,
+    );
+  const collection = await resolveCollection(db, input.collection);
+  const responseSet = await resolveResponseSet(db, input.responseSet);
+  let nuggetVersionId: number | null = null;
+  let rubricSetId: number | null = null;
+  if (input.kind === 'nuggets') {
+    if (!input.bank)
+      throw new PlatformError('invalid_input', 'nugget assignment needs a nugget bank');
+    const { version } = await resolveBankVersion(db, {
+      collection: collection.id,
+      bank: input.bank.name,
+      ...(input.bank.version === undefined ? {} : { version: input.bank.version }),
+    });
+    nuggetVersionId = version.id;
+  }
+  if (input.kind === 'rubric') {
+    if (!input.rubricSet)
+      throw new PlatformError('invalid_input', 'rubric judgment needs a rubric set');
+    rubricSetId = (await resolveRubricSet(db, collection.id, input.rubricSet)).id;
+  }
+  const name = checkNewName(
+    input.name ?? `${responseSet.name}-${input.settings.model}`,
+    'assessment set name',
+  );
+  const config = configOf(input, batchSize);
+  const existing = await findAssessmentSet(db, collection.id, input.kind, name);
+  if (existing) {
+    const same =
+      existing.assessor === 'llm' &&
+      existing.responseSetId === responseSet.id &&
+      existing.nuggetVersionId === nuggetVersionId &&
+      existing.rubricSetId === rubricSetId &&
+      canonicalJson(existing.settings.config ?? null) === canonicalJson(config);
+    if (!same)
+      throw new PlatformError(
+        'conflict',
+        `${input.kind} assessment set ${JSON.stringify(name)} was made with other answers, ${input.kind === 'nuggets' ? 'nuggets' : input.kind === 'rubric' ? 'rubrics' : 'passages'}, judge or model; give another name`,
+      );
+  }
+  // The set as it will be stored, for loading what it judges.
+  const draft: AssessmentSet = existing ?? {
+    id: 0,
+    collectionId: collection.id,
+    kind: input.kind,
+    name,
+    responseSetId: responseSet.id,
+    nuggetVersionId,
+    rubricSetId,
+    assessor: 'llm',
+    mode: null,
+    referenceSetId: null,
+    settings: {},
+    createdBy: input.createdBy?.id ?? null,
+    createdAt: new Date(),
+    judged: 0,
+    failed: 0,
+  };
+  const context = await loadAssessmentContext(db, draft);
+  const { units, skipped, offline } = unitsOf(context, batchSize);
+  for (const u of units) valuesOf(context, u); // every prompt can be made before one is sent
+
+  const step = new LlmStep(deps, input);
+  const rows: AssessmentRow[] = [...offline];
+  const failures: AssessmentFailure[] = [];
+  let pending = 0;
+  await step.forEach(units, async (unit) => {
+    const template = numberedTemplate(input.template, unit.items.length);
+    const answer = await step.ask(template, valuesOf(context, unit));
+    const key = { topicId: unit.answer.topicId, system: unit.answer.system };
+    if (answer.status === 'not_sent') {
+      pending += unit.items.length;
+      return;
+    }
+    if (answer.status === 'failed') {
+      for (const i of unit.items) {
+        rows.push({
+          ...key,
+          item: i.item,
+          label: null,
+          error: answer.reason,
+          raw: answer.raw ?? null,
+        });
+        failures.push({
+          topic: key.topicId,
+          system: key.system,
+          item: i.item,
+          reason: answer.reason,
+          ...(answer.raw === undefined ? {} : { raw: answer.raw }),
+        });
+      }
+      return;
+    }
+    const labels = numberedLabels(answer.judgment, unit.items.length);
+    unit.items.forEach((i, k) => rows.push({ ...key, item: i.item, label: labels[k]! }));
+  });
+  const items = units.reduce((s, u) => s + u.items.length, 0) + offline.length;
+  const answers = new Set(units.map((u) => `${u.answer.topicId}\u0000${u.answer.system}`)).size;
+  const result: LlmAssessmentResult = {
+    created: false,
+    report: step.report,
+    answers,
+    items,
+    failures,
+    pending,
+    skippedAnswers: skipped,
+  };
+  if (input.dryRun) return result;
+
+  const settings: JsonObject = {
+    config,
+    calls: {
+      paid: step.report.paidCalls,
+      cached: step.report.cachedAnswers,
+      costUsd: step.report.costUsd,
+    },
+    pending,
+  };
+  const setId = await writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        let id = existing?.id;
+        if (id === undefined) {
+          id = await createAssessmentSet(trx, {
+            collectionId: collection.id,
+            kind: input.kind,
+            name,
+            responseSetId: responseSet.id,
+            nuggetVersionId,
+            rubricSetId,
+            assessor: 'llm',
+            settings,
+            createdBy: input.createdBy?.id ?? null,
+          });
+          result.created = true;
+        } else await updateAssessmentSetSettings(trx, id, settings);
+        if (nuggetVersionId !== null) await freezeNuggetBankVersion(trx, nuggetVersionId);
+        await replaceAssessments(trx, id, rows);
+        return id;
+      }),
+    `a ${input.kind} assessment set named ${JSON.stringify(name)} was made at the same time; run the command again`,
+  );
+  result.set = await resolveAssessmentSet(db, setId);
+  return result;
+}

@@ -1,0 +1,605 @@
+// Nugget banks as stored resources: per collection, under a name, in versions. A version is
+// written whole (an imported file, an LLM's nuggets) or made by people's edits (add, edit,
+// merge, split, delete, move, importance), each nugget keeping who made it and who changed
+// what. A version an assessment uses is frozen: the next edit copies it into a new version.
+import {
+  createCollection,
+  createNuggetBank,
+  createNuggetBankVersion,
+  deleteNuggetBank,
+  deleteNuggets,
+  findNuggetBank,
+  findNuggetBankVersion,
+  getCollectionByName,
+  getNuggetBankVersion,
+  insertNuggets,
+  listNuggetBanks,
+  listNuggetBankVersions,
+  listNuggets,
+  lockName,
+  lockNuggetBank,
+  updateNugget,
+  withTransaction,
+  type Collection,
+  type JsonObject,
+  type JsonValue,
+  type NewNugget,
+  type NuggetBank,
+  type NuggetBankVersion,
+  type Queryable,
+  type StoredNugget,
+} from '@assay/db';
+import { canonicalJson } from '@assay/llm';
+import type { NuggetImportance } from '@assay/stats';
+import { PlatformError, writing } from '../errors.js';
+import { collectionLockName } from '../name-locks.js';
+import { checkNewName } from '../names.js';
+import type { Actor } from '../reports.js';
+import { resolveCollection, type CollectionRef } from '../resolve.js';
+import { formatNuggetBank, parseNuggetBank, type BankTopic } from './rag-files.js';
+
+export type { NuggetBank, NuggetBankVersion, StoredNugget };
+
+/** A nugget bank named within a collection, and optionally one of its versions (default: the latest). */
+export interface NuggetBankRef {
+  collection: CollectionRef;
+  bank: string;
+  version?: number;
+}
+
+/** A bank version found: its collection, bank and version. */
+export interface ResolvedBankVersion {
+  collection: Collection;
+  bank: NuggetBank;
+  version: NuggetBankVersion;
+}
+
+/** The collection to store into; created without documents when `create` and absent. */
+export async function collectionForImport(
+  db: Queryable,
+  ref: CollectionRef,
+  create: boolean,
+): Promise<Collection> {
+  if (!create || typeof ref === 'number') return resolveCollection(db, ref);
+  return withTransaction(db, async (trx) => {
+    await lockName(trx, collectionLockName(ref));
+    const found = await getCollectionByName(trx, ref);
+    if (found) return found;
+    checkNewName(ref, 'collection name');
+    return createCollection(trx, { name: ref, description: 'made by assay for RAG evaluation' });
+  });
+}
+
+/** The bank version of `ref`; not_found naming what is missing. */
+export async function resolveBankVersion(
+  db: Queryable,
+  ref: NuggetBankRef,
+): Promise<ResolvedBankVersion> {
+  const collection = await resolveCollection(db, ref.collection);
+  const bank = await findNuggetBank(db, collection.id, ref.bank);
+  if (!bank)
+    throw new PlatformError(
+      'not_found',
+      `no nugget bank ${JSON.stringify(ref.bank)} in collection "${collection.name}"`,
+    );
+  const version = await findNuggetBankVersion(db, bank.id, ref.version);
+  if (!version)
+    throw new PlatformError(
+      'not_found',
+      ref.version === undefined
+        ? `nugget bank "${bank.name}" has no version yet`
+        : `nugget bank "${bank.name}" has no version ${ref.version} (latest: ${bank.latestVersion})`,
+    );
+  return { collection, bank, version };
+}
+
+/** A topic's nuggets to store in a new version. */
+interface VersionTopic {
+  qid: string;
+  extra: JsonObject;
+  nuggets: Array<Omit<NewNugget, 'topicId' | 'position'>>;
+}
+
+/** What a version holds, comparable across versions (text, importance, extra fields, order). */
+function contentKey(
+  topics: ReadonlyArray<{
+    qid: string;
+    extra: JsonObject;
+    nuggets: ReadonlyArray<{ text: string; importance: string; extra?: JsonObject }>;
+  }>,
+): string {
+  return canonicalJson(
+    [...topics]
+      .sort((a, b) => (a.qid < b.qid ? -1 : a.qid > b.qid ? 1 : 0))
+      .map((t) => ({
+        qid: t.qid,
+        extra: t.extra,
+        nuggets: t.nuggets.map((n) => [n.text, n.importance, n.extra ?? {}]),
+      })) as unknown as Record<string, unknown>,
+  );
+}
+
+/** The stored nuggets of a version grouped by topic, in order. */
+function byTopic(nuggets: readonly StoredNugget[]): Map<string, StoredNugget[]> {
+  const out = new Map<string, StoredNugget[]>();
+  for (const n of nuggets) {
+    const list = out.get(n.topicId);
+    if (list) list.push(n);
+    else out.set(n.topicId, [n]);
+  }
+  return out;
+}
+
+/** A version's topics as a bank file holds them. */
+async function versionTopics(db: Queryable, version: NuggetBankVersion): Promise<BankTopic[]> {
+  const grouped = byTopic(await listNuggets(db, version.id));
+  return [...grouped].map(([qid, nuggets]) => ({
+    qid,
+    extra: (version.topics[qid] as JsonObject | undefined) ?? {},
+    nuggets: nuggets.map((n) => ({ text: n.text, importance: n.importance, extra: n.extra })),
+  }));
+}
+
+/** What storing a version did. */
+export interface StoredBankVersion {
+  bank: NuggetBank;
+  version: NuggetBankVersion;
+  /** False when the latest version held the same nuggets already (nothing was written). */
+  created: boolean;
+}
+
+/**
+ * Writes `topics` as the bank's next version (making the bank when absent), in one
+ * transaction; when the latest version holds the same nuggets (same texts, importance,
+ * fields and order, and the same provenance kind) nothing is written and it is returned.
+ */
+async function storeVersion(
+  db: Queryable,
+  collection: Collection,
+  bankName: string,
+  topics: readonly VersionTopic[],
+  provenance: JsonObject,
+  createdBy: Actor | undefined,
+): Promise<StoredBankVersion> {
+  const name = checkNewName(bankName, 'nugget bank name');
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        await lockName(trx, `nugget-bank:${collection.id}:${name}`);
+        let bank = await findNuggetBank(trx, collection.id, name);
+        if (!bank) {
+          await createNuggetBank(trx, {
+            collectionId: collection.id,
+            name,
+            createdBy: createdBy?.id ?? null,
+          });
+          bank = (await findNuggetBank(trx, collection.id, name))!;
+        }
+        const latest = await findNuggetBankVersion(trx, bank.id);
+        if (
+          latest &&
+          latest.provenance.kind === provenance.kind &&
+          contentKey(await versionTopics(trx, latest)) === contentKey(topics)
+        )
+          return { bank, version: latest, created: false };
+        const versionId = await createNuggetBankVersion(trx, {
+          bankId: bank.id,
+          version: (latest?.version ?? 0) + 1,
+          provenance,
+          topics: Object.fromEntries(
+            topics.filter((t) => Object.keys(t.extra).length > 0).map((t) => [t.qid, t.extra]),
+          ),
+          createdBy: createdBy?.id ?? null,
+        });
+        await insertNuggets(
+          trx,
+          versionId,
+          topics.flatMap((t) => t.nuggets.map((n, i) => ({ ...n, topicId: t.qid, position: i }))),
+        );
+        return {
+          bank: (await findNuggetBank(trx, collection.id, name))!,
+          version: (await getNuggetBankVersion(trx, versionId))!,
+          created: true,
+        };
+      }),
+    `the nugget bank ${JSON.stringify(name)} is being written by another request; try again`,
+  );
+}
+
+/** Importing a nugget bank file. */
+export interface ImportNuggetBankInput {
+  collection: CollectionRef;
+  bank: string;
+  /** JSONL `{"qid","nuggets":[{"text","importance",…}]}`; unknown fields are kept. */
+  text: string;
+  file?: string;
+  /** Create the collection (without documents) when there is none of that name. */
+  createCollection?: boolean;
+  createdBy?: Actor;
+}
+
+/**
+ * Stores a nugget bank file as the bank's next version (the bank is made when absent). The
+ * file is read whole first: a bad line fails with `file:line` and nothing is stored.
+ * Importing the same nuggets again writes nothing.
+ */
+export async function importNuggetBank(
+  db: Queryable,
+  input: ImportNuggetBankInput,
+): Promise<StoredBankVersion> {
+  const file = input.file ?? 'nuggets.jsonl';
+  const topics = parseNuggetBank(input.text, file);
+  checkNewName(input.bank, 'nugget bank name');
+  const collection = await collectionForImport(
+    db,
+    input.collection,
+    input.createCollection ?? false,
+  );
+  const at = new Date().toISOString();
+  const by = input.createdBy ? { id: input.createdBy.id, name: input.createdBy.name } : null;
+  return storeVersion(
+    db,
+    collection,
+    input.bank,
+    topics.map((t) => ({
+      qid: t.qid,
+      extra: t.extra,
+      nuggets: t.nuggets.map((n) => ({
+        text: n.text,
+        importance: n.importance,
+        origin: 'imported' as const,
+        extra: n.extra,
+        history: [{ at, by, action: 'imported', file }],
+      })),
+    })),
+    { kind: 'imported', file, ...(by ? { importedBy: by.name } : {}) },
+    input.createdBy,
+  );
+}
+
+/** Stores nuggets an LLM made as the bank's next version (see createNuggetBankWithLlm). */
+export function storeLlmNuggets(
+  db: Queryable,
+  collection: Collection,
+  bank: string,
+  topics: ReadonlyArray<{
+    topicId: string;
+    nuggets: ReadonlyArray<{ text: string; importance: NuggetImportance }>;
+  }>,
+  provenance: JsonObject,
+  createdBy: Actor | undefined,
+): Promise<StoredBankVersion> {
+  const at = new Date().toISOString();
+  return storeVersion(
+    db,
+    collection,
+    bank,
+    topics.map((t) => ({
+      qid: t.topicId,
+      extra: {},
+      nuggets: t.nuggets.map((n) => ({
+        text: n.text,
+        importance: n.importance,
+        origin: 'llm' as const,
+        history: [{ at, by: null, action: 'created by an LLM', model: provenance.model ?? null }],
+      })),
+    })),
+    { ...provenance, kind: 'llm' },
+    createdBy,
+  );
+}
+
+/** A bank version as JSONL, as a bank file holds it (unknown fields as they were imported). */
+export async function exportNuggetBank(db: Queryable, ref: NuggetBankRef): Promise<string> {
+  const { version } = await resolveBankVersion(db, ref);
+  return formatNuggetBank(await versionTopics(db, version));
+}
+
+/** The nugget banks of a collection with their latest version. */
+export async function listCollectionNuggetBanks(
+  db: Queryable,
+  collection: CollectionRef,
+): Promise<Array<NuggetBank & { latest: NuggetBankVersion | null }>> {
+  const c = await resolveCollection(db, collection);
+  const banks = await listNuggetBanks(db, c.id);
+  const out = [];
+  for (const bank of banks)
+    out.push({ ...bank, latest: (await findNuggetBankVersion(db, bank.id)) ?? null });
+  return out;
+}
+
+/** A bank version with every version of the bank and its nuggets (optionally one topic's). */
+export async function nuggetBankDetail(
+  db: Queryable,
+  ref: NuggetBankRef,
+  options: { topic?: string } = {},
+): Promise<
+  ResolvedBankVersion & { versions: NuggetBankVersion[]; nuggets: StoredNugget[]; topics: string[] }
+> {
+  const resolved = await resolveBankVersion(db, ref);
+  const all = await listNuggets(db, resolved.version.id);
+  return {
+    ...resolved,
+    versions: await listNuggetBankVersions(db, resolved.bank.id),
+    topics: [...new Set(all.map((n) => n.topicId))],
+    nuggets: options.topic === undefined ? all : all.filter((n) => n.topicId === options.topic),
+  };
+}
+
+/** Deletes a nugget bank with its versions and the assessment sets made against them. */
+export async function removeNuggetBank(
+  db: Queryable,
+  ref: Omit<NuggetBankRef, 'version'>,
+): Promise<void> {
+  const { bank } = await resolveBankVersion(db, ref);
+  await deleteNuggetBank(db, bank.id);
+}
+
+/** One edit of a bank's nuggets by a person. */
+export type NuggetEdit =
+  | { action: 'add'; topic: string; text: string; importance: NuggetImportance; after?: number }
+  | { action: 'edit'; nugget: number; text?: string; importance?: NuggetImportance }
+  | { action: 'delete'; nugget: number }
+  | { action: 'merge'; nuggets: number[]; text: string; importance?: NuggetImportance }
+  | { action: 'split'; nugget: number; texts: string[] }
+  | { action: 'move'; nugget: number; to: number };
+
+/** What an edit did: the version it went to and the topic's nuggets after it. */
+export interface EditResult {
+  version: NuggetBankVersion;
+  /** True when the edit made a new version (the one edited was frozen). */
+  newVersion: boolean;
+  topic: string;
+  nuggets: StoredNugget[];
+}
+
+function cleanText(text: unknown, what: string): string {
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new PlatformError('invalid_input', `${what} must not be empty`);
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length > 2000)
+    throw new PlatformError('invalid_input', `${what} is longer than 2000 characters`);
+  return t;
+}
+
+function checkImportance(importance: unknown): NuggetImportance {
+  if (importance !== 'vital' && importance !== 'okay')
+    throw new PlatformError('invalid_input', `importance must be "vital" or "okay"`);
+  return importance;
+}
+
+/**
+ * Applies one person's edit to a bank's latest version (`version` must name it, so an edit
+ * made on a page showing an older version is refused as a conflict). When that version is
+ * frozen (an assessment uses it), it is first copied into a new version and the edit goes
+ * there. Every nugget touched records the change (`history`) and is marked edited unless
+ * a person made it; added nuggets have origin `person`. One transaction; edits of one
+ * bank take turns.
+ */
+export async function editNuggetBank(
+  db: Queryable,
+  ref: { collection: CollectionRef; bank: string; version: number },
+  edit: NuggetEdit,
+  actor: Actor,
+): Promise<EditResult> {
+  return withTransaction(db, async (trx) => {
+    const resolved = await resolveBankVersion(trx, { collection: ref.collection, bank: ref.bank });
+    await lockNuggetBank(trx, resolved.bank.id);
+    let version = (await findNuggetBankVersion(trx, resolved.bank.id))!;
+    if (version.version !== ref.version)
+      throw new PlatformError(
+        'conflict',
+        `nugget bank "${resolved.bank.name}" is at version ${version.version}, not ${ref.version}; reload it`,
+      );
+    let idMap = new Map<number, number>();
+    let newVersion = false;
+    if (version.frozen) {
+      const copied = await copyVersion(trx, version, actor);
+      version = copied.version;
+      idMap = copied.ids;
+      newVersion = true;
+    }
+    const id = (n: number) => idMap.get(n) ?? n;
+    const current = await listNuggets(trx, version.id);
+    const find = (n: number) => {
+      const found = current.find((c) => c.id === id(n));
+      if (!found)
+        throw new PlatformError(
+          'not_found',
+          `no nugget ${n} in version ${ref.version} of nugget bank "${resolved.bank.name}"`,
+        );
+      return found;
+    };
+    const at = new Date().toISOString();
+    const by = { id: actor.id, name: actor.name };
+    const note = (n: StoredNugget, entry: Record<string, JsonValue>): JsonValue[] => [
+      ...n.history,
+      { at, by, ...entry },
+    ];
+    let topic: string;
+    let order: number[]; // the topic's nugget ids in order after the edit
+    switch (edit.action) {
+      case 'add': {
+        topic = cleanText(edit.topic, 'the topic');
+        const text = cleanText(edit.text, 'the nugget text');
+        const list = current.filter((n) => n.topicId === topic).map((n) => n.id);
+        await insertNuggets(trx, version.id, [
+          {
+            topicId: topic,
+            position: list.length,
+            text,
+            importance: checkImportance(edit.importance),
+            origin: 'person',
+            history: [{ at, by, action: 'added' }],
+          },
+        ]);
+        const added = (await listNuggets(trx, version.id, { topicId: topic })).find(
+          (n) => !list.includes(n.id),
+        )!;
+        const after = edit.after === undefined ? -1 : list.indexOf(find(edit.after).id);
+        order =
+          edit.after === undefined
+            ? [...list, added.id]
+            : [...list.slice(0, after + 1), added.id, ...list.slice(after + 1)];
+        break;
+      }
+      case 'edit': {
+        const n = find(edit.nugget);
+        topic = n.topicId;
+        const text = edit.text === undefined ? n.text : cleanText(edit.text, 'the nugget text');
+        const importance =
+          edit.importance === undefined ? n.importance : checkImportance(edit.importance);
+        if (text !== n.text || importance !== n.importance)
+          await updateNugget(trx, n.id, {
+            text,
+            importance,
+            edited: n.origin !== 'person' || n.edited,
+            history: note(n, {
+              action: 'edited',
+              ...(text === n.text ? {} : { before: n.text }),
+              ...(importance === n.importance ? {} : { importanceBefore: n.importance }),
+            }),
+          });
+        order = current.filter((c) => c.topicId === topic).map((c) => c.id);
+        break;
+      }
+      case 'delete': {
+        const n = find(edit.nugget);
+        topic = n.topicId;
+        await deleteNuggets(trx, [n.id]);
+        order = current.filter((c) => c.topicId === topic && c.id !== n.id).map((c) => c.id);
+        break;
+      }
+      case 'merge': {
+        if (!Array.isArray(edit.nuggets) || edit.nuggets.length < 2)
+          throw new PlatformError('invalid_input', 'merge needs at least two nuggets');
+        const parts = edit.nuggets.map(find);
+        topic = parts[0]!.topicId;
+        if (parts.some((p) => p.topicId !== topic))
+          throw new PlatformError('invalid_input', 'only nuggets of one topic can be merged');
+        if (new Set(parts.map((p) => p.id)).size !== parts.length)
+          throw new PlatformError('invalid_input', 'a nugget is named twice');
+        const text = cleanText(edit.text, 'the merged text');
+        const importance =
+          edit.importance === undefined
+            ? parts.some((p) => p.importance === 'vital')
+              ? 'vital'
+              : 'okay'
+            : checkImportance(edit.importance);
+        const [keep, ...gone] = parts as [StoredNugget, ...StoredNugget[]];
+        await updateNugget(trx, keep.id, {
+          text,
+          importance,
+          edited: parts.some((p) => p.origin !== 'person') || keep.edited,
+          history: note(keep, { action: 'merged', from: parts.map((p) => p.text) }),
+        });
+        await deleteNuggets(
+          trx,
+          gone.map((g) => g.id),
+        );
+        const goneIds = new Set(gone.map((g) => g.id));
+        order = current.filter((c) => c.topicId === topic && !goneIds.has(c.id)).map((c) => c.id);
+        break;
+      }
+      case 'split': {
+        const n = find(edit.nugget);
+        topic = n.topicId;
+        if (!Array.isArray(edit.texts) || edit.texts.length < 2)
+          throw new PlatformError('invalid_input', 'split needs at least two texts');
+        const texts = edit.texts.map((t, i) => cleanText(t, `part ${i + 1}`));
+        const entry = { action: 'split', from: n.text };
+        await updateNugget(trx, n.id, {
+          text: texts[0]!,
+          edited: n.origin !== 'person' || n.edited,
+          history: note(n, entry),
+        });
+        const before = new Set(current.map((c) => c.id));
+        await insertNuggets(
+          trx,
+          version.id,
+          texts.slice(1).map((text, i) => ({
+            topicId: topic,
+            position: n.position + i + 1,
+            text,
+            importance: n.importance,
+            origin: n.origin,
+            edited: n.origin !== 'person',
+            lineage: n.lineage ?? n.id,
+            extra: n.extra,
+            history: [...n.history, { at, by, ...entry }],
+          })),
+        );
+        const added = (await listNuggets(trx, version.id, { topicId: topic }))
+          .filter((c) => !before.has(c.id))
+          .map((c) => c.id);
+        const list = current.filter((c) => c.topicId === topic).map((c) => c.id);
+        const at0 = list.indexOf(n.id);
+        order = [...list.slice(0, at0 + 1), ...added, ...list.slice(at0 + 1)];
+        break;
+      }
+      case 'move': {
+        const n = find(edit.nugget);
+        topic = n.topicId;
+        const list = current.filter((c) => c.topicId === topic && c.id !== n.id).map((c) => c.id);
+        if (!Number.isSafeInteger(edit.to) || edit.to < 0)
+          throw new PlatformError('invalid_input', 'to must be a position (0, 1, …)');
+        const to = Math.min(edit.to, list.length);
+        order = [...list.slice(0, to), n.id, ...list.slice(to)];
+        await updateNugget(trx, n.id, { history: note(n, { action: 'moved', to }) });
+        break;
+      }
+      default:
+        throw new PlatformError(
+          'invalid_input',
+          `unknown edit ${JSON.stringify((edit as { action?: unknown }).action)}`,
+        );
+    }
+    // Positions follow `order`: 0, 1, 2 … within the topic.
+    const positions = new Map(
+      (await listNuggets(trx, version.id, { topicId: topic })).map((n) => [n.id, n.position]),
+    );
+    for (const [position, nuggetId] of order.entries())
+      if (positions.get(nuggetId) !== position) await updateNugget(trx, nuggetId, { position });
+    return {
+      version: (await getNuggetBankVersion(trx, version.id))!,
+      newVersion,
+      topic,
+      nuggets: await listNuggets(trx, version.id, { topicId: topic }),
+    };
+  });
+}
+
+/** Copies a frozen version into the bank's next one; returns it and old id → new id. */
+async function copyVersion(
+  trx: Queryable,
+  from: NuggetBankVersion,
+  actor: Actor,
+): Promise<{ version: NuggetBankVersion; ids: Map<number, number> }> {
+  const versionId = await createNuggetBankVersion(trx, {
+    bankId: from.bankId,
+    version: from.version + 1,
+    provenance: { kind: 'edited', from: from.version, editedBy: actor.name },
+    topics: from.topics,
+    createdBy: actor.id,
+  });
+  const old = await listNuggets(trx, from.id);
+  await insertNuggets(
+    trx,
+    versionId,
+    old.map((n) => ({
+      topicId: n.topicId,
+      position: n.position,
+      text: n.text,
+      importance: n.importance,
+      origin: n.origin,
+      edited: n.edited,
+      lineage: n.lineage ?? n.id,
+      extra: n.extra,
+      history: n.history,
+    })),
+  );
+  const copies = await listNuggets(trx, versionId);
+  const ids = new Map<number, number>();
+  old.forEach((n, i) => ids.set(n.id, copies[i]!.id));
+  return { version: (await getNuggetBankVersion(trx, versionId))!, ids };
+}
