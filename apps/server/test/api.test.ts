@@ -382,7 +382,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(74);
+      expect(checked).toBe(77);
       expect(await counts(t.db)).toEqual(before);
     });
   });
