@@ -469,8 +469,13 @@ export function setToken(token: string | null): void {
   else storage().setItem(TOKEN_KEY, token);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return (await exchange<T>(method, path, body)).body;
+async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<T> {
+  return (await exchange<T>(method, path, body, token)).body;
 }
 
 /**
@@ -497,9 +502,10 @@ async function exchange<T>(
   method: string,
   path: string,
   body?: unknown,
+  asToken?: string,
 ): Promise<{ body: T; headers: Headers }> {
   const headers: Record<string, string> = {};
-  const token = getToken();
+  const token = asToken ?? getToken();
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
@@ -535,7 +541,8 @@ const enc = encodeURIComponent;
 
 /** Every call the app makes (lists come whole: listAll follows their pages). */
 export const api = {
-  me: () => request<Me>('GET', '/me'),
+  /** Who the stored token (or `token`) signs in. */
+  me: (token?: string) => request<Me>('GET', '/me', undefined, token),
   users: () => listAll<UserSummary>('/users'),
   addUser: (name: string, role: Role) => request<CreatedUser>('POST', '/users', { name, role }),
   issueToken: (id: number) => request<CreatedUser>('POST', `/users/${id}/tokens`),

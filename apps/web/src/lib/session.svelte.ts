@@ -1,14 +1,60 @@
 import { api, getToken, setToken, type Me } from './api';
 
-/** Who is signed in (null: nobody, or not known yet). */
-export const session = $state<{ me: Me | null; checked: boolean }>({ me: null, checked: false });
+/** An invite link's token waiting for the signed-in person to accept or refuse it. */
+export interface PendingInvite {
+  token: string;
+  /** Whom the link signs in (null: the server does not know its token). */
+  who: Me | null;
+}
 
-/** Takes a token from an invite link (`/#token=…`) and removes it from the address bar. */
-export function takeTokenFromLink(): void {
+/** Who is signed in (null: nobody, or not known yet), and an invite link waiting for a yes. */
+export const session = $state<{ me: Me | null; checked: boolean; invite: PendingInvite | null }>({
+  me: null,
+  checked: false,
+  invite: null,
+});
+
+/**
+ * Takes a token from an invite link (`/#token=…`) and removes it from the address bar.
+ * Nobody signed in (or a token the server no longer accepts): the link's token is used.
+ * Someone signed in with another token: nothing changes until they accept the switch
+ * (`session.invite` names who is signed in and whom the link is for).
+ */
+export async function takeTokenFromLink(): Promise<void> {
   const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
   if (!match) return;
-  setToken(decodeURIComponent(match[1]!));
   history.replaceState(null, '', location.pathname + location.search);
+  const token = decodeURIComponent(match[1]!).trim();
+  if (!token || token === getToken()) return;
+  if (!session.me) {
+    setToken(token);
+    await refreshSession();
+    return;
+  }
+  let who: Me | null = null;
+  try {
+    who = await api.me(token);
+  } catch {
+    who = null;
+  }
+  session.invite = { token, who };
+}
+
+/**
+ * Switches to the invite link's account (the earlier token is forgotten on this device)
+ * and opens the start page as that person.
+ */
+export function acceptInvite(): void {
+  const invite = session.invite;
+  if (!invite) return;
+  session.invite = null;
+  setToken(invite.token);
+  location.assign('/');
+}
+
+/** Keeps the signed-in account and forgets the invite link's token. */
+export function declineInvite(): void {
+  session.invite = null;
 }
 
 /** Checks the stored token with the server. */
