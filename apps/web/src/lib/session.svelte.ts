@@ -1,4 +1,4 @@
-import { api, getToken, setToken, type Me } from './api';
+import { api, ApiError, getToken, setToken, type Me } from './api';
 
 /** An invite link's token waiting for the signed-in person to accept or refuse it. */
 export interface PendingInvite {
@@ -14,6 +14,23 @@ export const session = $state<{ me: Me | null; checked: boolean; invite: Pending
   invite: null,
 });
 
+/** The token of an invite link in the address (removed from it), or null. */
+function linkToken(): string | null {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (!match) return null;
+  history.replaceState(null, '', location.pathname + location.search);
+  return decodeURIComponent(match[1]!).trim() || null;
+}
+
+/** Who a token signs in: the person, null when the server refuses it, undefined when unsure. */
+async function whoIs(token?: string): Promise<Me | null | undefined> {
+  try {
+    return await api.me(token);
+  } catch (error) {
+    return error instanceof ApiError && error.status === 401 ? null : undefined;
+  }
+}
+
 /**
  * Takes a token from an invite link (`/#token=…`) and removes it from the address bar.
  * Nobody signed in (or a token the server no longer accepts): the link's token is used.
@@ -21,23 +38,34 @@ export const session = $state<{ me: Me | null; checked: boolean; invite: Pending
  * (`session.invite` names who is signed in and whom the link is for).
  */
 export async function takeTokenFromLink(): Promise<void> {
-  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-  if (!match) return;
-  history.replaceState(null, '', location.pathname + location.search);
-  const token = decodeURIComponent(match[1]!).trim();
+  const token = linkToken();
   if (!token || token === getToken()) return;
   if (!session.me) {
     setToken(token);
-    await refreshSession();
+    session.me = (await whoIs()) ?? null;
     return;
   }
-  let who: Me | null = null;
-  try {
-    who = await api.me(token);
-  } catch {
-    who = null;
+  session.invite = { token, who: (await whoIs(token)) ?? null };
+}
+
+/**
+ * The first check of a page load: who the stored token signs in, and an invite link's
+ * token taken (or, when someone is signed in, put to them); `session.checked` is set only
+ * when both are known, so pages start with the token they will use.
+ */
+export async function startSession(): Promise<void> {
+  const token = linkToken();
+  const stored = getToken();
+  if (token && (!stored || token === stored)) setToken(token);
+  session.me = getToken() ? ((await whoIs()) ?? null) : null;
+  if (token && token !== getToken()) {
+    if (session.me) session.invite = { token, who: (await whoIs(token)) ?? null };
+    else {
+      setToken(token);
+      session.me = (await whoIs()) ?? null;
+    }
   }
-  session.invite = { token, who };
+  session.checked = true;
 }
 
 /**
