@@ -146,6 +146,8 @@ forEachDatabase('assay API', (t) => {
           'DELETE /api/response-sets/{responseSet}',
           'POST /api/response-sets/{responseSet}/score-sets',
           'POST /api/response-sets/{responseSet}/score-sets/import',
+          'GET /api/response-sets/{responseSet}/hand-scores',
+          'PUT /api/response-sets/{responseSet}/hand-scores',
           'GET /api/score-sets/{id}',
           'GET /api/score-sets/{id}/report',
           'GET /api/score-sets/{id}/position-swap/{other}',
@@ -363,6 +365,9 @@ forEachDatabase('assay API', (t) => {
           // and so does labelling RAG answers (apps/server/test/rag.test.ts).
           if (/^\/api\/(me|users|campaigns)|\/campaigns$/.test(path)) continue;
           if (/^\/api\/assessment-sets\/\{id\}\/(answer|labels|undo)$/.test(path)) continue;
+          // Hand scores are each admin's own, read and written by admins only
+          // (apps/server/test/hand-scores.test.ts).
+          if (/\/hand-scores$/.test(path)) continue;
           // Every computation over stored labels (evaluations, pools, estimates, judge reports)
           // is for admins: label sets are not for annotators, and pools plan judging.
           const readOnly = method === 'get';

@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { fromCompareJson } from '../src/lib/api.js';
+import { ApiError, failureOf, fromCompareJson } from '../src/lib/api.js';
 import { highlight, queryTerms } from '../src/lib/highlight.js';
 import {
-  enqueueLabel,
-  flushLabels,
-  pendingLabels,
+  handScoreOutbox,
+  labelOutbox,
+  refusedJson,
+  refusedLabelsCsv,
   type KeyValueStore,
   type PendingLabel,
 } from '../src/lib/outbox.js';
@@ -45,52 +46,115 @@ describe('outbox', () => {
     grade,
     seconds: 1,
   });
+  const offline = new ApiError('network', 'the server cannot be reached', 0);
+  const revoked = new ApiError('unauthorized', 'unknown or revoked token', 401);
+  const gone = new ApiError('not_found', 'no item 7 of yours in campaign 1', 404);
 
   it('keeps labels until the server confirms them, in order', async () => {
-    enqueueLabel(label(1, 2));
-    enqueueLabel(label(2, 0));
-    enqueueLabel(label(1, 3)); // a newer grade of item 1 replaces the queued one
-    expect(pendingLabels(1).map((l) => [l.item, l.grade])).toEqual([
+    const outbox = labelOutbox(1);
+    outbox.enqueue(label(1, 2));
+    outbox.enqueue(label(2, 0));
+    outbox.enqueue(label(1, 3)); // a newer grade of item 1 replaces the queued one
+    expect(outbox.pending().map((l) => [l.item, l.grade])).toEqual([
       [2, 0],
       [1, 3],
     ]);
-    const offline = new Error('network');
     const sent: number[] = [];
     // The connection drops after the first label: the second stays queued.
     let calls = 0;
-    const first = await flushLabels(
-      1,
-      async (l) => {
-        if (calls++ > 0) throw offline;
-        sent.push(l.item);
-      },
-      (e) => e === offline,
-    );
-    expect(first).toEqual({ sent: 1, left: 1 });
-    expect(pendingLabels(1).map((l) => l.item)).toEqual([1]);
-    const second = await flushLabels(
-      1,
-      async (l) => void sent.push(l.item),
-      () => true,
-    );
-    expect(second).toEqual({ sent: 1, left: 0 });
+    const first = await outbox.flush(async (l) => {
+      if (calls++ > 0) throw offline;
+      sent.push(l.item);
+    }, failureOf);
+    expect(first).toEqual({ sent: 1, left: 1, refused: 0, stopped: 'offline' });
+    expect(
+      labelOutbox(1)
+        .pending()
+        .map((l) => l.item),
+    ).toEqual([1]);
+    const second = await outbox.flush(async (l) => void sent.push(l.item), failureOf);
+    expect(second).toEqual({ sent: 1, left: 0, refused: 0, stopped: null });
     expect(sent).toEqual([2, 1]);
-    expect(pendingLabels(1)).toEqual([]);
+    expect(outbox.pending()).toEqual([]);
   });
 
-  it('drops a label the server refuses for good and reports it', async () => {
-    enqueueLabel(label(7, 9));
-    const refused: number[] = [];
-    const result = await flushLabels(
-      1,
-      async () => {
-        throw new Error('invalid');
-      },
-      () => false,
-      (l) => refused.push(l.item),
-    );
-    expect(result).toEqual({ sent: 0, left: 0 });
-    expect(refused).toEqual([7]);
+  it('keeps every label while the token is refused (401), and sends them after a new sign-in', async () => {
+    const outbox = labelOutbox(1);
+    for (const [item, grade] of [
+      [1, 0],
+      [2, 1],
+      [3, 2],
+    ] as const)
+      outbox.enqueue(label(item, grade));
+    const result = await outbox.flush(async () => {
+      throw revoked;
+    }, failureOf);
+    expect(result).toEqual({ sent: 0, left: 3, refused: 0, stopped: 'signed-out' });
+    // A reload reads the same queue from storage.
+    expect(
+      labelOutbox(1)
+        .pending()
+        .map((l) => l.item),
+    ).toEqual([1, 2, 3]);
+    expect(outbox.refused()).toEqual([]);
+    const sent: number[] = [];
+    expect(await outbox.flush(async (l) => void sent.push(l.item), failureOf)).toMatchObject({
+      sent: 3,
+      left: 0,
+    });
+    expect(sent).toEqual([1, 2, 3]);
+  });
+
+  it('sets a label refused for good apart with the reason, sends the rest, and exports it', async () => {
+    const outbox = labelOutbox(1);
+    outbox.enqueue(label(7, 2));
+    outbox.enqueue(label(8, 1));
+    const sent: number[] = [];
+    const result = await outbox.flush(async (l) => {
+      if (l.item === 7) throw gone;
+      sent.push(l.item);
+    }, failureOf);
+    expect(result).toEqual({ sent: 1, left: 0, refused: 1, stopped: null });
+    expect(sent).toEqual([8]);
+    const refused = labelOutbox(1).refused();
+    expect(refused.map((r) => [r.entry.item, r.reason])).toEqual([
+      [7, { status: 404, code: 'not_found', message: 'no item 7 of yours in campaign 1' }],
+    ]);
+    const csv = refusedLabelsCsv(refused).split('\n');
+    expect(csv[0]).toBe('campaign,item,grade,seconds,status,code,reason,refused_at');
+    expect(csv[1]).toBe(`1,7,2,1,404,not_found,no item 7 of yours in campaign 1,${refused[0]!.at}`);
+    expect(JSON.parse(refusedJson(refused))).toEqual(refused);
+    outbox.discardRefused();
+    expect(outbox.refused()).toEqual([]);
+  });
+
+  it('retries what may succeed later: 5xx, 409, 429 and a lost connection', () => {
+    for (const status of [500, 503, 409, 429])
+      expect(failureOf(new ApiError('x', 'x', status))).toEqual({ kind: 'offline' });
+    expect(failureOf(offline)).toEqual({ kind: 'offline' });
+    expect(failureOf(revoked)).toEqual({ kind: 'signed-out' });
+    expect(failureOf(new ApiError('forbidden', 'admins only', 403))).toEqual({
+      kind: 'refused',
+      reason: { status: 403, code: 'forbidden', message: 'admins only' },
+    });
+  });
+
+  it('keeps hand scores per criterion of an answer, a newer grade replacing the queued one', () => {
+    const outbox = handScoreOutbox();
+    const score = { responseSet: 'rs', judge: 'answer-quality', topic: 'q1', system: 'a' };
+    outbox.enqueue({ ...score, criterion: 'novelty', grade: 1 });
+    outbox.enqueue({ ...score, criterion: 'completeness', grade: 2 });
+    outbox.enqueue({ ...score, criterion: 'novelty', grade: 4 });
+    outbox.enqueue({ ...score, system: 'b', criterion: 'novelty', grade: 0 });
+    expect(
+      handScoreOutbox()
+        .pending()
+        .map((s) => [s.system, s.criterion, s.grade]),
+    ).toEqual([
+      ['a', 'completeness', 2],
+      ['a', 'novelty', 4],
+      ['b', 'novelty', 0],
+    ]);
   });
 });
 

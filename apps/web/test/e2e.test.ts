@@ -84,7 +84,8 @@ const RESPONSES =
   ]
     .map((r) => JSON.stringify(r))
     .join('\n') + '\n';
-// The LLM's grades (informativeness, correctness) of each answer, with a justification.
+// The LLM's grades (informativeness, completeness) of each answer, with a justification;
+// novelty and actionability are 2 throughout.
 const LLM_GRADES: Record<string, [number, number]> = {
   'q1 a': [4, 5],
   'q1 b': [1, 2],
@@ -95,13 +96,13 @@ const LLM_GRADES: Record<string, [number, number]> = {
 };
 const LLM_SCORES =
   Object.entries(LLM_GRADES)
-    .map(([key, [informativeness, correctness]]) => {
+    .map(([key, [informativeness, completeness]]) => {
       const [topic, system] = key.split(' ');
       return JSON.stringify({
         topic,
         system,
         trial: 1,
-        scores: { informativeness, correctness },
+        scores: { informativeness, completeness, novelty: 2, actionability: 2 },
         justification: `judge note on ${key} ${XSS}`,
       });
     })
@@ -384,18 +385,12 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
     )?.[1];
     expect(scripts).toMatch(/^'self'( 'sha256-[A-Za-z0-9+/=]+')*$/);
   }, 240_000);
-  it('shows answers side by side, lets a person score them with the keyboard, shows agreement', async () => {
+  it('keeps hand scores across a reload, with no machine score set, machine scores hidden unless asked', async () => {
     const created = await call('POST', '/response-sets', ADMIN, {
       name: 'flutter-answers',
       responses: RESPONSES,
     });
     expect(created.status).toBe(201);
-    const imported = await call('POST', '/response-sets/flutter-answers/score-sets/import', ADMIN, {
-      name: 'llm',
-      scores: LLM_SCORES,
-      judge: 'answer-quality',
-    });
-    expect(imported.status).toBe(201);
 
     const admin = await signedIn(ADMIN, '/admin/answers');
     let alerted = false;
@@ -405,35 +400,111 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
     });
     await admin.getByRole('link', { name: 'flutter-answers' }).click();
     await admin.getByText('6 answers of 3 systems to 2 topics.').waitFor();
-    // Topic q1 with the LLM's scores: every system's answer, grade and justification.
+    await admin.getByText('No score sets yet.').waitFor();
     const answerOf = (system: string) =>
       admin.getByRole('article', { name: `answer of ${system}` });
-    await answerOf('a').getByText('judge note on q1 a').waitFor();
-    await expect(answerOf('b').locator('dd').allTextContents()).resolves.toEqual(['1', '2']);
-    // Markup in an answer and in a justification is shown as characters.
+    // Markup in an answer is shown as characters.
     const c = answerOf('c');
     expect(await c.getByTestId('answer').textContent()).toBe(`Flutter ${XSS} happens.`);
     expect(await c.locator('img').count()).toBe(0);
-    await admin.screenshot({ path: join(shots, 'answers-side-by-side.png'), fullPage: true });
 
-    // A person scores systems a and b on both criteria with the keyboard only: focus a
-    // criterion's grade 0, then the arrow keys move the choice along 0–5.
-    const human: Record<string, [number, number]> = { a: [4, 4], b: [1, 3] };
+    // With no machine score set, the person scores on answer-quality's rubric; each grade
+    // is stored as it is given.
+    const radio = (system: string, criterion: string, grade: number) =>
+      answerOf(system)
+        .getByRole('radiogroup', { name: `${criterion} of ${system}` })
+        .getByRole('radio', { name: `${criterion} ${grade}` });
+    await radio('a', 'informativeness', 4).check();
+    await radio('a', 'novelty', 1).check();
+    await radio('b', 'completeness', 0).check();
+    await radio('a', 'novelty', 3).check(); // changed: the newer grade is stored
+    await admin.getByText('Every hand score shown is saved.').waitFor();
+    const storedScores = async () =>
+      (
+        (await (
+          await call(
+            'GET',
+            '/response-sets/flutter-answers/hand-scores?judge=answer-quality',
+            ADMIN,
+          )
+        ).json()) as {
+          scores: Array<{ topicId: string; system: string; criterion: string; grade: number }>;
+        }
+      ).scores.map((s) => [s.topicId, s.system, s.criterion, s.grade]);
+    expect(await storedScores()).toEqual([
+      ['q1', 'a', 'informativeness', 4],
+      ['q1', 'a', 'novelty', 3],
+      ['q1', 'b', 'completeness', 0],
+    ]);
+
+    // A reload, and a visit to another topic and back, show exactly what is stored.
+    await admin.reload();
+    await admin.getByText('Every hand score shown is saved.').waitFor();
+    const checkedOf = async () => {
+      const checked: string[] = [];
+      for (const system of ['a', 'b', 'c'])
+        for (const criterion of ['informativeness', 'completeness', 'novelty', 'actionability'])
+          for (let g = 0; g <= 5; g++)
+            if (await radio(system, criterion, g).isChecked())
+              checked.push(`${system} ${criterion} ${g}`);
+      return checked;
+    };
+    await expect(checkedOf()).resolves.toEqual([
+      'a informativeness 4',
+      'a novelty 3',
+      'b completeness 0',
+    ]);
+    await admin.getByLabel('Topic').selectOption('q2');
+    await admin.getByText('A thin pressure jump.').waitFor();
+    await admin.getByLabel('Topic').selectOption('q1');
+    await admin.getByText('Aeroelastic coupling.').waitFor();
+    await expect(checkedOf()).resolves.toEqual([
+      'a informativeness 4',
+      'a novelty 3',
+      'b completeness 0',
+    ]);
+
+    // The LLM's scores arrive; while the person scores they stay hidden until asked for.
+    const imported = await call('POST', '/response-sets/flutter-answers/score-sets/import', ADMIN, {
+      name: 'llm',
+      scores: LLM_SCORES,
+      judge: 'answer-quality',
+    });
+    expect(imported.status).toBe(201);
+    await admin.reload();
+    await admin.getByRole('cell', { name: 'llm', exact: true }).waitFor();
+    await answerOf('a').getByText('Aeroelastic coupling.').waitFor();
+    expect(await admin.getByText('judge note on q1 a').count()).toBe(0);
+    expect(await answerOf('b').locator('dd').count()).toBe(0);
+    await admin.getByLabel(/Show machine scores/).check();
+    await answerOf('a').getByText('judge note on q1 a').waitFor();
+    await expect(answerOf('b').locator('dd').allTextContents()).resolves.toEqual([
+      '1',
+      '2',
+      '2',
+      '2',
+    ]);
+    await admin.screenshot({ path: join(shots, 'answers-side-by-side.png'), fullPage: true });
+    await admin.getByLabel(/Show machine scores/).uncheck();
+
+    // The person finishes systems a and b with the keyboard only: focus a criterion's
+    // grade 0, then the arrow keys move the choice along 0–5.
+    const human: Record<string, number[]> = { a: [4, 4, 2, 2], b: [1, 3, 2, 2] };
+    const criteria = ['informativeness', 'completeness', 'novelty', 'actionability'];
     for (const [system, grades] of Object.entries(human)) {
-      const criteria = ['informativeness', 'correctness'];
-      for (let k = 0; k < 2; k++) {
-        const group = admin.getByRole('radiogroup', { name: `${criteria[k]} of ${system}` });
-        await group.getByRole('radio', { name: `${criteria[k]} 0` }).focus();
+      for (let k = 0; k < criteria.length; k++) {
+        await radio(system, criteria[k]!, 0).focus();
         await admin.keyboard.press('Space');
         for (let i = 0; i < grades[k]!; i++) await admin.keyboard.press('ArrowRight');
-        await expect(
-          group.getByRole('radio', { name: `${criteria[k]} ${grades[k]}` }).isChecked(),
-        ).resolves.toBe(true);
+        await expect(radio(system, criteria[k]!, grades[k]!).isChecked()).resolves.toBe(true);
       }
     }
-    await admin.getByText('2 answers fully scored').waitFor();
+    await admin.getByText('Every hand score shown is saved.').waitFor();
+    await admin.getByText('2 answers are scored on every criterion').waitFor();
+    await admin.reload();
+    await admin.getByText('2 answers are scored on every criterion').waitFor();
     await admin.getByLabel('Score set name').fill('people');
-    await admin.keyboard.press('Enter');
+    await admin.getByRole('button', { name: 'Store as a score set' }).click();
     await admin.getByRole('status').getByText('Saved 2 answers as score set “people”.').waitFor();
 
     // The stored score set holds exactly the grades the person gave.
@@ -445,16 +516,14 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
       rows: Array<{ topicId: string; system: string; scores: Record<string, number> }>;
     };
     expect(
-      stored.rows
-        .map((r) => [r.topicId, r.system, r.scores.informativeness, r.scores.correctness])
-        .sort(),
+      stored.rows.map((r) => [r.topicId, r.system, ...criteria.map((c) => r.scores[c])]).sort(),
     ).toEqual([
-      ['q1', 'a', 4, 4],
-      ['q1', 'b', 1, 3],
+      ['q1', 'a', 4, 4, 2, 2],
+      ['q1', 'b', 1, 3, 2, 2],
     ]);
 
     // Judge vs person over the two answers both scored: informativeness (4, 1) against
-    // (4, 1) agrees exactly on both, exact agreement 1; correctness (5, 2) against (4, 3)
+    // (4, 1) agrees exactly on both, exact agreement 1; completeness (5, 2) against (4, 3)
     // on neither, 0.
     await admin.getByRole('img', { name: 'Agreement of llm and people per criterion' }).waitFor();
     const table = admin.getByRole('table', { name: 'agreement per criterion' });
@@ -462,7 +531,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
       table.getByRole('row').filter({ hasText: 'informativeness' }).locator('td').allTextContents(),
     ).resolves.toEqual(expect.arrayContaining(['informativeness', '2', '1.0000']));
     await expect(
-      table.getByRole('row').filter({ hasText: 'correctness' }).locator('td').nth(2).textContent(),
+      table.getByRole('row').filter({ hasText: 'completeness' }).locator('td').nth(2).textContent(),
     ).resolves.toBe('0.0000');
 
     // The report of the LLM's score set: win-rate bars per criterion and means.
@@ -476,5 +545,169 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium'
     ).resolves.toMatch(/^4\.50 \[/);
     await admin.screenshot({ path: join(shots, 'answers-agreement-report.png'), fullPage: true });
     expect(alerted).toBe(false);
+  }, 240_000);
+
+  it('keeps a label given after the token was revoked, sends it after a new sign-in, loses none', async () => {
+    const added = await call('POST', '/users', ADMIN, { name: 'cy', role: 'annotator' });
+    expect(added.status).toBe(201);
+    const cy = (await added.json()) as { id: number; token: string };
+    const items = ['d1', 'd2', 'd3', 'd5', 'd6', 'd7'].map((docno, i) => ({
+      topic: i < 3 ? '1' : '2',
+      docno,
+    }));
+    const made = await call('POST', '/collections/aero/campaigns', ADMIN, {
+      name: 'revoked',
+      items,
+      judge: 'graded-0-3',
+      annotators: ['cy'],
+    });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: number };
+
+    const page = await signedIn(cy.token, `/annotate/${id}`);
+    await page.getByText('Progress: 0 of 6').waitFor();
+    await page.keyboard.press('1');
+    await page.getByText('Progress: 1 of 6').waitFor();
+    // The admin revokes Cy's tokens; her next grade is refused with 401 and kept.
+    expect((await call('POST', `/users/${cy.id}/revoke`, ADMIN)).status).toBe(200);
+    await page.keyboard.press('2');
+    const waiting = page.getByRole('region', { name: 'labels not saved' });
+    await waiting.getByText('1 label not saved: sign in again to send it').waitFor();
+    await page.getByRole('region', { name: 'sign in again' }).waitFor();
+    // Keys say why they do nothing now.
+    await page.keyboard.press('3');
+    await page.getByText('Grade 3 ignored: sign in again first').waitFor();
+    // A reload keeps the label and the sign-in screen; it never sits on "Saving…".
+    await page.reload();
+    await waiting.getByText('1 label not saved: sign in again to send it').waitFor();
+    await page.getByRole('region', { name: 'sign in again' }).waitFor();
+    expect(await page.getByText('Saving…').count()).toBe(0);
+    await page.screenshot({ path: join(shots, 'annotate-signed-out.png'), fullPage: true });
+    // Someone else's token is not taken for Cy's label.
+    await page.getByLabel('API token').fill(ADMIN);
+    await page.getByRole('button', { name: 'Sign in and send' }).click();
+    await page.getByText(/That token is admin's; what waits here was given by cy/).waitFor();
+    // A new token of Cy's sends it.
+    const issued = await call('POST', `/users/${cy.id}/tokens`, ADMIN);
+    expect(issued.status).toBe(201);
+    const { token: fresh } = (await issued.json()) as { token: string };
+    await page.getByLabel('API token').fill(fresh);
+    await page.getByRole('button', { name: 'Sign in and send' }).click();
+    await page.getByText('Progress: 2 of 6').waitFor();
+    await page.getByText('All labels saved.').waitFor();
+    await page.keyboard.press('0');
+    await page.getByText('Progress: 3 of 6').waitFor();
+
+    // Stored: the three grades she gave, 1, 2 and 0, in the order given (items are served
+    // in order), none lost.
+    const labels = (await (
+      await call('GET', `/collections/aero/label-sets/revoked/labels`, ADMIN)
+    ).json()) as Array<{ topicId: string; docId: string; grade: number }>;
+    const given = labels.map((l) => [l.topicId, l.docId, l.grade]).sort();
+    expect(given).toHaveLength(3);
+    expect(given.map((l) => l[2]).sort()).toEqual([0, 1, 2]);
+    const campaign = (await (await call('GET', `/campaigns/${id}`, ADMIN)).json()) as {
+      annotators: Array<{ name: string; done: number }>;
+    };
+    expect(campaign.annotators.find((a) => a.name === 'cy')?.done).toBe(3);
+  }, 240_000);
+
+  it('shows a clear page for a bad labelling address and for admin pages out of reach', async () => {
+    const added = await call('POST', '/users', ADMIN, { name: 'dee', role: 'annotator' });
+    const dee = (await added.json()) as { token: string };
+    const page = await signedIn(dee.token, '/annotate/abc');
+    await page.getByTestId('missing').getByText('"abc" is not a campaign').waitFor();
+    await page.goto(`${base}/annotate/999`);
+    await page
+      .getByTestId('missing')
+      .getByText('There is no campaign 999 with items for you')
+      .waitFor();
+    // A campaign of other people's: the same page.
+    const others = (await (
+      await call('GET', '/collections/aero/campaigns', ADMIN)
+    ).json()) as Array<{
+      id: number;
+      name: string;
+    }>;
+    const revoked = others.find((c) => c.name === 'revoked')!;
+    await page.goto(`${base}/annotate/${revoked.id}`);
+    await page
+      .getByTestId('missing')
+      .getByText(`There is no campaign ${revoked.id} with items for you`)
+      .waitFor();
+    expect(await page.getByText('Saving…').count()).toBe(0);
+    expect(
+      await page
+        .getByRole('button')
+        .filter({ hasText: /^\d – / })
+        .count(),
+    ).toBe(0);
+
+    // An annotator on an admin page: one message, no admin requests.
+    const requests: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/')) requests.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${base}/admin/collections/aero`);
+    await page
+      .getByText('These pages are for admins; you are signed in as dee (annotator).')
+      .waitFor();
+    expect(requests.filter((r) => r !== '/api/me')).toEqual([]);
+
+    // An admin on an unknown collection: one message, and the page stops refreshing.
+    const admin = await signedIn(ADMIN, '/admin/collections/nope');
+    const asked: string[] = [];
+    admin.on('request', (r) => {
+      if (r.url().includes('/judge-jobs')) asked.push(r.url());
+    });
+    await admin.getByRole('alert').getByText('no collection').waitFor();
+    // Three refresh periods later (3 s each) nothing more was asked for.
+    await admin.waitForTimeout(9_500);
+    expect(asked.length).toBeLessThanOrEqual(1);
+    expect(await admin.getByRole('alert').count()).toBe(1);
+  }, 240_000);
+
+  it('asks before an invite link replaces the signed-in account', async () => {
+    const added = await call('POST', '/users', ADMIN, { name: 'eve', role: 'annotator' });
+    const eve = (await added.json()) as { token: string };
+    const page = await signedIn(ADMIN, '/');
+    await page.getByText('admin (admin)').waitFor();
+    // The token the page keeps (read in the browser, whose globals the test does not type).
+    const token = () =>
+      page.evaluate(() =>
+        (
+          globalThis as unknown as { localStorage: { getItem(k: string): string | null } }
+        ).localStorage.getItem('assay.token'),
+      );
+    await page.goto(`${base}/#token=${encodeURIComponent(eve.token)}`);
+    const ask = page.getByRole('dialog', { name: 'switch account' });
+    await ask.getByText('You are signed in as admin (admin).').waitFor();
+    await ask.getByText('This invite link signs in eve (annotator).').waitFor();
+    // The token left the address bar, and nothing changed yet.
+    expect(page.url()).toBe(`${base}/`);
+    expect(await token()).toBe(ADMIN);
+    await page.screenshot({ path: join(shots, 'invite-confirm.png'), fullPage: true });
+    await ask.getByRole('button', { name: 'Stay admin' }).click();
+    await ask.waitFor({ state: 'detached' });
+    expect(await token()).toBe(ADMIN);
+    await page.reload();
+    await page.getByText('admin (admin)').waitFor();
+
+    // A link whose token the server does not know cannot switch.
+    await page.goto(`${base}/#token=assay_not-a-real-token-000000000000`);
+    await ask.getByText("The server does not accept this invite link's token").waitFor();
+    expect(await ask.getByRole('button', { name: /^Switch to/ }).count()).toBe(0);
+    await ask.getByRole('button', { name: 'Stay admin' }).click();
+    expect(await token()).toBe(ADMIN);
+
+    // Accepting switches.
+    await page.goto(`${base}/#token=${encodeURIComponent(eve.token)}`);
+    await ask.getByRole('button', { name: 'Switch to eve' }).click();
+    await page.getByText('eve (annotator)').waitFor();
+    expect(await token()).toBe(eve.token);
+
+    // Signed out, a link signs in at once, as before.
+    const fresh = await signedIn(eve.token, '/');
+    await fresh.getByText('eve (annotator)').waitFor();
   }, 240_000);
 });

@@ -50,3 +50,15 @@ export interface AnswerScoresTable {
   error: string | null;
   raw: string | null;
 }
+
+/** Table `hand_scores`: one grade a person gave one criterion of an answer. */
+export interface HandScoresTable {
+  response_set_id: number;
+  user_id: number;
+  judge_id: string;
+  topic_id: string;
+  system: string;
+  criterion: string;
+  grade: number;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}

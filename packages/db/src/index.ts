@@ -283,10 +283,14 @@ export {
   insertAnswerScores,
   insertResponses,
   listAnswerScores,
+  listHandScores,
   listResponses,
   listResponseSets,
   listScoreSets,
+  saveHandScore,
   type AnswerScoreRow,
+  type HandScore,
+  type HandScorer,
   type NewResponse,
   type NewResponseSet,
   type NewScoreSet,
@@ -347,6 +351,7 @@ export type { AssessmentKind, AssessmentMode, Assessor, NuggetOrigin } from './r
 /** Tables of answer-quality evaluation. */
 export type {
   AnswerScoresTable,
+  HandScoresTable,
   ResponseSetsTable,
   ResponsesTable,
   ScoreSetMode,

@@ -8,6 +8,7 @@ import type {
 } from 'kysely';
 import type {
   AnswerScoresTable,
+  HandScoresTable,
   ResponseSetsTable,
   ResponsesTable,
   ScoreSetsTable,
@@ -334,6 +335,7 @@ export interface Database {
   responses: ResponsesTable;
   score_sets: ScoreSetsTable;
   answer_scores: AnswerScoresTable;
+  hand_scores: HandScoresTable;
   nugget_banks: NuggetBanksTable;
   nugget_bank_versions: NuggetBankVersionsTable;
   nuggets: NuggetsTable;

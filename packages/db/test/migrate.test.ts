@@ -19,6 +19,7 @@ const EXPECTED_TABLES = [
   'campaigns',
   'collections',
   'documents',
+  'hand_scores',
   'judge_jobs',
   'judge_tasks',
   'label_revisions',

@@ -1,7 +1,9 @@
 import {
   answerJudgeTemplate,
   DbCallStore,
+  getHandScores,
   getResponseSetDetail,
+  giveHandScore,
   hasJudgeEndpoint,
   importResponseSet,
   importScoreSet,
@@ -10,6 +12,7 @@ import {
   SMALL_PAGE,
   removeResponseSet,
   scoreResponseSet,
+  type HandScore,
   type ResponseSet,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -53,6 +56,49 @@ const ResponseSetParam = z.object({
 });
 
 const Name = z.string().trim().min(1).max(200);
+
+const JudgeId = z.string().min(1).max(200).openapi({ example: 'answer-quality' });
+
+const HandScoresQuery = z.object({
+  judge: JudgeId.openapi({ description: 'the judge template whose criteria are scored' }),
+  topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
+});
+
+const HandScoreSchema = z
+  .object({
+    topicId: z.string(),
+    system: z.string(),
+    criterion: z.string(),
+    grade: z.number().int(),
+    updatedAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('HandScore');
+
+const HandScoresSchema = z.object({
+  responseSet: z.object({ id: z.number().int(), name: z.string() }),
+  rubric: z.object({
+    judgeId: z.string(),
+    description: z.string(),
+    criteria: z.array(z.string()),
+    scale: z.object({ min: z.number().int(), max: z.number().int() }),
+    instructions: z.string(),
+  }),
+  scores: z.array(HandScoreSchema),
+});
+
+const HandScoreBody = z
+  .object({
+    judge: JudgeId,
+    topic: z.string().min(1).max(1000),
+    system: z.string().min(1).max(1000),
+    criterion: z.string().min(1).max(200),
+    grade: z.number().int(),
+  })
+  .strict();
+
+function presentHandScore(s: HandScore) {
+  return { ...s, updatedAt: s.updatedAt.toISOString() };
+}
 const Jsonl = z
   .string()
   .min(1)
@@ -285,5 +331,56 @@ export const responseSets = createRouter()
         createdBy: c.var.user,
       });
       return c.json(presentScoreSet(set), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{responseSet}/hand-scores',
+      tags: ['answers'],
+      summary: 'Your hand scores of the answers under a judge template, as stored',
+      ...adminOnly,
+      description:
+        'The grades the calling user gave, one per (topic, system, criterion), with the ' +
+        'rubric they are given on: the criteria, scale and instructions of the judge template ' +
+        '(no machine score set needed).',
+      request: { params: ResponseSetParam, query: HandScoresQuery },
+      responses: { 200: json('the stored hand scores', HandScoresSchema), ...readErrors },
+    }),
+    async (c) => {
+      const { judge, topic } = c.req.valid('query');
+      const result = await getHandScores(
+        c.var.db,
+        c.req.valid('param').responseSet,
+        judge,
+        c.var.user,
+        topic === undefined ? {} : { topic },
+      );
+      return c.json({ ...result, scores: result.scores.map(presentHandScore) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/{responseSet}/hand-scores',
+      tags: ['answers'],
+      summary: 'Store one hand score (a criterion of an answer); a newer grade replaces it',
+      ...adminOnly,
+      request: {
+        params: ResponseSetParam,
+        body: { required: true, content: { 'application/json': { schema: HandScoreBody } } },
+      },
+      responses: { 200: json('the hand score as stored', HandScoreSchema), ...writeErrors },
+    }),
+    async (c) => {
+      const { judge, ...score } = c.req.valid('json');
+      const stored = await giveHandScore(
+        c.var.db,
+        c.req.valid('param').responseSet,
+        judge,
+        c.var.user,
+        score,
+      );
+      return c.json(presentHandScore(stored), 200);
     },
   );

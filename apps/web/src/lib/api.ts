@@ -1,6 +1,6 @@
 // The web app's one client of the assay API: every request goes through `request`, which
 // adds the token and turns `{ error: { code, message } }` into an ApiError.
-import type { KeyValueStore } from './outbox';
+import type { Failure, KeyValueStore } from './outbox';
 
 export type Role = 'annotator' | 'admin';
 
@@ -358,6 +358,36 @@ export interface CriterionAgreement {
   alphaInterval: number | null;
 }
 
+/** A judge template as `/api/judges` lists it. */
+export interface JudgeTemplateSummary {
+  id: string;
+  kind: string;
+  scale: { min: number; max: number };
+  description: string;
+}
+
+/** A grade a person gave one criterion of an answer, as stored. */
+export interface HandScore {
+  topicId: string;
+  system: string;
+  criterion: string;
+  grade: number;
+  updatedAt: string;
+}
+
+/** The caller's stored hand scores of a response set and the rubric they are given on. */
+export interface HandScores {
+  responseSet: { id: number; name: string };
+  rubric: {
+    judgeId: string;
+    description: string;
+    criteria: string[];
+    scale: { min: number; max: number };
+    instructions: string;
+  };
+  scores: HandScore[];
+}
+
 /** `assay answers report --format json`. */
 export interface AnswersReport {
   systems: Array<{
@@ -411,6 +441,22 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * What a failed write means for the outbox: the server not reached, failing (5xx), busy
+ * (429) or a write that raced (409) is tried again later; 401 (token unknown or revoked)
+ * waits for a new sign-in; any other refusal (400, 403, 404, 422) will never succeed.
+ */
+export function failureOf(error: unknown): Failure {
+  if (!(error instanceof ApiError)) return { kind: 'offline' };
+  if (error.code === 'network' || error.status >= 500 || [408, 409, 429].includes(error.status))
+    return { kind: 'offline' };
+  if (error.status === 401) return { kind: 'signed-out' };
+  return {
+    kind: 'refused',
+    reason: { status: error.status, code: error.code, message: error.message },
+  };
+}
+
 const TOKEN_KEY = 'assay.token';
 const storage = () => (globalThis as unknown as { localStorage: KeyValueStore }).localStorage;
 
@@ -423,8 +469,13 @@ export function setToken(token: string | null): void {
   else storage().setItem(TOKEN_KEY, token);
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return (await exchange<T>(method, path, body)).body;
+async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<T> {
+  return (await exchange<T>(method, path, body, token)).body;
 }
 
 /**
@@ -451,9 +502,10 @@ async function exchange<T>(
   method: string,
   path: string,
   body?: unknown,
+  asToken?: string,
 ): Promise<{ body: T; headers: Headers }> {
   const headers: Record<string, string> = {};
-  const token = getToken();
+  const token = asToken ?? getToken();
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
@@ -489,7 +541,8 @@ const enc = encodeURIComponent;
 
 /** Every call the app makes (lists come whole: listAll follows their pages). */
 export const api = {
-  me: () => request<Me>('GET', '/me'),
+  /** Who the stored token (or `token`) signs in. */
+  me: (token?: string) => request<Me>('GET', '/me', undefined, token),
   users: () => listAll<UserSummary>('/users'),
   addUser: (name: string, role: Role) => request<CreatedUser>('POST', '/users', { name, role }),
   issueToken: (id: number) => request<CreatedUser>('POST', `/users/${id}/tokens`),
@@ -567,4 +620,11 @@ export const api = {
   scoreAgreement: (id: number, other: number) =>
     request<CriterionAgreement[]>('GET', `/score-sets/${id}/agreement/${other}`),
   answersReport: (id: number) => request<AnswersReport>('GET', `/score-sets/${id}/report`),
+  judges: () => request<JudgeTemplateSummary[]>('GET', '/judges'),
+  handScores: (set: string, judge: string) =>
+    request<HandScores>('GET', `/response-sets/${enc(set)}/hand-scores?judge=${enc(judge)}`),
+  giveHandScore: (
+    set: string,
+    score: { judge: string; topic: string; system: string; criterion: string; grade: number },
+  ) => request<HandScore>('PUT', `/response-sets/${enc(set)}/hand-scores`, score),
 };

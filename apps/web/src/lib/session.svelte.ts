@@ -1,14 +1,88 @@
-import { api, getToken, setToken, type Me } from './api';
+import { api, ApiError, getToken, setToken, type Me } from './api';
 
-/** Who is signed in (null: nobody, or not known yet). */
-export const session = $state<{ me: Me | null; checked: boolean }>({ me: null, checked: false });
+/** An invite link's token waiting for the signed-in person to accept or refuse it. */
+export interface PendingInvite {
+  token: string;
+  /** Whom the link signs in (null: the server does not know its token). */
+  who: Me | null;
+}
 
-/** Takes a token from an invite link (`/#token=…`) and removes it from the address bar. */
-export function takeTokenFromLink(): void {
+/** Who is signed in (null: nobody, or not known yet), and an invite link waiting for a yes. */
+export const session = $state<{ me: Me | null; checked: boolean; invite: PendingInvite | null }>({
+  me: null,
+  checked: false,
+  invite: null,
+});
+
+/** The token of an invite link in the address (removed from it), or null. */
+function linkToken(): string | null {
   const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-  if (!match) return;
-  setToken(decodeURIComponent(match[1]!));
+  if (!match) return null;
   history.replaceState(null, '', location.pathname + location.search);
+  return decodeURIComponent(match[1]!).trim() || null;
+}
+
+/** Who a token signs in: the person, null when the server refuses it, undefined when unsure. */
+async function whoIs(token?: string): Promise<Me | null | undefined> {
+  try {
+    return await api.me(token);
+  } catch (error) {
+    return error instanceof ApiError && error.status === 401 ? null : undefined;
+  }
+}
+
+/**
+ * Takes a token from an invite link (`/#token=…`) and removes it from the address bar.
+ * Nobody signed in (or a token the server no longer accepts): the link's token is used.
+ * Someone signed in with another token: nothing changes until they accept the switch
+ * (`session.invite` names who is signed in and whom the link is for).
+ */
+export async function takeTokenFromLink(): Promise<void> {
+  const token = linkToken();
+  if (!token || token === getToken()) return;
+  if (!session.me) {
+    setToken(token);
+    session.me = (await whoIs()) ?? null;
+    return;
+  }
+  session.invite = { token, who: (await whoIs(token)) ?? null };
+}
+
+/**
+ * The first check of a page load: who the stored token signs in, and an invite link's
+ * token taken (or, when someone is signed in, put to them); `session.checked` is set only
+ * when both are known, so pages start with the token they will use.
+ */
+export async function startSession(): Promise<void> {
+  const token = linkToken();
+  const stored = getToken();
+  if (token && (!stored || token === stored)) setToken(token);
+  session.me = getToken() ? ((await whoIs()) ?? null) : null;
+  if (token && token !== getToken()) {
+    if (session.me) session.invite = { token, who: (await whoIs(token)) ?? null };
+    else {
+      setToken(token);
+      session.me = (await whoIs()) ?? null;
+    }
+  }
+  session.checked = true;
+}
+
+/**
+ * Switches to the invite link's account (the earlier token is forgotten on this device)
+ * and opens the start page as that person.
+ */
+export function acceptInvite(): void {
+  const invite = session.invite;
+  if (!invite) return;
+  session.invite = null;
+  setToken(invite.token);
+  location.assign('/');
+}
+
+/** Keeps the signed-in account and forgets the invite link's token. */
+export function declineInvite(): void {
+  session.invite = null;
 }
 
 /** Checks the stored token with the server. */

@@ -355,3 +355,79 @@ export async function deleteScoreSet(db: Queryable, id: number): Promise<boolean
   const result = await db.deleteFrom('score_sets').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** A grade a person gave one criterion of an answer (table `hand_scores`). */
+export interface HandScore {
+  topicId: string;
+  system: string;
+  criterion: string;
+  grade: number;
+  updatedAt: Date;
+}
+
+/** Which person scores which response set with which judge template's criteria. */
+export interface HandScorer {
+  responseSetId: number;
+  userId: number;
+  judgeId: string;
+}
+
+/** Stores a person's grade of one criterion of an answer (a newer grade replaces the older). */
+export async function saveHandScore(
+  db: Queryable,
+  scorer: HandScorer,
+  score: { topicId: string; system: string; criterion: string; grade: number },
+): Promise<HandScore> {
+  const row = await db
+    .insertInto('hand_scores')
+    .values({
+      response_set_id: scorer.responseSetId,
+      user_id: scorer.userId,
+      judge_id: scorer.judgeId,
+      topic_id: score.topicId,
+      system: score.system,
+      criterion: score.criterion,
+      grade: score.grade,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['response_set_id', 'user_id', 'judge_id', 'topic_id', 'system', 'criterion'])
+        .doUpdateSet({ grade: score.grade, updated_at: sql<Date>`now()` }),
+    )
+    .returning(['topic_id', 'system', 'criterion', 'grade', 'updated_at'])
+    .executeTakeFirstOrThrow();
+  return toHandScore(row);
+}
+
+/** A person's stored grades of a response set under one judge template, by topic, system, criterion. */
+export async function listHandScores(
+  db: Queryable,
+  scorer: HandScorer,
+  options: { topicId?: string } = {},
+): Promise<HandScore[]> {
+  let query = db
+    .selectFrom('hand_scores')
+    .select(['topic_id', 'system', 'criterion', 'grade', 'updated_at'])
+    .where('response_set_id', '=', scorer.responseSetId)
+    .where('user_id', '=', scorer.userId)
+    .where('judge_id', '=', scorer.judgeId);
+  if (options.topicId !== undefined) query = query.where('topic_id', '=', options.topicId);
+  const rows = await query.orderBy('topic_id').orderBy('system').orderBy('criterion').execute();
+  return rows.map(toHandScore);
+}
+
+function toHandScore(r: {
+  topic_id: string;
+  system: string;
+  criterion: string;
+  grade: number;
+  updated_at: Date;
+}): HandScore {
+  return {
+    topicId: r.topic_id,
+    system: r.system,
+    criterion: r.criterion,
+    grade: r.grade,
+    updatedAt: new Date(r.updated_at),
+  };
+}

@@ -58,3 +58,11 @@ export {
   type ScoreSet,
   type StoredResponse,
 } from './answer-sets.js';
+export {
+  getHandScores,
+  giveHandScore,
+  type HandRubric,
+  type HandScore,
+  type HandScoreInput,
+  type HandScores,
+} from './hand-scores.js';
