@@ -1,6 +1,6 @@
 // `assay judge` through batches, against the TEST DOUBLE of the OpenAI Files and Batches
 // endpoints (never a judge): batch files for offline engines (export, import), the Batch
-// API with a partly failed batch, and a run killed while it waits.
+// API with a partly failed batch, a run killed while it waits, and answer scoring.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -224,5 +224,61 @@ describeOnEngines('assay judge with batches', { prefix: 'assay-batch-', timeout:
     expect(result.stderr).toContain(`batch batch_1: ${POOL_SIZE} answers stored`);
     expect(readFileSync(out, 'utf8')).toBe(expectedQrels());
     expect(s.chatRequests).toHaveLength(0);
+  });
+
+  it('assay answers score --batch scores from a batch with no live call', async () => {
+    // Two topics, two systems; the answer names its grade: informativeness = s + t.
+    const responses = [0, 1].flatMap((t) =>
+      ['a', 'b'].map((system, s) =>
+        JSON.stringify({ topic: `q${t}`, system, query: `request ${t}`, answer: `<s${s} t${t}>` }),
+      ),
+    );
+    const file = w.path('responses.jsonl');
+    writeFileSync(file, responses.join('\n') + '\n');
+    const s = await double({
+      answer: (body) => {
+        const user = (body.messages as Array<{ content: string }>)[1]!.content;
+        const m = /<s(\d) t(\d)>/.exec(user)!;
+        const grades = {
+          informativeness: Number(m[1]) + Number(m[2]),
+          completeness: 1,
+          novelty: 2,
+        };
+        return { reply: JSON.stringify({ ...grades, actionability: 3, justification: 'ok' }) };
+      },
+    });
+    const env = { ...w.env, OPENAI_BASE_URL: s.baseURL };
+    const out = w.path('scores.jsonl');
+    const args = ['answers', 'score', '--judge', 'answer-quality', '--model', 'gpt-4o-mini'];
+    const r = await assay(
+      env,
+      ...args,
+      '--responses',
+      file,
+      '--out',
+      out,
+      '--batch',
+      '--batch-poll',
+      '0.01',
+    );
+    expect(r.stderr).not.toMatch(/Error/);
+    expect(r.code).toBe(0);
+    expect(s.batches).toHaveLength(1);
+    expect(s.batches[0]!.lines).toHaveLength(4);
+    expect(s.chatRequests).toHaveLength(0);
+    const scores = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (l) => JSON.parse(l) as { topic: string; system: string; scores: Record<string, number> },
+      );
+    expect(scores.map((x) => [x.topic, x.system, x.scores.informativeness])).toEqual([
+      ['q0', 'a', 0],
+      ['q0', 'b', 1],
+      ['q1', 'a', 1],
+      ['q1', 'b', 2],
+    ]);
+    expect(r.stderr).toContain('0 calls paid');
+    expect(r.stderr).toContain('4 answered from stored calls');
   });
 });
