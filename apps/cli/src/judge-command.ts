@@ -199,6 +199,13 @@ run tries them again (stored answers cost nothing). When the endpoint cannot be 
 at all (connection refused, unknown host) for 3 items in a row, the run stops, names
 the URL and leaves those items pending. Only answered calls count as paid.
 
+--batch sends the calls still needed through the OpenAI Batch API (half price unless
+prices.json gives a "batch" price), polls it, stores the answers and judges from them with
+nothing sent live; what a batch did not answer is submitted again (only that), and a run
+stopped while it waits picks up the same batch (recorded in the data directory's batches/).
+--batch-export writes those calls as a batch input file (JSONL, custom_id = request hash,
+as the Batch API and 'vllm run-batch' read it); --batch-import loads the output file.
+
 Exit status: 0 every item labelled; 1 usage, configuration or database error;
 2 unreadable or malformed input; 4 the label set belongs to another judge configuration;
 5 some items failed (the qrels hold the others); 6 stopped by --budget, Ctrl-C or an
