@@ -14,6 +14,7 @@ import {
   routeBreakdown,
   scoreAnswers,
   type AnswersReportFormat,
+  type LlmStep,
   type AnswerTopic,
   type ScoreAnswersInput,
 } from '@assay/platform';
@@ -28,6 +29,14 @@ import { readText } from './evaluate-files.js';
 import { CliError } from './io.js';
 import { loadCheckedTemplate } from './judge-options.js';
 import { writeAtomically } from './write-atomically.js';
+import { afterBatchClient, batchMode, runBatchMode } from './batch-options.js';
+
+/** The batch options' keys as this command's option names. */
+const BATCH_FLAGS: Record<string, string> = {
+  batchExport: 'batch-export',
+  batchImport: 'batch-import',
+  batchPoll: 'batch-poll',
+};
 import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
 
 /** Exit status of `assay answers score` when some answers could not be scored. */
@@ -67,6 +76,13 @@ it already asked.
   --rpm N, --tpm N      at most N requests / tokens per minute
   --timeout SECONDS     per-request timeout (default 120)
   --judges DIR          read judge templates from DIR instead of the shipped judges/
+  --batch               send the calls through the OpenAI Batch API (batch prices); polls
+                        every 30 s (--batch-poll SECONDS), stores the answers, then scores
+                        from them with nothing sent live; a rerun waits for the same batch
+  --batch-export FILE   write the calls still needed as a batch input file (JSONL, as the
+                        Batch API and 'vllm run-batch' read it) and stop
+  --batch-import FILE   load a batch output file into the call store, then score from the
+                        stored answers with nothing sent live
 
 A judge answer with a missing criterion or a grade outside 0-5 is asked again, then
 reported on stderr as failed with its raw text; it is never counted as 0.
@@ -96,15 +112,22 @@ function usage(message: string): CliError {
 function parse(
   argv: readonly string[],
   names: readonly string[],
-): { values: Record<string, string | undefined>; positionals: string[] } {
+  flagNames: readonly string[] = [],
+): { values: Record<string, string | undefined>; flags: Set<string>; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
-      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+      options: Object.fromEntries([
+        ...names.map((n) => [n, { type: 'string' as const }]),
+        ...flagNames.map((n) => [n, { type: 'boolean' as const }]),
+      ]),
       allowPositionals: true,
       strict: true,
     });
-    return { values: values as Record<string, string | undefined>, positionals };
+    const all = values as Record<string, string | boolean | undefined>;
+    const flags = new Set(flagNames.filter((n) => all[n] === true));
+    for (const n of flagNames) delete all[n];
+    return { values: all as Record<string, string | undefined>, flags, positionals };
   } catch (error) {
     throw usage((error as Error).message);
   }
@@ -140,30 +163,41 @@ function docsFormat(file: string): 'jsonl' | 'tsv' {
 }
 
 async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
-  const { values, positionals } = parse(argv, [
-    'judge',
-    'responses',
-    'topics',
-    'mode',
-    'examples',
-    'example-sets',
-    'trials',
-    'gold',
-    'docs',
-    'out',
-    'failures',
-    'model',
-    'temperature',
-    'seed',
-    'concurrency',
-    'base-url',
-    'rpm',
-    'tpm',
-    'timeout',
-    'judges',
-  ]);
+  const { values, flags, positionals } = parse(
+    argv,
+    [
+      'judge',
+      'responses',
+      'topics',
+      'mode',
+      'examples',
+      'example-sets',
+      'trials',
+      'gold',
+      'docs',
+      'out',
+      'failures',
+      'model',
+      'temperature',
+      'seed',
+      'concurrency',
+      'base-url',
+      'rpm',
+      'tpm',
+      'timeout',
+      'judges',
+      'batch-export',
+      'batch-import',
+      'batch-poll',
+    ],
+    ['batch'],
+  );
   if (positionals.length) throw usage(`unexpected argument ${positionals[0]}`);
   if (!values.judge) throw usage('--judge is required');
+  const batch = batchMode(
+    (key) => values[BATCH_FLAGS[key] ?? key],
+    (key) => (key === 'batch' ? flags.has('batch') : values[BATCH_FLAGS[key] ?? key] !== undefined),
+  );
   if (!values.responses) throw usage('--responses is required');
   if (!values.out) throw usage('--out is required');
   if (values['example-sets'] !== undefined && !values.examples)
@@ -233,10 +267,21 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
       ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
     };
     const deps = { ...judgeWorkerDeps(config, endpoint, concurrency), store: new DbCallStore(db) };
-    const result = await scoreAnswers(
-      { ...input, settings: { model, ...(temperature === undefined ? {} : { temperature }) } },
-      deps,
-    );
+    const scoring = {
+      ...input,
+      settings: { model, ...(temperature === undefined ? {} : { temperature }) },
+    };
+    if (batch) {
+      const step: LlmStep = (d) => scoreAnswers(scoring, { ...deps, ...d });
+      const stopped = await runBatchMode(io, 'assay answers score', batch, db, step, {
+        config,
+        endpoint,
+        prices: deps.prices!,
+      });
+      if (stopped !== undefined) return stopped;
+      deps.client = afterBatchClient(batch);
+    }
+    const result = await scoreAnswers(scoring, deps);
     writeAtomically(values.out!, result.scores.map((s) => `${formatScoreLine(s)}\n`).join(''));
     if (values.failures)
       writeAtomically(

@@ -7,6 +7,7 @@ import {
   estimateJudgeRun,
   exportLabelsAsQrels,
   judgeJobProgress,
+  judgeJobStep,
   judgeWorkerDeps,
   listJudgeFailures,
   loadPrices,
@@ -41,6 +42,13 @@ import {
 } from './judge-options.js';
 import { writeAtomically } from './write-atomically.js';
 import { ProgressReporter, compact, formatCost } from './progress.js';
+import {
+  afterBatchClient,
+  BATCH_OPTIONS,
+  batchMode,
+  runBatchMode,
+  type BatchMode,
+} from './batch-options.js';
 
 const OPTIONS: OptionSpec[] = [
   {
@@ -119,6 +127,7 @@ extension); another judge, model or prompt needs another name`,
 created when absent)`,
   },
   ...ENDPOINT_OPTIONS,
+  ...BATCH_OPTIONS,
   {
     long: 'dry-run',
     key: 'dryRun',
@@ -170,6 +179,7 @@ export const JUDGE_USAGE = `Usage: assay judge --judge ID --topics FILE --docs F
                    [--collection NAME] [--base-url URL] [--dry-run] [--budget USD]
                    [--price-in USD --price-out USD]
                    [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]
+                   [--batch [--batch-poll SECONDS] | --batch-export FILE | --batch-import FILE]
 
 Judges a pool with an LLM judge and writes the labels as TREC qrels (topic 0 docno grade).
 Tasks, labels and every LLM call are kept in the database (PostgreSQL when DATABASE_URL
@@ -188,6 +198,13 @@ after re-asking, or an endpoint that kept failing) are listed with their reason;
 run tries them again (stored answers cost nothing). When the endpoint cannot be reached
 at all (connection refused, unknown host) for 3 items in a row, the run stops, names
 the URL and leaves those items pending. Only answered calls count as paid.
+
+--batch sends the calls still needed through the OpenAI Batch API (half price unless
+prices.json gives a "batch" price), polls it, stores the answers and judges from them with
+nothing sent live; what a batch did not answer is submitted again (only that), and a run
+stopped while it waits picks up the same batch (recorded in the data directory's batches/).
+--batch-export writes those calls as a batch input file (JSONL, custom_id = request hash,
+as the Batch API and 'vllm run-batch' read it); --batch-import loads the output file.
 
 Exit status: 0 every item labelled; 1 usage, configuration or database error;
 2 unreadable or malformed input; 4 the label set belongs to another judge configuration;
@@ -232,6 +249,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
   const labelSet = option('labelSet') ?? basename(out, extname(out));
   if (labelSet.trim() === '') throw new UsageError('--label-set must not be empty');
   const collection = option('collection') ?? 'judge-files';
+  const batch = batchMode(option, (key) => options.has(key));
 
   const template = loadTemplate(judgeId, option('judges'));
   const config = await commandConfig(io);
@@ -259,8 +277,10 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     throw new UsageError(
       `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
     );
-  requireEndpoint(config, endpoint);
+  if (batch === undefined || batch.kind === 'submit') requireEndpoint(config, endpoint);
   return judgeIntoQrels(io, job, {
+    batch,
+    prices,
     out,
     budget,
     concurrency,
@@ -336,6 +356,8 @@ function judgeIntoQrels(
   io: JudgeCommandIo,
   job: JudgeRun,
   run: {
+    batch: BatchMode | undefined;
+    prices: Readonly<Record<string, ModelPrice>>;
     out: string;
     budget: number | undefined;
     concurrency: number;
@@ -343,7 +365,7 @@ function judgeIntoQrels(
     config: AssayConfig;
   },
 ): Promise<number> {
-  const { out, budget, concurrency, endpoint, config } = run;
+  const { out, budget, concurrency, endpoint, config, batch } = run;
   const labelSet = job.labelSet;
   return withDatabase(io, async (db, _config, session) => {
     const ensured = await ensureJob(db, job);
@@ -360,6 +382,20 @@ function judgeIntoQrels(
         `${before.running ? `, ${before.running} held by other workers` : ''}\n`,
     );
     const workerId = newWorkerId();
+    if (batch) {
+      const step = judgeJobStep(db, jobId);
+      const stopped = await withInterrupts(io, db, workerId, (signal) =>
+        runBatchMode(io, 'assay judge', batch, db, step, {
+          config,
+          endpoint,
+          prices: run.prices,
+          signal,
+        }),
+      );
+      if (stopped !== undefined) return stopped;
+    }
+    const deps = judgeWorkerDeps(config, endpoint, concurrency);
+    if (batch) deps.client = afterBatchClient(batch);
     const result = await withInterrupts(io, db, workerId, (signal) => {
       const reporter = new ProgressReporter({
         label: 'judging',
@@ -379,7 +415,7 @@ function judgeIntoQrels(
       return runJudgeWorker(db, {
         jobIds: [jobId],
         workerId,
-        deps: judgeWorkerDeps(config, endpoint, concurrency),
+        deps,
         concurrency,
         signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),

@@ -2,6 +2,8 @@
 export interface ModelPrice {
   input: number;
   output: number;
+  /** The Batch API's price, when it is not half the listed one. */
+  batch?: { input: number; output: number };
 }
 
 /**

@@ -62,6 +62,17 @@ export {
   publicEndpoint,
   type HttpEndpoint,
 } from './http-json.js';
+/** The Batch API: input and output files, batch prices, the Files and Batches endpoints. */
+export {
+  BATCH_CHAT_URL,
+  batchCallCost,
+  batchInputLine,
+  batchIsOver,
+  OpenAIBatchClient,
+  readBatchOutput,
+  type BatchInfo,
+  type BatchOutputReading,
+} from './batch.js';
 /** `/v1/embeddings`, cached by (model, text). */
 export {
   EmbeddingClient,

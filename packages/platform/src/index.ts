@@ -191,9 +191,26 @@ export {
 export {
   hasJudgeEndpoint,
   judgeEndpointName,
+  judgeBatchClient,
   judgeWorkerDeps,
   type JudgeEndpointOptions,
 } from './judge-endpoint.js';
+/** LLM steps through the Batch API or batch files: collect, export, import, submit and poll. */
+export {
+  batchesDir,
+  batchInputFile,
+  collectStepRequests,
+  importBatchOutput,
+  judgeJobStep,
+  refusingClient,
+  runBatch,
+  type BatchImport,
+  type BatchProgress,
+  type BatchRunOptions,
+  type BatchRunResult,
+  type LlmStep,
+  type LlmStepDeps,
+} from './llm-batch.js';
 /** The database call store: every LLM call kept, an answered one found again by its hash. */
 export { DbCallStore } from './call-store.js';
 /** How many tasks a judge worker claims at a time and holds at most. */

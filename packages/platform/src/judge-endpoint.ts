@@ -1,4 +1,10 @@
-import { OpenAIChatClient, publicEndpoint, RateLimiter, type ModelPrice } from '@assay/llm';
+import {
+  OpenAIBatchClient,
+  OpenAIChatClient,
+  publicEndpoint,
+  RateLimiter,
+  type ModelPrice,
+} from '@assay/llm';
 import type { AssayConfig } from './config.js';
 import type { JudgeWorkerDeps } from './judge-worker.js';
 import { loadPrices } from './prices.js';
@@ -62,4 +68,17 @@ export function judgeWorkerDeps(
       ...(endpoint.tpm ? { tokensPerMinute: endpoint.tpm } : {}),
     });
   return deps;
+}
+
+/** The Files and Batches endpoints at the configured base URL, with the configured key. */
+export function judgeBatchClient(
+  config: AssayConfig,
+  endpoint: JudgeEndpointOptions = {},
+): OpenAIBatchClient {
+  const baseURL = endpoint.baseUrl ?? config.openaiBaseUrl;
+  return new OpenAIBatchClient({
+    ...(baseURL ? { baseURL } : {}),
+    ...(config.openaiApiKey ? { apiKey: config.openaiApiKey } : {}),
+    ...(endpoint.timeoutMs ? { timeoutMs: endpoint.timeoutMs } : {}),
+  });
 }

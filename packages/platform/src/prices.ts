@@ -8,7 +8,8 @@ import { PlatformError } from './errors.js';
 /** The prices file's name in the data directory. */
 export const PRICES_FILE = 'prices.json';
 
-const Price = z.object({ input: z.number().min(0), output: z.number().min(0) }).strict();
+const Rates = { input: z.number().min(0), output: z.number().min(0) };
+const Price = z.object({ ...Rates, batch: z.object(Rates).strict().optional() }).strict();
 const PricesFile = z.record(z.string().min(1), Price);
 
 /** Where a configuration's prices file is: `<dataDir>/prices.json`. */
@@ -19,7 +20,8 @@ export function pricesFile(config: AssayConfig): string {
 /**
  * The price table judging uses (USD per million prompt and completion tokens, by model):
  * assay's list prices of common hosted models, overridden and extended by the data
- * directory's `prices.json` (`{"my-model": {"input": 0.5, "output": 1.5}}`; a missing
+ * directory's `prices.json` (`{"my-model": {"input": 0.5, "output": 1.5}}`, optionally with
+ * the Batch API's own `"batch": {"input": …, "output": …}`, else half the price; a missing
  * file is no error), then by `extra` (a command's own prices). A file that is not such
  * an object fails with its path and the first problem.
  */
