@@ -18,7 +18,7 @@ import {
   setLabel,
   type Queryable,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 async function storedCounts(db: Queryable, id: number) {
   const result = await sql<{ label_count: number | null; topic_count: number | null }>`

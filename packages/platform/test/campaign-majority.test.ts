@@ -3,7 +3,7 @@
 // update it; the expected grades and producers below are counted by hand.
 import { listCampaignItems, listLabels, userProducer, type User } from '@assay/db';
 import { expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import {
   addUser,
   adjudicateItem,
