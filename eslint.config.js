@@ -36,6 +36,10 @@ export default tseslint.config(
           paths: [
             { name: '@assay/db', message: 'apps call @assay/platform use-cases instead' },
             { name: 'kysely', message: 'apps call @assay/platform use-cases instead' },
+            {
+              name: '@assay/test-support/database',
+              message: "apps' tests open databases through @assay/platform/testing",
+            },
           ],
           patterns: [
             {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Judging throughput of `assay judge` against the OpenAI-compatible TEST DOUBLE
-// (packages/judge/test/openai-test-server.ts, never a judge) answering every request after
+// (packages/test-support/src/openai-test-server.ts, never a judge) answering every request after
 // a fixed latency. With concurrency C and latency L the ideal is C / L judgments per
 // second (64 / 0.1 s = 640/s); the bench prints what assay reaches and its overhead, on a
 // fresh embedded PGlite and on PostgreSQL at DATABASE_URL (default
@@ -37,7 +37,7 @@ if (!existsSync(join(root, 'apps/cli/dist/assay.mjs'))) {
 const cache = join(root, 'node_modules/.cache/assay-bench');
 const doubleFile = join(cache, 'openai-test-server.mjs');
 await build({
-  entryPoints: [join(root, 'packages/judge/test/openai-test-server.ts')],
+  entryPoints: [join(root, 'packages/test-support/src/openai-test-server.ts')],
   outfile: doubleFile,
   bundle: true,
   platform: 'node',

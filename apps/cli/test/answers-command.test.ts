@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assay } from './run-cli.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
-import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import type { Behaviour } from '@assay/test-support/openai-test-server';
 import { describeOnEngines } from './cli-fixtures.js';
 
 const CRITERIA = ['informativeness', 'completeness', 'novelty', 'actionability'] as const;

@@ -9,10 +9,7 @@ import { authenticate, loadConfig, openDatabase } from '@assay/platform';
 import { afterAll, afterEach, beforeAll, describe } from 'vitest';
 import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE: scripted answers and injected faults.
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { assay, type CliResult, type Env } from './run-cli.js';
 
 /** A new folder under the system's temporary directory, and a writer of files into it. */

@@ -13,7 +13,7 @@ import {
 } from '@assay/platform';
 import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HUMAN, RUNS } from '../../../packages/platform/test/report-fixtures.js';
+import { HUMAN, RUNS } from '@assay/test-support/report-fixtures';
 import { cliWith, type Env } from './run-cli.js';
 
 function assay(env: Env, ...argv: string[]) {

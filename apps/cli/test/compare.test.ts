@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
+import { SHARED_DATA, missingSharedFile } from '@assay/test-support/shared-data';
 import {
   bootstrapCI,
   createRng,

@@ -2,7 +2,7 @@
 // pool of every (topic, document) pair that shares the topic's number.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import type { Behaviour } from '@assay/test-support/openai-test-server';
 
 /** Documents per topic; the pool has 3 × DOCS_PER_TOPIC items. */
 export const DOCS_PER_TOPIC = 4;

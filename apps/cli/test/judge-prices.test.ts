@@ -7,10 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { runCli } from '../src/main.js';
 import type { JudgeCommandIo } from '../src/judge-command.js';
 import { gradedAnswer, POOL_SIZE, writeJudgeFixtures } from './judge-fixtures.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { JudgeReport } from '@assay/platform/analysis';
 import { fleissKappaFromLabels, krippendorffAlpha } from '@assay/stats';
-import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
+import { SHARED_DATA, missingSharedFile } from '@assay/test-support/shared-data';
 import { scratchDir } from './cli-fixtures.js';
 import { cli } from './run-cli.js';
 

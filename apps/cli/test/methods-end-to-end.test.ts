@@ -7,11 +7,8 @@ import { parseRun } from '@assay/trec';
 // The OpenAI-compatible TEST DOUBLE, here answering any prompt from its JSON schema and
 // injecting faults: 429s, 500s, dropped connections, malformed bodies, answers that are
 // not JSON. It never ships.
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
-import { faultyAnswer } from '../../../packages/llm/test/schema-answers.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
+import { faultyAnswer } from '@assay/test-support/schema-answers';
 import { cliWith, type Env } from './run-cli.js';
 
 /** The CLI run in-process against `env`, progress not drawn. */

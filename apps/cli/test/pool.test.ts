@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
+import { SHARED_DATA, missingSharedFile } from '@assay/test-support/shared-data';
 import { cli } from './run-cli.js';
 import { scratchDir } from './cli-fixtures.js';
 

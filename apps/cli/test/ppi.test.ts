@@ -5,7 +5,7 @@ import { evaluateRun, prepareQrels, resolveMeasures, type RunEvaluation } from '
 import { ppiLeaderboard, sampleUnits, topicUnits, type PpiReport } from '@assay/platform/analysis';
 import { predictionPoweredMean } from '@assay/stats';
 import { parseQrels, parseRun, type Qrels, type Run } from '@assay/trec';
-import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
+import { SHARED_DATA, missingSharedFile } from '@assay/test-support/shared-data';
 import { scratchDir } from './cli-fixtures.js';
 import { cli } from './run-cli.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { assay } from './run-cli.js';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
-import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import type { Behaviour } from '@assay/test-support/openai-test-server';
 import { describeOnEngines } from './cli-fixtures.js';
 
 const PASSAGES: Record<string, [string, string, number][]> = {

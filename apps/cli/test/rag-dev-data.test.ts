@@ -3,7 +3,7 @@
 // scored; the scores must equal a recomputation from the stored assignments.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { sharedData, SHARED_DATA_SKIP } from '../../../test/shared-data.js';
+import { sharedData, SHARED_DATA_SKIP } from '@assay/test-support/shared-data';
 import { assay } from './run-cli.js';
 import { describeOnEngines } from './cli-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE: scripted answers.
-import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import type { Behaviour } from '@assay/test-support/openai-test-server';
 import { describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 
 /** GRILL's answers by prompt: the rewrite, the binary-filter judge (no to "pear kiwi"), gaps. */

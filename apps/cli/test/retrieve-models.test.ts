@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE: scripted answers and injected faults.
-import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import type { Behaviour } from '@assay/test-support/openai-test-server';
 import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 
 const QUESTIONS = JSON.stringify({

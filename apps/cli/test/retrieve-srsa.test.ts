@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseResponses } from '@assay/platform';
 // The OpenAI-compatible TEST DOUBLE: scripted answers.
-import type { Behaviour } from '../../../packages/llm/test/openai-test-server.js';
+import type { Behaviour } from '@assay/test-support/openai-test-server';
 import { ALPHA_BETA_GAMMA_DOCS, describeOnEngines, retrieveArgumentsOnly } from './cli-fixtures.js';
 import { assay } from './run-cli.js';
 

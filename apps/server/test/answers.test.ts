@@ -2,10 +2,7 @@ import type { AssayConfig } from '@assay/platform';
 import { afterEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { errorOf, setUpApi } from './helpers.js';
 
 // Two systems, two topics; the grade each answer should get is written in it.

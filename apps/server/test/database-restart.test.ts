@@ -10,10 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, queryRows } from '@assay/platform/testing';
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { ensureCliBundle, freePort, killStartedAssays, startAssay } from './assay-process.js';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import { HUMAN, LLM, RUNS } from '../../../packages/platform/test/report-fixtures.js';
+import { HUMAN, LLM, RUNS } from '@assay/test-support/report-fixtures';
 import { setUpApi, type TestApi } from './helpers.js';
 
 // Every HTML page the server sends carries a Content-Security-Policy that forbids framing

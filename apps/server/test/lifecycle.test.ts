@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { countRows, forEachDatabase } from '@assay/platform/testing';
-import { HUMAN, RUNS } from '../../../packages/platform/test/report-fixtures.js';
+import { HUMAN, RUNS } from '@assay/test-support/report-fixtures';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 forEachDatabase('lifecycle', (t) => {

@@ -1,10 +1,7 @@
 import { judgeWorkerDeps, runJudgeWorker } from '@assay/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 /** Every page of a list, following `Link: <…>; rel="next"` from `path`. */

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { countRows, forEachDatabase, queryRows } from '@assay/platform/testing';
-import { HUMAN, RUNS } from '../../../packages/platform/test/report-fixtures.js';
+import { HUMAN, RUNS } from '@assay/test-support/report-fixtures';
 import { setUpApi, type TestApi } from './helpers.js';
 
 // Concurrent requests against one app. On PostgreSQL (TEST_DATABASE_URL) they run on

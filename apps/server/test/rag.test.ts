@@ -3,10 +3,7 @@ import { hc } from 'hono/client';
 import { afterEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import type { AssayApp } from '../src/index.js';
 import { errorOf, setUpApi } from './helpers.js';
 

@@ -1,12 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import {
-  assay,
-  HUMAN,
-  LLM,
-  RUNS,
-  writeReportFiles,
-} from '../../../packages/platform/test/report-fixtures.js';
+import { assay, HUMAN, LLM, RUNS, writeReportFiles } from '@assay/test-support/report-fixtures';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Hand-computed means. P@1: A 1 1 1, B 0 1 0, C 1 0 0.

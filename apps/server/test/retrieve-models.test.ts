@@ -1,11 +1,8 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 import type { AssayConfig } from '@assay/platform';
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
-import { faultyAnswer } from '../../../packages/llm/test/schema-answers.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
+import { faultyAnswer } from '@assay/test-support/schema-answers';
 import { methodNeeds, MODEL_METHODS, parseMethodSettings } from '@assay/methods';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 

@@ -6,10 +6,7 @@ import { join } from 'node:path';
 import { importCollection, listLabels, type AssayConfig } from '@assay/platform';
 import { afterEach, expect, it } from 'vitest';
 import { listJudgeTasks, OPEN_TIMEOUT_MS, openTestDatabase } from '@assay/platform/testing';
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { startServer, type RunningServer } from '../src/index.js';
 
 const ADMIN = 'assay_server-worker-test-admin';

@@ -13,10 +13,7 @@ import { startServer, type RunningServer } from '@assay/server';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers.
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 
 const CHROMIUM = process.env.ASSAY_CHROMIUM ?? '/usr/bin/chromium';
 const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];

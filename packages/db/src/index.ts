@@ -146,7 +146,7 @@ export type {
   RunWithEntries,
 } from './repositories/runs.js';
 
-/** Label sets and labels: create, bulk insert, list, qrels map, human revisions, delete. */
+/** Label sets and labels: create, list, qrels map, human revisions, delete. */
 export {
   createLabelSet,
   deleteLabelSet,
@@ -155,13 +155,18 @@ export {
   getLabelGrades,
   getLabelSet,
   getLabelSetSummary,
-  insertLabels,
   listLabelRevisions,
   listLabels,
   listLabelSets,
   recordLabelRevision,
   userProducer,
 } from './repositories/labels.js';
+/**
+ * The one writer of labels: bulk inserts, one label set or removed, an item's campaign
+ * label recomputed by the campaign majority rule (ties to the lower grade).
+ */
+export { insertLabels, refreshCampaignLabel, setLabel } from './repositories/label-writer.js';
+export type { LabelChange } from './repositories/label-writer.js';
 /** Label set, label and revision shapes, and the topic → docno → grade map. */
 export type {
   Label,
@@ -372,11 +377,9 @@ export {
   listAnnotatorGrades,
   listCampaignItems,
   listCampaigns,
-  listItemGrades,
   listUserItemRevisions,
   nextCampaignItem,
   saveAssignmentGrade,
-  setLabel,
   updateCampaignAssignment,
 } from './repositories/campaigns.js';
 /** Campaign, item, assignment, progress and grade shapes. */

@@ -14,7 +14,7 @@ import {
   listCollections,
   recordLabelRevision,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 forEachDatabase('collections', (database) => {
   it('creates, gets by id and name, and lists with counts', async () => {

@@ -12,7 +12,7 @@ import {
   listAppliedMigrations,
   loadMigrations,
 } from '../src/index.js';
-import { forEachDatabase, OPEN_TIMEOUT_MS } from './helpers.js';
+import { forEachDatabase, OPEN_TIMEOUT_MS } from '@assay/test-support/database';
 
 forEachDatabase('createDb', (database) => {
   it('opens the expected engine, migrated', async () => {

@@ -12,7 +12,7 @@ import {
   withTransaction,
   type DocumentInput,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 /** Strings that break naive array-literal or JSON quoting. */
 const AWKWARD = [

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OPEN_TIMEOUT_MS } from './helpers.js';
+import { OPEN_TIMEOUT_MS } from '@assay/test-support/database';
 
 /** The scratch table the driver tests use (no migrations involved). */
 export interface ScratchDatabase {

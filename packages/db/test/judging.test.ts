@@ -26,7 +26,7 @@ import {
   type AssayDb,
   type Queryable,
 } from '../src/index.js';
-import { forEachDatabase, testDatabaseUrl } from './helpers.js';
+import { forEachDatabase, testDatabaseUrl } from '@assay/test-support/database';
 
 const HASH_A = 'a'.repeat(64);
 const HASH_B = 'b'.repeat(64);

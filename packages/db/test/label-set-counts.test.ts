@@ -18,7 +18,7 @@ import {
   setLabel,
   type Queryable,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 async function storedCounts(db: Queryable, id: number) {
   const result = await sql<{ label_count: number | null; topic_count: number | null }>`
@@ -71,10 +71,34 @@ forEachDatabase('stored label set counts', (database) => {
   it('counts a set written label by label on read, and a set edited after its upload', async () => {
     const { db } = database;
     const { collectionId, set: campaignSet } = await newSet('campaign', 'campaign');
-    await setLabel(db, campaignSet.id, '1', 'a', 2, 'annotator');
-    await setLabel(db, campaignSet.id, '3', 'a', 1, 'annotator');
-    await setLabel(db, campaignSet.id, '3', 'b', 1, 'annotator');
-    await setLabel(db, campaignSet.id, '3', 'b', null, null);
+    await setLabel(db, {
+      labelSetId: campaignSet.id,
+      topicId: '1',
+      docId: 'a',
+      grade: 2,
+      producedBy: 'annotator',
+    });
+    await setLabel(db, {
+      labelSetId: campaignSet.id,
+      topicId: '3',
+      docId: 'a',
+      grade: 1,
+      producedBy: 'annotator',
+    });
+    await setLabel(db, {
+      labelSetId: campaignSet.id,
+      topicId: '3',
+      docId: 'b',
+      grade: 1,
+      producedBy: 'annotator',
+    });
+    await setLabel(db, {
+      labelSetId: campaignSet.id,
+      topicId: '3',
+      docId: 'b',
+      grade: null,
+      producedBy: null,
+    });
     // Left: 1/a and 3/a — 2 labels over 2 topics, never stored.
     expect(await storedCounts(db, campaignSet.id)).toEqual([null, null]);
     expect(await getLabelSetSummary(db, campaignSet.id)).toMatchObject({
@@ -140,7 +164,13 @@ forEachDatabase('stored label set counts', (database) => {
       templateHash: 'h',
       settings: {},
     });
-    await setLabel(db, campaignSet.id, '1', 'a', 1, 'annotator');
+    await setLabel(db, {
+      labelSetId: campaignSet.id,
+      topicId: '1',
+      docId: 'a',
+      grade: 1,
+      producedBy: 'annotator',
+    });
     await sql`insert into labels (label_set_id, topic_id, doc_id, grade) values
       (${judged.id}, '5', 'a', 1), (${judged.id}, '6', 'a', 0)`.execute(db);
     // As before migration 0009: nothing stored. Then its UPDATE, as the migration runs it.

@@ -16,7 +16,7 @@ import {
   userProducer,
   type LabelInput,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 forEachDatabase('label sets and labels', (database) => {
   async function setUp(scaleMin = 0, scaleMax = 3) {

@@ -9,7 +9,7 @@ import {
   loadMigrations,
   migrate,
 } from '../src/index.js';
-import { forEachDatabase, OPEN_TIMEOUT_MS } from './helpers.js';
+import { forEachDatabase, OPEN_TIMEOUT_MS } from '@assay/test-support/database';
 
 const EXPECTED_TABLES = [
   'answer_scores',

@@ -3,7 +3,7 @@ import { Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { PGliteDialect, PGliteThread } from '../src/index.js';
 import { describeDriverContract, type ScratchDatabase } from './driver-contract.js';
-import { OPEN_TIMEOUT_MS } from './helpers.js';
+import { OPEN_TIMEOUT_MS } from '@assay/test-support/database';
 
 describeDriverContract('PGliteDialect', async () => {
   const db = new Kysely<ScratchDatabase>({

@@ -3,7 +3,11 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable, PostgresJsDialect } from '../src/index.js';
 import { describeDriverContract, type ScratchDatabase } from './driver-contract.js';
-import { createIsolatedSchema, OPEN_TIMEOUT_MS, testDatabaseUrl } from './helpers.js';
+import {
+  createIsolatedSchema,
+  OPEN_TIMEOUT_MS,
+  testDatabaseUrl,
+} from '@assay/test-support/database';
 
 const baseUrl = testDatabaseUrl();
 

@@ -14,7 +14,7 @@ import {
   listReports,
   SLUG_PATTERN,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 forEachDatabase('reports', (database) => {
   it('stores a snapshot with its provenance and result, lists and gets it', async () => {

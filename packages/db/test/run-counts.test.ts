@@ -9,7 +9,7 @@ import {
   insertRunEntries,
   listRuns,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 forEachDatabase('stored run counts', (database) => {
   it('stores the counts at write time and reads them without the entries', async () => {

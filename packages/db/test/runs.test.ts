@@ -13,7 +13,7 @@ import {
   withTransaction,
   type RunEntry,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 /** A run of `topics` × `depth` entries, rank 1..depth with falling scores. */
 function makeEntries(topics: string[], depth: number): RunEntry[] {

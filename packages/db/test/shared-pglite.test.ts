@@ -17,7 +17,7 @@ import { PGliteThread } from '../src/drivers/pglite-thread.js';
 import { PostgresJsDialect } from '../src/drivers/postgres-js-dialect.js';
 import { sharedSocketPath } from '../src/shared-pglite.js';
 import { describeDriverContract, type ScratchDatabase } from './driver-contract.js';
-import { OPEN_TIMEOUT_MS } from './helpers.js';
+import { OPEN_TIMEOUT_MS } from '@assay/test-support/database';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -13,7 +13,7 @@ import {
   listUsers,
   revokeApiToken,
 } from '../src/index.js';
-import { forEachDatabase } from './helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 
 forEachDatabase('users and API tokens', (database) => {
   it('creates users with a role and a unique name', async () => {

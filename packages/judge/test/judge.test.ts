@@ -6,7 +6,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../llm/test/openai-test-server.js';
+} from '@assay/test-support/openai-test-server';
 
 const JUDGES = fileURLToPath(new URL('../../../judges/', import.meta.url));
 const templates = loadJudgeTemplates(JUDGES);

@@ -1,6 +1,6 @@
 import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAITestServer, type TestServer } from '../../llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { ask, parseMethodPrompt, renderPrompt, UnusableAnswerError } from '../src/index.js';
 
 const PROMPT = `---

@@ -4,7 +4,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../llm/test/openai-test-server.js';
+} from '@assay/test-support/openai-test-server';
 import { createServer } from 'node:net';
 import {
   chatCall,

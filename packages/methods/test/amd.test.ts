@@ -1,6 +1,6 @@
 import { MemoryCallStore } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Behaviour, TestServer } from '../../llm/test/openai-test-server.js';
+import type { Behaviour, TestServer } from '@assay/test-support/openai-test-server';
 import { amdSparseQuery, retrieveWithModels, weightedQueryVector } from '../src/index.js';
 import { resources, startDouble, userMessage } from './helpers.js';
 

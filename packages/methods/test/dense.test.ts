@@ -1,6 +1,6 @@
 import { MemoryCallStore } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TestServer } from '../../llm/test/openai-test-server.js';
+import type { TestServer } from '@assay/test-support/openai-test-server';
 import { DenseIndex, estimateModelRun, retrieveWithModels } from '../src/index.js';
 import { DOCS, PROMPTS, resources, startDouble } from './helpers.js';
 

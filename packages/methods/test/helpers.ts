@@ -5,7 +5,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../llm/test/openai-test-server.js';
+} from '@assay/test-support/openai-test-server';
 import type { ModelResources } from '../src/index.js';
 
 /** The prompts assay ships. */

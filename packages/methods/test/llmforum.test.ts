@@ -5,7 +5,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../llm/test/openai-test-server.js';
+} from '@assay/test-support/openai-test-server';
 import {
   lexicalSimilarity,
   retrieveWithModels,

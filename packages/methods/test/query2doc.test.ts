@@ -1,6 +1,6 @@
 import { MemoryCallStore } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TestServer } from '../../llm/test/openai-test-server.js';
+import type { TestServer } from '@assay/test-support/openai-test-server';
 import { query2docSparseQuery, retrieveWithModels } from '../src/index.js';
 import { resources, startDouble } from './helpers.js';
 

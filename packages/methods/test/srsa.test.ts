@@ -1,7 +1,7 @@
 import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { buildIndex, DEFAULT_ANALYZER } from '@assay/retrieval';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Behaviour, TestServer } from '../../llm/test/openai-test-server.js';
+import type { Behaviour, TestServer } from '@assay/test-support/openai-test-server';
 import {
   estimateModelRun,
   requestText,

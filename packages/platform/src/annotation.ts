@@ -1,7 +1,7 @@
 // The annotator's side of a campaign: the next item, saving, undoing and skipping labels,
 // and an admin's adjudication. Every change is a new label revision; the campaign's label
 // of an item (majority, ties low, or the adjudicated grade) is updated in the same
-// transaction.
+// transaction, by the one rule of @assay/db's label writer.
 import {
   adjudicateCampaignItem,
   appendLabelRevision,
@@ -14,13 +14,11 @@ import {
   getTopic,
   hasBlindAssignment,
   listAnnotatorCampaigns,
-  listItemGrades,
   listUserItemRevisions,
   nextCampaignItem,
   saveAssignmentGrade,
-  setLabel,
+  refreshCampaignLabel,
   updateCampaignAssignment,
-  userProducer,
   withTransaction,
   type Campaign,
   type CampaignGrade,
@@ -29,7 +27,6 @@ import {
   type TopicContext,
   type User,
 } from '@assay/db';
-import { consensusLabels } from '@assay/stats';
 import { compareWithIds, requireCampaign } from './campaigns.js';
 import { PlatformError } from './errors.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
@@ -217,22 +214,6 @@ async function presentItem(
   return out;
 }
 
-/** Recomputes the campaign's label of an item: adjudicated grade, else majority (ties low). */
-async function refreshCampaignLabel(db: Queryable, campaign: Campaign, item: CampaignItem) {
-  const itemId = item.id;
-  let grade: number | null = item.adjudicatedGrade;
-  let producer = grade === null ? 'majority' : userProducer(item.adjudicatedBy ?? 0);
-  if (grade === null) {
-    const votes = await listItemGrades(db, itemId);
-    if (votes.length > 0) {
-      const sets = votes.map((g) => new Map([['t', new Map([['d', g]])]]));
-      grade = consensusLabels(sets, { method: 'majority', tie: 'low' }).labels.get('t')!.get('d')!;
-    }
-    producer = votes.length === 1 ? 'annotator' : 'majority';
-  }
-  await setLabel(db, campaign.labelSetId, item.topicId, item.docId, grade, producer);
-}
-
 /**
  * Saves an annotator's grade of one of their items (a new revision). One database
  * statement does the whole save; only when it writes nothing is the reason looked up.
@@ -306,7 +287,7 @@ export async function undoAnnotationLabel(
       rationale: UNDO_REVISION,
     });
     await updateCampaignAssignment(trx, item.id, user.id, { grade: restored, skipped: false });
-    await refreshCampaignLabel(trx, campaign, item);
+    await refreshCampaignLabel(trx, { labelSetId: campaign.labelSetId, itemId: item.id });
     return {
       item: item.id,
       grade: restored,
@@ -349,13 +330,11 @@ export async function adjudicateItem(
     if (!item)
       throw new PlatformError('not_found', `no item ${input.item} in campaign ${campaignId}`);
     await adjudicateCampaignItem(trx, item.id, input.grade, admin.id);
-    await refreshCampaignLabel(trx, campaign, {
-      ...item,
-      adjudicatedGrade: input.grade,
-      adjudicatedBy: input.grade === null ? null : admin.id,
+    const grade = await refreshCampaignLabel(trx, {
+      labelSetId: campaign.labelSetId,
+      itemId: item.id,
     });
-    const grades = await getLabelGrades(trx, campaign.labelSetId, { topicIds: [item.topicId] });
-    return { item: item.id, grade: grades.get(item.topicId)?.get(item.docId) ?? null };
+    return { item: item.id, grade };
   });
 }
 

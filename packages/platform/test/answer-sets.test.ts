@@ -3,9 +3,9 @@ import { createUser } from '@assay/db';
 import { loadJudgeTemplates } from '@assay/judge';
 import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { afterEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
-import { startOpenAITestServer, type TestServer } from '../../llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import {
   getResponseSetDetail,
   getScoreSetDetail,

@@ -8,7 +8,7 @@ import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../llm/test/openai-test-server.js';
+} from '@assay/test-support/openai-test-server';
 import {
   comparativeOrder,
   parseGoldAnswers,

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import { addUser, authenticate, ensureAdmin, revokeUserTokens } from '../src/index.js';
 
 forEachDatabase('ensureAdmin and authenticate', (t) => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listCollections } from '@assay/db';
 import { describe, expect, it } from 'vitest';
-import { createIsolatedSchema, testDatabaseUrl } from '../../db/test/helpers.js';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/test-support/database';
 import {
   ConfigError,
   loadConfig,

@@ -1,6 +1,6 @@
 import { getLabelGrades, listLabels } from '@assay/db';
 import { beforeEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import { createConsensusLabelSet, importCollection, importQrels } from '../src/index.js';
 import { countRows, rejection } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findLabelSetByName, getLabelGrades, getTopic, listCollections } from '@assay/db';
 import { describe, expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import {
   defaultDatasetsDir,
   listDatasets,

@@ -1,6 +1,6 @@
 import { getCollectionByName, listRuns } from '@assay/db';
 import { expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import { evaluateRuns, loadDataset, storeDemoRuns } from '../src/index.js';
 
 forEachDatabase('the first-start demo', (t) => {

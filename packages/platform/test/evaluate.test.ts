@@ -6,7 +6,7 @@ import {
 } from '@assay/measures';
 import { parseQrels, parseRun } from '@assay/trec';
 import { beforeEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import { evaluateRuns, importCollection, importQrels, importRun } from '../src/index.js';
 
 // Topic 3 is judged but retrieved by no run: under -c it counts, with 0.

@@ -9,7 +9,7 @@ import {
   listRuns,
 } from '@assay/db';
 import { expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import {
   createCampaign,
   importCollection,

@@ -1,6 +1,6 @@
 import { listJudgeTasks } from '@assay/db';
 import { expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import { createCollectionJudgeJob, importCollection, importTopics } from '../src/index.js';
 
 forEachDatabase('a judge job over stored conversational topics', (t) => {

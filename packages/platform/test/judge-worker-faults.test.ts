@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { countJudgeTasks, listLabels, listLlmCalls } from '@assay/db';
 import { OpenAIChatClient } from '@assay/llm';
 import { afterEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
-import { startOpenAITestServer, type TestServer } from '../../llm/test/openai-test-server.js';
+import { forEachDatabase } from '@assay/test-support/database';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { listJudgeFailures, runJudgeWorker } from '../src/index.js';
 import { answer, depsFor, docOf, items, job } from './judge-worker-fixtures.js';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Queryable } from '@assay/db';
 import { loadJudgeTemplates, type JudgeSettings } from '@assay/judge';
 import { OpenAIChatClient } from '@assay/llm';
-import type { Behaviour } from '../../llm/test/openai-test-server.js';
+import type { Behaviour } from '@assay/test-support/openai-test-server';
 import {
   ensureJudgeJob,
   judgeValues,

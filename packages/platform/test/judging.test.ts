@@ -10,13 +10,13 @@ import {
 } from '@assay/db';
 import { judgeItem, loadJudgeTemplates } from '@assay/judge';
 import { afterEach, expect, it } from 'vitest';
-import { forEachDatabase, queryRows, testDatabaseUrl } from '../../db/test/helpers.js';
+import { forEachDatabase, queryRows, testDatabaseUrl } from '@assay/test-support/database';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import {
   startOpenAITestServer,
   type Behaviour,
   type TestServer,
-} from '../../llm/test/openai-test-server.js';
+} from '@assay/test-support/openai-test-server';
 import {
   DbCallStore,
   ensureJudgeJob,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedData, SHARED_DATA_SKIP } from '../../../test/shared-data.js';
+import { sharedData, SHARED_DATA_SKIP } from '@assay/test-support/shared-data';
 import {
   axisMeans,
   formatNuggetAssignments,

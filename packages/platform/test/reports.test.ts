@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { createLabelSet, createUser, deleteRun } from '@assay/db';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import {
   ASSAY_VERSION,
   comparisonCsv,
@@ -25,7 +25,7 @@ import {
   type ComparisonReportInput,
 } from '../src/index.js';
 import { rejection } from './helpers.js';
-import { assay, HUMAN, LLM, RUNS, writeReportFiles } from './report-fixtures.js';
+import { assay, HUMAN, LLM, RUNS, writeReportFiles } from '@assay/test-support/report-fixtures';
 
 const FILES = writeReportFiles();
 

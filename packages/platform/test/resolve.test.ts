@@ -6,7 +6,7 @@ import {
   withTransaction,
 } from '@assay/db';
 import { expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import {
   getCollectionSummary,
   getLabelSetSummary,

@@ -1,5 +1,5 @@
 import { expect, it, vi } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 import {
   addUser,
   authenticate,

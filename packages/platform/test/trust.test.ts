@@ -4,9 +4,9 @@ import { loadJudgeTemplates } from '@assay/judge';
 import { OpenAIChatClient } from '@assay/llm';
 import { predictionPoweredMean } from '@assay/stats';
 import { afterEach, expect, it } from 'vitest';
-import { forEachDatabase } from '../../db/test/helpers.js';
+import { forEachDatabase } from '@assay/test-support/database';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers.
-import { startOpenAITestServer, type TestServer } from '../../llm/test/openai-test-server.js';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import {
   addUser,
   authenticate,

@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
+import { SHARED_DATA, missingSharedFile } from '@assay/test-support/shared-data';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildDepthPool, poolStats } from '../src/index.js';

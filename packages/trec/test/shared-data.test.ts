@@ -1,7 +1,7 @@
 // Checks against real TREC data from the shared data folder next to the repository. A clone
 // without that folder skips these tests (each says which file it needs).
 import { readFileSync } from 'node:fs';
-import { SHARED_DATA, missingSharedFile } from '../../../test/shared-data.js';
+import { SHARED_DATA, missingSharedFile } from '@assay/test-support/shared-data';
 import { describe, expect, it } from 'vitest';
 import {
   formatQrels,

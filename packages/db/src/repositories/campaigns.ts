@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { bulkInsert, type Queryable } from '../bulk.js';
 import type { CampaignGrade, JsonObject, Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
-import { forgetLabelSetCounts } from './labels.js';
+import { upsertCampaignLabel } from './label-writer.js';
 
 /** An annotation campaign: a sample of items labelled by people into one label set. */
 export interface Campaign {
@@ -363,17 +363,6 @@ export async function updateCampaignAssignment(
     .execute();
 }
 
-/** Every annotator's current grade of an item. */
-export async function listItemGrades(db: Queryable, itemId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('campaign_assignments')
-    .select('grade')
-    .where('item_id', '=', itemId)
-    .where('grade', 'is not', null)
-    .execute();
-  return rows.map((r) => r.grade as number);
-}
-
 /** Every annotator's current grades in a campaign (labelled assignments only). */
 export async function listAnnotatorGrades(
   db: Queryable,
@@ -408,33 +397,6 @@ export async function adjudicateCampaignItem(
     .updateTable('campaign_items')
     .set({ adjudicated_grade: grade, adjudicated_by: grade === null ? null : userId })
     .where('id', '=', itemId)
-    .execute();
-}
-
-/** Sets (or, with null, removes) the label of one item in a label set. */
-export async function setLabel(
-  db: Queryable,
-  labelSetId: number,
-  topicId: string,
-  docId: string,
-  grade: number | null,
-  producedBy: string | null,
-): Promise<void> {
-  await forgetLabelSetCounts(db, labelSetId);
-  if (grade === null) {
-    await db
-      .deleteFrom('labels')
-      .where('label_set_id', '=', labelSetId)
-      .where('topic_id', '=', topicId)
-      .where('doc_id', '=', docId)
-      .execute();
-    return;
-  }
-  const values = { grade, produced_by: producedBy, created_at: sql<Date>`now()` };
-  await db
-    .insertInto('labels')
-    .values({ label_set_id: labelSetId, topic_id: topicId, doc_id: docId, ...values })
-    .onConflict((oc) => oc.columns(['label_set_id', 'topic_id', 'doc_id']).doUpdateSet(values))
     .execute();
 }
 
@@ -491,7 +453,8 @@ export interface SavedAssignmentGrade {
  * in the campaign and assigned to them, appends the revision, updates their assignment
  * (grade, skip flag cleared, seconds added) and upserts the campaign's label of the item
  * (the adjudicated grade, else the majority of the annotators' grades, ties to the lower
- * grade), and counts their progress. Undefined when the campaign, the item or the
+ * grade: the rule of label-writer.ts, here over the ballot with the new grade), and counts
+ * their progress. Undefined when the campaign, the item or the
  * assignment does not exist or the grade is not on the campaign's scale (nothing is
  * written then).
  *
@@ -553,28 +516,7 @@ export async function saveAssignmentGrade(
       select case when v.user_id = ${userId} then ${grade}::int else v.grade end as grade
       from votes v
     ),
-    majority as (
-      select b.grade, (select count(grade) from ballot)::int as voters from ballot b
-      where b.grade is not null
-      group by b.grade
-      order by count(*) desc, b.grade asc
-      limit 1
-    ),
-    label as (
-      insert into labels (label_set_id, topic_id, doc_id, grade, produced_by, created_at)
-      select item.label_set_id, item.topic_id, item.doc_id,
-             coalesce(item.adjudicated_grade, majority.grade),
-             case
-               when item.adjudicated_grade is not null then 'user:' || coalesce(item.adjudicated_by, 0)
-               when majority.voters = 1 then 'annotator'
-               else 'majority'
-             end,
-             now()
-      from item cross join majority
-      on conflict (label_set_id, topic_id, doc_id) do update
-        set grade = excluded.grade, produced_by = excluded.produced_by, created_at = now()
-      returning 1
-    ),
+    label as (${upsertCampaignLabel()}),
     progress as (
       select count(*)::int as total,
              count(a.grade) filter (where a.item_id <> ${itemId})::int as others

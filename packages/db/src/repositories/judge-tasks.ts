@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { Database, JsonObject, JudgeTaskStatus, Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
+import { insertJudgedLabels } from './label-writer.js';
 
 /** A pool item to judge: its key, priority and the values its prompt renders. */
 export interface JudgeTaskInput {
@@ -386,11 +387,11 @@ export async function completeJudgeTask(
       .where(heldBy(key, owner))
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return false;
-    await sql`
-      insert into labels (label_set_id, topic_id, doc_id, grade, produced_by, rationale)
-      select j.label_set_id, ${key.topicId}, ${key.docId}, ${label.grade}::int4,
-             ${label.producedBy}, ${label.rationale ?? null}::text
-        from judge_jobs j where j.id = ${key.jobId}::int8`.execute(trx);
+    await insertJudgedLabels(
+      sql`select ${key.jobId}::int8 as job_id, ${key.topicId}::text as topic_id,
+                 ${key.docId}::text as doc_id, ${label.grade}::int4 as grade,
+                 ${label.producedBy}::text as produced_by, ${label.rationale ?? null}::text as rationale`,
+    ).execute(trx);
     return true;
   });
 }
@@ -467,14 +468,11 @@ export async function completeJudgeTasks(
        where t.job_id = v.job_id and t.topic_id = v.topic_id and t.doc_id = v.doc_id
          and t.status = 'running' and t.lease_owner = ${owner}
       returning t.job_id, t.topic_id, t.doc_id, t.grade, t.rationale
-    ), labelled as (
-      insert into labels (label_set_id, topic_id, doc_id, grade, produced_by, rationale)
-      select j.label_set_id, d.topic_id, d.doc_id, d.grade, v.produced_by, d.rationale
-        from done d
-        join judge_jobs j on j.id = d.job_id
-        join v on v.job_id = d.job_id and v.topic_id = d.topic_id and v.doc_id = d.doc_id
-      returning 1
-    )
+    ), labelled as (${insertJudgedLabels(
+      sql`select d.job_id, d.topic_id, d.doc_id, d.grade, v.produced_by, d.rationale
+            from done d
+            join v on v.job_id = d.job_id and v.topic_id = d.topic_id and v.doc_id = d.doc_id`,
+    )})
     select job_id, topic_id, doc_id from done`.execute(db);
   for (const row of result.rows)
     written.add(`${Number(row.job_id)}\t${row.topic_id}\t${row.doc_id}`);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import { withTransaction, type Queryable } from '../bulk.js';
+import { setLabel } from './label-writer.js';
 import type { JsonObject, LabelSetKind, Row } from '../schema.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import { seek, type Seek } from '../keyset.js';
@@ -274,66 +275,6 @@ export async function deleteLabelSet(db: Queryable, id: number): Promise<boolean
 }
 
 /**
- * Bulk-inserts labels in one transaction (or in `db` if it is one). A grade outside the
- * set's scale or, unless `replace` is set, an already labelled (topic, docno) fails the
- * whole call. With `replace`, existing labels take the new grade, producer and rationale.
- * The set's label and topic counts are stored afterwards (counted once per write, through
- * the set's index, never on a read).
- */
-export async function insertLabels(
-  db: Queryable,
-  labelSetId: number,
-  labels: readonly LabelInput[],
-  options: { replace?: boolean; batchSize?: number } = {},
-): Promise<number> {
-  const { replace = false, ...batching } = options;
-  return withTransaction(db, async (trx) => {
-    const written = await bulkInsert(trx, {
-      table: 'labels',
-      constant: { label_set_id: labelSetId },
-      columns: [
-        { name: 'topic_id', type: 'text', value: (l: LabelInput) => l.topicId },
-        { name: 'doc_id', type: 'text', value: (l) => l.docId },
-        { name: 'grade', type: 'int4', value: (l) => l.grade },
-        { name: 'produced_by', type: 'text', value: (l) => l.producedBy ?? null },
-        { name: 'rationale', type: 'text', value: (l) => l.rationale ?? null },
-      ],
-      rows: labels,
-      ...(replace
-        ? {
-            suffix:
-              'on conflict (label_set_id, topic_id, doc_id) do update set grade = excluded.grade, ' +
-              'produced_by = excluded.produced_by, rationale = excluded.rationale, ' +
-              'created_at = excluded.created_at',
-          }
-        : {}),
-      ...batching,
-    });
-    await sql`
-      update label_sets set
-        label_count = (select count(*) from labels where label_set_id = ${labelSetId}),
-        topic_count = (select count(distinct topic_id) from labels where label_set_id = ${labelSetId})
-      where id = ${labelSetId}`.execute(trx);
-    return written;
-  });
-}
-
-/**
- * Makes a label set's counts "counted on read" before one of its labels is set or cleared
- * by itself. Sets written label by label (campaigns, judge jobs) never store counts, so for
- * them this matches no row and locks nothing; a set written whole and edited afterwards is
- * counted on read from then on.
- */
-export async function forgetLabelSetCounts(db: Queryable, labelSetId: number): Promise<void> {
-  await db
-    .updateTable('label_sets')
-    .set({ label_count: null, topic_count: null })
-    .where('id', '=', labelSetId)
-    .where('label_count', 'is not', null)
-    .execute();
-}
-
-/**
  * A label set's labels, topics and docnos in byte order; optionally one topic only. Given a
  * page, those after its key (topic, docno) and at most limit + 1 of them.
  */
@@ -395,32 +336,15 @@ export async function recordLabelRevision(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await forgetLabelSetCounts(trx, input.labelSetId);
-    if (input.grade === null) {
-      await trx
-        .deleteFrom('labels')
-        .where('label_set_id', '=', input.labelSetId)
-        .where('topic_id', '=', input.topicId)
-        .where('doc_id', '=', input.docId)
-        .execute();
-    } else {
-      const label = {
-        grade: input.grade,
-        produced_by: userProducer(input.userId),
-        rationale: input.rationale ?? null,
-        created_at: row.created_at,
-      };
-      await trx
-        .insertInto('labels')
-        .values({
-          label_set_id: input.labelSetId,
-          topic_id: input.topicId,
-          doc_id: input.docId,
-          ...label,
-        })
-        .onConflict((oc) => oc.columns(['label_set_id', 'topic_id', 'doc_id']).doUpdateSet(label))
-        .execute();
-    }
+    await setLabel(trx, {
+      labelSetId: input.labelSetId,
+      topicId: input.topicId,
+      docId: input.docId,
+      grade: input.grade,
+      producedBy: userProducer(input.userId),
+      rationale: input.rationale ?? null,
+      createdAt: row.created_at,
+    });
     return toLabelRevision(row);
   });
 }

@@ -18,7 +18,7 @@ export {
   testDatabaseUrl,
   type HeldTransaction,
   type TestDatabase,
-} from '@assay/db/testing';
+} from '@assay/test-support/database';
 /** Opens a database at an explicit place (a PGlite folder, `memory://`, or a Postgres URL). */
 export { createDb as openTestDatabase } from '@assay/db';
 /** Read-only inspection of stored LLM calls and judge tasks. */

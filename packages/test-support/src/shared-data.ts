@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
  * ASSAY_REQUIRE_SHARED_DATA=1 and then a missing folder fails instead of skipping.
  */
 export const SHARED_DATA =
-  process.env.ASSAY_SHARED_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
+  process.env.ASSAY_SHARED_DATA ??
+  fileURLToPath(new URL('../../../../shared/data/', import.meta.url));
 
 /**
  * Absolute path of `relative` under the shared data folder, or undefined when absent.

@@ -1,10 +1,11 @@
 // Test support for assay's own test suites only (vitest): a database per engine, emptied per test.
-// Not part of the runtime API: only test files and @assay/platform/testing import it.
+// Not part of the runtime API: only test files and @assay/platform/testing import it
+// (the apps' tests reach databases through @assay/platform/testing).
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
-import { createDb, type AssayDb, type Database } from './index.js';
+import { createDb, type AssayDb, type Database } from '@assay/db';
 
 /** Opening PGlite compiles its WebAssembly and runs initdb: seconds, not milliseconds. */
 export const OPEN_TIMEOUT_MS = 120_000;
