@@ -2,7 +2,7 @@
 // Answer-quality evaluation, timed.
 //
 // score:  `assay answers score` over synthetic answers (S systems × T topics) against the
-//         OpenAI-compatible TEST DOUBLE (packages/judge/test/openai-test-server.ts, never a
+//         OpenAI-compatible TEST DOUBLE (packages/llm/test/openai-test-server.ts, never a
 //         judge) answering every request after a fixed latency, on a fresh embedded PGlite.
 //         With concurrency C and latency L the ideal is C / L evaluations per second. The
 //         same command is then run again: every answer comes from the call store.
@@ -40,7 +40,7 @@ if (!existsSync(join(root, 'apps/cli/dist/assay.mjs'))) {
 const cache = join(root, 'node_modules/.cache/assay-bench');
 const doubleFile = join(cache, 'openai-test-server-answers.mjs');
 await build({
-  entryPoints: [join(root, 'packages/judge/test/openai-test-server.ts')],
+  entryPoints: [join(root, 'packages/llm/test/openai-test-server.ts')],
   outfile: doubleFile,
   bundle: true,
   platform: 'node',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Judging throughput of `assay judge` against the OpenAI-compatible TEST DOUBLE
-// (packages/judge/test/openai-test-server.ts, never a judge) answering every request after
+// (packages/llm/test/openai-test-server.ts, never a judge) answering every request after
 // a fixed latency. With concurrency C and latency L the ideal is C / L judgments per
 // second (64 / 0.1 s = 640/s); the bench prints what assay reaches and its overhead, on a
 // fresh embedded PGlite and on PostgreSQL at DATABASE_URL (default
@@ -37,7 +37,7 @@ if (!existsSync(join(root, 'apps/cli/dist/assay.mjs'))) {
 const cache = join(root, 'node_modules/.cache/assay-bench');
 const doubleFile = join(cache, 'openai-test-server.mjs');
 await build({
-  entryPoints: [join(root, 'packages/judge/test/openai-test-server.ts')],
+  entryPoints: [join(root, 'packages/llm/test/openai-test-server.ts')],
   outfile: doubleFile,
   bundle: true,
   platform: 'node',
@@ -54,7 +54,8 @@ await build({
     loader: 'ts',
     contents: `
       import { readFileSync } from 'node:fs';
-      import { judgeItem, loadJudgeTemplates, MemoryCallStore, OpenAIChatClient } from './packages/judge/src/index.ts';
+      import { judgeItem, loadJudgeTemplates } from './packages/judge/src/index.ts';
+      import { MemoryCallStore, OpenAIChatClient } from './packages/llm/src/index.ts';
       const [baseURL, poolFile, concurrency] = process.argv.slice(2);
       const template = loadJudgeTemplates('${join(root, 'judges')}').get('graded-0-3');
       const client = new OpenAIChatClient({ baseURL, apiKey: 'bench' });
@@ -73,7 +74,18 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  external: ['openai', 'yaml', 'zod'],
+  conditions: ['source'],
+  // Workspace packages are TypeScript and get bundled; the others load from node_modules.
+  plugins: [
+    {
+      name: 'external-node-modules',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (a) =>
+          a.path.startsWith('@assay/') ? undefined : { path: a.path, external: true },
+        );
+      },
+    },
+  ],
   logLevel: 'warning',
 });
 
