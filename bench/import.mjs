@@ -11,6 +11,7 @@
 //
 //   npm run build && node bench/import.mjs [pglite] [postgres] [--lines N]
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import {
   createReadStream,
   existsSync,
@@ -22,7 +23,7 @@ import {
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { numberFlag } from './args.mjs';
 import { seeded } from './seeded.mjs';
@@ -109,7 +110,10 @@ function report(label, imported, plain, plainLabel) {
 
 async function pglite() {
   const imported = timeImport({ ASSAY_DATA_DIR: join(scratch, 'data') });
-  const { PGlite } = await import('@electric-sql/pglite');
+  // PGlite as @assay/db has it (a dependency of that package, not of the repository root).
+  const fromDb = createRequire(join(root, 'packages/db/package.json'));
+  const entry = fromDb.resolve(['@electric-sql', 'pglite'].join('/')).replace(/\.cjs$/, '.js');
+  const { PGlite } = await import(pathToFileURL(entry).href);
   const db = await PGlite.create(join(scratch, 'plain'));
   await db.exec(PLAIN_TABLE);
   const start = process.hrtime.bigint();
