@@ -9,18 +9,71 @@ const workspaces = ['packages', 'apps'].flatMap((group) =>
     .map((name) => ({ name, dir: `${group}/${name}` })),
 );
 
+/**
+ * The slow test files: they start real `assay` processes, drive a browser, read the public
+ * TREC data beside the checkout or run the benches at a tiny size. `npm test` leaves them
+ * out (a fast loop under 5 minutes); ASSAY_TEST_FULL=1 (which `.ci/run` sets) runs them
+ * too, and so does naming a file on the command line (`npx vitest run FILE`).
+ */
+const SLOW_TESTS = [
+  // real processes: the CLI bundle, servers, two processes on one data directory
+  'apps/cli/test/bin.test.ts',
+  'apps/cli/test/conformance.test.ts',
+  'apps/cli/test/eval-grades.test.ts',
+  'apps/cli/test/eval-inputs.test.ts',
+  'apps/cli/test/judge-process.test.ts',
+  'apps/cli/test/shared-data-dir-process.test.ts',
+  'apps/cli/test/startup.test.ts',
+  'apps/server/test/admin-token-warning.test.ts',
+  'apps/server/test/database-restart.test.ts',
+  'apps/server/test/serve.test.ts',
+  'packages/db/test/data-dir-lock.test.ts',
+  'packages/db/test/shared-pglite.test.ts',
+  // the web app built and driven in Chromium
+  'apps/web/test/e2e.test.ts',
+  'apps/web/test/rag-e2e.test.ts',
+  // public TREC data from ../shared/data
+  'packages/platform/test/rag-files.test.ts',
+  'packages/pooling/test/dl2019.test.ts',
+  'packages/trec/test/shared-data.test.ts',
+  'apps/cli/test/compare.test.ts',
+  'apps/cli/test/judge-report.test.ts',
+  'apps/cli/test/pool.test.ts',
+  'apps/cli/test/ppi.test.ts',
+  'apps/cli/test/rag-dev-data.test.ts',
+  // every bench at a tiny size
+  'test/bench-smoke.test.ts',
+];
+
+const full = process.env.ASSAY_TEST_FULL === '1';
+// `npx vitest run path/to/x.test.ts`: a file named on the command line always runs.
+const named = process.argv.some((arg) => /\.test\.ts$/.test(arg));
+const skipped = full || named ? [] : SLOW_TESTS;
+
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {
     // The CLI bundle is built once here; tests that start `assay` run it.
     globalSetup: ['./test/global-setup.ts'],
-    projects: workspaces.map(({ name, dir }) => ({
-      extends: true,
-      test: {
-        name,
-        include: [`${dir}/test/**/*.test.ts`],
-        testTimeout: 30_000,
+    projects: [
+      ...workspaces.map(({ name, dir }) => ({
+        extends: true as const,
+        test: {
+          name,
+          include: [`${dir}/test/**/*.test.ts`],
+          exclude: ['**/node_modules/**', ...skipped],
+          testTimeout: 30_000,
+        },
+      })),
+      {
+        extends: true as const,
+        test: {
+          name: 'root',
+          include: ['test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...skipped],
+          testTimeout: 30_000,
+        },
       },
-    })),
+    ],
   },
 });

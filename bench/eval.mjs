@@ -7,11 +7,16 @@
 //   2. one run of 5,000 topics x 1,000 documents (5 M lines), generated with a fixed seed
 //      into a scratch directory together with its qrels.
 // Output bytes of both programs are compared too. Data for 1: ../shared/data (not shipped
-// with assay). Usage: node bench/eval.mjs [repeats] (default 3)
+// with assay). `--baseline PATH` times another build's bin/assay.js in the same run (for
+// before/after figures); `--topics N` sizes the generated run (N topics x 1,000 documents,
+// default 5,000); `--skip-dl` and `--skip-large` leave a workload out.
+//
+//   node bench/eval.mjs [repeats] (default 3) [--baseline PATH] [--topics N] [--skip-dl] [--skip-large]
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { numberFlag } from './args.mjs';
 import { seeded } from './seeded.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -21,7 +26,18 @@ const shared =
   `${root}../shared/data`;
 const runsDir = `${shared}/syndl/TREC-DLs-files/TREC-DL-2021/passages-runs`;
 const dlQrels = `${shared}/anserini_tools/qrels/qrels.dl21-passage.txt`;
-const repeats = Number(process.argv[2] ?? 3);
+const args = process.argv.slice(2);
+const largeTopics = numberFlag(args, '--topics', 5000);
+const take = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
+const skipDl = take('--skip-dl');
+const skipLarge = take('--skip-large');
+const baselineAt = args.indexOf('--baseline');
+const baseline = baselineAt >= 0 ? args.splice(baselineAt, 2)[1] : undefined;
+const repeats = Number(args[0] ?? 3);
 const bin = `${root}apps/cli/bin/assay.js`;
 const scratch = process.env.ASSAY_BENCH_DIR ?? `${tmpdir()}/assay-bench-eval`;
 const evalArgs = ['-q', '-c', '-m', 'all_trec'];
@@ -84,13 +100,13 @@ async function writeLines(path, produce) {
   await new Promise((r) => out.on('finish', r));
 }
 
-/** 5,000 topics x 1,000 documents, scores with ties; qrels of 200 graded documents per topic. */
-async function generateLargeRun() {
+/** N topics x 1,000 documents, scores with ties; qrels of 200 graded documents per topic. */
+async function generateLargeRun(topics) {
   mkdirSync(scratch, { recursive: true });
-  const run = `${scratch}/run-5000x1000.txt`;
-  const qrels = `${scratch}/qrels-5000.txt`;
-  if (existsSync(run) && existsSync(qrels) && statSync(run).size > 1e8) return { run, qrels };
-  const topics = 5000;
+  const run = `${scratch}/run-${topics}x1000.txt`;
+  const qrels = `${scratch}/qrels-${topics}.txt`;
+  if (existsSync(run) && existsSync(qrels) && statSync(run).size > topics * 20_000)
+    return { run, qrels };
   const depth = 1000;
   const collection = 8_800_000;
   const random = seeded(20261123);
@@ -130,16 +146,37 @@ async function generateLargeRun() {
   return { run, qrels };
 }
 
-function report(label, assay, trecEval) {
+function report(label, assay, trecEval, before) {
   const line = (name, r) =>
     `  ${name} ${r.seconds.toFixed(3)} s wall, ${r.cpu.toFixed(2)} s CPU (user+sys), ${r.rssMb.toFixed(0)} MB peak RSS`;
+  const ratio = (name, r) =>
+    `  ${name}/trec_eval: ${(r.seconds / trecEval.seconds).toFixed(2)}x wall, ${(r.cpu / trecEval.cpu).toFixed(2)}x CPU, ${(r.rssMb / trecEval.rssMb).toFixed(2)}x peak memory; output ${r.stdout.equals(trecEval.stdout) ? 'byte-identical' : 'DIFFERS'}`;
   console.log(label);
   console.log(line('assay:    ', assay));
+  if (before) console.log(line('baseline: ', before));
   if (!trecEval) return;
   console.log(line('trec_eval:', trecEval));
-  console.log(
-    `  assay/trec_eval: ${(assay.seconds / trecEval.seconds).toFixed(2)}x wall, ${(assay.cpu / trecEval.cpu).toFixed(2)}x CPU, ${(assay.rssMb / trecEval.rssMb).toFixed(2)}x peak memory; output ${assay.stdout.equals(trecEval.stdout) ? 'byte-identical' : 'DIFFERS'}`,
-  );
+  console.log(ratio('assay', assay));
+  if (before) console.log(ratio('baseline', before));
+}
+
+/** Medians of assay (and of the baseline build, in the same rounds) on ARGS. */
+function measureAssay(evalArgsAndFiles) {
+  const runOf = (path) => () => timed(process.execPath, [path, 'eval', ...evalArgsAndFiles]);
+  if (!baseline) return { assay: measure(runOf(bin)) };
+  // Alternating, so that load from other work hits both alike.
+  const pairs = [];
+  const both = () => {
+    const a = runOf(bin)();
+    pairs.push(runOf(baseline)());
+    return a;
+  };
+  const assay = measure(both);
+  const before = (() => {
+    let i = 0;
+    return measure(() => pairs[i++]);
+  })();
+  return { assay, before };
 }
 
 const trecEval = findTrecEval();
@@ -149,13 +186,13 @@ console.log(
 );
 console.log('(wall time depends on what else the machine runs; CPU time much less so)');
 
-if (existsSync(runsDir) && existsSync(dlQrels)) {
+if (skipDl) {
+  console.log('1. skipped (--skip-dl)');
+} else if (existsSync(runsDir) && existsSync(dlQrels)) {
   const runs = readdirSync(runsDir)
     .sort()
     .map((name) => `${runsDir}/${name}`);
-  const assay = measure(() =>
-    timed(process.execPath, [bin, 'eval', ...evalArgs, dlQrels, ...runs]),
-  );
+  const { assay, before } = measureAssay([...evalArgs, dlQrels, ...runs]);
   const reference =
     trecEval &&
     measure(() => {
@@ -176,19 +213,24 @@ if (existsSync(runsDir) && existsSync(dlQrels)) {
     `1. ${runs.length} TREC DL 2021 passage runs (~47,700 lines each): one assay process, ${runs.length} trec_eval processes`,
     assay,
     reference,
+    before,
   );
 } else {
   console.log(`1. skipped: needs ${runsDir} and ${dlQrels}`);
 }
 
-const large = await generateLargeRun();
-const size = statSync(large.run).size;
-const assay = measure(() =>
-  timed(process.execPath, [bin, 'eval', ...evalArgs, large.qrels, large.run]),
-);
-const reference = trecEval && measure(() => timed(trecEval, [...evalArgs, large.qrels, large.run]));
-report(
-  `2. one run of 5,000 topics x 1,000 documents (5 M lines, ${(size / 1e6).toFixed(0)} MB; ${large.run})`,
-  assay,
-  reference,
-);
+if (skipLarge) {
+  console.log('2. skipped (--skip-large)');
+} else {
+  const large = await generateLargeRun(largeTopics);
+  const size = statSync(large.run).size;
+  const { assay, before } = measureAssay([...evalArgs, large.qrels, large.run]);
+  const reference =
+    trecEval && measure(() => timed(trecEval, [...evalArgs, large.qrels, large.run]));
+  report(
+    `2. one run of ${largeTopics.toLocaleString('en')} topics x 1,000 documents (${((largeTopics * 1000) / 1e6).toFixed(3)} M lines, ${(size / 1e6).toFixed(1)} MB; ${large.run})`,
+    assay,
+    reference,
+    before,
+  );
+}

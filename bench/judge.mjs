@@ -54,7 +54,8 @@ await build({
     loader: 'ts',
     contents: `
       import { readFileSync } from 'node:fs';
-      import { judgeItem, loadJudgeTemplates, MemoryCallStore, OpenAIChatClient } from './packages/judge/src/index.ts';
+      import { judgeItem, loadJudgeTemplates } from './packages/judge/src/index.ts';
+      import { MemoryCallStore, OpenAIChatClient } from './packages/llm/src/index.ts';
       const [baseURL, poolFile, concurrency] = process.argv.slice(2);
       const template = loadJudgeTemplates('${join(root, 'judges')}').get('graded-0-3');
       const client = new OpenAIChatClient({ baseURL, apiKey: 'bench' });
@@ -73,7 +74,18 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  external: ['openai', 'yaml', 'zod'],
+  conditions: ['source'],
+  // Workspace packages are TypeScript and get bundled; the others load from node_modules.
+  plugins: [
+    {
+      name: 'external-node-modules',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (a) =>
+          a.path.startsWith('@assay/') ? undefined : { path: a.path, external: true },
+        );
+      },
+    },
+  ],
   logLevel: 'warning',
 });
 

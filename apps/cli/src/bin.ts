@@ -8,6 +8,8 @@ const code = await runCli(process.argv.slice(2), {
   parallelism: {
     workerUrl: new URL('./eval-worker.mjs', import.meta.url),
     threads: availableParallelism(),
+    // 64 MiB is about a million run lines; ASSAY_EVAL_THREAD_BYTES changes it (tests use 1).
+    bytesPerThread: Number(process.env.ASSAY_EVAL_THREAD_BYTES ?? 64 * 1024 * 1024),
   },
 });
 process.exitCode = code;

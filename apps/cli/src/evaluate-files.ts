@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import {
   MissingTopicError,
@@ -112,7 +113,7 @@ export async function evaluateRunFile(
 
 /**
  * Evaluates every run file and returns the results in argument order. With a worker
- * script and more than one thread, this thread and `threads - 1` worker threads take runs
+ * script, more than one thread and at least `bytesPerThread` of runs for each, this thread and `threads - 1` worker threads take runs
  * from one shared queue (the qrels are parsed once, here, and handed to each worker); the
  * first failing run in argument order decides the error, so output never depends on thread
  * timing.
@@ -126,10 +127,16 @@ export async function evaluateRunFiles(
   text?: TrecTextOptions,
   encoding: InputEncoding = 'utf-8',
 ): Promise<EvaluatedRun[]> {
-  // Standard input can be read once, by this thread.
-  const threads = runPaths.includes(STDIN)
-    ? 1
-    : Math.min(parallelism?.threads ?? 1, runPaths.length);
+  // Standard input can be read once, by this thread; small inputs are read faster by one
+  // thread than by several that first start up.
+  const threads =
+    !parallelism || runPaths.includes(STDIN)
+      ? 1
+      : Math.min(
+          parallelism.threads,
+          runPaths.length,
+          Math.floor(totalBytes(runPaths) / Math.max(1, parallelism.bytesPerThread)),
+        );
   if (!parallelism || threads < 2) {
     const measures = resolveMeasures(measureSpecs);
     const prepared = prepareRelevance(qrels);
@@ -167,6 +174,19 @@ export async function evaluateRunFiles(
     );
   }
   return results;
+}
+
+/** The size of the files together (a file that cannot be read counts as empty: reading it reports it). */
+function totalBytes(paths: readonly string[]): number {
+  let total = 0;
+  for (const path of paths) {
+    try {
+      total += statSync(path).size;
+    } catch {
+      // reported when read
+    }
+  }
+  return total;
 }
 
 function runWorker(

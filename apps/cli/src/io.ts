@@ -2,6 +2,11 @@
 export interface Parallelism {
   workerUrl: URL;
   threads: number;
+  /**
+   * Bytes of run files each thread gets at least: a worker thread costs its start-up
+   * (loading the code, copying the qrels), which pays only on large inputs.
+   */
+  bytesPerThread: number;
 }
 
 /** Where a command writes; tests pass their own to capture output. */

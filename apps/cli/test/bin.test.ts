@@ -66,10 +66,8 @@ describe('the assay executable', () => {
     const result = spawnSync(
       process.execPath,
       ['apps/cli/bin/assay.js', 'eval', ...args, ...runs],
-      {
-        cwd: root,
-        encoding: 'utf8',
-      },
+      // Worker threads even for these small files.
+      { cwd: root, encoding: 'utf8', env: { ...process.env, ASSAY_EVAL_THREAD_BYTES: '1' } },
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -93,7 +91,7 @@ describe('the assay executable', () => {
         bad,
         `${fixtures}zscores_file`,
       ],
-      { cwd: root, encoding: 'utf8' },
+      { cwd: root, encoding: 'utf8', env: { ...process.env, ASSAY_EVAL_THREAD_BYTES: '1' } },
     );
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');

@@ -1,4 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Kysely } from 'kysely';
 import postgres from 'postgres';
 import { FifoMutex } from './drivers/mutex.js';
@@ -6,7 +8,8 @@ import { PGliteDialect } from './drivers/pglite-dialect.js';
 import { PGliteThread } from './drivers/pglite-thread.js';
 import { PostgresJsDialect } from './drivers/postgres-js-dialect.js';
 import { DatabaseInUseError, lockDataDir } from './data-dir-lock.js';
-import { migrate, type MigrateOptions } from './migrate.js';
+import { loadMigrations, migrate, type MigrateOptions } from './migrate.js';
+import { saveTemplate, templatePath } from './pglite-template.js';
 import type { Database } from './schema.js';
 import { shareEmbedded, sharedSocketPath } from './shared-pglite.js';
 
@@ -74,16 +77,20 @@ const JOIN_WAIT_MS = 60_000;
  * naming the holder.
  */
 export async function createDb(options: CreateDbOptions = {}): Promise<AssayDb> {
+  // A new embedded database starts from the cached template of these migrations, if any.
+  const migrations =
+    options.migrate === false
+      ? undefined
+      : (options.migrations ?? (await loadMigrations(options.migrationsDir)));
+  const template = options.databaseUrl || !migrations ? undefined : templatePath(migrations);
   const opened: Opened = options.databaseUrl
     ? openPostgres(options.databaseUrl, options.maxConnections ?? 10)
-    : await openPGlite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options);
+    : await openPGlite(options.dataDir ?? DEFAULT_PGLITE_DATA_DIR, options, template);
   try {
-    if (options.migrate !== false) {
-      const migrateOptions: MigrateOptions = {};
-      if (options.migrationsDir !== undefined) migrateOptions.migrationsDir = options.migrationsDir;
-      if (options.migrations !== undefined) migrateOptions.migrations = options.migrations;
-      await migrate(opened.db, migrateOptions);
-    }
+    if (migrations) await migrate(opened.db, { migrations });
+    // A database made the long way is the template of the next one (before anything else
+    // is written to it).
+    await opened.saveTemplate?.();
     // Shared once migrated: no other process sees a database half way through a migration.
     await opened.share?.();
   } catch (error) {
@@ -91,11 +98,15 @@ export async function createDb(options: CreateDbOptions = {}): Promise<AssayDb> 
     throw error;
   }
   delete opened.share;
+  delete opened.saveTemplate;
   return opened;
 }
 
-/** An open database; `share` starts serving it to local processes (PGlite with `share`). */
-type Opened = AssayDb & { share?: () => Promise<void> };
+/**
+ * An open database; `share` starts serving it to local processes (PGlite with `share`);
+ * `saveTemplate` stores a new, just migrated embedded database as the template.
+ */
+type Opened = AssayDb & { share?: () => Promise<void>; saveTemplate?: () => Promise<void> };
 
 /** postgres.js options for both a PostgreSQL URL and a shared PGlite's socket. */
 function sessionOptions() {
@@ -124,8 +135,20 @@ function openPostgres(databaseUrl: string, max: number): AssayDb {
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
-async function openPGlite(dataDir: string, options: CreateDbOptions): Promise<Opened> {
-  if (dataDir.includes('://')) return openOwnPGlite(dataDir, undefined, undefined);
+async function openPGlite(
+  dataDir: string,
+  options: CreateDbOptions,
+  template: string | undefined,
+): Promise<Opened> {
+  if (dataDir.includes('://')) {
+    // Only a new in-memory database can start from a template.
+    return openOwnPGlite(
+      dataDir,
+      undefined,
+      undefined,
+      dataDir === 'memory://' ? template : undefined,
+    );
+  }
   await mkdir(dataDir, { recursive: true });
   let socket: string | undefined;
   let notShared: string | undefined;
@@ -140,7 +163,9 @@ async function openPGlite(dataDir: string, options: CreateDbOptions): Promise<Op
   for (;;) {
     try {
       const lock = lockDataDir(dataDir, options.lockHolder, socket ? { socket } : {});
-      const opened = await openOwnPGlite(dataDir, lock, socket);
+      // An empty folder is a new database (checked under the lock).
+      const isNew = (await readdir(dataDir)).length === 0;
+      const opened = await openOwnPGlite(dataDir, lock, socket, isNew ? template : undefined);
       if (notShared) opened.notShared = notShared;
       return opened;
     } catch (error) {
@@ -158,20 +183,38 @@ async function openPGlite(dataDir: string, options: CreateDbOptions): Promise<Op
   }
 }
 
-/** PGlite in `dataDir`, opened by this process (which holds `lock`, when on disk). */
+/**
+ * PGlite in `dataDir`, opened by this process (which holds `lock`, when on disk). `template`
+ * is given for a new database only: it starts as a copy of that file when the file exists,
+ * and otherwise the database is made the long way and saved there once migrated.
+ */
 async function openOwnPGlite(
   dataDir: string,
   lock: ReturnType<typeof lockDataDir> | undefined,
   socket: string | undefined,
+  template: string | undefined,
 ): Promise<Opened> {
-  // PGlite runs on a worker thread of its own (which also sets assay's type parsers):
-  // its WebAssembly no longer blocks the event loop that serves requests and LLM calls.
-  const pglite = new PGliteThread(dataDir);
+  const haveTemplate = template !== undefined && existsSync(template);
+  let pglite: PGliteThread;
   try {
-    await pglite.waitReady;
+    pglite = await startPGlite(dataDir, haveTemplate ? template : undefined);
   } catch (error) {
-    lock?.release();
-    throw error;
+    if (!haveTemplate) {
+      lock?.release();
+      throw error;
+    }
+    // A template this PGlite cannot read (damaged, say): made the long way instead, in the
+    // folder emptied again, and saved anew.
+    try {
+      if (!dataDir.includes('://')) {
+        for (const entry of await readdir(dataDir))
+          await rm(join(dataDir, entry), { recursive: true, force: true });
+      }
+      pglite = await startPGlite(dataDir, undefined);
+    } catch (again) {
+      lock?.release();
+      throw again;
+    }
   }
   // One mutex for PGlite's one session: this process's queries and the socket's clients.
   const mutex = new FifoMutex();
@@ -189,6 +232,14 @@ async function openOwnPGlite(
       }
     },
   };
+  if (template !== undefined && !haveTemplate)
+    opened.saveTemplate = async () => {
+      try {
+        saveTemplate(template, await pglite.dumpDataDir());
+      } catch {
+        // no template this time; the database itself is fine
+      }
+    };
   if (socket && lock)
     opened.share = async () => {
       try {
@@ -201,6 +252,13 @@ async function openOwnPGlite(
       }
     };
   return opened;
+}
+
+/** Starts PGlite on its worker thread (which also sets assay's type parsers): its WebAssembly does not block the event loop that serves requests and LLM calls. */
+async function startPGlite(dataDir: string, template: string | undefined): Promise<PGliteThread> {
+  const pglite = new PGliteThread(dataDir, template);
+  await pglite.waitReady;
+  return pglite;
 }
 
 /**

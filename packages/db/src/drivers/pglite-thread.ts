@@ -41,9 +41,14 @@ export class PGliteThread implements PGliteHandle {
   #failure: Error | undefined;
   readonly waitReady: Promise<void>;
 
-  /** Starts the worker and PGlite in `dataDir` (a folder, or `memory://`). */
-  constructor(dataDir: string) {
-    this.#worker = new Worker(workerScript(), { workerData: { dataDir } });
+  /**
+   * Starts the worker and PGlite in `dataDir` (a folder, or `memory://`); a new database
+   * starts as a copy of `template` (a gzipped dump of a data folder) when given.
+   */
+  constructor(dataDir: string, template?: string) {
+    this.#worker = new Worker(workerScript(), {
+      workerData: template === undefined ? { dataDir } : { dataDir, template },
+    });
     this.waitReady = new Promise((resolve, reject) => {
       const onFirst = (message: { ready?: boolean; error?: ErrorData }) => {
         if (message.ready) resolve();
@@ -102,6 +107,11 @@ export class PGliteThread implements PGliteHandle {
   /** One statement, with parameters (PGlite's extended protocol). */
   query<T>(sql: string, params?: unknown[]): Promise<Results<T>> {
     return this.#send({ kind: 'query', sql, params: params ?? [] });
+  }
+
+  /** The data folder as a gzipped tar file (PGlite's dumpDataDir). */
+  dumpDataDir(): Promise<Uint8Array> {
+    return this.#send({ kind: 'dump' });
   }
 
   /** Any number of statements without parameters; one result per statement. */

@@ -4,8 +4,11 @@
 // the sources and from the bundle alike.
 //
 // Messages in:  { id, kind: 'query', sql, params } | { id, kind: 'exec', sql }
-//               | { id, kind: 'protocol', bytes } | { id, kind: 'close' }
+//               | { id, kind: 'protocol', bytes } | { id, kind: 'dump' } | { id, kind: 'close' }
+// workerData: { dataDir, template? }: a new database starts from the gzipped data folder
+// `template` (a dump of one made earlier) instead of running initdb.
 // Messages out: { ready: true } | { ready: false, error } once, then { id, result } | { id, error }
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -45,6 +48,7 @@ try {
     // PGlite passes strings bound to json/jsonb through unencoded; postgres.js encodes
     // every value. Encode always so both engines store the same thing.
     serializers: { [JSON_OID]: json, [JSONB_OID]: json },
+    ...(workerData.template ? { loadDataDir: new Blob([readFileSync(workerData.template)]) } : {}),
   });
   await pglite.waitReady;
   parentPort.postMessage({ ready: true });
@@ -69,6 +73,10 @@ parentPort.on('message', async (message) => {
       // reply is a view of PGlite's reused buffer: copy it before handing it over.
       const reply = (await pglite.execProtocolRaw(message.bytes)).slice();
       parentPort.postMessage({ id, result: reply }, [reply.buffer]);
+    } else if (kind === 'dump') {
+      const blob = await pglite.dumpDataDir('gzip');
+      const bytes = new Uint8Array(await blob.arrayBuffer());
+      parentPort.postMessage({ id, result: bytes }, [bytes.buffer]);
     } else if (kind === 'close') {
       await pglite.close();
       parentPort.postMessage({ id, result: null });
