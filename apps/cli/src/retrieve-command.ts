@@ -10,6 +10,7 @@ import {
   type RetrieveOptions,
 } from '@assay/retrieval';
 import {
+  firstStageOf,
   isModelMethod,
   METHOD_DEFINITIONS,
   methodsWithSetting,
@@ -20,7 +21,8 @@ import {
   type StepSettings,
 } from '@assay/methods';
 import type { ModelRetrievalRequest } from '@assay/platform';
-import { formatRun, type CollectionDocument } from '@assay/trec';
+import { formatRun, parseRun, type CollectionDocument } from '@assay/trec';
+import { readText } from './evaluate-files.js';
 import { getopt, UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 import { EXIT } from './exit-codes.js';
@@ -221,10 +223,18 @@ export async function retrieveCommand(
     index = indexDocuments(docs, new IndexBuilder(analyzer), io);
   }
 
+  // The first stage of methods that start from BM25: a run file, read and checked now.
+  const firstStageFile = prepared?.prepared.settings.firstStage as string | undefined;
+  const firstStage =
+    firstStageFile === undefined
+      ? undefined
+      : firstStageOf(firstStageFile, parseRun(readText(firstStageFile), firstStageFile));
+
   if (prepared)
     return retrieveWithModelsCommand(
       {
         prepared,
+        ...(firstStage ? { firstStage } : {}),
         index,
         topics,
         topicsFile,

@@ -2,8 +2,11 @@ import type { MethodPrompt } from '@assay/llm';
 import {
   estimateModelRun,
   formatTrace,
+  MissingTextsError,
+  SearchServiceError,
   retrieveWithModels,
   SettingsError,
+  type FirstStage,
   type MethodTopic,
   type MissingTopic,
   type ModelRetrieveOptions,
@@ -68,7 +71,9 @@ export async function prepareModelCommand(
       throw new UsageError(error.message);
     throw error;
   }
-  if ((prepared.needs.documentText || prepared.embeds) && !options.hasDocs)
+  // Texts come from --docs, or from the hits of a search service (not for embedding).
+  const searchTexts = prepared.settings.search !== undefined && !prepared.embeds;
+  if ((prepared.needs.documentText || prepared.embeds) && !options.hasDocs && !searchTexts)
     throw new UsageError(
       `--method ${request.method} reads the documents' text: give --docs FILE, not --index`,
     );
@@ -89,6 +94,8 @@ export interface ModelRetrieveInput {
   topicsFile: string;
   source: Record<string, string>;
   documents?: CollectionDocument[];
+  /** Each topic's candidates from `--first-stage RUN`. */
+  firstStage?: FirstStage;
   out: string;
   /** Where to write the answers of a method that answers (JSONL). */
   answersFile?: string;
@@ -163,6 +170,7 @@ export async function retrieveWithModelsCommand(
       prompts,
       store: new DbCallStore(db),
       ...(input.documents ? { documents: input.documents } : {}),
+      ...(input.firstStage ? { firstStage: input.firstStage } : {}),
     });
     const progress = new ProgressReporter({
       label: 'retrieving',
@@ -186,6 +194,11 @@ export async function retrieveWithModelsCommand(
           }),
       });
     } catch (error) {
+      // First-stage documents without text are bad input; a search service that fails is
+      // named with its URL.
+      if (error instanceof MissingTextsError)
+        throw new CliError(`${method}: ${error.message}`, EXIT.invalidInput);
+      if (error instanceof SearchServiceError) throw new CliError(error.message, EXIT.usage);
       throw new CliError(`${method}: ${(error as Error).message}`, EXIT.usage);
     } finally {
       progress.finish();

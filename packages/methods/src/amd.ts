@@ -8,6 +8,7 @@ import {
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
+  searchOf,
 } from './method-context.js';
 import { amdSparseQuery } from './query-strings.js';
 import { rrfLists } from './ranked-lists.js';
@@ -21,6 +22,7 @@ import {
   settings,
   type SettingsOf,
 } from './settings.js';
+import { SEARCH_SETTINGS } from './search-service.js';
 
 const AMD_SETTINGS = settings({
   aggregation: choice(['sparse', 'dense', 'rrf'], AGGREGATION_HELP, { default: 'sparse' }),
@@ -38,6 +40,7 @@ const AMD_SETTINGS = settings({
     max: 10_000,
     onlyWith: { key: 'aggregation', value: 'rrf' },
   }),
+  ...SEARCH_SETTINGS,
 });
 
 /** AMD settings, parsed. */
@@ -133,7 +136,7 @@ export async function amdTopic(
     case 'sparse': {
       const query = amdSparseQuery(topic.text, refined);
       context.trace({ ...base, step: 'query', text: query });
-      return context.bm25.search(query, context.k);
+      return searchOf(context).search(query, context.k);
     }
     case 'dense': {
       const dense = denseOf(context);
@@ -142,7 +145,9 @@ export async function amdTopic(
       return dense.index.search(vector, context.k);
     }
     case 'rrf': {
-      const lists = refined.map((answer) => context.bm25.search(answer, context.k));
+      const lists = await Promise.all(
+        refined.map((answer) => searchOf(context).search(answer, context.k)),
+      );
       return rrfLists(lists, options.rrfK, context.k);
     }
   }

@@ -3,11 +3,13 @@ import { defineMethod } from './method-definition.js';
 import {
   denseOf,
   embedQueries,
+  topicCandidates,
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
 } from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
+import { FIRST_STAGE_SETTINGS } from './search-service.js';
 import { integer, settings } from './settings.js';
 
 /** `dense`: the query's embedding against the collection's, by exact cosine. */
@@ -24,7 +26,7 @@ export async function hybridTopic(
   rrfK: number,
 ): Promise<ScoredDoc[]> {
   const dense = await denseTopic(context, topic);
-  const sparse = context.bm25.search(topic.text, context.k);
+  const sparse = topicCandidates(context, topic, context.k);
   return rrfLists([sparse, dense], rrfK, context.k);
 }
 
@@ -55,7 +57,10 @@ export const hybridMethod = defineMethod({
   steps: 'BM25 top k and dense top k, fused by RRF',
   calls: '1 embedding',
   reproduce: `Needs \`--embedding-model\`; RRF k = 60 is Cormack et al.'s. ${PREFIXES}`,
-  settings: settings({ rrfK: integer('RRF constant k', { default: 60, max: 10_000 }) }),
+  settings: settings({
+    rrfK: integer('RRF constant k', { default: 60, max: 10_000 }),
+    ...FIRST_STAGE_SETTINGS,
+  }),
   prompts: [],
   needsChat: () => false,
   embeddings: () => 'required',

@@ -3,14 +3,15 @@ import { interleave } from '@assay/retrieval';
 import { defineMethod } from './method-definition.js';
 import {
   askOrFallback,
-  hasCollectionTerm,
   usableQuery,
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
+  searchOf,
 } from './method-context.js';
 import { checkRankGpt, RERANKER_SETTINGS } from './reranker-for.js';
 import { defaultsOf, integer, settings, SettingsError, type SettingsOf } from './settings.js';
+import { SEARCH_SETTINGS } from './search-service.js';
 
 /**
  * The generate-then-retrieve variants (Abbasiantaeb and Aliannejadi, 2024): `qr` rewrites
@@ -34,6 +35,7 @@ const GR_SETTINGS = settings({
     onlyWith: { key: 'reranker' },
   }),
   ...RERANKER_SETTINGS,
+  ...SEARCH_SETTINGS,
 });
 
 const GR_QUERY_SETTINGS = settings({
@@ -99,11 +101,17 @@ export async function grTopic(
   const conversation = grConversation(topic);
   const raw = topic.text;
   const search = async (query: string, rerankQuery = query) =>
-    rerankStage(context, rerankQuery, context.bm25.search(query, options.firstStageK), options);
+    rerankStage(
+      context,
+      rerankQuery,
+      await searchOf(context).search(query, options.firstStageK),
+      options,
+    );
+  const hasTerm = (text: string) => searchOf(context).hasTerm(text);
 
   if (variant === 'qr') {
     const rewrite = await generated(context, base, 'gr-rewrite', { conversation }, 'rewrite');
-    const query = usableQuery(context, base, rewrite ?? '', raw, 'rewrite');
+    const query = usableQuery(context, base, rewrite ?? '', raw, 'rewrite', hasTerm);
     return (await search(query)).slice(0, context.k);
   }
 
@@ -117,7 +125,7 @@ export async function grTopic(
   // the raw request (traced), so the topic is still searched.
   const answer = (await generated(context, base, 'gr-answer', { conversation }, 'answer')) ?? raw;
   if (variant === 'ad') {
-    const query = usableQuery(context, base, answer, raw, 'answer');
+    const query = usableQuery(context, base, answer, raw, 'answer', hasTerm);
     return (await search(query)).slice(0, context.k);
   }
 
@@ -194,7 +202,7 @@ async function generateQueries(
   );
   const kept: string[] = [];
   for (const q of all.slice(0, max))
-    if (hasCollectionTerm(context, q)) kept.push(q);
+    if (searchOf(context).hasTerm(q)) kept.push(q);
     else
       context.trace({
         ...base,

@@ -3,7 +3,6 @@ import {
   documentQuery,
   documentText,
   wholeDocumentQuery,
-  type Hit,
   type WeightedQuery,
 } from '@assay/retrieval';
 import { defineMethod } from './method-definition.js';
@@ -15,6 +14,7 @@ import {
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
+  searchOf,
 } from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
 import { FILTER_JUDGE, RelevanceFilter } from './relevance-filter.js';
@@ -28,6 +28,7 @@ import {
   type SettingsOf,
 } from './settings.js';
 import type { TraceEntry } from './trace.js';
+import { SEARCH_SETTINGS } from './search-service.js';
 
 const GRILL_SETTINGS = settings({
   rounds: integer(
@@ -79,6 +80,7 @@ const GRILL_SETTINGS = settings({
   }),
   rrfK: integer('RRF constant k of every fusion', { default: 60, max: 10_000 }),
   ...RERANKER_SETTINGS,
+  ...SEARCH_SETTINGS,
 });
 
 /** GRILL settings (Owoicho and Dalton, TREC 2025), parsed. */
@@ -253,16 +255,22 @@ async function pipeline(
 ): Promise<ScoredDoc[]> {
   const filter = new RelevanceFilter(context, query);
   const docNumbers = new Map<string, number>();
-  const lists: Hit[][] = [];
+  const lists: ScoredDoc[][] = [];
   const known = new Set<string>();
 
   /** Each list without the documents the judge says are not relevant; new decisions traced. */
-  const keep = async (stage: string, found: Hit[][], round?: number): Promise<Hit[][]> => {
+  // Hits of the own index carry their document numbers (the seeds of query-by-document);
+  // the gap queries' hits may come from a search service and carry none.
+  const keep = async <H extends ScoredDoc & { doc?: number }>(
+    stage: string,
+    found: H[][],
+    round?: number,
+  ): Promise<H[][]> => {
     const order: string[] = [];
     const fresh = new Set<string>();
     for (const list of found)
       for (const hit of list) {
-        docNumbers.set(hit.docno, hit.doc);
+        if (hit.doc !== undefined) docNumbers.set(hit.docno, hit.doc);
         if (!filter.judged(hit.docno) && !fresh.has(hit.docno)) {
           fresh.add(hit.docno);
           order.push(hit.docno);
@@ -397,7 +405,7 @@ async function pipeline(
   lists.push(
     ...(await keep(
       'gaps',
-      queries.map((q) => context.bm25.search(q, options.candidates)),
+      await Promise.all(queries.map((q) => searchOf(context).search(q, options.candidates))),
     )),
   );
   return rrfLists(lists, options.rrfK, totalLength(lists));

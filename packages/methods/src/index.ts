@@ -9,6 +9,7 @@ export { amdSparseQuery, query2docDenseText, query2docSparseQuery, SEP } from '.
 export type {
   ConversationTurn,
   DocumentText,
+  FirstStage,
   MethodContext,
   MethodTopic,
   Reranker,
@@ -119,7 +120,17 @@ export {
   type MissingTopic,
   type ModelResources,
   type ModelRun,
+  MissingTextsError,
 } from './llm-retrieve.js';
+/** Where methods search (own index, Anserini REST, Elasticsearch/OpenSearch), first stages. */
+export {
+  AnseriniSearch,
+  ElasticsearchSearch,
+  externalSearch,
+  firstStageOf,
+  SearchServiceError,
+  type SearchService,
+} from './search-service.js';
 /** Dry-run estimate of calls, tokens and cost. */
 export { estimateModelRun, type RunEstimate } from './estimate.js';
 /** Where the shipped prompts are. */

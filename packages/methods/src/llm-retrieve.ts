@@ -18,13 +18,16 @@ import {
 import type { Run, RunEntry } from '@assay/trec';
 import { DenseIndex } from './dense-index.js';
 import type { GeneratedAnswer, MethodDefinition, RunModels } from './method-definition.js';
-import type {
-  MethodContext,
-  MethodTopic,
-  Reranker,
-  ScoredDoc,
-  StepSettings,
+import {
+  MissingCandidatesError,
+  type FirstStage,
+  type MethodContext,
+  type MethodTopic,
+  type Reranker,
+  type ScoredDoc,
+  type StepSettings,
 } from './method-context.js';
+import type { SearchService } from './search-service.js';
 import { methodDefinition, parseMethodSettings, type ModelMethod } from './methods-registry.js';
 import type { ModelRetrieveOptions } from './retrieve-options.js';
 import { kebab, SettingsError } from './settings.js';
@@ -57,6 +60,24 @@ export interface ModelResources {
   documents?: readonly { id: string; title?: string; text: string }[];
   /** The reranker of methods with a rerank stage (absent: first-stage order). */
   reranker?: Reranker;
+  /** Where generated queries are searched (absent: the own index). */
+  search?: SearchService;
+  /** Each topic's candidates from a run, for methods that start from BM25 (`--first-stage`). */
+  firstStage?: FirstStage;
+}
+
+/** Documents a method reads from the first-stage run that have no text: named, never skipped. */
+export class MissingTextsError extends Error {
+  constructor(
+    readonly docnos: readonly string[],
+    run: string,
+  ) {
+    const shown = docnos.slice(0, 10).join(', ');
+    super(
+      `${docnos.length} document${docnos.length === 1 ? '' : 's'} of the first-stage run ${run} ${docnos.length === 1 ? 'has' : 'have'} no text in the documents given: ${shown}${docnos.length > 10 ? `, … and ${docnos.length - 10} more` : ''}`,
+    );
+    this.name = 'MissingTextsError';
+  }
 }
 
 /** A topic that has no entries in a run, and why. */
@@ -193,6 +214,7 @@ export async function retrieveWithModels(
   const trace: TraceEntry[] = [];
   const failures: ModelRun['failures'] = [];
   const unfinished: string[] = [];
+  const notInFirstStage = new Set<string>();
   const results = new Map<string, ScoredDoc[]>();
   const answers = new Map<string, GeneratedAnswer>();
   const routes = new Map<string, string>();
@@ -216,11 +238,21 @@ export async function retrieveWithModels(
       ]),
     );
   if (resources.reranker) context.reranker = resources.reranker;
+  if (resources.search) context.search = resources.search;
+  if (resources.firstStage) {
+    context.firstStage = resources.firstStage;
+    const reads = definition.firstStageTexts?.(settings) ?? 0;
+    const lacking = new Set<string>();
+    for (const topic of topics)
+      for (const d of resources.firstStage.topics.get(topic.id)?.slice(0, reads) ?? [])
+        if (!context.documents?.has(d.docno)) lacking.add(d.docno);
+    if (lacking.size > 0) throw new MissingTextsError([...lacking], resources.firstStage.name);
+  }
   if (needs.chat) {
     if (!resources.chat) throw new SettingsError('model', `${options.method} needs a chat model`);
     context.chat = resources.chat;
   }
-  if (needs.documentText && !resources.documents)
+  if (needs.documentText && !resources.documents && !resources.search?.textOf)
     throw new SettingsError('docs', `${options.method} reads the documents' text`);
   const embeds = needs.embeddings === 'required' || (needs.embeddings === 'optional' && !!resources.embeddings);
   if (needs.embeddings === 'required' && !resources.embeddings)
@@ -288,10 +320,13 @@ export async function retrieveWithModels(
           unfinished.push(topic.id);
           continue;
         }
-        const reason = topicFailure(error);
-        if (reason === undefined) throw error;
-        failures.push({ topic: topic.id, reason });
-        trace.push({ topic: topic.id, method: options.method, step: 'failed', text: reason });
+        if (error instanceof MissingCandidatesError) notInFirstStage.add(topic.id);
+        else {
+          const reason = topicFailure(error);
+          if (reason === undefined) throw error;
+          failures.push({ topic: topic.id, reason });
+          trace.push({ topic: topic.id, method: options.method, step: 'failed', text: reason });
+        }
       }
       options.onProgress?.(++done, topics.length, spend);
     }
@@ -338,7 +373,9 @@ export async function retrieveWithModels(
         ? `failed: ${failed.get(t.id)}`
         : notRun.has(t.id)
           ? BUDGET_REASON
-          : 'no document was found',
+          : notInFirstStage.has(t.id)
+            ? `not in the first-stage run ${resources.firstStage!.name}`
+            : 'no document was found',
     });
   }
   return {

@@ -9,6 +9,7 @@ import {
 } from '@assay/llm';
 import { analyzeQuery, type Bm25Searcher } from '@assay/retrieval';
 import type { DenseIndex } from './dense-index.js';
+import { IndexSearch, type SearchService } from './search-service.js';
 import type { TraceEntry } from './trace.js';
 
 /** A turn of the conversation before a conversational topic's query. */
@@ -80,7 +81,15 @@ export interface MethodContext {
   embeddings?: MethodEmbeddings;
   prompts: ReadonlyMap<string, MethodPrompt>;
   deps: CallDeps;
+  /** assay's own BM25 index (query-by-document, term weights, first stages without a run). */
   bm25: Bm25Searcher;
+  /**
+   * Where generated queries are searched: an external service (`--search`), whose hits also
+   * bring the documents' texts; absent, the own index (see {@link searchOf}).
+   */
+  search?: SearchService;
+  /** Each topic's candidates from a run (`--first-stage`), instead of BM25 of its query. */
+  firstStage?: FirstStage;
   /** The collection's vectors (built before the topics when a method needs them). */
   dense?: DenseIndex;
   /** Documents' text by docno (given with `--docs`; methods that read passages need it). */
@@ -93,6 +102,44 @@ export interface MethodContext {
   k: number;
   /** Where generated texts go. */
   trace: (entry: TraceEntry) => void;
+}
+
+/** The run's search service: the one configured, else the own BM25 index. */
+export function searchOf(context: MethodContext): SearchService {
+  return context.search ?? new IndexSearch(context.bm25);
+}
+
+/** A first-stage run: its name (file or stored run) and its ranked lists by topic. */
+export interface FirstStage {
+  name: string;
+  topics: ReadonlyMap<string, readonly ScoredDoc[]>;
+}
+
+/** A topic the first-stage run has no list for: it gets no entries, and is named as missing. */
+export class MissingCandidatesError extends Error {
+  constructor(
+    readonly topic: string,
+    run: string,
+  ) {
+    super(`not in the first-stage run ${run}`);
+    this.name = 'MissingCandidatesError';
+  }
+}
+
+/**
+ * The candidates for a topic's own query: the first `k` of its list in the first-stage run
+ * when one is given (a topic the run lacks throws {@link MissingCandidatesError}), else
+ * BM25 of its text over the own index.
+ */
+export function topicCandidates(
+  context: MethodContext,
+  topic: MethodTopic,
+  k: number,
+): ScoredDoc[] {
+  if (!context.firstStage) return context.bm25.search(topic.text, k);
+  const list = context.firstStage.topics.get(topic.id);
+  if (!list) throw new MissingCandidatesError(topic.id, context.firstStage.name);
+  return list.slice(0, k);
 }
 
 /** One ranked document. */
@@ -204,6 +251,8 @@ export function hasCollectionTerm(context: MethodContext, text: string): boolean
  * The query a generated text makes, or the raw request when the text has no term the
  * collection knows (an answer such as `{"oops":`): then the fallback is traced as
  * `query-fallback`, so no topic goes without a search because of an unusable rewrite.
+ * `hasTerm` tells a usable query (default: the own index knows a term of it; queries the
+ * search service takes ask the service).
  */
 export function usableQuery(
   context: MethodContext,
@@ -211,8 +260,9 @@ export function usableQuery(
   generated: string,
   raw: string,
   what: string,
+  hasTerm: (text: string) => boolean = (text) => hasCollectionTerm(context, text),
 ): string {
-  if (hasCollectionTerm(context, generated)) return generated;
+  if (hasTerm(generated)) return generated;
   context.trace({
     ...base,
     step: 'query-fallback',
@@ -229,10 +279,18 @@ export function denseOf(context: MethodContext): MethodEmbeddings & { index: Den
   return { ...context.embeddings, index: context.dense };
 }
 
-/** The text of a document, or an error naming the docno (methods that read passages). */
+/**
+ * The text of a document (from the documents given, else from the search service's hits),
+ * or an error naming the docno (methods that read passages).
+ */
 export function documentOf(context: MethodContext, docno: string): DocumentText {
-  if (!context.documents) throw new Error("this method reads the documents' text (--docs)");
-  const doc = context.documents.get(docno);
-  if (!doc) throw new Error(`document ${docno} is in the index but not in the documents given`);
-  return doc;
+  const doc = context.documents?.get(docno) ?? context.search?.textOf?.(docno);
+  if (doc) return doc;
+  if (!context.documents && !context.search?.textOf)
+    throw new Error("this method reads the documents' text (--docs)");
+  throw new Error(
+    context.search?.textOf
+      ? `document ${docno} has no text: neither the documents given nor the search service's hits hold it`
+      : `document ${docno} is in the index but not in the documents given`,
+  );
 }

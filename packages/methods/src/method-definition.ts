@@ -68,6 +68,8 @@ export interface MethodDefinition<S extends SettingsShape = SettingsShape> {
   answers?: boolean;
   /** Whether it reads documents' text (reranking, query-by-document, answers). */
   needsDocumentText?(settings: SettingsOf<S>): boolean;
+  /** How many of each topic's first-stage documents it reads the text of (`--first-stage`). */
+  firstStageTexts?(settings: SettingsOf<S>): number;
   /** What a user should know about how the run departs from the paper (stderr, run header). */
   warnings?(settings: SettingsOf<S>, models: RunModels): string[];
   /** Adds what the settings do not say (fixed facts of the method) to the run's parameters. */

@@ -15,6 +15,7 @@ import { query2docMethod } from './query2doc.js';
 import { reactMethod, simpleSearchMethod } from './search-baselines.js';
 import { srsaMethod } from './srsa.js';
 import { rerankMethod } from './rerank-method.js';
+import { checkSearchSettings } from './search-service.js';
 import {
   keySpelling,
   parseSettings,
@@ -133,6 +134,7 @@ export function parseMethodSettings(
   });
   try {
     definition.check?.(settings, spell);
+    checkSearchSettings(settings, spell);
   } catch (error) {
     if (error instanceof SettingsError) throw error;
     throw new SettingsError('', (error as Error).message);

@@ -7,9 +7,11 @@ import {
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
+  searchOf,
 } from './method-context.js';
 import { query2docDenseText, query2docSparseQuery } from './query-strings.js';
 import { AGGREGATION_HELP, choice, settings } from './settings.js';
+import { SEARCH_SETTINGS } from './search-service.js';
 
 /** How Query2doc searches with its pseudo-document. */
 export type Query2docMode = 'sparse' | 'dense';
@@ -36,7 +38,7 @@ export async function query2docTopic(
   if (mode === 'sparse') {
     const query = query2docSparseQuery(topic.text, answer.text);
     context.trace({ ...base, step: 'query', text: query });
-    return context.bm25.search(query, context.k);
+    return searchOf(context).search(query, context.k);
   }
   const dense = denseOf(context);
   const text = query2docDenseText(topic.text, answer.text);
@@ -47,6 +49,7 @@ export async function query2docTopic(
 
 const QUERY2DOC_SETTINGS = settings({
   aggregation: choice(['sparse', 'dense'], AGGREGATION_HELP, { default: 'sparse' }),
+  ...SEARCH_SETTINGS,
 });
 
 /** `query2doc`: one pseudo-document per query (Wang et al., 2023). */

@@ -1,7 +1,13 @@
 import { estimateTokens } from '@assay/llm';
 import { defineMethod } from './method-definition.js';
-import type { MethodContext, MethodTopic, ScoredDoc } from './method-context.js';
+import {
+  topicCandidates,
+  type MethodContext,
+  type MethodTopic,
+  type ScoredDoc,
+} from './method-context.js';
 import { slidingWindows } from './rankgpt-reranker.js';
+import { FIRST_STAGE_SETTINGS } from './search-service.js';
 import { checkRankGpt, RERANKER_SETTINGS } from './reranker-for.js';
 import { integer, settings, SettingsError } from './settings.js';
 
@@ -19,7 +25,7 @@ export async function rerankTopic(
   depth: number,
 ): Promise<ScoredDoc[]> {
   if (!context.reranker) throw new Error('the rerank method needs a reranker (--reranker)');
-  const first = context.bm25.search(topic.text, Math.max(depth, context.k));
+  const first = topicCandidates(context, topic, Math.max(depth, context.k));
   const head = await context.reranker.rerank(topic.text, first.slice(0, depth), context, topic.id);
   const floor = head.length > 0 ? Math.min(...head.map((d) => d.score)) : 0;
   const tail = first.slice(depth).map((d, i) => ({ docno: d.docno, score: floor - (i + 1) }));
@@ -42,6 +48,7 @@ export const rerankMethod = defineMethod({
       max: 100_000,
     }),
     ...RERANKER_SETTINGS,
+    ...FIRST_STAGE_SETTINGS,
   }),
   prompts: ['rankgpt'],
   check(s, spell) {
@@ -55,6 +62,7 @@ export const rerankMethod = defineMethod({
   needsChat: (s) => s.reranker === 'rankgpt',
   embeddings: () => 'none',
   needsDocumentText: () => true,
+  firstStageTexts: (s) => s.rerankDepth,
   runTopic: (context, topic, s) => rerankTopic(context, topic, s.rerankDepth),
   estimateTopic(topic, s, sink) {
     if (s.reranker !== 'rankgpt') return;

@@ -5,6 +5,7 @@ import {
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
+  searchOf,
 } from './method-context.js';
 import { integer } from './settings.js';
 
@@ -89,16 +90,19 @@ export class FoundDocuments {
   }
 }
 
-/** One BM25 search of `query` (searchK documents), traced with its query and results. */
-export function search(
+/**
+ * One search of `query` (searchK documents) with the run's search service, traced with its
+ * query and results.
+ */
+export async function search(
   context: MethodContext,
   base: { topic: string; method: string },
   query: string,
   searchK: number,
   found: FoundDocuments,
-): string[] {
+): Promise<string[]> {
   context.trace({ ...base, step: 'search', text: query });
-  const docnos = found.add(context.bm25.search(query, searchK));
+  const docnos = found.add(await searchOf(context).search(query, searchK));
   context.trace({ ...base, step: 'results', text: docnos.join(' ') });
   return docnos;
 }

@@ -17,6 +17,7 @@ import {
   SEARCH_K,
 } from './search-agent.js';
 import { settings } from './settings.js';
+import { SEARCH_SETTINGS } from './search-service.js';
 
 /**
  * SRSA's simple-search baseline (Wang & Xu, 2024, section IV-B1) for one topic: one search
@@ -30,7 +31,7 @@ export async function simpleSearchTopic(
   const base = { topic: topic.id, method: 'simple-search' };
   const query = requestText(topic);
   const found = new FoundDocuments();
-  const given = search(context, base, query, settings.searchK, found);
+  const given = await search(context, base, query, settings.searchK, found);
   const answer = await finalAnswer(context, base, query, passages(context, given), given);
   return { docs: found.ranking(context.k), answer };
 }
@@ -94,7 +95,7 @@ export async function reactTopic(
       context.trace({ ...base, step: 'stop', text: `finished at step ${step}` });
       break;
     }
-    const docnos = search(context, base, input.trim(), settings.searchK, found);
+    const docnos = await search(context, base, input.trim(), settings.searchK, found);
     history.push(
       `Thought ${step}: ${thought.trim()}\nAction ${step}: search[${input.trim()}]\n` +
         `Observation ${step}:\n${passages(context, docnos)}`,
@@ -124,7 +125,7 @@ export const simpleSearchMethod = defineMethod({
   steps: 'one BM25 search with the request; answer from its results',
   calls: '1',
   reproduce: BASELINES,
-  settings: settings({ searchK: SEARCH_K }),
+  settings: settings({ searchK: SEARCH_K, ...SEARCH_SETTINGS }),
   prompts: ['srsa-answer'],
   needsChat: () => true,
   embeddings: () => 'none',
@@ -148,7 +149,7 @@ export const reactMethod = defineMethod({
     'rephrase the request; Thought/Action (search or finish)/Observation; answer from the history',
   calls: 'at most 2 + max rounds',
   reproduce: `${BASELINES} The paper capped ReAct at 5 steps (the default \`--max-rounds\`).`,
-  settings: settings({ searchK: SEARCH_K, maxRounds: MAX_ROUNDS }),
+  settings: settings({ searchK: SEARCH_K, maxRounds: MAX_ROUNDS, ...SEARCH_SETTINGS }),
   prompts: ['react-rephrase', 'react-step', 'srsa-answer'],
   needsChat: () => true,
   embeddings: () => 'none',

@@ -8,9 +8,10 @@ import { z } from 'zod';
 export interface SettingInfo {
   /**
    * `integer` and `number` take a value; `choice` one of `choices`; `date` YYYY-MM-DD;
-   * `switch` is true when given, `off-switch` (a `no-…` flag) false when given.
+   * `switch` is true when given, `off-switch` (a `no-…` flag) false when given; `text` a
+   * line of text (a URL, a file or run, an index or field name), checked as `expects` says.
    */
-  kind: 'integer' | 'number' | 'choice' | 'date' | 'switch' | 'off-switch';
+  kind: 'integer' | 'number' | 'choice' | 'date' | 'switch' | 'off-switch' | 'text';
   /** The command-line flag without its dashes. */
   flag: string;
   /** The value's name in the help (`N`, `X`, `MODE`, `DATE`); switches take none. */
@@ -26,6 +27,8 @@ export interface SettingInfo {
   onlyWith?: { key: string; value?: string };
   /** What the paper used, when it says and it is not the default (for the docs). */
   paper?: string;
+  /** What a `text` value must be, for messages (`an http(s) URL`). */
+  expects?: string;
 }
 
 /** One setting: its schema (defaults filled in when parsed), its type alone, and what it is. */
@@ -153,6 +156,28 @@ export function date(help: string, o: Common = {}): Setting<string> {
   };
 }
 
+/**
+ * A line of text (at most 2,000 characters, no control characters), absent unless given;
+ * `check` says what else it must be (`expects` in messages).
+ */
+export function text(
+  help: string,
+  o: Common & { arg: string; expects?: string; check?: (value: string) => boolean },
+): Setting<string | undefined> {
+  let base = z
+    .string()
+    .min(1)
+    .max(2000)
+    .refine((v) => v.trim() !== '' && ![...v].some((ch) => ch.charCodeAt(0) < 0x20));
+  if (o.check) base = base.refine(o.check);
+  const { check: _check, ...rest } = o;
+  return {
+    schema: base.optional(),
+    base,
+    info: info('text', help, { ...rest, expects: o.expects ?? 'a line of text' }),
+  };
+}
+
 /** The shape with each setting's flag filled in (the key in kebab-case unless named). */
 export function settings<S extends SettingsShape>(shape: S): S {
   return Object.fromEntries(
@@ -177,6 +202,8 @@ export function expects(s: SettingInfo): string {
     case 'switch':
     case 'off-switch':
       return 'true or false';
+    case 'text':
+      return s.expects ?? 'a line of text';
   }
 }
 

@@ -6,6 +6,7 @@ import {
   usableQuery,
   type MethodContext,
   type MethodTopic,
+  searchOf,
 } from './method-context.js';
 import {
   bullets,
@@ -22,6 +23,7 @@ import {
   type SearchAgentSettings,
 } from './search-agent.js';
 import { date, settings } from './settings.js';
+import { SEARCH_SETTINGS } from './search-service.js';
 
 /** The three search strategies of SRSA's router. */
 export type SrsaStrategy = 'direct' | 'parallel' | 'planning';
@@ -70,7 +72,7 @@ export async function srsaTopic(
   const found = new FoundDocuments();
   const findings =
     routing.strategy === 'direct'
-      ? direct(context, base, routing.searchQuery, settings, found)
+      ? await direct(context, base, routing.searchQuery, settings, found)
       : routing.strategy === 'parallel'
         ? await parallel(context, base, routing, settings, found)
         : await planning(context, base, query, routing, settings, found);
@@ -138,7 +140,14 @@ async function route(
   return {
     route: json.strategy,
     strategy: json.strategy,
-    searchQuery: usableQuery(context, base, json.search_query.trim(), topic.text, 'rephrased query'),
+    searchQuery: usableQuery(
+      context,
+      base,
+      json.search_query.trim(),
+      topic.text,
+      'rephrased query',
+      (text) => searchOf(context).hasTerm(text),
+    ),
     suggestions,
   };
 }
@@ -161,18 +170,20 @@ async function rewrite(
   if (!answer) return topic.text;
   const text = answer.text.split('\n')[0]!.trim();
   context.trace({ ...base, step: 'rewrite', prompt: 'srsa-rewrite', text, cached: answer.cached });
-  return usableQuery(context, base, text, topic.text, 'rewrite');
+  return usableQuery(context, base, text, topic.text, 'rewrite', (t) =>
+    searchOf(context).hasTerm(t),
+  );
 }
 
 /** Direct search: Q_r searched once, no further call. */
-function direct(
+async function direct(
   context: MethodContext,
   base: Base,
   searchQuery: string,
   settings: SearchAgentSettings,
   found: FoundDocuments,
-): Findings {
-  const given = search(context, base, searchQuery, settings.searchK, found);
+): Promise<Findings> {
+  const given = await search(context, base, searchQuery, settings.searchK, found);
   return { material: passages(context, given), given };
 }
 
@@ -204,7 +215,7 @@ async function parallel(
         text: q,
         cached: answer.cached,
       });
-  for (const q of questions) search(context, base, q, settings.searchK, found);
+  for (const q of questions) await search(context, base, q, settings.searchK, found);
   // The union of the sub-questions' results, each document once, in first-found order.
   const given = found.ranking(Number.MAX_SAFE_INTEGER).map((d) => d.docno);
   return { material: passages(context, given), given };
@@ -233,7 +244,7 @@ async function planning(
   let firstResults: string[] = [];
   const summaries: Array<{ summary: string; kept: string[] }> = [];
   for (let round = 1; ; round++) {
-    const results = search(context, base, searchQuery, settings.searchK, found);
+    const results = await search(context, base, searchQuery, settings.searchK, found);
     let latest: string;
     if (round === 1) {
       firstResults = results;
@@ -355,6 +366,7 @@ export const srsaMethod = defineMethod({
     searchK: SEARCH_K,
     maxRounds: MAX_ROUNDS,
     today: date("the date the router is told is today (default: the clock's)"),
+    ...SEARCH_SETTINGS,
   }),
   prompts: [
     'srsa-router',

@@ -9,12 +9,14 @@ import {
 } from '@assay/llm';
 import {
   defaultMethodsDir,
+  externalSearch,
   listOf,
   methodDefinition,
   methodNeeds,
   parseMethodSettings,
   rerankerFor,
   SettingsError,
+  type FirstStage,
   type MethodNeeds,
   type ModelMethod,
   type ModelResources,
@@ -305,6 +307,8 @@ export function modelResources(
     prompts: ReadonlyMap<string, MethodPrompt>;
     store: CallStore;
     documents?: readonly { id: string; title?: string; text: string }[];
+    /** Each topic's candidates from a run (the `firstStage` setting, read by the caller). */
+    firstStage?: FirstStage;
   },
 ): ModelResources {
   const { request, needs, endpoints, steps } = prepared;
@@ -324,6 +328,9 @@ export function modelResources(
       ...(request.passagePrefix ? { passagePrefix: request.passagePrefix } : {}),
     };
   if (input.documents) resources.documents = input.documents;
+  if (input.firstStage) resources.firstStage = input.firstStage;
+  const search = externalSearch(prepared.settings);
+  if (search) resources.search = search;
   const rankgptModel = steps.rankgpt?.model ?? steps['*']?.model ?? request.model;
   const reranker = rerankerFor(
     prepared.settings,

@@ -12,6 +12,7 @@ import {
   type Topic,
 } from '@assay/db';
 import {
+  firstStageOf,
   isModelMethod,
   MODEL_METHODS,
   retrieveWithModels,
@@ -31,7 +32,8 @@ import {
 } from './model-resources.js';
 import { createRunUnderName } from './run-under-name.js';
 import { checkNewName } from './names.js';
-import { resolveCollection, type CollectionRef } from './resolve.js';
+import { resolveCollection, resolveRun, type CollectionRef } from './resolve.js';
+import { readTrecRun } from './runs.js';
 import {
   collectionIndex,
   describeMissing,
@@ -105,11 +107,26 @@ export async function retrieveStoredModelRun(
   if (!input.replace && (await findRunByName(db, collection.id, name)))
     throw new PlatformError('conflict', taken);
   const stored = await selectTopics(db, collection, input.topics);
+  // The first stage is a stored run of the collection (by id or name), read for the topics asked.
+  const firstStageRef = prepared.settings.firstStage as string | undefined;
+  let firstStage;
+  if (firstStageRef !== undefined) {
+    const run = await resolveRun(db, collection, firstStageRef);
+    firstStage = firstStageOf(
+      `"${run.name}"`,
+      await readTrecRun(
+        db,
+        run,
+        stored.map((t) => t.topicId),
+      ),
+    );
+  }
   const report = input.onProgress;
   const index = await collectionIndex(db, collection, (done, total) =>
     report?.({ phase: 'indexing', done, total }),
   );
   const resources = modelResources(prepared, {
+    ...(firstStage ? { firstStage } : {}),
     index,
     prompts: methodPrompts(input.method, prepared.settings),
     store: new DbCallStore(db),
