@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { sharedData, SHARED_DATA_SKIP } from './shared-data.js';
+import { sharedData, SHARED_DATA_SKIP } from '@assay/test-support/shared-data';
 
 // Every bench at a tiny size: it starts, runs and prints its figures, so that none stops
 // working unnoticed when the code it drives changes. Sizes are the smallest that still go

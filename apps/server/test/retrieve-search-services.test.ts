@@ -6,7 +6,7 @@ import type { AssayConfig } from '@assay/platform';
 import {
   startOpenAITestServer,
   type TestServer,
-} from '../../../packages/llm/test/openai-test-server.js';
+} from '@assay/test-support/openai-test-server';
 import { setUpApi, type TestApi } from './helpers.js';
 
 const DOCS = ['d1\twing flutter', 'd2\tshock waves', 'd3\theat transfer'].join('\n');
