@@ -130,7 +130,7 @@ export async function createCampaign(
   let candidates: CampaignCandidate[];
   let leftOut: LeftOutPairs;
   if (input.pool) {
-    ({ pairs: candidates, leftOut } = await poolPairs(db, collection, input.pool));
+    ({ pairs: candidates, leftOut } = await poolPairs(db, collection, input.pool, 'held-strict'));
   } else {
     checkCampaignSize(input.items!.length, 'lists');
     candidates = await inSlices(distinctItems(input.items!));

@@ -1,7 +1,7 @@
 // Pools, judge jobs and campaigns take only the (topic, document) pairs a collection holds:
 // a pair whose topic or document is not stored has no query or no passage to judge. What
 // they leave out is counted and named, in one wording for the CLI, the API and the pages.
-import { heldDocIds, heldTopicIds, type Queryable } from '@assay/db';
+import { getCollectionSummary, heldDocIds, heldTopicIds, type Queryable } from '@assay/db';
 import { PlatformError } from './errors.js';
 
 /** How many names of topics or documents a message or a response lists. */
@@ -33,22 +33,29 @@ interface Pair {
   docId: string;
 }
 
-/** Which of the pairs the collection holds (topic and document stored). */
+/**
+ * Which of the pairs the collection holds (topic and document stored). Unless `strict`, a
+ * collection that stores no topics (or no documents) at all holds every one: it is kept for
+ * evaluation, and its queries or texts live elsewhere.
+ */
 async function heldSets(
   db: Queryable,
   collectionId: number,
   pairs: readonly Pair[],
+  strict: boolean,
 ): Promise<{ topics: Set<string>; docs: Set<string> }> {
-  const topics = await heldTopicIds(
-    db,
-    collectionId,
-    pairs.map((p) => p.topicId),
-  );
-  const docs = await heldDocIds(
-    db,
-    collectionId,
-    pairs.filter((p) => topics.has(p.topicId)).map((p) => p.docId),
-  );
+  const stored = strict ? undefined : await getCollectionSummary(db, collectionId);
+  const topics =
+    stored?.topicCount === 0
+      ? new Set(pairs.map((p) => p.topicId))
+      : await heldTopicIds(
+          db,
+          collectionId,
+          pairs.map((p) => p.topicId),
+        );
+  const wanted = pairs.filter((p) => topics.has(p.topicId)).map((p) => p.docId);
+  const docs =
+    stored?.documentCount === 0 ? new Set(wanted) : await heldDocIds(db, collectionId, wanted);
   return { topics, docs };
 }
 
@@ -81,8 +88,9 @@ async function partition<T extends Pair>(
   db: Queryable,
   collectionId: number,
   pairs: readonly T[],
+  strict: boolean,
 ): Promise<{ kept: T[]; missingTopics: string[]; missingDocs: string[] }> {
-  const held = await heldSets(db, collectionId, pairs);
+  const held = await heldSets(db, collectionId, pairs, strict);
   const kept: T[] = [];
   const missingTopics = new Set<string>();
   const missingDocs = new Set<string>();
@@ -100,15 +108,18 @@ async function partition<T extends Pair>(
 
 /**
  * The pairs the collection holds, in their order, and what was left out (`source` says
- * whose topics they are in the message: "of the runs", "asked for").
+ * whose topics they are in the message: "of the runs", "asked for"). `strict` (what people
+ * label needs a query and a passage): a collection without documents holds no pair;
+ * otherwise it holds every docno (see heldSets).
  */
 export async function keepHeldPairs<T extends Pair>(
   db: Queryable,
   collectionId: number,
   pairs: readonly T[],
   source: string,
+  strict: boolean,
 ): Promise<{ kept: T[]; leftOut: LeftOutPairs; missingTopics: ReadonlySet<string> }> {
-  const { kept, missingTopics, missingDocs } = await partition(db, collectionId, pairs);
+  const { kept, missingTopics, missingDocs } = await partition(db, collectionId, pairs, strict);
   const leftOut = pairs.length - kept.length;
   const parts = unknownParts(missingTopics, missingDocs, source);
   if (leftOut > 0) parts.push(`${count(leftOut, 'pair', 'pairs')} left out`);
@@ -133,7 +144,7 @@ export async function requireHeldPairs(
   collection: { id: number; name: string },
   pairs: readonly Pair[],
 ): Promise<void> {
-  const { kept, missingTopics, missingDocs } = await partition(db, collection.id, pairs);
+  const { kept, missingTopics, missingDocs } = await partition(db, collection.id, pairs, true);
   const unknown = pairs.length - kept.length;
   if (unknown === 0) return;
   throw new PlatformError(

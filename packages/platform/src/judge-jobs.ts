@@ -114,7 +114,7 @@ export async function createCollectionJudgeJob(
 
   const collection = await resolveCollection(db, input.collection);
   const pairs = input.pool
-    ? (await poolPairs(db, collection, input.pool)).pairs
+    ? (await poolPairs(db, collection, input.pool, 'all')).pairs
     : (input.items ?? []);
   if (pairs.length === 0)
     throw new PlatformError('invalid_input', 'there is nothing to judge: the pool is empty');

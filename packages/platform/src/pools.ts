@@ -17,7 +17,7 @@ import {
 } from '@assay/pooling';
 import type { Qrels, Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
-import { keepHeldPairs, type LeftOutPairs } from './held-pairs.js';
+import { keepHeldPairs, NOTHING_LEFT_OUT, type LeftOutPairs } from './held-pairs.js';
 import { decodeCursor, encodeCursor, LARGE_PAGE, pageLimit, type PageOptions } from './paging.js';
 import { readTrecRun } from './runs.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
@@ -109,7 +109,7 @@ export async function buildCollectionPool(
       'after must be the `next` cursor of a previous page of this list',
     );
   const collection = await resolveCollection(db, input.collection);
-  const computed = await computePool(db, collection, input);
+  const computed = await computePool(db, collection, input, 'held');
   const items = computed.pool.items.slice(from, from + limit);
   const last = items.at(-1);
   return {
@@ -127,6 +127,14 @@ export async function buildCollectionPool(
 }
 
 /**
+ * Which pairs a pool keeps: `all` of them (judge jobs, which refuse a pair without text,
+ * naming it); those the collection `held` (the pool API: a collection that stores no
+ * documents, or no topics, holds every one); only pairs with a stored topic and document
+ * (`held-strict`: campaigns, whose items people read).
+ */
+type PoolKeeps = 'all' | 'held' | 'held-strict';
+
+/**
  * Every (topic, document) of the pool of a resolved collection, in judging priority order:
  * what judge jobs and campaigns made from a pool take; and what the pool left out.
  */
@@ -134,8 +142,9 @@ export async function poolPairs(
   db: Queryable,
   collection: Collection,
   spec: CollectionPoolSpec,
+  keep: PoolKeeps,
 ): Promise<{ pairs: Array<{ topicId: string; docId: string }>; leftOut: LeftOutPairs }> {
-  const { pool, leftOut } = await computePool(db, collection, spec);
+  const { pool, leftOut } = await computePool(db, collection, spec, keep);
   const pairs = await inSlices(
     mapSteps(pool.items, (item) => ({ topicId: item.topic, docId: item.docno })),
   );
@@ -157,6 +166,7 @@ async function computePool(
   db: Queryable,
   collection: Collection,
   spec: CollectionPoolSpec,
+  keep: PoolKeeps,
 ): Promise<{
   pool: Pool;
   parameters: CollectionPool['parameters'];
@@ -226,14 +236,20 @@ async function computePool(
         ...(spec.perTopicCap === undefined ? {} : { perTopicCap: spec.perTopicCap }),
       }),
     );
-    const held = await keepHeldPairs(
-      db,
-      collection.id,
-      whole.items.map((item) => ({ topicId: item.topic, docId: item.docno, item })),
-      wanted ? 'asked for' : 'of the runs',
-    );
-    leftOut = held.leftOut;
-    pool = heldPool(whole, held.kept, held.missingTopics);
+    if (keep === 'all') {
+      pool = whole;
+      leftOut = NOTHING_LEFT_OUT;
+    } else {
+      const held = await keepHeldPairs(
+        db,
+        collection.id,
+        whole.items.map((item) => ({ topicId: item.topic, docId: item.docno, item })),
+        wanted ? 'asked for' : 'of the runs',
+        keep === 'held-strict',
+      );
+      leftOut = held.leftOut;
+      pool = heldPool(whole, held.kept, held.missingTopics);
+    }
     stats = await inSlices(poolStatsSteps(pool, runs));
   } catch (error) {
     // The pool refuses what cannot be ranked (e.g. a document twice in one topic of a run).
