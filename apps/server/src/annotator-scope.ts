@@ -1,9 +1,13 @@
-import { isBlindAnnotator } from '@assay/platform';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
 import type { AppEnv } from './router.js';
 
-/** What an annotator of a blind campaign may call: who they are, their own items and tokens. */
+/**
+ * What an annotator may call: who they are, the campaigns they have items in (their next
+ * item, their own items, labels, undo and skip; each use-case refuses items that are not
+ * theirs), labelling RAG answers by hand, and their own tokens. Nothing else: no label
+ * set, report, run or judge job, so no route shows them another label set's grades.
+ */
 const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^GET \/api\/me$/,
   /^GET \/api\/campaigns$/,
@@ -21,19 +25,22 @@ const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^POST \/api\/users\/[^/]+\/tokens\/\d+\/rotate$/,
 ];
 
+/** Whether an annotator may call this method and path (the one rule of what they reach). */
+function annotatorMayCall(method: string, path: string): boolean {
+  const key = `${method === 'HEAD' ? 'GET' : method} ${path.replace(/\/$/, '')}`;
+  return ANNOTATOR_ROUTES.some((r) => r.test(key));
+}
+
 /**
- * Annotators who label in a blind campaign reach only the annotation API, so no other
- * route (label sets, reports, judge jobs …) can show them another label set's grades.
+ * Annotators reach only what their campaigns need; admins everything. Any other route
+ * answers an annotator 403 before it reads anything.
  */
 export const annotatorScope = createMiddleware<AppEnv>(async (c, next) => {
   const user = c.get('user');
   if (!user || user.role !== 'annotator') return next();
-  const key = `${c.req.method === 'HEAD' ? 'GET' : c.req.method} ${c.req.path.replace(/\/$/, '')}`;
-  if (ANNOTATOR_ROUTES.some((r) => r.test(key))) return next();
-  if (await isBlindAnnotator(c.var.db, user))
-    throw new ApiError(
-      'forbidden',
-      'annotators of a blind campaign can only reach their own items',
-    );
-  return next();
+  if (annotatorMayCall(c.req.method, c.req.path)) return next();
+  throw new ApiError(
+    'forbidden',
+    'annotators reach only their own campaign items, labels and tokens; this needs an admin API token',
+  );
 });

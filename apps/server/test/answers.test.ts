@@ -87,7 +87,7 @@ forEachDatabase('answers API', (t) => {
 
     // A topic's answers side by side with each criterion's score and justification.
     const answers = (await (
-      await api.call('GET', '/api/response-sets/rs?topic=q1', { token: api.annotator })
+      await api.call('GET', '/api/response-sets/rs?topic=q1', { token: api.admin })
     ).json()) as {
       answers: Array<{ system: string; answer: string }>;
       scoreSets: Array<{ name: string }>;
@@ -96,7 +96,7 @@ forEachDatabase('answers API', (t) => {
     expect(answers.answers[0]!.answer).toBe('A1 <script>x</script> [4]');
     expect(answers.scoreSets.map((s) => s.name)).toEqual(['cmp']);
     const rows = (await (
-      await api.call('GET', `/api/score-sets/${set.id}?topic=q1`, { token: api.annotator })
+      await api.call('GET', `/api/score-sets/${set.id}?topic=q1`, { token: api.admin })
     ).json()) as {
       rows: Array<{
         system: string;

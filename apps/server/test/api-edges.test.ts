@@ -6,7 +6,7 @@ forEachDatabase('API edges', (t) => {
   describe('GET /api/judges', () => {
     it('lists the shipped judge templates by id with kind, scale and description', async () => {
       const api = await setUpApi(t.db);
-      const response = await api.call('GET', '/api/judges', { token: api.annotator });
+      const response = await api.call('GET', '/api/judges', { token: api.admin });
       expect(response.status).toBe(200);
       const body = (await response.json()) as Array<Record<string, unknown>>;
       // Read off the front matter of the files in judges/.
@@ -51,7 +51,7 @@ forEachDatabase('API edges', (t) => {
         });
       expect((await upload('name=my%20set')).status).toBe(201);
       const qrels = await api.call('GET', '/api/collections/demo/label-sets/my%20set/qrels', {
-        token: api.annotator,
+        token: api.admin,
       });
       expect(qrels.status).toBe(200);
       expect(qrels.headers.get('content-type')).toMatch(/^text\/plain; charset=utf-8$/i);

@@ -233,8 +233,12 @@ forEachDatabase('assay API', (t) => {
       // Unknown routes are not revealed to strangers, and are JSON 404s to users.
       expect((await api.call('GET', '/api/nothing-here')).status).toBe(401);
       expect(
-        await errorOf(await api.call('GET', '/api/nothing-here', { token: api.annotator })),
+        await errorOf(await api.call('GET', '/api/nothing-here', { token: api.admin })),
       ).toMatchObject({ status: 404, code: 'not_found' });
+      // Annotators reach only their campaigns: anything else is forbidden, known or not.
+      expect(
+        await errorOf(await api.call('GET', '/api/nothing-here', { token: api.annotator })),
+      ).toMatchObject({ status: 403, code: 'forbidden' });
       expect(api.logged).toEqual([]);
     });
 
@@ -364,30 +368,32 @@ forEachDatabase('assay API', (t) => {
           // Users and campaigns have their own role rules (apps/server/test/campaigns.test.ts),
           // and so does labelling RAG answers (apps/server/test/rag.test.ts).
           if (/^\/api\/(me|users|campaigns)|\/campaigns$/.test(path)) continue;
-          if (/^\/api\/assessment-sets\/\{id\}\/(answer|labels|undo)$/.test(path)) continue;
+          if (/^\/api\/assessment-sets\/\{id\}\/(answers?|labels|undo)$/.test(path)) continue;
           // Hand scores are each admin's own, read and written by admins only
           // (apps/server/test/hand-scores.test.ts).
           if (/\/hand-scores$/.test(path)) continue;
-          // Every computation over stored labels (evaluations, pools, estimates, judge reports)
-          // is for admins: label sets are not for annotators, and pools plan judging.
-          const readOnly = method === 'get';
+          // Annotators reach only what their campaigns need (the routes skipped above): every
+          // other route, reading or writing, is forbidden to them, labels above all.
           const asAnnotator = await api.call(method.toUpperCase(), url, {
             token: api.annotator,
             ...body,
           });
-          if (readOnly) {
-            expect(asAnnotator.status, `${method} ${path} as annotator`).toBe(200);
-          } else {
-            expect(await errorOf(asAnnotator), `${method} ${path} as annotator`).toEqual({
-              status: 403,
-              code: 'forbidden',
-              message: 'this action needs an admin API token',
-            });
-          }
+          expect(await errorOf(asAnnotator), `${method} ${path} as annotator`).toEqual({
+            status: 403,
+            code: 'forbidden',
+            message:
+              'annotators reach only their own campaign items, labels and tokens; this needs an admin API token',
+          });
+          // Admins read every one of them.
+          if (method === 'get')
+            expect(
+              (await api.call('GET', url, { token: api.admin })).status,
+              `${method} ${path} as admin`,
+            ).toBe(200);
           checked++;
         }
       }
-      expect(checked).toBe(77);
+      expect(checked).toBe(76);
       expect(await counts(t.db)).toEqual(before);
     });
   });
@@ -429,7 +435,7 @@ forEachDatabase('assay API', (t) => {
       ).toBe(201);
 
       const list = (await (
-        await api.call('GET', '/api/collections', { token: api.annotator })
+        await api.call('GET', '/api/collections', { token: api.admin })
       ).json()) as Array<{ id: number; name: string; documentCount: number; topicCount: number }>;
       expect(list.map((c) => [c.name, c.documentCount, c.topicCount])).toEqual([
         ['form-docs', 3, 0],
@@ -437,11 +443,11 @@ forEachDatabase('assay API', (t) => {
         ['raw-docs', 1, 0],
       ]);
       const byId = await api.call('GET', `/api/collections/${list[0]!.id}`, {
-        token: api.annotator,
+        token: api.admin,
       });
       expect(await byId.json()).toMatchObject({ name: 'form-docs', documentCount: 3 });
       expect(
-        await errorOf(await api.call('GET', '/api/collections/nope', { token: api.annotator })),
+        await errorOf(await api.call('GET', '/api/collections/nope', { token: api.admin })),
       ).toEqual({ status: 404, code: 'not_found', message: 'no collection "nope"' });
 
       const again = await api.call('POST', '/api/collections?name=raw-docs&format=tsv', {
@@ -512,7 +518,7 @@ forEachDatabase('assay API', (t) => {
   describe('documents and topics', () => {
     it('pages through documents by docno and gets one', async () => {
       await seed();
-      const read = { token: api.annotator };
+      const read = { token: api.admin };
       const first = (await (
         await api.call('GET', '/api/collections/demo/documents?limit=2', read)
       ).json()) as { documents: Array<{ docId: string }>; next: string | null };
@@ -543,7 +549,7 @@ forEachDatabase('assay API', (t) => {
 
     it('imports, lists and gets topics; a bad topic file changes nothing', async () => {
       await seed();
-      const read = { token: api.annotator };
+      const read = { token: api.admin };
       const topics = (await (
         await api.call('GET', '/api/collections/demo/topics', read)
       ).json()) as Array<{ topicId: string; query: string }>;
@@ -576,7 +582,7 @@ forEachDatabase('assay API', (t) => {
   describe('runs', () => {
     it('imports a run, lists, gets and deletes it, with counts and entries', async () => {
       await seed();
-      const read = { token: api.annotator };
+      const read = { token: api.admin };
       const list = (await (
         await api.call('GET', '/api/collections/demo/runs', read)
       ).json()) as Array<{
@@ -635,7 +641,7 @@ forEachDatabase('assay API', (t) => {
       const seen: string[] = [];
       let path = '/api/collections/paged/runs/tie/entries?limit=2';
       for (let pages = 1; ; pages++) {
-        const r = await api.call('GET', path, { token: api.annotator });
+        const r = await api.call('GET', path, { token: api.admin });
         expect(r.status).toBe(200);
         const body = (await r.json()) as Array<{ topicId: string; docId: string }>;
         seen.push(...body.map((e) => `${e.topicId}/${e.docId}`));
@@ -650,7 +656,7 @@ forEachDatabase('assay API', (t) => {
       expect(seen).toEqual(expected);
       // Without limit one page holds up to 1000; more than 10000 or a made-up cursor is refused.
       const all = await api.call('GET', '/api/collections/paged/runs/tie/entries', {
-        token: api.annotator,
+        token: api.admin,
       });
       expect(((await all.json()) as unknown[]).length).toBe(5);
       expect(all.headers.get('x-next-cursor')).toBeNull();
@@ -658,7 +664,7 @@ forEachDatabase('assay API', (t) => {
         (
           await errorOf(
             await api.call('GET', '/api/collections/paged/runs/tie/entries?limit=10001', {
-              token: api.annotator,
+              token: api.admin,
             }),
           )
         ).status,
@@ -666,7 +672,7 @@ forEachDatabase('assay API', (t) => {
       expect(
         await errorOf(
           await api.call('GET', '/api/collections/paged/runs/tie/entries?after=bm90IGEgY3Vyc29y', {
-            token: api.annotator,
+            token: api.admin,
           }),
         ),
       ).toMatchObject({ status: 422, code: 'invalid_input' });
@@ -728,7 +734,7 @@ forEachDatabase('assay API', (t) => {
   describe('label sets', () => {
     it('imports qrels as a label set, lists, gets, shows labels and deletes it', async () => {
       await seed();
-      const read = { token: api.annotator };
+      const read = { token: api.admin };
       const sets = (await (
         await api.call('GET', '/api/collections/demo/label-sets', read)
       ).json()) as Array<{ id: number; name: string }>;

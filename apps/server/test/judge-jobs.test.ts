@@ -206,7 +206,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
     });
     expect(((await deeper.json()) as Job).progress.total).toBe(7);
 
-    const listed = (await (await api.call('GET', path, { token: api.annotator })).json()) as Job[];
+    const listed = (await (await api.call('GET', path, { token: api.admin })).json()) as Job[];
     expect(listed.map((j) => [j.id, j.labelSet.name, j.progress.total])).toEqual([
       [job.id, 'llm', 7],
     ]);
@@ -218,7 +218,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
     expect(server.requests[0]!.body.model).toBe('test-model');
 
     const status = (await (
-      await api.call('GET', `/api/judge-jobs/${job.id}`, { token: api.annotator })
+      await api.call('GET', `/api/judge-jobs/${job.id}`, { token: api.admin })
     ).json()) as Job;
     expect(status.progress).toMatchObject({
       total: 7,
@@ -232,7 +232,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
     expect(Date.parse(status.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(status.createdAt));
     expect(status.etaSeconds).toBeNull();
     const labels = (await (
-      await api.call('GET', '/api/collections/demo/label-sets/llm/labels', { token: api.annotator })
+      await api.call('GET', '/api/collections/demo/label-sets/llm/labels', { token: api.admin })
     ).json()) as Array<{ topicId: string; docId: string; grade: number; producedBy: string }>;
     expect(labels.map((l) => `${l.topicId}/${l.docId}=${l.grade}`)).toEqual([
       '1/d1=1',
@@ -359,7 +359,9 @@ forEachDatabase('pools and judge jobs API', (t) => {
       `/api/judge-jobs/${created.id}/failures`,
     ]) {
       expect((await api.call('GET', path)).status, path).toBe(401);
-      expect((await api.call('GET', path, { token: api.annotator })).status, path).toBe(200);
+      // A job's progress and failures show LLM labels: for admins only.
+      expect((await api.call('GET', path, { token: api.annotator })).status, path).toBe(403);
+      expect((await api.call('GET', path, { token: api.admin })).status, path).toBe(200);
     }
     expect(
       (
@@ -430,7 +432,7 @@ forEachDatabase('pools and judge jobs API', (t) => {
     });
     expect(await worker(llm)).toMatchObject({ labelled: 1, failed: 1 });
     const failures = (await (
-      await api.call('GET', `/api/judge-jobs/${job.id}/failures`, { token: api.annotator })
+      await api.call('GET', `/api/judge-jobs/${job.id}/failures`, { token: api.admin })
     ).json()) as Array<{ topicId: string; docId: string; raw: string | null }>;
     expect(failures).toEqual([
       {

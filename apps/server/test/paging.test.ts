@@ -64,11 +64,7 @@ forEachDatabase('paged list endpoints', (t) => {
     it('walks every collection once, by name, two at a time', async () => {
       // Created out of order: the listing sorts by name.
       for (const name of ['echo', 'alpha', 'delta', 'bravo', 'charlie']) await collection(name);
-      const { pages } = await walk<{ name: string }>(
-        api,
-        '/api/collections?limit=2',
-        api.annotator,
-      );
+      const { pages } = await walk<{ name: string }>(api, '/api/collections?limit=2', api.admin);
       expect(pages.map((p) => p.map((c) => c.name))).toEqual([
         ['alpha', 'bravo'],
         ['charlie', 'delta'],
@@ -137,7 +133,7 @@ forEachDatabase('paged list endpoints', (t) => {
       const { pages } = await walk<{ topicId: string }>(
         api,
         '/api/collections/demo/topics?limit=2',
-        api.annotator,
+        api.admin,
       );
       // Byte order: "1" < "10" < "2" < "20" < "3".
       expect(pages.map((p) => p.map((x) => x.topicId))).toEqual([['1', '10'], ['2', '20'], ['3']]);
@@ -155,7 +151,7 @@ forEachDatabase('paged list endpoints', (t) => {
       const { pages } = await walk<{ name: string }>(
         api,
         '/api/collections/demo/runs?limit=2',
-        api.annotator,
+        api.admin,
       );
       expect(pages.map((p) => p.map((r) => r.name))).toEqual([
         ['run-a', 'run-b'],
@@ -183,14 +179,14 @@ forEachDatabase('paged list endpoints', (t) => {
       const sets = await walk<{ name: string }>(
         api,
         '/api/collections/demo/label-sets?limit=2',
-        api.annotator,
+        api.admin,
       );
       expect(sets.pages.map((p) => p.map((s) => s.name))).toEqual([['eta', 'theta'], ['zeta']]);
 
       const labels = await walk<{ topicId: string; docId: string; grade: number }>(
         api,
         '/api/collections/demo/label-sets/eta/labels?limit=3',
-        api.annotator,
+        api.admin,
       );
       expect(sizes(labels.pages)).toEqual([3, 3, 1]);
       // Topics and docnos in byte order: "1" < "10" < "2"; "d1" < "d10" < "d3".
@@ -207,7 +203,7 @@ forEachDatabase('paged list endpoints', (t) => {
       const one = await walk<{ docId: string }>(
         api,
         '/api/collections/demo/label-sets/eta/labels?topic=1&limit=2',
-        api.annotator,
+        api.admin,
       );
       expect(one.pages.map((p) => p.map((l) => l.docId))).toEqual([['d1', 'd10'], ['d3']]);
       // A cursor of another list (collections: name and id) is refused here.
@@ -265,7 +261,7 @@ forEachDatabase('paged list endpoints', (t) => {
       const { pages } = await walk<{ id: number; labelSet: { name: string } }>(
         api,
         '/api/collections/demo/judge-jobs?limit=2',
-        api.annotator,
+        api.admin,
       );
       expect(pages.map((p) => p.map((j) => j.labelSet.name))).toEqual([
         ['j1', 'j2'],
@@ -288,7 +284,7 @@ forEachDatabase('paged list endpoints', (t) => {
       const { pages } = await walk<{ topicId: string; docId: string; error: string }>(
         api,
         `/api/judge-jobs/${id}/failures?limit=2`,
-        api.annotator,
+        api.admin,
       );
       expect(sizes(pages)).toEqual([2, 2, 1]);
       expect(pages.flat().map((f) => `${f.topicId}/${f.docId}`)).toEqual(items);
@@ -344,7 +340,7 @@ forEachDatabase('paged list endpoints', (t) => {
       const { pages } = await walk<{ id: number; name: string }>(
         api,
         '/api/response-sets?limit=3',
-        api.annotator,
+        api.admin,
       );
       expect(pages.map((p) => p.map((r) => r.name))).toEqual([['r4', 'r3', 'r2'], ['r1']]);
       expect(pages.flat().map((r) => r.id)).toEqual([...ids].reverse());
@@ -393,17 +389,17 @@ forEachDatabase('paged list endpoints', (t) => {
         ids.push(report.id);
         await post(`/api/reports/${report.id}/publish`, { json: { slug } });
       }
-      const reports = await walk<{ id: number }>(api, '/api/reports?limit=2', api.annotator);
+      const reports = await walk<{ id: number }>(api, '/api/reports?limit=2', api.admin);
       expect(reports.pages.map((p) => p.map((r) => r.id))).toEqual([[ids[2], ids[1]], [ids[0]]]);
       // Filters stay on the next page's address.
       const filtered = await walk<{ id: number }>(
         api,
         '/api/reports?collection=demo&kind=comparison&limit=1',
-        api.annotator,
+        api.admin,
       );
       expect(filtered.pages.map((p) => p.map((r) => r.id))).toEqual([[ids[2]], [ids[1]], [ids[0]]]);
 
-      const boards = await walk<{ slug: string }>(api, '/api/leaderboards?limit=2', api.annotator);
+      const boards = await walk<{ slug: string }>(api, '/api/leaderboards?limit=2', api.admin);
       expect(boards.pages.map((p) => p.map((b) => b.slug))).toEqual([['alpha', 'beta'], ['gamma']]);
       const open = await walk<{ slug: string }>(api, '/api/public/leaderboards?limit=2', undefined);
       expect(open.pages.map((p) => p.map((b) => b.slug))).toEqual([['alpha', 'beta'], ['gamma']]);

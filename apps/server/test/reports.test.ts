@@ -98,11 +98,11 @@ forEachDatabase('report API', (t) => {
         seed: 42,
         permutations: 10000,
       });
-      const read = await api.call('GET', `/api/reports/${report.id}`, { token: api.annotator });
+      const read = await api.call('GET', `/api/reports/${report.id}`, { token: api.admin });
       expect(read.status).toBe(200);
       expect(await read.json()).toEqual(report);
       const list = await api.call('GET', '/api/reports?kind=comparison&collection=demo', {
-        token: api.annotator,
+        token: api.admin,
       });
       const summaries = (await list.json()) as Array<Record<string, unknown>>;
       expect(summaries).toHaveLength(1);
@@ -283,7 +283,8 @@ forEachDatabase('report API', (t) => {
         expect(await errorOf(await asAnnotator(method, path, json)), `${method} ${path}`).toEqual({
           status: 403,
           code: 'forbidden',
-          message: 'this action needs an admin API token',
+          message:
+            'annotators reach only their own campaign items, labels and tokens; this needs an admin API token',
         });
       expect((await api.call('GET', '/api/public/leaderboards/board')).status).toBe(200);
       expect((await api.call('GET', '/api/public/leaderboards/board.csv')).status).toBe(200);
@@ -328,7 +329,7 @@ forEachDatabase('report API', (t) => {
         ((await (await api.call('GET', `/api/reports/${report.id}`, admin())).json()) as ReportBody)
           .slugs,
       ).toEqual(['demo-2026']);
-      const listed = await api.call('GET', '/api/leaderboards', { token: api.annotator });
+      const listed = await api.call('GET', '/api/leaderboards', { token: api.admin });
       expect(listed.status).toBe(200);
       expect(await listed.json()).toEqual([
         {

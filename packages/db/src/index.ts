@@ -110,6 +110,7 @@ export type {
 export {
   getDocument,
   getDocuments,
+  heldDocIds,
   insertDocuments,
   listDocuments,
 } from './repositories/documents.js';
@@ -117,7 +118,7 @@ export {
 export type { DocumentInput, DocumentPage, StoredDocument } from './repositories/documents.js';
 
 /** Topics: bulk insert, list, get by qid. */
-export { getTopic, insertTopics, listTopics } from './repositories/topics.js';
+export { getTopic, heldTopicIds, insertTopics, listTopics } from './repositories/topics.js';
 /** A topic to store and a stored one. */
 export type { Topic, TopicInput } from './repositories/topics.js';
 
@@ -366,13 +367,15 @@ export type {
 export {
   adjudicateCampaignItem,
   appendLabelRevision,
+  blindnessConflicts,
   campaignProgress,
+  campaignsUsingLabelSet,
   createCampaign,
   findCampaignByLabelSet,
   getCampaign,
   getCampaignAssignment,
   getCampaignItem,
-  hasBlindAssignment,
+  hasBlindAssignmentOn,
   listAnnotatorCampaigns,
   listAnnotatorGrades,
   listCampaignItems,

@@ -285,6 +285,8 @@ export interface CampaignsTable {
   grades: ColumnType<CampaignGrade[], CampaignGrade[], CampaignGrade[]>;
   overlap: number;
   blind: ColumnType<boolean, boolean | undefined, boolean>;
+  /** What annotators see instead of the name (null: the name). */
+  title: ColumnType<string | null, string | null | undefined, string | null>;
   settings: JsonObjectWithDefault;
   created_at: CreatedAt;
 }

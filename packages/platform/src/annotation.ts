@@ -12,7 +12,7 @@ import {
   getLabelGrades,
   getLabelSet,
   getTopic,
-  hasBlindAssignment,
+  hasBlindAssignmentOn,
   listAnnotatorCampaigns,
   listUserItemRevisions,
   nextCampaignItem,
@@ -36,6 +36,8 @@ export const UNDO_REVISION = 'undo';
 
 /** What an annotator sees of one item. */
 export interface AnnotationItem {
+  /** The campaign as annotators see it: its title, never its name. */
+  campaign: { id: number; title: string };
   item: {
     id: number;
     topic: {
@@ -50,8 +52,12 @@ export interface AnnotationItem {
   scale: { min: number; max: number; grades: CampaignGrade[] };
   rubric: string;
   progress: { done: number; total: number };
-  /** Other label sets' grades: only in campaigns that are not blind. */
+  /**
+   * Other label sets' grades: only in campaigns that are not blind, and never for a pair
+   * the annotator also has in a blind campaign (then `referenceHidden` says so).
+   */
   reference?: Array<{ labelSet: string; grade: number | null }>;
+  referenceHidden?: string;
 }
 
 /** An annotator's label as it now stands, with their progress. */
@@ -61,10 +67,10 @@ export interface SavedLabel {
   progress: { done: number; total: number };
 }
 
-/** A campaign as its annotator sees it. */
+/** A campaign as its annotator sees it (its title: the name stays with the admins). */
 export interface AnnotatorCampaign {
   id: number;
-  name: string;
+  title: string;
   blind: boolean;
   progress: { done: number; total: number };
 }
@@ -103,7 +109,7 @@ async function withProgress(
   for (const c of campaigns)
     out.push({
       id: c.id,
-      name: c.name,
+      title: campaignTitle(c),
       blind: c.blind,
       progress: await progressOf(db, c.id, user.id),
     });
@@ -152,7 +158,7 @@ export async function nextAnnotationItem(
     nextCampaignItem(db, campaignId, user.id),
   ]);
   if (!item) return undefined;
-  return presentItem(db, campaign, item, progress);
+  return presentItem(db, campaign, item, progress, user);
 }
 
 /** One of the annotator's items (to look at again, e.g. after an undo). */
@@ -165,7 +171,10 @@ export async function annotationItem(
   const { campaign, progress } = await campaignOfAnnotator(db, campaignId, user);
   const item = await itemOfAnnotator(db, campaign, itemId, user);
   const assignment = await getCampaignAssignment(db, item.id, user.id);
-  return { ...(await presentItem(db, campaign, item, progress)), grade: assignment?.grade ?? null };
+  return {
+    ...(await presentItem(db, campaign, item, progress, user)),
+    grade: assignment?.grade ?? null,
+  };
 }
 
 async function presentItem(
@@ -173,6 +182,7 @@ async function presentItem(
   campaign: Campaign,
   item: CampaignItem,
   progress: { done: number; total: number },
+  user: User,
 ): Promise<AnnotationItem> {
   const [topic, doc, set] = await Promise.all([
     getTopic(db, campaign.collectionId, item.topicId),
@@ -180,6 +190,7 @@ async function presentItem(
     getLabelSet(db, campaign.labelSetId),
   ]);
   const out: AnnotationItem = {
+    campaign: { id: campaign.id, title: campaignTitle(campaign) },
     item: {
       id: item.id,
       topic: {
@@ -199,7 +210,14 @@ async function presentItem(
     rubric: campaign.rubric,
     progress,
   };
-  if (!campaign.blind) {
+  if (
+    !campaign.blind &&
+    (await hasBlindAssignmentOn(db, user.id, campaign.collectionId, item.topicId, item.docId))
+  ) {
+    // Another campaign has her label this pair blind: no other grade of it reaches her.
+    out.referenceHidden =
+      'you also label this item in a blind campaign, so other label sets’ grades stay hidden';
+  } else if (!campaign.blind) {
     out.reference = [];
     for (const setId of compareWithIds(campaign)) {
       const other = await getLabelSet(db, setId);
@@ -212,6 +230,11 @@ async function presentItem(
     }
   }
   return out;
+}
+
+/** What annotators see of a campaign: the title the admin gave, else its name. */
+function campaignTitle(campaign: Campaign): string {
+  return campaign.title ?? campaign.name;
 }
 
 /**
@@ -336,9 +359,4 @@ export async function adjudicateItem(
     });
     return { item: item.id, grade };
   });
-}
-
-/** Whether a user labels in a blind campaign (and so may see no other label set). */
-export async function isBlindAnnotator(db: Queryable, user: User): Promise<boolean> {
-  return user.role === 'annotator' && (await hasBlindAssignment(db, user.id));
 }

@@ -31,8 +31,11 @@ export interface CampaignAgreement {
   scale: GradeScale;
   annotators: {
     people: Array<{ id: number; name: string; labels: number }>;
-    /** Each pair of annotators over the items both labelled, as `assay agree --format json`. */
-    pairwise: Array<{ a: string; b: string; report: AgreementReport }>;
+    /**
+     * Each pair of annotators over the items both labelled, as `assay agree --format json`;
+     * a pair with no item in common has `n` 0, `report` null and the `reason`.
+     */
+    pairwise: Array<{ a: string; b: string } & PairAgreement>;
     /** Over every annotator: Fleiss' kappa on items with `overlap` labels, alpha on all. */
     overall: {
       items: number;
@@ -43,11 +46,37 @@ export interface CampaignAgreement {
     perTopic: Array<{ topic: string; items: number; krippendorffAlpha: number }>;
   };
   /** The campaign's labels against each compared label set. */
-  compareWith: Array<{
-    labelSet: { id: number; name: string };
-    report: AgreementReport;
-    perTopic: TopicAgreement[];
-  }>;
+  compareWith: Array<
+    {
+      labelSet: { id: number; name: string };
+      perTopic: TopicAgreement[];
+    } & PairAgreement
+  >;
+}
+
+/**
+ * The agreement of two sources over the items both labelled: `n` of them and the report,
+ * or, with no item in common, `n` 0, `report` null and why.
+ */
+export type PairAgreement =
+  | { n: number; report: AgreementReport; reason?: undefined }
+  | { n: 0; report: null; reason: string };
+
+/** How many (topic, document) pairs both sources grade. */
+function shared(a: Grades, b: Grades): number {
+  let n = 0;
+  for (const [topic, docs] of a) {
+    const other = b.get(topic);
+    if (other) for (const doc of docs.keys()) if (other.has(doc)) n++;
+  }
+  return n;
+}
+
+/** The agreement of `a` and `b`, or the reason there is none (nothing labelled by both). */
+function pairAgreement(a: Grades, b: Grades, scale: GradeScale, reason: string): PairAgreement {
+  if (shared(a, b) === 0) return { n: 0, report: null, reason };
+  const report = agreement(a, b, scale);
+  return { n: report.n, report };
 }
 
 type MutableGrades = Map<string, Map<string, number>>;
@@ -100,8 +129,18 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
   const pairwise = [];
   for (let i = 0; i < users.length; i++) {
     for (let j = i + 1; j < users.length; j++) {
-      const report = agreement(byUser.get(users[i]!)!, byUser.get(users[j]!)!, scale);
-      if (report.n > 0) pairwise.push({ a: people[i]!.name, b: people[j]!.name, report });
+      const a = people[i]!.name;
+      const b = people[j]!.name;
+      pairwise.push({
+        a,
+        b,
+        ...pairAgreement(
+          byUser.get(users[i]!)!,
+          byUser.get(users[j]!)!,
+          scale,
+          `${a} and ${b} have labelled no item in common`,
+        ),
+      });
     }
   }
 
@@ -131,14 +170,21 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
     const other = await getLabelSet(db, setId);
     if (!other) continue;
     const otherGrades = inScale(await getLabelGrades(db, setId), scale);
-    const report = agreement(campaignGrades, otherGrades, scale);
+    const overall = pairAgreement(
+      campaignGrades,
+      otherGrades,
+      scale,
+      shared(campaignGrades, campaignGrades) === 0
+        ? 'the campaign has no labels yet'
+        : `"${other.name}" grades none of the items the campaign has labelled`,
+    );
     const topicRows: TopicAgreement[] = [];
     for (const topic of [...campaignGrades.keys()].sort()) {
+      if (shared(only(campaignGrades, topic), only(otherGrades, topic)) === 0) continue;
       // One topic: nothing to resample.
       const r = agreement(only(campaignGrades, topic), only(otherGrades, topic), scale, undefined, {
         samples: 0,
       });
-      if (r.n === 0) continue;
       topicRows.push({
         topic,
         n: r.n,
@@ -147,7 +193,11 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
         krippendorffAlpha: r.krippendorffAlpha.ordinal,
       });
     }
-    compareWith.push({ labelSet: { id: other.id, name: other.name }, report, perTopic: topicRows });
+    compareWith.push({
+      labelSet: { id: other.id, name: other.name },
+      ...overall,
+      perTopic: topicRows,
+    });
   }
 
   return {

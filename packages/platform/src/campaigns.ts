@@ -1,7 +1,9 @@
 // Creating annotation campaigns and reading their state (admin side).
 import {
+  blindnessConflicts,
   campaignProgress,
   createCampaign as insertCampaign,
+  lockName,
   createLabelSet,
   getCampaign,
   getLabelGrades,
@@ -25,6 +27,8 @@ import {
 } from './campaign-sampling.js';
 import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
+import { NOTHING_LEFT_OUT, requireHeldPairs, type LeftOutPairs } from './held-pairs.js';
+import { campaignsLockName } from './name-locks.js';
 import { checkNewName } from './names.js';
 import { defaultJudgesDir } from './judge-templates.js';
 import { poolPairs, type CollectionPoolSpec } from './pools.js';
@@ -64,6 +68,8 @@ export interface CreateCampaignInput {
   compareWith?: Array<string | number>;
   /** Annotators never see other label sets (default true). */
   blind?: boolean;
+  /** What annotators see of the campaign instead of its name (default: the name). */
+  title?: string;
   /** Where judge templates live (default: the repository's judges/). */
   judgesDir?: string;
 }
@@ -73,6 +79,8 @@ export interface CampaignSummary {
   id: number;
   collectionId: number;
   name: string;
+  /** What annotators see of the campaign (the name unless the admin set a title). */
+  title: string;
   labelSet: { id: number; name: string };
   rubric: string;
   scale: { min: number; max: number };
@@ -82,6 +90,11 @@ export interface CampaignSummary {
   items: number;
   /** Items that have a campaign label (majority or adjudicated). */
   labelled: number;
+  /**
+   * Pairs of the pool the collection does not hold (no query or no passage), left out when
+   * the campaign was made; null for campaigns made before this was recorded.
+   */
+  leftOut: LeftOutPairs | null;
   compareWith: Array<{ id: number; name: string }>;
   settings: JsonObject;
   annotators: AnnotatorProgress[];
@@ -113,19 +126,29 @@ export async function createCampaign(
       `overlap ${overlap} needs at least ${overlap} annotators (got ${annotators.length})`,
     );
 
+  const title = input.title === undefined ? null : checkTitle(input.title);
   let candidates: CampaignCandidate[];
+  let leftOut: LeftOutPairs;
   if (input.pool) {
-    candidates = await poolPairs(db, collection, input.pool);
+    ({ pairs: candidates, leftOut } = await poolPairs(db, collection, input.pool, 'held-strict'));
   } else {
     checkCampaignSize(input.items!.length, 'lists');
     candidates = await inSlices(distinctItems(input.items!));
+    // An explicit list names exactly what to label: an unknown id is a mistake to fix.
+    await requireHeldPairs(db, collection, candidates);
+    leftOut = NOTHING_LEFT_OUT;
   }
   const compareWith = [];
   for (const ref of input.compareWith ?? [])
     compareWith.push(await resolveLabelSet(db, collection, ref));
   const sampling = await resolveSampling(db, collection, input.sampling ?? { mode: 'all' });
   const items = sampleCampaignItems(candidates, sampling.sampling);
-  if (items.length === 0) throw new PlatformError('invalid_input', 'the campaign has no items');
+  if (items.length === 0)
+    throw new PlatformError(
+      'invalid_input',
+      `the campaign has no items${leftOut.message ? `: ${leftOut.message}` : ''}`,
+      { leftOut: leftOut as unknown as JsonObject },
+    );
   checkCampaignSize(items.length, 'would hold');
 
   const settings: JsonObject = {
@@ -136,35 +159,73 @@ export async function createCampaign(
     judge: input.judge ?? null,
     compareWith: compareWith.map((s) => s.id),
     annotators: annotators.map((a) => a.id),
+    leftOut: leftOut as unknown as JsonObject,
   };
+  const blind = input.blind ?? true;
   const campaign = await writing(
     () =>
       writeInCollection(db, collection, async (trx) => {
+        // Campaigns of a collection are made one at a time, so the blindness check below
+        // sees every other campaign.
+        await lockName(trx, campaignsLockName(collection.id));
         const labelSet = await createLabelSet(trx, {
           collectionId: collection.id,
           name,
           kind: 'campaign',
           scaleMin: scale.min,
           scaleMax: scale.max,
-          config: { campaign: true, overlap, blind: input.blind ?? true },
+          config: { campaign: true, overlap, blind },
         });
-        return insertCampaign(trx, {
+        const created = await insertCampaign(trx, {
           collectionId: collection.id,
           labelSetId: labelSet.id,
           name,
           rubric,
           grades,
           overlap,
-          blind: input.blind ?? true,
+          blind,
+          title,
           settings,
           items,
           annotators: annotators.map((a) => a.id),
           assign: (i) => assignAnnotators(i, annotators.length, overlap),
         });
+        await refuseMixedBlindness(trx, created.id, blind);
+        return created;
       }),
     `a label set or campaign named ${JSON.stringify(name)} already exists in "${collection.name}"`,
   );
   return campaignSummary(db, campaign.id);
+}
+
+/**
+ * conflict (nothing written) when an annotator of the new campaign is also in a campaign
+ * of the other blindness over some of the same pairs: the non-blind one would show her the
+ * grades of other label sets for items she labels blind.
+ */
+async function refuseMixedBlindness(
+  db: Queryable,
+  campaignId: number,
+  blind: boolean,
+): Promise<void> {
+  const conflicts = await blindnessConflicts(db, campaignId);
+  if (conflicts.length === 0) return;
+  const named = conflicts.map((c) => `${c.userName} (in campaign "${c.campaignName}")`).join(', ');
+  throw new PlatformError(
+    'conflict',
+    `this campaign is ${blind ? 'blind' : 'not blind'} and shares items with a campaign that is ${blind ? 'not blind' : 'blind'}, with the same annotators: ${named}. A non-blind campaign shows other label sets' grades, which would reach an annotator labelling the same items blind; give these people only one of the two, or make both campaigns blind`,
+    { annotators: conflicts.map((c) => ({ user: c.userName, campaign: c.campaignName })) },
+  );
+}
+
+/** A campaign title: what annotators see; not blank, at most 200 characters. */
+function checkTitle(title: string): string {
+  const trimmed = title.trim();
+  if (trimmed === '' || trimmed.length > 200)
+    throw new PlatformError('invalid_input', 'a campaign title has 1 to 200 characters', {
+      field: 'title',
+    });
+  return trimmed;
 }
 
 /**
@@ -323,6 +384,7 @@ export async function campaignSummary(db: Queryable, id: number): Promise<Campai
     id: campaign.id,
     collectionId: campaign.collectionId,
     name: campaign.name,
+    title: campaign.title ?? campaign.name,
     labelSet: { id: labelSet.id, name: labelSet.name },
     rubric: campaign.rubric,
     scale: { min: labelSet.scaleMin, max: labelSet.scaleMax },
@@ -331,11 +393,17 @@ export async function campaignSummary(db: Queryable, id: number): Promise<Campai
     blind: campaign.blind,
     items: items.length,
     labelled,
+    leftOut: storedLeftOut(campaign.settings),
     compareWith,
     settings: campaign.settings,
     annotators: await campaignProgress(db, id),
     createdAt: campaign.createdAt,
   };
+}
+
+function storedLeftOut(settings: JsonObject): LeftOutPairs | null {
+  const v = settings.leftOut;
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as unknown as LeftOutPairs) : null;
 }
 
 /** The ids of the label sets a campaign is compared with. */

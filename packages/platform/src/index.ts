@@ -171,6 +171,8 @@ export {
   type CollectionPoolItem,
   type CollectionPoolSpec,
 } from './pools.js';
+/** What pools and campaigns leave out: pairs whose topic or document the collection lacks. */
+export { type LeftOutPairs } from './held-pairs.js';
 /** Judge jobs over a stored collection: jobs, status, progress, pause, failures, retry. */
 export {
   createCollectionJudgeJob,
@@ -345,7 +347,6 @@ export {
 export {
   adjudicateItem,
   annotationItem,
-  isBlindAnnotator,
   listMyCampaignsPage,
   nextAnnotationItem,
   saveAnnotationLabel,
@@ -360,6 +361,7 @@ export {
 export {
   campaignAgreement,
   type CampaignAgreement,
+  type PairAgreement,
   type TopicAgreement,
 } from './campaign-agreement.js';
 /** The items a campaign's annotators disagree on, for an admin to adjudicate. */

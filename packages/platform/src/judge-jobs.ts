@@ -113,7 +113,9 @@ export async function createCollectionJudgeJob(
   if (logprobs !== undefined) settings.logprobs = logprobs;
 
   const collection = await resolveCollection(db, input.collection);
-  const pairs = input.pool ? await poolPairs(db, collection, input.pool) : (input.items ?? []);
+  const pairs = input.pool
+    ? (await poolPairs(db, collection, input.pool, 'all')).pairs
+    : (input.items ?? []);
   if (pairs.length === 0)
     throw new PlatformError('invalid_input', 'there is nothing to judge: the pool is empty');
   const items = await itemValues(db, collection, template, pairs);

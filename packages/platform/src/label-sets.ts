@@ -2,7 +2,7 @@ import * as store from '@assay/db';
 import type { Label, LabelSetSummary, Queryable } from '@assay/db';
 import { writeInCollection } from './collection-writes.js';
 import { PlatformError } from './errors.js';
-import { labelSetLockName } from './name-locks.js';
+import { campaignsLockName, labelSetLockName } from './name-locks.js';
 import { resolveCollection, resolveLabelSet, type CollectionRef, type ItemRef } from './resolve.js';
 import { LARGE_PAGE, pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
@@ -80,17 +80,37 @@ export async function listLabelsPage(
   );
 }
 
-/** Deletes a label set with its labels and revisions; not_found if absent. */
+/**
+ * Deletes a label set and its labels. A label set a campaign uses (the campaign's own,
+ * which goes with it, or one it compares with or sampled by) is kept, conflict naming the
+ * campaigns, unless `force` is set.
+ */
 export async function deleteLabelSet(
   db: Queryable,
   collectionRef: CollectionRef,
   labelSetRef: ItemRef,
+  options: { force?: boolean } = {},
 ): Promise<void> {
   const collection = await resolveCollection(db, collectionRef);
   await writeInCollection(db, collection, async (trx) => {
     const set = await resolveLabelSet(trx, collection, labelSetRef);
     // An upload replacing it at the same moment goes first or after, never halfway.
     await store.lockName(trx, labelSetLockName(collection.id, set.name));
+    // A campaign made at the same moment is made first or after.
+    await store.lockName(trx, campaignsLockName(collection.id));
+    const users = await store.campaignsUsingLabelSet(trx, set.id);
+    if (users.length > 0 && !options.force) {
+      const how = users.map((c) =>
+        c.use === 'writes'
+          ? `campaign "${c.name}" writes it (the campaign and its labels would go too)`
+          : `campaign "${c.name}" compares with it or sampled by it`,
+      );
+      throw new PlatformError(
+        'conflict',
+        `label set "${set.name}" is used by ${users.length === 1 ? 'a campaign' : `${users.length} campaigns`}: ${how.join('; ')}; delete with force to delete it anyway`,
+        { campaigns: users.map((c) => ({ id: c.id, name: c.name, use: c.use })) },
+      );
+    }
     if (!(await store.deleteLabelSet(trx, set.id)))
       throw new PlatformError('not_found', `no label set ${JSON.stringify(labelSetRef)}`);
   });

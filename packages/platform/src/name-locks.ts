@@ -24,3 +24,11 @@ export const ADMIN_TOKENS_LOCK = 'admin-tokens';
 export function labelSetLockName(collectionId: number, name: string): string {
   return `label-set:${collectionId}:${name}`;
 }
+
+/**
+ * The lock under which campaigns of a collection are created one at a time: the check that
+ * no annotator is in a blind and a non-blind campaign over the same pairs reads the others.
+ */
+export function campaignsLockName(collectionId: number): string {
+  return `campaigns:${collectionId}`;
+}

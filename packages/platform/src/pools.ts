@@ -17,6 +17,7 @@ import {
 } from '@assay/pooling';
 import type { Qrels, Run as TrecRun } from '@assay/trec';
 import { PlatformError } from './errors.js';
+import { keepHeldPairs, NOTHING_LEFT_OUT, type LeftOutPairs } from './held-pairs.js';
 import { decodeCursor, encodeCursor, LARGE_PAGE, pageLimit, type PageOptions } from './paging.js';
 import { readTrecRun } from './runs.js';
 import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from './resolve.js';
@@ -66,6 +67,11 @@ export interface CollectionPool {
     /** Each run's top-depth documents, pool items it brought and those no other run did. */
     perRun: Array<{ run: string; retrieved: number; contributed: number; unique: number }>;
   };
+  /**
+   * The pairs of the runs whose topic or document the collection does not hold (no query
+   * or no passage to judge): left out of the pool, counted and named.
+   */
+  leftOut: LeftOutPairs;
 }
 
 /** The deepest pool one request may ask for (runs are usually cut at 1000 per topic). */
@@ -103,7 +109,7 @@ export async function buildCollectionPool(
       'after must be the `next` cursor of a previous page of this list',
     );
   const collection = await resolveCollection(db, input.collection);
-  const computed = await computePool(db, collection, input);
+  const computed = await computePool(db, collection, input, 'held');
   const items = computed.pool.items.slice(from, from + limit);
   const last = items.at(-1);
   return {
@@ -112,6 +118,7 @@ export async function buildCollectionPool(
     topics: computed.pool.topics,
     items: items.map(presentItem),
     stats: computed.stats,
+    leftOut: computed.leftOut,
     next:
       last !== undefined && last.priority + 1 < computed.pool.items.length
         ? encodeCursor([last.priority])
@@ -120,16 +127,28 @@ export async function buildCollectionPool(
 }
 
 /**
+ * Which pairs a pool keeps: `all` of them (judge jobs, which refuse a pair without text,
+ * naming it); those the collection `held` (the pool API: a collection that stores no
+ * documents, or no topics, holds every one); only pairs with a stored topic and document
+ * (`held-strict`: campaigns, whose items people read).
+ */
+type PoolKeeps = 'all' | 'held' | 'held-strict';
+
+/**
  * Every (topic, document) of the pool of a resolved collection, in judging priority order:
- * what judge jobs and campaigns made from a pool take.
+ * what judge jobs and campaigns made from a pool take; and what the pool left out.
  */
 export async function poolPairs(
   db: Queryable,
   collection: Collection,
   spec: CollectionPoolSpec,
-): Promise<Array<{ topicId: string; docId: string }>> {
-  const { pool } = await computePool(db, collection, spec);
-  return inSlices(mapSteps(pool.items, (item) => ({ topicId: item.topic, docId: item.docno })));
+  keep: PoolKeeps,
+): Promise<{ pairs: Array<{ topicId: string; docId: string }>; leftOut: LeftOutPairs }> {
+  const { pool, leftOut } = await computePool(db, collection, spec, keep);
+  const pairs = await inSlices(
+    mapSteps(pool.items, (item) => ({ topicId: item.topic, docId: item.docno })),
+  );
+  return { pairs, leftOut };
 }
 
 function presentItem(item: PoolItem): CollectionPoolItem {
@@ -147,10 +166,12 @@ async function computePool(
   db: Queryable,
   collection: Collection,
   spec: CollectionPoolSpec,
+  keep: PoolKeeps,
 ): Promise<{
   pool: Pool;
   parameters: CollectionPool['parameters'];
   stats: CollectionPool['stats'];
+  leftOut: LeftOutPairs;
 }> {
   if (!Number.isInteger(spec.depth) || spec.depth < 1)
     throw new PlatformError('invalid_input', `depth must be an integer ≥ 1, not ${spec.depth}`);
@@ -204,8 +225,9 @@ async function computePool(
   checkPoolSize(topics.length, spec.depth, runs.length, '');
   let pool: Pool;
   let stats: PoolStats;
+  let leftOut: LeftOutPairs;
   try {
-    pool = await inSlices(
+    const whole = await inSlices(
       depthPoolSteps(runs, {
         depth: spec.depth,
         topics,
@@ -214,6 +236,20 @@ async function computePool(
         ...(spec.perTopicCap === undefined ? {} : { perTopicCap: spec.perTopicCap }),
       }),
     );
+    if (keep === 'all') {
+      pool = whole;
+      leftOut = NOTHING_LEFT_OUT;
+    } else {
+      const held = await keepHeldPairs(
+        db,
+        collection.id,
+        whole.items.map((item) => ({ topicId: item.topic, docId: item.docno, item })),
+        wanted ? 'asked for' : 'of the runs',
+        keep === 'held-strict',
+      );
+      leftOut = held.leftOut;
+      pool = heldPool(whole, held.kept, held.missingTopics);
+    }
     stats = await inSlices(poolStatsSteps(pool, runs));
   } catch (error) {
     // The pool refuses what cannot be ranked (e.g. a document twice in one topic of a run).
@@ -222,6 +258,7 @@ async function computePool(
   }
   return {
     pool,
+    leftOut,
     parameters: { ...pool.parameters, excludeLabelSets: excluded },
     stats: {
       total: stats.total,
@@ -229,6 +266,25 @@ async function computePool(
       perRun: [...stats.perRun].map(([run, c]) => ({ run, ...c })),
     },
   };
+}
+
+/**
+ * The pool of the held items only: topics the collection lacks go, the items keep their
+ * order with their priorities counted again.
+ */
+function heldPool(
+  pool: Pool,
+  kept: ReadonlyArray<{ item: PoolItem }>,
+  missingTopics: ReadonlySet<string>,
+): Pool {
+  if (kept.length === pool.items.length) return pool;
+  const perTopic = new Map<string, number>();
+  const items = kept.map(({ item }, priority) => {
+    const topicPriority = perTopic.get(item.topic) ?? 0;
+    perTopic.set(item.topic, topicPriority + 1);
+    return { ...item, priority, topicPriority };
+  });
+  return { ...pool, topics: pool.topics.filter((t) => !missingTopics.has(t)), items };
 }
 
 /** invalid_input naming the figures when a pool is over a cap. */

@@ -92,6 +92,10 @@ const NewCampaign = z
     sampling: Sampling.optional(),
     compareWith: z.array(NameOrId).max(50).optional(),
     blind: z.boolean().optional(),
+    title: z.string().trim().min(1).max(200).optional().openapi({
+      description:
+        'what annotators see of the campaign instead of its name (default: the name), e.g. a neutral title for a blind campaign named after what it compares',
+    }),
   })
   .openapi('NewCampaign');
 
@@ -130,7 +134,14 @@ export const collectionCampaigns = createRouter()
       path: '/',
       tags: ['campaigns'],
       summary: 'Create an annotation campaign from a pool or an item list',
-      ...adminComputation,
+      description:
+        'Admin only. A pool keeps only the (topic, document) pairs the collection holds; what ' +
+        'it leaves out is counted and named in `leftOut`. A listed item whose topic or ' +
+        'document the collection does not hold is a 422 naming them. An annotator who would ' +
+        'be in a blind and a non-blind campaign over some of the same pairs is a 409 (nothing ' +
+        'is created).',
+      security: adminComputation.security,
+      middleware: adminComputation.middleware,
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: NewCampaign } } },
@@ -154,6 +165,7 @@ export const collectionCampaigns = createRouter()
         ...(body.sampling ? { sampling: body.sampling } : {}),
         ...(body.compareWith ? { compareWith: body.compareWith } : {}),
         ...(body.blind !== undefined ? { blind: body.blind } : {}),
+        ...(body.title !== undefined ? { title: body.title } : {}),
       });
       return c.json(present(summary), 201);
     },

@@ -313,13 +313,28 @@ export const labelSets = createRouter()
       path: '/{labelSet}',
       tags: ['label sets'],
       summary: 'Delete a label set and its labels',
-      ...adminOnly,
-      request: { params: LabelSetParams },
+      description:
+        'Admin only. A label set a campaign uses (the campaign writes it, compares with it or ' +
+        'sampled by it) is kept: 409 naming the campaigns, unless `?force=true`, which deletes ' +
+        'it anyway (a campaign that writes it goes with it, labels and all).',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: {
+        params: LabelSetParams,
+        query: z.object({
+          force: QueryFlag.openapi({
+            type: 'boolean',
+            description: 'delete it even though campaigns use it (otherwise 409)',
+          }),
+        }),
+      },
       responses: { 204: { description: 'deleted' }, ...writeErrors },
     }),
     async (c) => {
       const params = c.req.valid('param');
-      await deleteLabelSet(c.var.db, params.collection, params.labelSet);
+      await deleteLabelSet(c.var.db, params.collection, params.labelSet, {
+        force: c.req.valid('query').force,
+      });
       return c.body(null, 204);
     },
   );

@@ -69,6 +69,15 @@ export interface JudgeJob {
   };
 }
 
+/** Pairs a pool or campaign left out: their topic or document is not in the collection. */
+export interface LeftOut {
+  topics: { count: number; first: string[] };
+  documents: { count: number; first: string[] };
+  pairs: number;
+  /** The same in words; null when nothing was left out. */
+  message: string | null;
+}
+
 export interface Pool {
   items: Array<{ topicId: string; docId: string }>;
   stats: {
@@ -76,6 +85,7 @@ export interface Pool {
     perTopic: Array<{ topicId: string; items: number }>;
     perRun: Array<{ run: string; retrieved: number; contributed: number; unique: number }>;
   };
+  leftOut: LeftOut;
 }
 
 export interface Evaluation {
@@ -100,6 +110,10 @@ export interface Campaign {
   id: number;
   collectionId: number;
   name: string;
+  /** What annotators see (the name unless a title was given). */
+  title: string;
+  /** Pairs of the pool left out when it was made (null: not recorded). */
+  leftOut: LeftOut | null;
   labelSet: { id: number; name: string };
   rubric: string;
   scale: { min: number; max: number };
@@ -159,7 +173,7 @@ export interface PublishedLeaderboard {
 
 export interface MyCampaign {
   id: number;
-  name: string;
+  title: string;
   blind: boolean;
   progress: { done: number; total: number };
 }
@@ -170,6 +184,7 @@ export interface ConversationTurn {
 }
 
 export interface AnnotationItem {
+  campaign: { id: number; title: string };
   item: {
     id: number;
     topic: {
@@ -185,6 +200,8 @@ export interface AnnotationItem {
   rubric: string;
   progress: { done: number; total: number };
   reference?: Array<{ labelSet: string; grade: number | null }>;
+  /** Why other label sets' grades are not shown (a blind campaign has the same item). */
+  referenceHidden?: string;
   grade?: number | null;
 }
 
@@ -215,7 +232,8 @@ export interface CampaignAgreement {
   campaign: { id: number; name: string; labelSet: string };
   annotators: {
     people: Array<{ id: number; name: string; labels: number }>;
-    pairwise: Array<{ a: string; b: string; report: AgreementReport }>;
+    /** A pair with no item in common: n 0, report null and the reason. */
+    pairwise: Array<{ a: string; b: string } & PairAgreement>;
     overall: {
       items: number;
       fleissKappa: { items: number; value: number | null };
@@ -227,18 +245,24 @@ export interface CampaignAgreement {
     };
     perTopic: Array<{ topic: string; items: number; krippendorffAlpha: number | null }>;
   };
-  compareWith: Array<{
-    labelSet: { id: number; name: string };
-    report: AgreementReport;
-    perTopic: Array<{
-      topic: string;
-      n: number;
-      exactAgreement: number | null;
-      cohenKappa: number | null;
-      krippendorffAlpha: number | null;
-    }>;
-  }>;
+  compareWith: Array<
+    PairAgreement & {
+      labelSet: { id: number; name: string };
+      perTopic: Array<{
+        topic: string;
+        n: number;
+        exactAgreement: number | null;
+        cohenKappa: number | null;
+        krippendorffAlpha: number | null;
+      }>;
+    }
+  >;
 }
+
+/** Two sources' agreement over the items both labelled, or why there is none. */
+export type PairAgreement =
+  | { n: number; report: AgreementReport; reason?: undefined }
+  | { n: 0; report: null; reason: string };
 
 export interface LeaderboardRow {
   run: string;

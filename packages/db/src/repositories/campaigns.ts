@@ -14,6 +14,8 @@ export interface Campaign {
   grades: CampaignGrade[];
   overlap: number;
   blind: boolean;
+  /** What annotators see instead of the name (null: the name). */
+  title: string | null;
   /** Source, sampling, judge template, compared label sets. */
   settings: JsonObject;
   createdAt: Date;
@@ -28,6 +30,7 @@ export interface NewCampaign {
   grades: CampaignGrade[];
   overlap: number;
   blind: boolean;
+  title?: string | null;
   settings?: JsonObject;
 }
 
@@ -82,6 +85,7 @@ export function toCampaign(row: Row<'campaigns'>): Campaign {
     grades: row.grades,
     overlap: row.overlap,
     blind: row.blind,
+    title: row.title,
     settings: row.settings,
     createdAt: row.created_at,
   };
@@ -133,6 +137,7 @@ export async function createCampaign(
       grades: sql<CampaignGrade[]>`${JSON.stringify(input.grades)}::text::jsonb`,
       overlap: input.overlap,
       blind: input.blind,
+      title: input.title ?? null,
       settings: input.settings ?? {},
     })
     .returningAll()
@@ -230,17 +235,88 @@ export async function listAnnotatorCampaigns(
   return rows.map(toCampaign);
 }
 
-/** Whether a user has an assignment in any blind campaign. */
-export async function hasBlindAssignment(db: Queryable, userId: number): Promise<boolean> {
+/**
+ * Where a campaign and another campaign of its collection with the other blindness share an
+ * annotator and at least one (topic, document): each such annotator and campaign (at most
+ * `limit`, default 10).
+ */
+export async function blindnessConflicts(
+  db: Queryable,
+  campaignId: number,
+  limit = 10,
+): Promise<Array<{ userId: number; userName: string; campaignId: number; campaignName: string }>> {
+  const rows = await sql<{
+    user_id: number;
+    user_name: string;
+    campaign_id: number;
+    campaign_name: string;
+  }>`
+    select distinct u.id as user_id, u.name as user_name, o.id as campaign_id, o.name as campaign_name
+    from campaigns c
+    join campaign_items i on i.campaign_id = c.id
+    join campaigns o on o.collection_id = c.collection_id and o.id <> c.id and o.blind <> c.blind
+    join campaign_items oi on oi.campaign_id = o.id and oi.topic_id = i.topic_id and oi.doc_id = i.doc_id
+    join campaign_assignments oa on oa.item_id = oi.id
+    join users u on u.id = oa.user_id
+    where c.id = ${campaignId}
+      and exists (select 1 from campaign_assignments a where a.campaign_id = c.id and a.user_id = oa.user_id)
+    order by o.id, u.id
+    limit ${limit}`.execute(db);
+  return rows.rows.map((r) => ({
+    userId: Number(r.user_id),
+    userName: r.user_name,
+    campaignId: Number(r.campaign_id),
+    campaignName: r.campaign_name,
+  }));
+}
+
+/**
+ * Whether a user has an assignment in a blind campaign of the collection on this
+ * (topic, document): while so, no other label set's grade of it may reach them.
+ */
+export async function hasBlindAssignmentOn(
+  db: Queryable,
+  userId: number,
+  collectionId: number,
+  topicId: string,
+  docId: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom('campaign_assignments as a')
+    .innerJoin('campaign_items as i', 'i.id', 'a.item_id')
     .innerJoin('campaigns as c', 'c.id', 'a.campaign_id')
     .select('a.item_id')
     .where('a.user_id', '=', userId)
     .where('c.blind', '=', true)
+    .where('c.collection_id', '=', collectionId)
+    .where('i.topic_id', '=', topicId)
+    .where('i.doc_id', '=', docId)
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The campaigns that use a label set: the one writing it (`writes`: it goes with the set)
+ * and those comparing with it or sampling by it (`reads`).
+ */
+export async function campaignsUsingLabelSet(
+  db: Queryable,
+  labelSetId: number,
+): Promise<Array<{ id: number; name: string; use: 'writes' | 'reads' }>> {
+  const rows = await sql<{ id: number; name: string; writes: boolean }>`
+    select id, name, label_set_id = ${labelSetId} as writes
+    from campaigns
+    where label_set_id = ${labelSetId}
+       or coalesce(settings -> 'compareWith', '[]'::jsonb) @> to_jsonb(${labelSetId}::bigint)
+       or settings -> 'sampling' -> 'labelSet' = to_jsonb(${labelSetId}::bigint)
+       or coalesce(settings -> 'sampling' -> 'labelSets', '[]'::jsonb) @> to_jsonb(${labelSetId}::bigint)
+    order by id`.execute(db);
+  return rows.rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    use: r.writes ? 'writes' : 'reads',
+  }));
 }
 
 /** Each annotator's progress in a campaign, by name. */

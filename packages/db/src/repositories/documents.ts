@@ -104,6 +104,26 @@ export async function getDocuments(
   return found;
 }
 
+/** The docnos among `docIds` the collection holds. */
+export async function heldDocIds(
+  db: Queryable,
+  collectionId: number,
+  docIds: Iterable<string>,
+): Promise<Set<string>> {
+  const held = new Set<string>();
+  const unique = [...new Set(docIds)];
+  for (let start = 0; start < unique.length; start += 10_000) {
+    const rows = await db
+      .selectFrom('documents')
+      .select('doc_id')
+      .where('collection_id', '=', collectionId)
+      .where(sql<boolean>`doc_id = any(${unique.slice(start, start + 10_000)}::text[])`)
+      .execute();
+    for (const row of rows) held.add(row.doc_id);
+  }
+  return held;
+}
+
 /** A page of a collection's documents in docno byte order. */
 export async function listDocuments(
   db: Queryable,

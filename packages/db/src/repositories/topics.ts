@@ -72,6 +72,26 @@ export async function listTopics(
   return rows.map(toTopic);
 }
 
+/** The qids among `topicIds` the collection holds. */
+export async function heldTopicIds(
+  db: Queryable,
+  collectionId: number,
+  topicIds: Iterable<string>,
+): Promise<Set<string>> {
+  const held = new Set<string>();
+  const unique = [...new Set(topicIds)];
+  for (let start = 0; start < unique.length; start += 10_000) {
+    const rows = await db
+      .selectFrom('topics')
+      .select('topic_id')
+      .where('collection_id', '=', collectionId)
+      .where(sql<boolean>`topic_id = any(${unique.slice(start, start + 10_000)}::text[])`)
+      .execute();
+    for (const row of rows) held.add(row.topic_id);
+  }
+  return held;
+}
+
 /** One topic by qid, if stored. */
 export async function getTopic(
   db: Queryable,
