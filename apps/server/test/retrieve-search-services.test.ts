@@ -3,10 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 import type { AssayConfig } from '@assay/platform';
-import {
-  startOpenAITestServer,
-  type TestServer,
-} from '@assay/test-support/openai-test-server';
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { setUpApi, type TestApi } from './helpers.js';
 
 const DOCS = ['d1\twing flutter', 'd2\tshock waves', 'd3\theat transfer'].join('\n');
