@@ -21,6 +21,7 @@ const SLOW_TESTS = [
   'apps/cli/test/conformance.test.ts',
   'apps/cli/test/eval-grades.test.ts',
   'apps/cli/test/eval-inputs.test.ts',
+  'apps/cli/test/judge-batch.test.ts',
   'apps/cli/test/judge-process.test.ts',
   'apps/cli/test/shared-data-dir-process.test.ts',
   'apps/cli/test/startup.test.ts',
@@ -30,6 +31,7 @@ const SLOW_TESTS = [
   'packages/db/test/data-dir-lock.test.ts',
   'packages/db/test/shared-pglite.test.ts',
   // the web app built and driven in Chromium
+  'apps/web/test/campaign-trust-e2e.test.ts',
   'apps/web/test/e2e.test.ts',
   'apps/web/test/rag-e2e.test.ts',
   // public TREC data from ../shared/data
