@@ -9,41 +9,41 @@ import {
 } from '@assay/platform/analysis';
 import { parseQrels, TrecFormatError, type Qrels } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import type { CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
   {
     long: 'scale',
     key: 'scale',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MIN-MAX',
     help: 'the grade scale, e.g. 0-3 (default: the grades seen in either file)',
   },
   {
     long: 'clip',
     key: 'clip',
-    takesValue: false,
+    kind: FLAG,
     help: `clamp grades outside the scale into it instead of failing; the report
 says how many were clamped`,
   },
   {
     long: 'samples',
     key: 'samples',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'bootstrap resamples of the 95% intervals (default 1000; 0: no intervals)',
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: TEXT,
     arg: 'S',
     help: 'seed of the bootstrap (default 42)',
   },
-  { long: 'format', key: 'format', takesValue: true, arg: 'F', help: 'text (default) or json' },
+  { long: 'format', key: 'format', kind: TEXT, arg: 'F', help: 'text (default) or json' },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const AGREE_USAGE = `Usage: assay agree A.qrels B.qrels [--scale MIN-MAX] [--clip] [--samples N] [--seed S] [--format text|json]

@@ -14,7 +14,7 @@ import { chooseTopics, readNamedQrels, topicChoice } from './compare-qrels.js';
 import { COMPARE_SETTING_OPTIONS, compareSettingsOf, numberOption } from './compare-options.js';
 import { evaluateRunFiles } from './evaluate-files.js';
 import { ENCODING_OPTION, inputEncoding } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
 
@@ -23,16 +23,16 @@ const OPTIONS: OptionSpec[] = [
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
 measures that are not per-topic means (num_ret, gm_map ...) are skipped`,
   },
-  { long: 'qrels', key: 'qrels', takesValue: true },
+  { long: 'qrels', key: 'qrels', kind: TEXT },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: TEXT,
     arg: 'T',
     help: `common (topics both qrels judge), first (the first qrels' topics) or
 a topic FILE; a chosen topic a qrels does not judge scores 0 there.
@@ -43,21 +43,21 @@ warning when the two sets differ`,
   {
     long: 'baseline',
     key: 'baseline',
-    takesValue: true,
+    kind: TEXT,
     arg: 'RUN',
     help: 'test each run against RUN (a run tag or one of the RUN paths) only',
   },
   {
     long: 'top-runs',
     key: 'topRuns',
-    takesValue: true,
+    kind: TEXT,
     arg: 'K',
     help: "two qrels: tau@K is Kendall tau-b over the first leaderboard's top K runs (default 10)",
   },
   {
     long: 'tau-tolerance',
     key: 'tolerance',
-    takesValue: true,
+    kind: TEXT,
     arg: 'D',
     help: `two qrels: the gap-aware tau charges a swap of runs within D of each
 other in proportion to their gap (default 0.01)`,
@@ -65,7 +65,7 @@ other in proportion to their gap (default 0.01)`,
   {
     long: 'correlation-samples',
     key: 'correlationSamples',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: `two qrels: bootstrap resamples of the rank correlations' 95% intervals,
 topics drawn with replacement (default 1000; 0: none)`,
@@ -73,19 +73,19 @@ topics drawn with replacement (default 1000; 0: none)`,
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: TEXT,
     arg: 'F',
     help: 'table (default), json, csv, latex or html (one self-contained file)',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: 'write there instead of stdout',
   },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const COMPARE_USAGE = `Usage: assay compare QRELS RUN... -m MEASURE... [options]

@@ -3,14 +3,14 @@ import {
   CompareSettingsError,
   type CompareSettings,
 } from '@assay/platform/analysis';
-import { UsageError, type OptionSpec } from './getopt.js';
+import { type OptionSpec, TEXT, UsageError } from './getopt.js';
 
 /** The options of a significance-tested leaderboard, declared once for every command with one. */
 export const COMPARE_SETTING_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'test',
     key: 'test',
-    takesValue: true,
+    kind: TEXT,
     arg: 'T',
     help: `t (paired t-test, default), wilcoxon (signed-rank) or randomization
 (paired sign-flip test); all two-sided, as scipy.stats`,
@@ -18,21 +18,21 @@ export const COMPARE_SETTING_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'permutations',
     key: 'permutations',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'sign flips of the randomization test (default 10000)',
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: TEXT,
     arg: 'S',
     help: 'seed of the randomization test and the bootstrap (default 42)',
   },
   {
     long: 'correction',
     key: 'correction',
-    takesValue: true,
+    kind: TEXT,
     arg: 'C',
     help: `holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
 per measure: the correction runs over that measure's comparisons`,
@@ -40,7 +40,7 @@ per measure: the correction runs over that measure's comparisons`,
   {
     long: 'alpha',
     key: 'alpha',
-    takesValue: true,
+    kind: TEXT,
     arg: 'A',
     help: 'significant when the corrected p < A (default 0.05)',
   },

@@ -1,34 +1,34 @@
 import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
 import { formatQrels, parseQrels } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import type { CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
   {
     long: 'method',
     key: 'method',
-    takesValue: true,
+    kind: TEXT,
     arg: 'M',
     help: 'majority (default), mean or median',
   },
   {
     long: 'min-votes',
     key: 'minVotes',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'only items graded by at least N of the files (default 1)',
   },
   {
     long: 'tie',
     key: 'tie',
-    takesValue: true,
+    kind: TEXT,
     arg: 'T',
     help: `low (default) or high: where a majority tie, an even median or a mean
 exactly halfway between two grades goes`,
   },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const CONSENSUS_USAGE = `Usage: assay consensus [--method majority|mean|median] [--min-votes N] [--tie low|high] QRELS...

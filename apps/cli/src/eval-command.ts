@@ -24,7 +24,7 @@ import {
   readChunks,
   type InputEncoding,
 } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
@@ -32,7 +32,7 @@ const OPTIONS: OptionSpec[] = [
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `measure, nickname or ir_measures name; repeatable
 (official [default], all_trec, set, P.5,10, ndcg_cut.10, nDCG@10,
@@ -46,7 +46,7 @@ with -R qrels_jg: qrels_jg [default], map_avgjg, P_avgjg.10)`,
     short: 'R',
     long: 'Rel_info_format',
     key: 'R',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FORMAT',
     help: `how QRELS is read: qrels (default); qrels_jg (the iter column names
 a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
@@ -56,14 +56,14 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'q',
     long: 'query_eval_wanted',
     key: 'q',
-    takesValue: false,
+    kind: FLAG,
     help: 'also print the value for each topic',
   },
   {
     short: 'c',
     long: 'complete_rel_info_wanted',
     key: 'c',
-    takesValue: false,
+    kind: FLAG,
     help: `average over every qrels topic; topics a run lacks score 0
 (without -c such a topic is an error, as in trec_eval 10.0)`,
   },
@@ -71,7 +71,7 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'l',
     long: 'level_for_rel',
     key: 'l',
-    takesValue: true,
+    kind: TEXT,
     arg: 'LEVEL',
     help: 'minimum grade that counts as relevant (default 1)',
   },
@@ -79,7 +79,7 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'M',
     long: 'Max_retrieved_per_topic',
     key: 'M',
-    takesValue: true,
+    kind: TEXT,
     arg: 'DEPTH',
     help: 'evaluate at most DEPTH documents per topic',
   },
@@ -87,14 +87,14 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'J',
     long: 'Judged_docs_only',
     key: 'J',
-    takesValue: false,
+    kind: FLAG,
     help: 'keep only judged documents in each ranking',
   },
   {
     short: 'N',
     long: 'Number_docs_in_coll',
     key: 'N',
-    takesValue: true,
+    kind: TEXT,
     arg: 'COUNT',
     help: 'number of documents in the collection (for utility)',
   },
@@ -102,16 +102,16 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'Z',
     long: 'Zscore',
     key: 'Z',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: 'print z-scores using the per-topic means and deviations in FILE',
   },
-  { short: 'n', long: 'nosummary', key: 'n', takesValue: false, help: 'no summary lines' },
-  { short: 'T', long: 'Results_format', key: 'T', takesValue: true },
+  { short: 'n', long: 'nosummary', key: 'n', kind: FLAG, help: 'no summary lines' },
+  { short: 'T', long: 'Results_format', key: 'T', kind: TEXT },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: TEXT,
     arg: 'F',
     help: `text (default), json or csv: {run, measure, qid, value} rows at full
 precision; qid "all" is the summary, per-topic rows come with -q`,
@@ -119,14 +119,14 @@ precision; qid "all" is the summary, per-topic rows come with -q`,
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `evaluate only the topics FILE lists (TSV, JSONL or TREC topics, as
 assay import topics reads); listed topics the qrels do not judge
 are named on stderr`,
   },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const EVAL_USAGE = `Usage: assay eval [trec_eval options] [-m MEASURE]... QRELS RUN...

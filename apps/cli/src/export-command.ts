@@ -2,7 +2,7 @@ import { checkBinaryTemplate, formatFinetuneJsonl, type FinetunePair } from '@as
 import { judgeValues } from '@assay/platform';
 import { parseConversationalTopics, parseQrels, TrecFormatError } from '@assay/trec';
 import { readText } from './evaluate-files.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import type { CommandIo } from './io.js';
 import { loadCheckedTemplate } from './judge-options.js';
 import { countOption, numberOption, readCollection } from './retrieval-inputs.js';
@@ -32,18 +32,18 @@ Unjudged pairs (negative grades) are left out.
 A pair whose topic or document is not in the files given fails with qrels:line (exit 2).`;
 
 const OPTIONS: OptionSpec[] = [
-  { long: 'labels', key: 'labels', takesValue: true },
-  { long: 'topics', key: 'topics', takesValue: true },
-  { long: 'docs', key: 'docs', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'binary-at', key: 'binaryAt', takesValue: true },
-  { long: 'judge', key: 'judge', takesValue: true },
-  { long: 'judges', key: 'judges', takesValue: true },
-  { long: 'balance', key: 'balance', takesValue: false },
-  { long: 'sample', key: 'sample', takesValue: true },
-  { long: 'seed', key: 'seed', takesValue: true },
-  { long: 'out', key: 'out', takesValue: true },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'labels', key: 'labels', kind: TEXT },
+  { long: 'topics', key: 'topics', kind: TEXT },
+  { long: 'docs', key: 'docs', kind: TEXT },
+  { long: 'format', key: 'format', kind: TEXT },
+  { long: 'binary-at', key: 'binaryAt', kind: TEXT },
+  { long: 'judge', key: 'judge', kind: TEXT },
+  { long: 'judges', key: 'judges', kind: TEXT },
+  { long: 'balance', key: 'balance', kind: FLAG },
+  { long: 'sample', key: 'sample', kind: TEXT },
+  { long: 'seed', key: 'seed', kind: TEXT },
+  { long: 'out', key: 'out', kind: TEXT },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 /** `assay export finetune`: judged pairs as chat fine-tuning examples. */

@@ -1,7 +1,7 @@
 import { fuseRuns, type FusionMethod, type ScoreNorm } from '@assay/retrieval';
 import { formatRun, parseRun } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import type { CommandIo } from './io.js';
 import { ASSAY_CLI_VERSION, countOption, numberOption } from './retrieval-inputs.js';
 
@@ -22,14 +22,14 @@ trec_eval ranks it (score desc, docno desc); ranks below are 1-based.
   --encoding latin1  read the runs as ISO-8859-1 (default UTF-8, checked)`;
 
 const OPTIONS: OptionSpec[] = [
-  { long: 'method', key: 'method', takesValue: true },
-  { long: 'k', key: 'k', takesValue: true },
-  { long: 'norm', key: 'norm', takesValue: true },
-  { long: 'weights', key: 'weights', takesValue: true },
-  { long: 'depth', key: 'depth', takesValue: true },
-  { long: 'tag', key: 'tag', takesValue: true },
+  { long: 'method', key: 'method', kind: TEXT },
+  { long: 'k', key: 'k', kind: TEXT },
+  { long: 'norm', key: 'norm', kind: TEXT },
+  { long: 'weights', key: 'weights', kind: TEXT },
+  { long: 'depth', key: 'depth', kind: TEXT },
+  { long: 'tag', key: 'tag', kind: TEXT },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 const METHODS = ['rrf', 'combsum', 'combmnz', 'interleave'];

@@ -12,7 +12,7 @@ import {
 } from '@assay/platform';
 import { parseRun } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText, type InputEncoding } from './read-input.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { CliError } from './io.js';
 import {
   EXIT,
@@ -60,15 +60,15 @@ Exit status: 0 imported; 1 usage, configuration or database error; 2 malformed o
 unreadable input; 3 unknown collection; 4 the name already exists.`;
 
 const OPTIONS: OptionSpec[] = [
-  { long: 'name', key: 'name', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'description', key: 'description', takesValue: true },
-  { long: 'collection', short: 'c', key: 'collection', takesValue: true },
-  { long: 'label-set', key: 'labelSet', takesValue: true },
-  { long: 'scale', key: 'scale', takesValue: true },
-  { long: 'replace', key: 'replace', takesValue: false },
+  { long: 'name', key: 'name', kind: TEXT },
+  { long: 'format', key: 'format', kind: TEXT },
+  { long: 'description', key: 'description', kind: TEXT },
+  { long: 'collection', short: 'c', key: 'collection', kind: TEXT },
+  { long: 'label-set', key: 'labelSet', kind: TEXT },
+  { long: 'scale', key: 'scale', kind: TEXT },
+  { long: 'replace', key: 'replace', kind: FLAG },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 /** What each kind of import accepts besides --help. */

@@ -1,6 +1,6 @@
 import { describeAnalyzer, IndexBuilder, saveIndex, type Bm25Index } from '@assay/retrieval';
 import type { CollectionDocument } from '@assay/trec';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import type { CommandIo } from './io.js';
 import { ProgressReporter } from './progress.js';
 import {
@@ -26,14 +26,14 @@ analyzer version is refused (rebuild it).
   --k1 X, --b Y    BM25 parameters recorded as the index's defaults (0.9, 0.4)`;
 
 const OPTIONS: OptionSpec[] = [
-  { long: 'docs', key: 'docs', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'out', key: 'out', takesValue: true },
-  { long: 'stemmer', key: 'stemmer', takesValue: true },
-  { long: 'stopwords', key: 'stopwords', takesValue: true },
-  { long: 'k1', key: 'k1', takesValue: true },
-  { long: 'b', key: 'b', takesValue: true },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'docs', key: 'docs', kind: TEXT },
+  { long: 'format', key: 'format', kind: TEXT },
+  { long: 'out', key: 'out', kind: TEXT },
+  { long: 'stemmer', key: 'stemmer', kind: TEXT },
+  { long: 'stopwords', key: 'stopwords', kind: TEXT },
+  { long: 'k1', key: 'k1', kind: TEXT },
+  { long: 'b', key: 'b', kind: TEXT },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 /** Indexes documents with a progress bar on stderr. */

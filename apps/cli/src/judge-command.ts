@@ -19,7 +19,7 @@ import {
   type JudgeWorkerProgress,
   type AssayConfig,
 } from '@assay/platform';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import {
   asCliErrors,
   commandConfig,
@@ -46,14 +46,14 @@ const OPTIONS: OptionSpec[] = [
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'a judge template of judges/ (graded-0-3, graded-0-4, binary-filter)',
   },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `topics: TSV, JSONL or TREC <top> (description and narrative are used
 when the judge asks for them; JSONL topics' user_background, previous_turns
@@ -63,49 +63,49 @@ answer)`,
   {
     long: 'docs',
     key: 'docs',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: 'documents: JSONL {"id","title"?,"text"} or TSV id<TAB>[title<TAB>]text',
   },
   {
     long: 'pool',
     key: 'pool',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: 'the pool: topic<TAB>docno lines in judging order (assay pool writes it)',
   },
   {
     long: 'depth',
     key: 'depth',
-    takesValue: true,
+    kind: TEXT,
     arg: 'K RUN...',
     help: "or build the pool here: each run's top K per topic (as assay pool)",
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: TEXT,
     arg: 'QRELS',
     help: 'where the qrels go (written to a temporary file, then renamed)',
   },
   {
     long: 'model',
     key: 'model',
-    takesValue: true,
+    kind: TEXT,
     arg: 'M',
     help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
   },
   {
     long: 'concurrency',
     key: 'concurrency',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'items judged at once (default 8)',
   },
   {
     long: 'label-set',
     key: 'labelSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: `the label set the labels go to (default: --out's name without its
 extension); another judge, model or prompt needs another name`,
@@ -113,7 +113,7 @@ extension); another judge, model or prompt needs another name`,
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: `the collection the label set belongs to (default judge-files,
 created when absent)`,
@@ -122,20 +122,20 @@ created when absent)`,
   {
     long: 'dry-run',
     key: 'dryRun',
-    takesValue: false,
+    kind: FLAG,
     help: 'print the calls, tokens and cost it would spend; send nothing',
   },
   {
     long: 'budget',
     key: 'budget',
-    takesValue: true,
+    kind: TEXT,
     arg: 'USD',
     help: 'stop claiming items once this run has paid USD; the rest stay pending',
   },
   {
     long: 'price-in',
     key: 'priceIn',
-    takesValue: true,
+    kind: TEXT,
     arg: 'USD',
     help: `the model's price per million prompt tokens, with --price-out, for the
 cost, --dry-run and --budget (default: the data directory's prices.json,
@@ -144,25 +144,25 @@ then assay's list prices of common hosted models)`,
   {
     long: 'price-out',
     key: 'priceOut',
-    takesValue: true,
+    kind: TEXT,
     arg: 'USD',
     help: "the model's price per million completion tokens, with --price-in",
   },
   {
     long: 'judges',
     key: 'judges',
-    takesValue: true,
+    kind: TEXT,
     arg: 'DIR',
     help: 'read judge templates from DIR instead of the shipped judges/',
   },
   {
     long: 'enqueue',
     key: 'enqueue',
-    takesValue: false,
+    kind: FLAG,
     help: `only create the job and its tasks (for 'assay worker' processes on
 any machine sharing DATABASE_URL); run without it to write the qrels`,
   },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const JUDGE_USAGE = `Usage: assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)

@@ -7,7 +7,7 @@ import {
   type JudgeEndpointOptions,
 } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { UsageError, type OptionSpec } from './getopt.js';
+import { type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { CliError } from './io.js';
 
 /** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
@@ -18,17 +18,17 @@ export const ENDPOINT_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'base-url',
     key: 'baseUrl',
-    takesValue: true,
+    kind: TEXT,
     arg: 'URL',
     help: `an OpenAI-compatible endpoint (default OPENAI_BASE_URL, else OpenAI);
 the key comes from OPENAI_API_KEY`,
   },
-  { long: 'rpm', key: 'rpm', takesValue: true, arg: 'N', help: 'at most N requests per minute' },
-  { long: 'tpm', key: 'tpm', takesValue: true, arg: 'N', help: 'at most N tokens per minute' },
+  { long: 'rpm', key: 'rpm', kind: TEXT, arg: 'N', help: 'at most N requests per minute' },
+  { long: 'tpm', key: 'tpm', kind: TEXT, arg: 'N', help: 'at most N tokens per minute' },
   {
     long: 'timeout',
     key: 'timeout',
-    takesValue: true,
+    kind: TEXT,
     arg: 'SECONDS',
     help: 'per-request timeout (default 120)',
   },

@@ -14,7 +14,7 @@ import { parseCollection, parseQrels, parseRun, type Qrels } from '@assay/trec';
 import { qrelsArgument } from './compare-qrels.js';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 import { docsFormat } from './judge-items.js';
 
@@ -22,21 +22,21 @@ const OPTIONS: OptionSpec[] = [
   {
     long: 'human',
     key: 'human',
-    takesValue: true,
+    kind: TEXT,
     arg: '[NAME=]QRELS',
     help: "people's labels; without them the judges are measured against each other",
   },
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME=QRELS',
     help: "a judge's labels (repeatable; NAME names it in the report)",
   },
   {
     long: 'drift',
     key: 'drift',
-    takesValue: true,
+    kind: TEXT,
     arg: 'OLD,NEW',
     help: `two judges' NAMEs, versions of one judge (prompt or model): compared
 item by item, with the transition matrix of grades and kappa (repeatable)`,
@@ -44,7 +44,7 @@ item by item, with the transition matrix of grades and kappa (repeatable)`,
   {
     long: 'runs',
     key: 'runs',
-    takesValue: true,
+    kind: TEXT,
     arg: 'RUN',
     help: `a run (repeatable; RUNs may also follow the options): each judge's
 leaderboard is rank-correlated with the human one (or the consensus)`,
@@ -53,14 +53,14 @@ leaderboard is rank-correlated with the human one (or the consensus)`,
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: 'the measure of the leaderboards (default nDCG@10)',
   },
   {
     long: 'docs',
     key: 'docs',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `the passages (JSONL or TSV, as assay judge reads them): grade difference
 against passage length`,
@@ -68,7 +68,7 @@ against passage length`,
   {
     long: 'swap',
     key: 'swap',
-    takesValue: true,
+    kind: TEXT,
     arg: 'A.jsonl,B.jsonl',
     help: `two score files of assay answers score --mode comparative on the same
 answers with different --seed (different orders): position-swap
@@ -77,34 +77,34 @@ consistency per criterion`,
   {
     long: 'scale',
     key: 'scale',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MIN-MAX',
     help: 'the grade scale (default: the grades seen); labels outside it are left out and counted',
   },
   {
     long: 'samples',
     key: 'samples',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'bootstrap resamples of every 95% interval (default 1000; 0: none)',
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: TEXT,
     arg: 'S',
     help: 'seed of the bootstrap (default 42)',
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: TEXT,
     arg: 'F',
     help: 'text (default), json or html',
   },
-  { long: 'title', key: 'title', takesValue: true, arg: 'TEXT', help: 'the HTML page title' },
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'title', key: 'title', kind: TEXT, arg: 'TEXT', help: 'the HTML page title' },
+  { long: 'out', key: 'out', kind: TEXT, arg: 'FILE', help: 'write there instead of stdout' },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const JUDGE_REPORT_USAGE = `Usage: assay judge-report [--human [NAME=]QRELS] --judge NAME=QRELS... [--drift OLD,NEW]

@@ -9,7 +9,7 @@ import {
 } from '@assay/platform';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { positiveInteger } from './judge-options.js';
 import { withDatabase, type PlatformCommandIo } from './platform-session.js';
 import {
@@ -33,17 +33,17 @@ const BANK: OptionSpec[] = [
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the collection the nugget bank belongs to',
   },
-  { long: 'bank', key: 'bank', takesValue: true, arg: 'NAME', help: 'the nugget bank' },
+  { long: 'bank', key: 'bank', kind: TEXT, arg: 'NAME', help: 'the nugget bank' },
 ];
 
 const VERSION: OptionSpec = {
   long: 'version',
   key: 'version',
-  takesValue: true,
+  kind: TEXT,
   arg: 'N',
   help: "the bank's version (default: the latest)",
 };
@@ -53,13 +53,13 @@ const IMPORT_OPTIONS: OptionSpec[] = [
   {
     long: 'create-collection',
     key: 'createCollection',
-    takesValue: false,
+    kind: FLAG,
     help: 'make the collection (without documents) when there is none of that name',
   },
   {
     long: 'assignments',
     key: 'assignments',
-    takesValue: false,
+    kind: FLAG,
     help: `FILE holds assignments made elsewhere (e.g. NIST's), in nuggetizer's form:
 store them as an assessment set --name of the answers of --responses or
 --response-set, matched to the bank's nuggets by topic and text`,
@@ -69,7 +69,7 @@ store them as an assessment set --name of the answers of --responses or
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'with --assignments: the assessment set',
   },
@@ -78,7 +78,7 @@ store them as an assessment set --name of the answers of --responses or
 const EXPORT_OPTIONS: OptionSpec[] = [
   ...BANK,
   VERSION,
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
+  { long: 'out', key: 'out', kind: TEXT, arg: 'FILE', help: 'write there instead of stdout' },
 ];
 
 const CREATE_OPTIONS: OptionSpec[] = [
@@ -86,56 +86,56 @@ const CREATE_OPTIONS: OptionSpec[] = [
   {
     long: 'label-set',
     key: 'labelSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the label set whose relevant passages the nuggets come from',
   },
   {
     long: 'min-grade',
     key: 'minGrade',
-    takesValue: true,
+    kind: TEXT,
     arg: 'G',
     help: 'a passage graded G or more is relevant (default 1)',
   },
   {
     long: 'topic',
     key: 'topic',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'only this topic (repeatable; default every topic with relevant passages)',
   },
   {
     long: 'batch',
     key: 'batch',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'passages per creation call (default 10)',
   },
   {
     long: 'max-nuggets',
     key: 'maxNuggets',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'most nuggets per topic (default 30)',
   },
   {
     long: 'score-batch',
     key: 'scoreBatch',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'nuggets per importance call (default 10)',
   },
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the creation prompt (default nugget-create)',
   },
   {
     long: 'importance-judge',
     key: 'importanceJudge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the importance prompt (default nugget-importance)',
   },
@@ -149,21 +149,21 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the assessment set (default <response set>-<model>); a rerun names the same',
   },
   {
     long: 'batch',
     key: 'batch',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'nuggets per call (default 10)',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `the assignments in nuggetizer's form, one line per topic and system:
 {"qid","system","nuggets":[{"text","importance","assignment"}]}`,
@@ -171,7 +171,7 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the assignment prompt (default nugget-assign)',
   },

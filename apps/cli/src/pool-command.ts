@@ -1,60 +1,60 @@
 import { buildDepthPool, formatPool, poolStats, poolToJson, type PoolOrder } from '@assay/pooling';
 import { parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import type { CommandIo } from './io.js';
 
 const OPTIONS: OptionSpec[] = [
   {
     long: 'depth',
     key: 'depth',
-    takesValue: true,
+    kind: TEXT,
     arg: 'K',
     help: 'documents each run contributes per topic (required)',
   },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: 'only these topics (TSV, JSONL or TREC topic file), in that order',
   },
   {
     long: 'exclude-judged',
     key: 'exclude',
-    takesValue: true,
+    kind: TEXT,
     arg: 'Q',
     help: 'leave out pairs already graded (grade >= 0) in qrels Q; repeatable',
   },
   {
     long: 'order',
     key: 'order',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ORDER',
     help: 'best-rank (default), rrf, move-to-front or docno',
   },
   {
     long: 'per-topic-cap',
     key: 'cap',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'at most N documents per topic, after ordering',
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: TEXT,
     arg: 'F',
     help: "text (default) or json (the pool with every item's ranks and runs)",
   },
   {
     long: 'stats',
     key: 'stats',
-    takesValue: false,
+    kind: FLAG,
     help: "print pool size per topic and each run's (unique) contribution to stderr",
   },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const POOL_USAGE = `Usage: assay pool --depth K [--topics FILE] [--exclude-judged QRELS]... [--order ORDER]

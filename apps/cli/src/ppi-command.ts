@@ -20,7 +20,7 @@ import type { PValueAdjustment } from '@assay/stats';
 import { formatTopicsTsv, parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
 const DEFAULT_MEASURE = 'nDCG@10';
@@ -29,7 +29,7 @@ const OPTIONS: OptionSpec[] = [
   {
     long: 'human',
     key: 'human',
-    takesValue: true,
+    kind: TEXT,
     arg: 'QRELS',
     help: `people's labels: every judged pair of a random sample of topics (or,
 with --sampling pairs, a random sample of the LLM's pairs)`,
@@ -37,7 +37,7 @@ with --sampling pairs, a random sample of the LLM's pairs)`,
   {
     long: 'llm',
     key: 'llm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'QRELS',
     help: "the LLM's labels on every topic; the estimates are of the mean over its topics",
   },
@@ -45,14 +45,14 @@ with --sampling pairs, a random sample of the LLM's pairs)`,
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `as in assay eval (default ${DEFAULT_MEASURE}); repeatable; the first orders the leaderboard`,
   },
   {
     long: 'sampling',
     key: 'sampling',
-    takesValue: true,
+    kind: TEXT,
     arg: 'S',
     help: `topics (default: people labelled whole topics) or pairs (a sample of
 the LLM's pairs; only measures linear in the labels: P@k, SetP, dcg,
@@ -61,68 +61,68 @@ Judged@k)`,
   {
     long: 'alpha',
     key: 'alpha',
-    takesValue: true,
+    kind: TEXT,
     arg: 'A',
     help: 'intervals at level 1 - A; a difference is significant when its corrected p < A (0.05)',
   },
   {
     long: 'correction',
     key: 'correction',
-    takesValue: true,
+    kind: TEXT,
     arg: 'C',
     help: 'holm (default), bonferroni, bh or none; one family per measure',
   },
   {
     long: 'target-half-width',
     key: 'target',
-    takesValue: true,
+    kind: TEXT,
     arg: 'H',
     help: 'say how many labelled topics (pairs) each estimate likely needs for a half-width of H',
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: TEXT,
     arg: 'F',
     help: 'text (default), json or csv',
   },
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'out', key: 'out', kind: TEXT, arg: 'FILE', help: 'write there instead of stdout' },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 const SAMPLE_OPTIONS: OptionSpec[] = [
   {
     long: 'llm',
     key: 'llm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'QRELS',
     help: "the LLM's labels: the topics (and pairs) to choose from",
   },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'choose N topics, or a fraction of them (0.3)',
   },
   {
     long: 'pairs',
     key: 'pairs',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: "choose N of the LLM's labelled pairs, or a fraction of them",
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: TEXT,
     arg: 'S',
     help: 'seed of the choice (default 42)',
   },
   {
     long: 'stratify',
     key: 'stratify',
-    takesValue: false,
+    kind: FLAG,
     help: `topics: spread the choice over the LLM's per-topic scores (the mean
 over RUNs of the first -m measure under --llm); each topic keeps the
 same chance of being chosen`,
@@ -131,14 +131,14 @@ same chance of being chosen`,
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `the score --stratify orders topics by (default ${DEFAULT_MEASURE})`,
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: TEXT,
     arg: 'F',
     help: `items (default): topic<TAB>docno of every LLM-labelled pair to label
 (a campaign's item list, as assay pool writes); ids: one topic id a
@@ -147,12 +147,12 @@ line; topics: the chosen topics of --topic-file as id<TAB>text`,
   {
     long: 'topic-file',
     key: 'topicFile',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: 'the topics (any format assay import topics reads), for --format topics',
   },
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'out', key: 'out', kind: TEXT, arg: 'FILE', help: 'write there instead of stdout' },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const PPI_USAGE = `Usage: assay ppi --human QRELS --llm QRELS [-m MEASURE]... [options] RUN...

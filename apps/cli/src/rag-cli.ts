@@ -36,7 +36,7 @@ import {
 import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from './compare-options.js';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { CliError } from './io.js';
 import {
   ENDPOINT_OPTIONS,
@@ -63,21 +63,21 @@ export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'model',
     key: 'model',
-    takesValue: true,
+    kind: TEXT,
     arg: 'M',
     help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
   },
   {
     long: 'temperature',
     key: 'temperature',
-    takesValue: true,
+    kind: TEXT,
     arg: 'T',
     help: "sampling temperature (default the judge's, 0)",
   },
   {
     long: 'concurrency',
     key: 'concurrency',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'prompts in flight at once (default 8)',
   },
@@ -85,20 +85,20 @@ export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'dry-run',
     key: 'dryRun',
-    takesValue: false,
+    kind: FLAG,
     help: 'print the calls, tokens and cost it would spend; send and store nothing',
   },
   {
     long: 'budget',
     key: 'budget',
-    takesValue: true,
+    kind: TEXT,
     arg: 'USD',
     help: 'stop sending once this run has paid USD (run again to go on)',
   },
   {
     long: 'price-in',
     key: 'priceIn',
-    takesValue: true,
+    kind: TEXT,
     arg: 'USD',
     help: `the model's price per million prompt tokens, with --price-out (default:
 the data directory's prices.json, then assay's list prices)`,
@@ -106,14 +106,14 @@ the data directory's prices.json, then assay's list prices)`,
   {
     long: 'price-out',
     key: 'priceOut',
-    takesValue: true,
+    kind: TEXT,
     arg: 'USD',
     help: "the model's price per million completion tokens, with --price-in",
   },
   {
     long: 'judges',
     key: 'judges',
-    takesValue: true,
+    kind: TEXT,
     arg: 'DIR',
     help: 'read judge templates from DIR instead of the shipped judges/',
   },
@@ -124,7 +124,7 @@ export const ANSWER_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'responses',
     key: 'responses',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `answers, JSONL: the TREC RAG 2024/2025 forms or {"topic","system","answer",
 "references"?,"query"?}; stored as a response set named after the file
@@ -133,7 +133,7 @@ export const ANSWER_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'response-set',
     key: 'responseSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'a stored response set instead of --responses',
   },
@@ -152,7 +152,7 @@ export interface Parsed {
 export function parseOptions(argv: readonly string[], specs: readonly OptionSpec[]): Parsed {
   const { options, positionals } = getopt(argv, [
     ...specs,
-    { short: 'h', long: 'help', key: 'h', takesValue: false },
+    { short: 'h', long: 'help', key: 'h', kind: FLAG },
   ]);
   return {
     option: (key) => options.get(key)?.at(-1),
@@ -290,14 +290,14 @@ export function scoreOptions(kind: RagKind): OptionSpec[] {
     {
       long: 'collection',
       key: 'collection',
-      takesValue: true,
+      kind: TEXT,
       arg: 'NAME',
       help: 'with --set: score a stored assessment set of this collection',
     },
     {
       long: 'set',
       key: 'set',
-      takesValue: true,
+      kind: TEXT,
       arg: 'NAME',
       help: 'the stored assessment set (name or id) instead of a FILE',
     },
@@ -306,7 +306,7 @@ export function scoreOptions(kind: RagKind): OptionSpec[] {
           {
             long: 'first-citation-only',
             key: 'firstCitationOnly',
-            takesValue: false,
+            kind: FLAG,
             help: "count only each sentence's first citation",
           },
         ]
@@ -315,35 +315,35 @@ export function scoreOptions(kind: RagKind): OptionSpec[] {
     {
       long: 'format',
       key: 'format',
-      takesValue: true,
+      kind: TEXT,
       arg: 'F',
       help: 'table (default), json, csv, latex or html (one self-contained file)',
     },
     {
       long: 'out',
       key: 'out',
-      takesValue: true,
+      kind: TEXT,
       arg: 'FILE',
       help: 'write there instead of stdout',
     },
     {
       long: 'per-answer',
       key: 'perAnswer',
-      takesValue: true,
+      kind: TEXT,
       arg: 'FILE',
       help: 'also write every answer\'s scores: JSONL {"qid","system",<scores>} (.csv: CSV)',
     },
     {
       long: 'store',
       key: 'store',
-      takesValue: false,
+      kind: FLAG,
       help: 'with --set: store the leaderboard as a report of the collection',
     },
-    { long: 'title', key: 'title', takesValue: true, arg: 'T', help: "the stored report's title" },
+    { long: 'title', key: 'title', kind: TEXT, arg: 'T', help: "the stored report's title" },
     {
       long: 'publish',
       key: 'publish',
-      takesValue: true,
+      kind: TEXT,
       arg: 'SLUG',
       help: 'with --store: publish it as a public leaderboard under SLUG',
     },

@@ -2,7 +2,7 @@ import { basename, extname } from 'node:path';
 import { DEFAULT_ASSESSMENT_JUDGE, importRubricSet, runLlmAssessment } from '@assay/platform';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { positiveInteger } from './judge-options.js';
 import { withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { finishAssessment } from './nuggets-command.js';
@@ -25,14 +25,14 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the collection the rubrics belong to',
   },
   {
     long: 'rubrics',
     key: 'rubrics',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `per-topic rubrics, JSONL {"qid","rubrics":[{"criterion","weight","axis"}]}
 (weights -5..5); stored as a rubric set named after the file (the same
@@ -41,35 +41,35 @@ file again reuses it)`,
   {
     long: 'rubric-set',
     key: 'rubricSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'a stored rubric set instead of --rubrics',
   },
   {
     long: 'create-collection',
     key: 'createCollection',
-    takesValue: false,
+    kind: FLAG,
     help: 'with --rubrics: make the collection when there is none of that name',
   },
   ...ANSWER_OPTIONS,
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the assessment set (default <response set>-<model>); a rerun names the same',
   },
   {
     long: 'batch',
     key: 'batch',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'criteria per call (default 10)',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `the judgments, one line per topic and system:
 {"qid","system","criteria":[{"criterion","weight","axis","judgment"}]}`,
@@ -77,7 +77,7 @@ file again reuses it)`,
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the rubric prompt (default rubric-judge)',
   },

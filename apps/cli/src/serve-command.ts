@@ -1,6 +1,6 @@
 import { ConfigError, DatabaseInUseError, loadConfig, PlatformError } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { getopt, UsageError } from './getopt.js';
+import { FLAG, getopt, TEXT, UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 import { describeDatabase } from './platform-session.js';
 
@@ -28,8 +28,8 @@ export async function serveCommand(
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
   const { options, positionals } = getopt(argv, [
-    { long: 'port', key: 'port', takesValue: true },
-    { short: 'h', long: 'help', key: 'help', takesValue: false },
+    { long: 'port', key: 'port', kind: TEXT },
+    { short: 'h', long: 'help', key: 'help', kind: FLAG },
   ]);
   if (options.has('help')) {
     io.stdout(`${SERVE_USAGE}\n`);

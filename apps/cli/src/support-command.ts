@@ -1,6 +1,6 @@
 import { DEFAULT_ASSESSMENT_JUDGE, runLlmAssessment } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { finishAssessment } from './nuggets-command.js';
 import {
@@ -22,7 +22,7 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the collection holding the cited passages (their ids are its document ids)',
   },
@@ -30,14 +30,14 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the assessment set (default <response set>-<model>); a rerun names the same',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FILE',
     help: `the assessments, one line per topic and system:
 {"qid","system","sentences":[{"text","citations":[{"docid","support"}]}]}`,
@@ -45,7 +45,7 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the support prompt (default citation-support)',
   },

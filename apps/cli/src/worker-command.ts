@@ -6,7 +6,7 @@ import {
   releaseDeadLocalLeases,
   runJudgeWorker,
 } from '@assay/platform';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { EXIT } from './exit-codes.js';
 import { withInterrupts } from './interrupts.js';
 import type { JudgeCommandIo } from './judge-command.js';
@@ -23,32 +23,32 @@ const OPTIONS: OptionSpec[] = [
   {
     long: 'job',
     key: 'job',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'only this job (repeatable; default: every active job)',
   },
   {
     long: 'concurrency',
     key: 'concurrency',
-    takesValue: true,
+    kind: TEXT,
     arg: 'N',
     help: 'items judged at once (default 8)',
   },
   {
     long: 'follow',
     key: 'follow',
-    takesValue: false,
+    kind: FLAG,
     help: 'keep polling for new tasks instead of exiting when none are left',
   },
   {
     long: 'lease',
     key: 'lease',
-    takesValue: true,
+    kind: TEXT,
     arg: 'SECONDS',
     help: 'lease length (default 120), renewed while an item is judged',
   },
   ...ENDPOINT_OPTIONS,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { short: 'h', long: 'help', key: 'h', kind: FLAG },
 ];
 
 export const WORKER_USAGE = `Usage: assay worker [--job ID]... [--concurrency N] [--follow] [--base-url URL]

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from '../src/getopt.js';
+import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from '../src/getopt.js';
 
 // The trec_eval-style options of `assay eval`, cut down, plus long-only ones.
 const SPECS: OptionSpec[] = [
-  { short: 'q', long: 'query_eval_wanted', key: 'q', takesValue: false, help: 'per topic' },
-  { short: 'm', long: 'measure', key: 'm', takesValue: true, arg: 'MEASURE', help: 'a measure' },
-  { short: 'c', key: 'c', takesValue: false },
-  { short: 'l', key: 'l', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true, arg: 'F', help: 'text or json\nor csv' },
-  { long: 'dry-run', key: 'dryRun', takesValue: false, help: 'send nothing' },
+  { short: 'q', long: 'query_eval_wanted', key: 'q', kind: FLAG, help: 'per topic' },
+  { short: 'm', long: 'measure', key: 'm', kind: TEXT, arg: 'MEASURE', help: 'a measure' },
+  { short: 'c', key: 'c', kind: FLAG },
+  { short: 'l', key: 'l', kind: TEXT },
+  { long: 'format', key: 'format', kind: TEXT, arg: 'F', help: 'text or json\nor csv' },
+  { long: 'dry-run', key: 'dryRun', kind: FLAG, help: 'send nothing' },
 ];
 
 const parse = (...argv: string[]) => {
