@@ -19,7 +19,7 @@ export type OptionKind =
   | { type: 'text' }
   | { type: 'file' }
   | { type: 'integer'; min?: number; max?: number }
-  | { type: 'number'; min?: number; max?: number; above?: number }
+  | { type: 'number'; min?: number; max?: number; above?: number; below?: number }
   | { type: 'enum'; values: readonly string[] }
   | { type: 'scale' }
   | { type: 'list' };
@@ -40,8 +40,10 @@ export function integer(bounds: { min?: number; max?: number } = {}): OptionKind
   return { type: 'integer', ...bounds };
 }
 
-/** A finite number within `min`..`max` (included), or above `above` (excluded). */
-export function number(bounds: { min?: number; max?: number; above?: number } = {}): OptionKind {
+/** A finite number within `min`..`max` (included), or `above`/`below` (excluded). */
+export function number(
+  bounds: { min?: number; max?: number; above?: number; below?: number } = {},
+): OptionKind {
   return { type: 'number', ...bounds };
 }
 
@@ -82,19 +84,19 @@ export class ParsedArgs {
   }
 
   /** The last value given (a later option overrides an earlier one), or undefined. */
-  text(key: string): string | undefined {
+  option(key: string): string | undefined {
     return this.options.get(key)?.at(-1);
   }
 
   /** The last value of an integer or number option, checked when parsed. */
   number(key: string): number | undefined {
-    const text = this.text(key);
+    const text = this.option(key);
     return text === undefined ? undefined : Number(text);
   }
 
   /** The last value of a scale option. */
   scale(key: string): Scale | undefined {
-    const text = this.text(key);
+    const text = this.option(key);
     return text === undefined ? undefined : scaleOf(text)!;
   }
 
@@ -210,7 +212,8 @@ function refusal(kind: OptionKind, value: string): string | undefined {
         Number.isFinite(n) &&
         (kind.min === undefined || n >= kind.min) &&
         (kind.max === undefined || n <= kind.max) &&
-        (kind.above === undefined || n > kind.above);
+        (kind.above === undefined || n > kind.above) &&
+        (kind.below === undefined || n < kind.below);
       return ok ? undefined : `a number${bounds(kind)}`;
     }
     case 'enum':
@@ -227,17 +230,17 @@ function refusal(kind: OptionKind, value: string): string | undefined {
   }
 }
 
-/** ` between 0 and 1`, ` >= 1`, ` > 0`, or nothing. */
-function bounds(kind: { min?: number; max?: number; above?: number }): string {
-  if (kind.above !== undefined)
-    return kind.max !== undefined
-      ? ` above ${kind.above} and at most ${kind.max}`
-      : ` > ${kind.above}`;
-  if (kind.min !== undefined && kind.max !== undefined)
-    return ` between ${kind.min} and ${kind.max}`;
-  if (kind.min !== undefined) return ` >= ${kind.min}`;
-  if (kind.max !== undefined) return ` <= ${kind.max}`;
-  return '';
+/** ` between 0 and 1`, ` strictly between 0 and 1`, ` >= 1`, ` > 0 and <= 2`, or nothing. */
+function bounds(kind: { min?: number; max?: number; above?: number; below?: number }): string {
+  const { min, max, above, below } = kind;
+  if (min !== undefined && max !== undefined) return ` between ${min} and ${max}`;
+  if (above !== undefined && below !== undefined) return ` strictly between ${above} and ${below}`;
+  const parts: string[] = [];
+  if (min !== undefined) parts.push(`>= ${min}`);
+  if (above !== undefined) parts.push(`> ${above}`);
+  if (max !== undefined) parts.push(`<= ${max}`);
+  if (below !== undefined) parts.push(`< ${below}`);
+  return parts.length === 0 ? '' : ` ${parts.join(' and ')}`;
 }
 
 /**

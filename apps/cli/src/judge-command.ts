@@ -19,22 +19,31 @@ import {
   type JudgeWorkerProgress,
   type AssayConfig,
 } from '@assay/platform';
-import { FLAG, getopt, optionsHelp, type OptionSpec, TEXT, UsageError } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  number,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import {
   asCliErrors,
   commandConfig,
   withDatabase,
   type PlatformCommandIo,
 } from './platform-session.js';
-import { modelPriceOptions } from './price-options.js';
+import { modelPriceOptions, PRICE_OPTIONS } from './price-options.js';
 import { EXIT } from './exit-codes.js';
 import { withInterrupts } from './interrupts.js';
 import { readItems } from './judge-items.js';
 import {
   ENDPOINT_OPTIONS,
   endpointOptions,
-  nonNegativeNumber,
-  positiveInteger,
   requireEndpoint,
   type EndpointOptions,
   loadCheckedTemplate,
@@ -42,7 +51,7 @@ import {
 import { writeAtomically } from './write-atomically.js';
 import { ProgressReporter, compact, formatCost } from './progress.js';
 
-const OPTIONS: OptionSpec[] = [
+export const JUDGE_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'judge',
     key: 'judge',
@@ -53,7 +62,7 @@ const OPTIONS: OptionSpec[] = [
   {
     long: 'topics',
     key: 'topics',
-    kind: TEXT,
+    kind: FILE,
     arg: 'FILE',
     help: `topics: TSV, JSONL or TREC <top> (description and narrative are used
 when the judge asks for them; JSONL topics' user_background, previous_turns
@@ -63,28 +72,28 @@ answer)`,
   {
     long: 'docs',
     key: 'docs',
-    kind: TEXT,
+    kind: FILE,
     arg: 'FILE',
     help: 'documents: JSONL {"id","title"?,"text"} or TSV id<TAB>[title<TAB>]text',
   },
   {
     long: 'pool',
     key: 'pool',
-    kind: TEXT,
+    kind: FILE,
     arg: 'FILE',
     help: 'the pool: topic<TAB>docno lines in judging order (assay pool writes it)',
   },
   {
     long: 'depth',
     key: 'depth',
-    kind: TEXT,
+    kind: integer({ min: 1 }),
     arg: 'K RUN...',
     help: "or build the pool here: each run's top K per topic (as assay pool)",
   },
   {
     long: 'out',
     key: 'out',
-    kind: TEXT,
+    kind: FILE,
     arg: 'QRELS',
     help: 'where the qrels go (written to a temporary file, then renamed)',
   },
@@ -98,7 +107,7 @@ answer)`,
   {
     long: 'concurrency',
     key: 'concurrency',
-    kind: TEXT,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'items judged at once (default 8)',
   },
@@ -128,30 +137,15 @@ created when absent)`,
   {
     long: 'budget',
     key: 'budget',
-    kind: TEXT,
+    kind: number({ min: 0 }),
     arg: 'USD',
     help: 'stop claiming items once this run has paid USD; the rest stay pending',
   },
-  {
-    long: 'price-in',
-    key: 'priceIn',
-    kind: TEXT,
-    arg: 'USD',
-    help: `the model's price per million prompt tokens, with --price-out, for the
-cost, --dry-run and --budget (default: the data directory's prices.json,
-then assay's list prices of common hosted models)`,
-  },
-  {
-    long: 'price-out',
-    key: 'priceOut',
-    kind: TEXT,
-    arg: 'USD',
-    help: "the model's price per million completion tokens, with --price-in",
-  },
+  ...PRICE_OPTIONS,
   {
     long: 'judges',
     key: 'judges',
-    kind: TEXT,
+    kind: FILE,
     arg: 'DIR',
     help: 'read judge templates from DIR instead of the shipped judges/',
   },
@@ -162,24 +156,22 @@ then assay's list prices of common hosted models)`,
     help: `only create the job and its tasks (for 'assay worker' processes on
 any machine sharing DATABASE_URL); run without it to write the qrels`,
   },
-  { short: 'h', long: 'help', key: 'h', kind: FLAG },
+  HELP_OPTION,
 ];
 
-export const JUDGE_USAGE = `Usage: assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
+export const JUDGE_USAGE = commandHelp({
+  usage: `assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
                    --out QRELS [--model M] [--concurrency N] [--label-set NAME]
                    [--collection NAME] [--base-url URL] [--dry-run] [--budget USD]
                    [--price-in USD --price-out USD]
-                   [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]
-
-Judges a pool with an LLM judge and writes the labels as TREC qrels (topic 0 docno grade).
+                   [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]`,
+  about: `Judges a pool with an LLM judge and writes the labels as TREC qrels (topic 0 docno grade).
 Tasks, labels and every LLM call are kept in the database (PostgreSQL when DATABASE_URL
 is set, else embedded PGlite under ASSAY_DATA_DIR, default ./.assay), so running the same
 command again after a crash or Ctrl-C judges only what is left, and an answer already
-paid for is never asked again (the request hash is the cache key).
-
-${optionsHelp(OPTIONS)}
-
-Progress (done/total, items/s, ETA, tokens, cost) goes to stderr: a bar on a terminal,
+paid for is never asked again (the request hash is the cache key).`,
+  sections: [{ specs: JUDGE_OPTIONS }],
+  notes: `Progress (done/total, items/s, ETA, tokens, cost) goes to stderr: a bar on a terminal,
 a line every 5 s otherwise; a model with no price shows its cost as unknown, never $0.
 Ctrl-C stops claiming and sending (no new call or retry) and lets the calls in flight
 finish, writing what they answered and putting the rest back; a second Ctrl-C puts the
@@ -192,7 +184,8 @@ the URL and leaves those items pending. Only answered calls count as paid.
 Exit status: 0 every item labelled; 1 usage, configuration or database error;
 2 unreadable or malformed input; 4 the label set belongs to another judge configuration;
 5 some items failed (the qrels hold the others); 6 stopped by --budget, Ctrl-C or an
-endpoint that cannot be reached, with items left (the qrels hold those labelled so far).`;
+endpoint that cannot be reached, with items left (the qrels hold those labelled so far).`,
+});
 
 /** CommandIo of the judging commands: whether stderr is a terminal, and signal handling. */
 export interface JudgeCommandIo extends PlatformCommandIo {
@@ -202,8 +195,9 @@ export interface JudgeCommandIo extends PlatformCommandIo {
 
 /** `assay judge`: judge a pool from files, crash-safe and resumable, into a qrels file. */
 export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo): Promise<number> {
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, JUDGE_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${JUDGE_USAGE}\n`);
     return 0;
   }
@@ -225,10 +219,9 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     throw new UsageError(`unexpected argument '${positionals[0]}' (runs go with --depth)`);
   if (depthText !== undefined && positionals.length === 0)
     throw new UsageError('--depth needs at least one RUN');
-  const concurrency = positiveInteger('--concurrency', option('concurrency') ?? '8');
-  const budgetText = option('budget');
-  const budget = budgetText === undefined ? undefined : nonNegativeNumber('--budget', budgetText);
-  const endpoint = endpointOptions(option);
+  const concurrency = parsed.number('concurrency') ?? 8;
+  const budget = parsed.number('budget');
+  const endpoint = endpointOptions(parsed);
   const labelSet = option('labelSet') ?? basename(out, extname(out));
   if (labelSet.trim() === '') throw new UsageError('--label-set must not be empty');
   const collection = option('collection') ?? 'judge-files';
@@ -240,7 +233,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     throw new UsageError(
       "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
     );
-  const ownPrices = modelPriceOptions(option, model);
+  const ownPrices = modelPriceOptions(parsed, model);
   const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
 
   // Everything is read and checked before the database is opened or anything is sent.
@@ -249,7 +242,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     topicsFile,
     docsFile,
     poolFile,
-    depth: depthText === undefined ? undefined : positiveInteger('--depth', depthText),
+    depth: parsed.number('depth'),
     runFiles: positionals,
   });
   const job: JudgeRun = { collection, labelSet, template, settings: { model }, items };
