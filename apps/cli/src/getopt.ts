@@ -199,7 +199,7 @@ function refusal(kind: OptionKind, value: string): string | undefined {
   switch (kind.type) {
     case 'integer': {
       const ok =
-        /^\s*-?\d+\s*$/.test(value) &&
+        /^\s*[+-]?\d+\s*$/.test(value) &&
         Number.isSafeInteger(Number(value)) &&
         (kind.min === undefined || Number(value) >= kind.min) &&
         (kind.max === undefined || Number(value) <= kind.max);
