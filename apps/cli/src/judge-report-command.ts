@@ -17,7 +17,6 @@ import { EXIT } from './exit-codes.js';
 import {
   commandHelp,
   FILE,
-  FLAG,
   getopt,
   HELP_OPTION,
   integer,

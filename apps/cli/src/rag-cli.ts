@@ -44,7 +44,6 @@ import {
   integer,
   number,
   oneOf,
-  optionsHelp,
   type OptionSpec,
   type ParsedArgs,
   TEXT,
