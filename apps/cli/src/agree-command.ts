@@ -9,46 +9,56 @@ import {
 } from '@assay/platform/analysis';
 import { parseQrels, TrecFormatError, type Qrels } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  oneOf,
+  type OptionSpec,
+  SCALE,
+  UsageError,
+} from './getopt.js';
 import type { CommandIo } from './io.js';
 
-const OPTIONS: OptionSpec[] = [
+export const AGREE_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'scale',
     key: 'scale',
-    takesValue: true,
-    arg: 'MIN-MAX',
-    help: 'the grade scale, e.g. 0-3 (default: the grades seen in either file)',
+    kind: SCALE,
+    help: `the grade scale, e.g. 0..3 (or 0-3, 0:3; default: the grades seen in
+either file)`,
   },
   {
     long: 'clip',
     key: 'clip',
-    takesValue: false,
+    kind: FLAG,
     help: `clamp grades outside the scale into it instead of failing; the report
 says how many were clamped`,
   },
   {
     long: 'samples',
     key: 'samples',
-    takesValue: true,
+    kind: integer({ min: 0 }),
     arg: 'N',
     help: 'bootstrap resamples of the 95% intervals (default 1000; 0: no intervals)',
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: integer(),
     arg: 'S',
     help: 'seed of the bootstrap (default 42)',
   },
-  { long: 'format', key: 'format', takesValue: true, arg: 'F', help: 'text (default) or json' },
+  { long: 'format', key: 'format', kind: oneOf('text', 'json'), help: 'text (default) or json' },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  HELP_OPTION,
 ];
 
-export const AGREE_USAGE = `Usage: assay agree A.qrels B.qrels [--scale MIN-MAX] [--clip] [--samples N] [--seed S] [--format text|json]
-
-Compares two label sets (TREC qrels: topic iter docno grade) over the (topic, docno)
+export const AGREE_USAGE = commandHelp({
+  usage: `assay agree A.qrels B.qrels [--scale MIN..MAX] [--clip] [--samples N] [--seed S] [--format text|json]`,
+  about: `Compares two label sets (TREC qrels: topic iter docno grade) over the (topic, docno)
 pairs both contain: confusion matrix (rows A, columns B), exact agreement, Cohen's kappa
 (unweighted, linear, quadratic), Krippendorff's alpha (nominal, ordinal, interval),
 Fleiss' kappa, Gwet's AC1 and AC2 (linear, quadratic), PABAK, each with a 95% interval
@@ -56,32 +66,34 @@ from a bootstrap over topics (seeded), and kappa, alpha and AC1 after binarising
 every threshold (relevant = grade >= t).
 
 A scale holds at most 1000 grades: a stray grade that stretches the seen scale
-beyond that is an input error (exit 2, file:line); give --scale and --clip to clamp it.
-
-${optionsHelp(OPTIONS)}`;
+beyond that is an input error (exit 2, file:line); give --scale and --clip to clamp it.`,
+  sections: [{ specs: AGREE_OPTIONS }],
+});
 
 /** The agreement report `assay agree` prints. */
 export type { AgreementReport } from '@assay/platform/analysis';
 
 /** `assay agree`: agreement between two label sets. */
 export function agreeCommand(argv: readonly string[], io: CommandIo): number {
-  const { options, positionals } = getopt(argv, OPTIONS);
+  const parsed = getopt(argv, AGREE_OPTIONS);
+  const { options, positionals } = parsed;
   const encoding = inputEncoding(options.get('encoding'));
-  if (options.has('h')) {
+  if (options.has('help')) {
     io.stdout(`${AGREE_USAGE}\n`);
     return 0;
   }
   if (positionals.length !== 2) throw new UsageError('expected two qrels files, A and B');
-  const format = options.get('format')?.at(-1) ?? 'text';
-  if (format !== 'text' && format !== 'json')
-    throw new UsageError(`--format must be text or json, not '${format}'`);
+  const format = parsed.option('format') ?? 'text';
   const [pathA, pathB] = positionals as [string, string];
   const textA = readText(pathA, encoding);
   const textB = readText(pathB, encoding);
   const a = parseQrels(textA, pathA);
   const b = parseQrels(textB, pathB);
-  const scaleText = options.get('scale')?.at(-1);
-  const scale = scaleText === undefined ? observedScale(a, b) : parseScale(scaleText);
+  const scaleText = parsed.option('scale');
+  const given = parsed.scale('scale');
+  if (given && given.min === given.max)
+    throw new UsageError(`--scale ${scaleText}: the lowest grade must be below the highest`);
+  const scale = given ?? observedScale(a, b);
   if (scaleWidth(scale) > MAX_SCALE_GRADES) {
     if (scaleText !== undefined)
       throw new UsageError(
@@ -98,8 +110,8 @@ export function agreeCommand(argv: readonly string[], io: CommandIo): number {
   const clip = options.has('clip');
   const clippedA = checkScale(a, scale, clip, pathA, textA);
   const clippedB = checkScale(b, scale, clip, pathB, textB);
-  const samples = wholeOption(options.get('samples')?.at(-1), '--samples', 0);
-  const seed = wholeOption(options.get('seed')?.at(-1), '--seed');
+  const samples = parsed.number('samples');
+  const seed = parsed.number('seed');
   const report = agreement(
     a,
     b,
@@ -116,27 +128,6 @@ export function agreeCommand(argv: readonly string[], io: CommandIo): number {
       : agreementText(report, pathA, pathB, clip),
   );
   return 0;
-}
-
-/** A whole-number option (at least `min` when given), or undefined when absent. */
-function wholeOption(text: string | undefined, name: string, min?: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isSafeInteger(value) || (min !== undefined && value < min))
-    throw new UsageError(
-      `${name} must be a whole number${min === undefined ? '' : ` of at least ${min}`}, not '${text}'`,
-    );
-  return value;
-}
-
-function parseScale(text: string): { min: number; max: number } {
-  const match = /^\s*(-?\d+)\s*(?:-|\.\.|:)\s*(-?\d+)\s*$/.exec(text);
-  if (!match) throw new UsageError(`--scale must look like 0-3, not '${text}'`);
-  const min = Number(match[1]);
-  const max = Number(match[2]);
-  if (min >= max)
-    throw new UsageError(`--scale ${text}: the lowest grade must be below the highest`);
-  return { min, max };
 }
 
 /**

@@ -15,18 +15,20 @@ import {
   type ModelPrice,
 } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { UsageError, type OptionSpec } from './getopt.js';
+import { checkNumber, FILE, FLAG, number, UsageError, type OptionSpec } from './getopt.js';
 import type { PlatformCommandIo } from './platform-session.js';
 import { formatCost } from './progress.js';
 import { readText } from './read-input.js';
 import { writeAtomically } from './write-atomically.js';
+
+const POLL_SECONDS = number({ above: 0 });
 
 /** The batch options, declared once. */
 export const BATCH_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'batch',
     key: 'batch',
-    takesValue: false,
+    kind: FLAG,
     help: `send the calls through the OpenAI Batch API (at batch prices): upload,
 poll, import the answers, then finish from the stored answers; nothing is
 sent live; a run stopped while it waits picks up the same batch`,
@@ -34,14 +36,14 @@ sent live; a run stopped while it waits picks up the same batch`,
   {
     long: 'batch-poll',
     key: 'batchPoll',
-    takesValue: true,
+    kind: POLL_SECONDS,
     arg: 'SECONDS',
     help: 'with --batch, time between polls of the batch (default 30)',
   },
   {
     long: 'batch-export',
     key: 'batchExport',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `write the calls still needed as a batch input file (JSONL, as the Batch
 API and 'vllm run-batch' read it) and stop`,
@@ -49,7 +51,7 @@ API and 'vllm run-batch' read it) and stop`,
   {
     long: 'batch-import',
     key: 'batchImport',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `load a batch output file (the Batch API's or 'vllm run-batch''s) into the
 call store, then finish from the stored answers; nothing is sent live`,
@@ -72,9 +74,8 @@ export function batchMode(
     throw new UsageError('give only one of --batch, --batch-export and --batch-import');
   const poll = option('batchPoll');
   if (poll !== undefined && !has('batch')) throw new UsageError('--batch-poll goes with --batch');
-  const seconds = poll === undefined ? 30 : Number(poll);
-  if (!Number.isFinite(seconds) || seconds <= 0 || poll?.trim() === '')
-    throw new UsageError(`--batch-poll needs a number of seconds above 0, not '${poll}'`);
+  // Checked again here for the commands that read their options without the option layer.
+  const seconds = poll === undefined ? 30 : checkNumber('--batch-poll', POLL_SECONDS, poll);
   if (has('batch')) return { kind: 'submit', pollMs: seconds * 1000 };
   const exported = option('batchExport');
   if (exported !== undefined) return { kind: 'export', file: nonEmpty('--batch-export', exported) };

@@ -11,28 +11,45 @@ import {
   type CompareSettings,
 } from '@assay/platform/analysis';
 import { chooseTopics, readNamedQrels, topicChoice } from './compare-qrels.js';
-import { COMPARE_SETTING_OPTIONS, compareSettingsOf, numberOption } from './compare-options.js';
+import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from './compare-options.js';
 import { evaluateRunFiles } from './evaluate-files.js';
 import { ENCODING_OPTION, inputEncoding } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  getopt,
+  HELP_OPTION,
+  integer,
+  number,
+  oneOf,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, type CommandIo } from './io.js';
 
-const OPTIONS: OptionSpec[] = [
+export const COMPARE_OPTIONS: readonly OptionSpec[] = [
   {
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `as in assay eval (nDCG@10, P@10, AP, ndcg_cut.10 ...); repeatable;
 measures that are not per-topic means (num_ret, gm_map ...) are skipped`,
   },
-  { long: 'qrels', key: 'qrels', takesValue: true },
+  {
+    long: 'qrels',
+    key: 'qrels',
+    kind: TEXT,
+    arg: '[NAME=]QRELS',
+    help: 'a qrels file (twice: two leaderboards side by side), named NAME',
+  },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: TEXT,
     arg: 'T',
     help: `common (topics both qrels judge), first (the first qrels' topics) or
 a topic FILE; a chosen topic a qrels does not judge scores 0 there.
@@ -43,21 +60,21 @@ warning when the two sets differ`,
   {
     long: 'baseline',
     key: 'baseline',
-    takesValue: true,
+    kind: TEXT,
     arg: 'RUN',
     help: 'test each run against RUN (a run tag or one of the RUN paths) only',
   },
   {
     long: 'top-runs',
     key: 'topRuns',
-    takesValue: true,
+    kind: integer({ min: 2 }),
     arg: 'K',
     help: "two qrels: tau@K is Kendall tau-b over the first leaderboard's top K runs (default 10)",
   },
   {
     long: 'tau-tolerance',
     key: 'tolerance',
-    takesValue: true,
+    kind: number({ min: 0 }),
     arg: 'D',
     help: `two qrels: the gap-aware tau charges a swap of runs within D of each
 other in proportion to their gap (default 0.01)`,
@@ -65,7 +82,7 @@ other in proportion to their gap (default 0.01)`,
   {
     long: 'correlation-samples',
     key: 'correlationSamples',
-    takesValue: true,
+    kind: integer({ min: 0 }),
     arg: 'N',
     help: `two qrels: bootstrap resamples of the rank correlations' 95% intervals,
 topics drawn with replacement (default 1000; 0: none)`,
@@ -73,25 +90,25 @@ topics drawn with replacement (default 1000; 0: none)`,
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: oneOf(...COMPARE_FORMATS),
     arg: 'F',
     help: 'table (default), json, csv, latex or html (one self-contained file)',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: 'write there instead of stdout',
   },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  HELP_OPTION,
 ];
 
-export const COMPARE_USAGE = `Usage: assay compare QRELS RUN... -m MEASURE... [options]
-       assay compare --qrels [NAME=]QRELS --qrels [NAME=]QRELS RUN... -m MEASURE... [options]
-
-A leaderboard (mean of each measure over topics, Judged@10, 95% bootstrap intervals) and
+export const COMPARE_USAGE = commandHelp({
+  usage: `assay compare QRELS RUN... -m MEASURE... [options]
+       assay compare --qrels [NAME=]QRELS --qrels [NAME=]QRELS RUN... -m MEASURE... [options]`,
+  about: `A leaderboard (mean of each measure over topics, Judged@10, 95% bootstrap intervals) and
 paired significance tests between every two runs (or each run and --baseline) on per-topic
 values: raw and corrected p-values, and per run the runs it is significantly better than
 and different from. Topics as assay eval -c: every qrels topic counts, and a topic a run
@@ -102,18 +119,18 @@ both rankings side by side, and per measure their rank correlation from full-pre
 means: Kendall tau-b, tau-AP (first qrels as ground truth), Spearman, RBO (p = 0.9) of
 the two orderings, tau-b over the top runs and a gap-aware tau, each with a 95% interval
 from a bootstrap over topics. Every output names each leaderboard by its NAME (else by
-its path).
-
-${optionsHelp(OPTIONS)}
-
-CSV holds sections separated by a blank line, each with its own header: one row per
+its path).`,
+  sections: [{ specs: COMPARE_OPTIONS }],
+  notes: `CSV holds sections separated by a blank line, each with its own header: one row per
 (run, measure), then one row per test, then (two qrels) one row per measure of rank
-correlations; with two qrels the first two sections start with a qrels column.`;
+correlations; with two qrels the first two sections start with a qrels column.`,
+});
 
 /** `assay compare`: a significance-tested leaderboard, or two leaderboards side by side. */
 export async function compareCommand(argv: readonly string[], io: CommandIo): Promise<number> {
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, COMPARE_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${COMPARE_USAGE}\n`);
     return 0;
   }
@@ -131,14 +148,11 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       `pairwise tests need at least two runs; got ${runPaths.length === 0 ? 'none' : `only ${runPaths[0]}`}`,
     );
   }
-  const measureSpecs = options.get('m') ?? [];
+  const measureSpecs = parsed.all('m');
   if (measureSpecs.length === 0) throw new UsageError('give at least one -m MEASURE');
 
-  const checked = compareSettingsOf(last);
+  const checked = compareSettingsOf(parsed);
   const format = (last('format') ?? 'table') as CompareFormat;
-  if (!COMPARE_FORMATS.includes(format)) {
-    throw new UsageError(`--format must be table, json, csv, latex or html, not '${format}'`);
-  }
   const measures = testableMeasures(measureSpecs, io);
   const baselineArg = last('baseline');
 
@@ -185,13 +199,13 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
       throw error;
     }
   }
+  const topRuns = parsed.number('topRuns');
+  const samples = parsed.number('correlationSamples');
   const correlation = {
-    ...wholeOption(last('topRuns'), '--top-runs', 'topRuns', 2),
-    ...wholeOption(last('correlationSamples'), '--correlation-samples', 'samples', 0),
+    ...(topRuns === undefined ? {} : { topRuns }),
+    ...(samples === undefined ? {} : { samples }),
   };
-  const tolerance = numberOption(last('tolerance'), '--tau-tolerance');
-  if (tolerance !== undefined && !(tolerance >= 0))
-    throw new UsageError('--tau-tolerance must be 0 or more');
+  const tolerance = parsed.number('tolerance');
   const output = renderComparison(
     comparisonReport(leaderboards, measures, {
       ...correlation,
@@ -210,20 +224,6 @@ export async function compareCommand(argv: readonly string[], io: CommandIo): Pr
     }
   }
   return 0;
-}
-
-/** `{ [key]: N }` for a whole-number option of at least `min`, `{}` when absent. */
-function wholeOption(
-  text: string | undefined,
-  name: string,
-  key: string,
-  min: number,
-): Record<string, number> {
-  const value = numberOption(text, name);
-  if (value === undefined) return {};
-  if (!Number.isSafeInteger(value) || value < min)
-    throw new UsageError(`${name} must be a whole number of at least ${min}, not '${text}'`);
-  return { [key]: value };
 }
 
 /**

@@ -1,16 +1,20 @@
 import {
+  COMPARE_CORRECTIONS,
+  COMPARE_TESTS,
   compareSettings,
-  CompareSettingsError,
   type CompareSettings,
 } from '@assay/platform/analysis';
-import { UsageError, type OptionSpec } from './getopt.js';
+import { integer, number, oneOf, type OptionSpec, type ParsedArgs } from './getopt.js';
 
-/** The options of a significance-tested leaderboard, declared once for every command with one. */
+/**
+ * The options of a significance-tested leaderboard, declared once for every command with
+ * one; their kinds take the tests and corrections the platform knows and its bounds.
+ */
 export const COMPARE_SETTING_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'test',
     key: 'test',
-    takesValue: true,
+    kind: oneOf(...COMPARE_TESTS),
     arg: 'T',
     help: `t (paired t-test, default), wilcoxon (signed-rank) or randomization
 (paired sign-flip test); all two-sided, as scipy.stats`,
@@ -18,21 +22,20 @@ export const COMPARE_SETTING_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'permutations',
     key: 'permutations',
-    takesValue: true,
-    arg: 'N',
+    kind: integer({ min: 1 }),
     help: 'sign flips of the randomization test (default 10000)',
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: integer(),
     arg: 'S',
     help: 'seed of the randomization test and the bootstrap (default 42)',
   },
   {
     long: 'correction',
     key: 'correction',
-    takesValue: true,
+    kind: oneOf(...COMPARE_CORRECTIONS),
     arg: 'C',
     help: `holm (default), bonferroni, bh (Benjamini-Hochberg) or none; one family
 per measure: the correction runs over that measure's comparisons`,
@@ -40,36 +43,20 @@ per measure: the correction runs over that measure's comparisons`,
   {
     long: 'alpha',
     key: 'alpha',
-    takesValue: true,
+    kind: number({ above: 0, below: 1 }),
     arg: 'A',
     help: 'significant when the corrected p < A (default 0.05)',
   },
 ];
 
-/** A `--flag X` that must be a number. */
-export function numberOption(text: string | undefined, name: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value))
-    throw new UsageError(`${name} must be a number, not '${text}'`);
-  return value;
-}
-
 /** The comparison settings of --test, --correction, --alpha, --permutations and --seed. */
-export function compareSettingsOf(
-  option: (key: string) => string | undefined,
-): Required<Omit<CompareSettings, 'baseline'>> {
-  try {
-    return compareSettings({
-      test: option('test'),
-      correction: option('correction'),
-      alpha: numberOption(option('alpha'), '--alpha'),
-      permutations: numberOption(option('permutations'), '--permutations'),
-      seed: numberOption(option('seed'), '--seed'),
-    });
-  } catch (error) {
-    if (error instanceof CompareSettingsError)
-      throw new UsageError(`--${error.setting} ${error.problem}`);
-    throw error;
-  }
+export function compareSettingsOf(parsed: ParsedArgs): Required<Omit<CompareSettings, 'baseline'>> {
+  // Every value was checked against its option's kind when parsed.
+  return compareSettings({
+    test: parsed.option('test'),
+    correction: parsed.option('correction'),
+    alpha: parsed.number('alpha'),
+    permutations: parsed.number('permutations'),
+    seed: parsed.number('seed'),
+  });
 }

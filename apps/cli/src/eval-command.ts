@@ -24,15 +24,26 @@ import {
   readChunks,
   type InputEncoding,
 } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  oneOf,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
-const OPTIONS: OptionSpec[] = [
+export const EVAL_OPTIONS: readonly OptionSpec[] = [
   {
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `measure, nickname or ir_measures name; repeatable
 (official [default], all_trec, set, P.5,10, ndcg_cut.10, nDCG@10,
@@ -46,7 +57,7 @@ with -R qrels_jg: qrels_jg [default], map_avgjg, P_avgjg.10)`,
     short: 'R',
     long: 'Rel_info_format',
     key: 'R',
-    takesValue: true,
+    kind: TEXT,
     arg: 'FORMAT',
     help: `how QRELS is read: qrels (default); qrels_jg (the iter column names
 a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
@@ -56,14 +67,14 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'q',
     long: 'query_eval_wanted',
     key: 'q',
-    takesValue: false,
+    kind: FLAG,
     help: 'also print the value for each topic',
   },
   {
     short: 'c',
     long: 'complete_rel_info_wanted',
     key: 'c',
-    takesValue: false,
+    kind: FLAG,
     help: `average over every qrels topic; topics a run lacks score 0
 (without -c such a topic is an error, as in trec_eval 10.0)`,
   },
@@ -71,7 +82,7 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'l',
     long: 'level_for_rel',
     key: 'l',
-    takesValue: true,
+    kind: integer(),
     arg: 'LEVEL',
     help: 'minimum grade that counts as relevant (default 1)',
   },
@@ -79,7 +90,7 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'M',
     long: 'Max_retrieved_per_topic',
     key: 'M',
-    takesValue: true,
+    kind: integer(),
     arg: 'DEPTH',
     help: 'evaluate at most DEPTH documents per topic',
   },
@@ -87,14 +98,14 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'J',
     long: 'Judged_docs_only',
     key: 'J',
-    takesValue: false,
+    kind: FLAG,
     help: 'keep only judged documents in each ranking',
   },
   {
     short: 'N',
     long: 'Number_docs_in_coll',
     key: 'N',
-    takesValue: true,
+    kind: integer(),
     arg: 'COUNT',
     help: 'number of documents in the collection (for utility)',
   },
@@ -102,16 +113,23 @@ a judgment group); prefs (qid jg jsg docno level lines); qrels_prefs
     short: 'Z',
     long: 'Zscore',
     key: 'Z',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: 'print z-scores using the per-topic means and deviations in FILE',
   },
-  { short: 'n', long: 'nosummary', key: 'n', takesValue: false, help: 'no summary lines' },
-  { short: 'T', long: 'Results_format', key: 'T', takesValue: true },
+  { short: 'n', long: 'nosummary', key: 'n', kind: FLAG, help: 'no summary lines' },
+  {
+    short: 'T',
+    long: 'Results_format',
+    key: 'T',
+    kind: TEXT,
+    arg: 'FORMAT',
+    help: 'how RUN is read: trec_results (the default and only one)',
+  },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: oneOf('text', 'json', 'csv'),
     arg: 'F',
     help: `text (default), json or csv: {run, measure, qid, value} rows at full
 precision; qid "all" is the summary, per-topic rows come with -q`,
@@ -119,35 +137,34 @@ precision; qid "all" is the summary, per-topic rows come with -q`,
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `evaluate only the topics FILE lists (TSV, JSONL or TREC topics, as
 assay import topics reads); listed topics the qrels do not judge
 are named on stderr`,
   },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  HELP_OPTION,
 ];
 
-export const EVAL_USAGE = `Usage: assay eval [trec_eval options] [-m MEASURE]... QRELS RUN...
-
-Evaluates each RUN against QRELS and prints what trec_eval 10.0 prints for the same
+export const EVAL_USAGE = commandHelp({
+  usage: `assay eval [trec_eval options] [-m MEASURE]... QRELS RUN...`,
+  about: `Evaluates each RUN against QRELS and prints what trec_eval 10.0 prints for the same
 arguments, one block per run in argument order. QRELS or one RUN may be - (standard
 input); gzip-compressed input (a .gz file or standard input) is decompressed as it is read,
-up to 4 GiB.
-
-${optionsHelp(OPTIONS)}`;
+up to 4 GiB.`,
+  sections: [{ specs: EVAL_OPTIONS }],
+});
 
 /** `assay eval`: trec_eval-compatible evaluation of one or more runs. */
 export async function evalCommand(argv: readonly string[], io: CommandIo): Promise<number> {
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, EVAL_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${EVAL_USAGE}\n`);
     return 0;
   }
   const format = last(options.get('format')) ?? 'text';
-  if (!['text', 'json', 'csv'].includes(format))
-    throw new UsageError(`--format must be text, json or csv, not '${format}'`);
   const relFormat = last(options.get('R')) ?? 'qrels';
   if (!REL_FORMATS.includes(relFormat)) {
     throw new CliError(
@@ -174,9 +191,9 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
   // reading any file.
   checkRelevanceFormat(resolveMeasures(measureSpecs), measureFormat);
   const evaluation = {
-    relevanceLevel: integerOption(options, 'l', 1),
-    maxDocs: integerOption(options, 'M', Number.MAX_SAFE_INTEGER),
-    numDocsInCollection: integerOption(options, 'N', 0),
+    relevanceLevel: parsed.number('l') ?? 1,
+    maxDocs: parsed.number('M') ?? Number.MAX_SAFE_INTEGER,
+    numDocsInCollection: parsed.number('N') ?? 0,
     judgedOnly: options.has('J'),
     completeTopics: options.has('c'),
     ...(options.has('Z') ? { zscores: readZScores(last(options.get('Z'))!) } : {}),
@@ -312,14 +329,6 @@ function onlyTopics(
 
 function last(values: string[] | undefined): string | undefined {
   return values?.[values.length - 1];
-}
-
-function integerOption(options: Map<string, string[]>, key: string, fallback: number): number {
-  const raw = last(options.get(key));
-  if (raw === undefined) return fallback;
-  if (!/^[+-]?\d+$/.test(raw.trim()))
-    throw new UsageError(`option -${key} needs an integer, not '${raw}'`);
-  return Number.parseInt(raw, 10);
 }
 
 function readZScores(path: string): ZScoreTable {

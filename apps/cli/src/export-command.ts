@@ -1,63 +1,216 @@
 import { checkBinaryTemplate, formatFinetuneJsonl, type FinetunePair } from '@assay/judge';
-import { judgeValues } from '@assay/platform';
+import { exportLabelSet, exportRun, judgeValues } from '@assay/platform';
 import { parseConversationalTopics, parseQrels, TrecFormatError } from '@assay/trec';
 import { readText } from './evaluate-files.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  flagName,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  oneOf,
+  type OptionSpec,
+  type ParsedArgs,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import type { CommandIo } from './io.js';
 import { loadCheckedTemplate } from './judge-options.js';
-import { countOption, numberOption, readCollection } from './retrieval-inputs.js';
+import { readCollection } from './retrieval-inputs.js';
+import { withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { writeAtomically } from './write-atomically.js';
 
-export const EXPORT_USAGE = `Usage: assay export finetune --labels QRELS --topics FILE --docs FILE --binary-at G
-                           [--judge binary-filter] [--judges DIR] [--sample N] [--seed S]
-                           [--balance] [--format F] [--out FILE]
-
-Writes chat fine-tuning JSONL from human judgments: one {"messages": [system, user,
-assistant]} line per judged (topic, document) pair, in qrels order. The system and user
-messages are the judge template's prompts rendered for the pair exactly as assay judges
-it; the assistant message is the template's answer, {"relevant": 1} for a grade >= G and
-{"relevant": 0} below (for binary-filter). The judge must be a yes/no relevance template.
-Unjudged pairs (negative grades) are left out.
-
-  --labels QRELS    TREC qrels (qid iter docno grade)
-  --topics FILE     TSV, JSONL or TREC topics (description and narrative are used if the
-                    template asks for them)
-  --docs FILE       the collection (JSONL, TSV or cran.all.1400); --format as for retrieve
-  --binary-at G     the lowest grade that counts as relevant
-  --judge ID        the judge template [binary-filter]; --judges DIR reads templates from DIR
-  --balance         keep as many not-relevant pairs as relevant ones (drawn at random)
-  --sample N        keep N pairs drawn at random (after --balance)
-  --seed S          seed of the random draws [0]
-  --out FILE        write here instead of standard output
-A pair whose topic or document is not in the files given fails with qrels:line (exit 2).`;
-
-const OPTIONS: OptionSpec[] = [
-  { long: 'labels', key: 'labels', takesValue: true },
-  { long: 'topics', key: 'topics', takesValue: true },
-  { long: 'docs', key: 'docs', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'binary-at', key: 'binaryAt', takesValue: true },
-  { long: 'judge', key: 'judge', takesValue: true },
-  { long: 'judges', key: 'judges', takesValue: true },
-  { long: 'balance', key: 'balance', takesValue: false },
-  { long: 'sample', key: 'sample', takesValue: true },
-  { long: 'seed', key: 'seed', takesValue: true },
-  { long: 'out', key: 'out', takesValue: true },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+export const EXPORT_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'collection',
+    short: 'c',
+    key: 'collection',
+    kind: TEXT,
+    arg: 'C',
+    help: 'run, qrels: the collection (name, or id when all digits)',
+  },
+  {
+    long: 'labels',
+    key: 'labels',
+    kind: FILE,
+    arg: 'QRELS',
+    help: 'finetune: TREC qrels (qid iter docno grade)',
+  },
+  {
+    long: 'topics',
+    key: 'topics',
+    kind: FILE,
+    help: `finetune: TSV, JSONL or TREC topics (description and narrative are used
+if the template asks for them)`,
+  },
+  {
+    long: 'docs',
+    key: 'docs',
+    kind: FILE,
+    help: 'finetune: the collection (JSONL, TSV or cran.all.1400)',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    kind: oneOf('jsonl', 'tsv', 'cranfield'),
+    arg: 'F',
+    help: "finetune: --docs' format (default from the file name)",
+  },
+  {
+    long: 'binary-at',
+    key: 'binaryAt',
+    kind: integer(),
+    arg: 'G',
+    help: 'finetune: the lowest grade that counts as relevant',
+  },
+  {
+    long: 'judge',
+    key: 'judge',
+    kind: TEXT,
+    arg: 'ID',
+    help: 'finetune: the judge template [binary-filter]',
+  },
+  {
+    long: 'judges',
+    key: 'judges',
+    kind: FILE,
+    arg: 'DIR',
+    help: 'finetune: read templates from DIR',
+  },
+  {
+    long: 'balance',
+    key: 'balance',
+    kind: FLAG,
+    help: 'finetune: keep as many not-relevant pairs as relevant ones (drawn at random)',
+  },
+  {
+    long: 'sample',
+    key: 'sample',
+    kind: integer({ min: 1 }),
+    help: 'finetune: keep N pairs drawn at random (after --balance)',
+  },
+  {
+    long: 'seed',
+    key: 'seed',
+    kind: integer({ min: 0 }),
+    arg: 'S',
+    help: 'finetune: seed of the random draws [0]',
+  },
+  {
+    long: 'out',
+    short: 'o',
+    key: 'out',
+    kind: FILE,
+    help: 'write here instead of standard output (through a temporary file and a rename)',
+  },
+  HELP_OPTION,
 ];
 
-/** `assay export finetune`: judged pairs as chat fine-tuning examples. */
-export function exportCommand(argv: readonly string[], io: CommandIo): number {
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+export const EXPORT_USAGE = commandHelp({
+  usage: `assay export run --collection C RUN [-o FILE]
+       assay export qrels --collection C LABEL_SET [-o FILE]
+       assay export finetune --labels QRELS --topics FILE --docs FILE --binary-at G
+                             [--judge binary-filter] [--judges DIR] [--sample N] [--seed S]
+                             [--balance] [--format F] [--out FILE]`,
+  about: `run writes a stored run of collection C (RUN: its name, or its id when all digits) as a
+TREC run: qid Q0 docno rank score tag, topics in qid byte order, each topic in rank order
+(ties: score descending, then docno), the rank as stored, the score in the shortest form
+that reads back to the stored number (2.50 is written 2.5, 1e-7 stays 1e-7) and the run's
+stored name as the tag. A run imported with 'assay import run' comes back byte for byte
+when its file was written that way.
+
+qrels writes a label set of collection C as TREC qrels: qid 0 docno grade, topics and
+docnos in byte order, every stored label (a negative grade too); the iteration column is
+always 0.
+
+finetune writes chat fine-tuning JSONL from human judgments: one {"messages": [system,
+user, assistant]} line per judged (topic, document) pair, in qrels order. The system and
+user messages are the judge template's prompts rendered for the pair exactly as assay
+judges it; the assistant message is the template's answer, {"relevant": 1} for a grade
+>= G and {"relevant": 0} below (for binary-filter). The judge must be a yes/no relevance
+template. Unjudged pairs (negative grades) are left out.`,
+  sections: [{ specs: EXPORT_OPTIONS }],
+  notes: `A pair whose topic or document is not in the files given fails with qrels:line (exit 2).
+Exit status: 0 written; 1 usage or database error; 2 malformed input or an unwritable
+file; 3 no such collection, run or label set.`,
+});
+
+/** `assay export run|qrels|finetune`. */
+export async function exportCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+): Promise<number> {
+  const parsed = getopt(argv, EXPORT_OPTIONS);
+  if (parsed.has('help')) {
     io.stdout(`${EXPORT_USAGE}\n`);
     return 0;
   }
-  const [what, ...extra] = positionals;
+  const [what, ...rest] = parsed.positionals;
+  if (what === 'run' || what === 'qrels') return exportStored(what, rest, parsed, io);
   if (what !== 'finetune')
     throw new UsageError(
-      what === undefined ? 'what to export? finetune' : `cannot export '${what}'; try finetune`,
+      what === undefined
+        ? 'what to export? run, qrels or finetune'
+        : `cannot export '${what}'; try run, qrels or finetune`,
     );
+  return exportFinetune(rest, parsed, io);
+}
+
+/** What only finetune takes. */
+const FINETUNE_ONLY = [
+  'labels',
+  'topics',
+  'docs',
+  'format',
+  'binaryAt',
+  'judge',
+  'judges',
+  'balance',
+  'sample',
+  'seed',
+];
+
+/** `assay export run|qrels`: a stored run or label set as a TREC file. */
+async function exportStored(
+  what: 'run' | 'qrels',
+  names: string[],
+  parsed: ParsedArgs,
+  io: PlatformCommandIo,
+): Promise<number> {
+  for (const key of FINETUNE_ONLY)
+    if (parsed.has(key))
+      throw new UsageError(
+        `${flagName(EXPORT_OPTIONS.find((o) => o.key === key)!)} does not apply to 'export ${what}'`,
+      );
+  const collection = parsed.option('collection');
+  if (collection === undefined) throw new UsageError(`'export ${what}' needs --collection`);
+  const thing = what === 'run' ? 'RUN' : 'LABEL_SET';
+  if (names.length !== 1)
+    throw new UsageError(`'export ${what}' takes one ${thing}, not ${names.length}`);
+  const out = parsed.option('out');
+  return withDatabase(io, async (db) => {
+    const exported =
+      what === 'run'
+        ? await exportRun(db, collection, names[0]!)
+        : await exportLabelSet(db, collection, names[0]!);
+    if (out === undefined) io.stdout(exported.text);
+    else {
+      writeAtomically(out, exported.text);
+      const count =
+        'entries' in exported ? `${exported.entries} lines` : `${exported.labels} labels`;
+      io.stderr(`wrote ${out}: ${what} "${exported.name}", ${count}\n`);
+    }
+    return 0;
+  });
+}
+
+/** `assay export finetune`: judged pairs as chat fine-tuning examples. */
+function exportFinetune(extra: string[], parsed: ParsedArgs, io: CommandIo): number {
+  const { options } = parsed;
+  if (parsed.has('collection'))
+    throw new UsageError("--collection does not apply to 'export finetune'");
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
   const option = (key: string) => options.get(key)?.at(-1);
   const required = (key: string, flag: string) => {
@@ -68,15 +221,10 @@ export function exportCommand(argv: readonly string[], io: CommandIo): number {
   const labelsFile = required('labels', '--labels');
   const topicsFile = required('topics', '--topics');
   const docsFile = required('docs', '--docs');
-  const binaryAtText = required('binaryAt', '--binary-at');
-  const binaryAt = numberOption('--binary-at', binaryAtText);
-  if (!Number.isInteger(binaryAt))
-    throw new UsageError(`--binary-at needs an integer grade, not '${binaryAtText}'`);
-  const sample = countOption('--sample', option('sample'));
-  const seedText = option('seed');
-  const seed = seedText === undefined ? 0 : Number(seedText);
-  if (!/^\d+$/.test(seedText ?? '0') || !Number.isSafeInteger(seed))
-    throw new UsageError(`--seed needs a non-negative integer, not '${seedText}'`);
+  required('binaryAt', '--binary-at');
+  const binaryAt = parsed.number('binaryAt')!;
+  const sample = parsed.number('sample');
+  const seed = parsed.number('seed') ?? 0;
   const template = loadCheckedTemplate(
     option('judge') ?? 'binary-filter',
     option('judges'),
@@ -128,7 +276,7 @@ export function exportCommand(argv: readonly string[], io: CommandIo): number {
     }
   }
   const jsonl = formatFinetuneJsonl(template, pairs, {
-    binaryAt: binaryAt!,
+    binaryAt,
     seed,
     ...(sample !== undefined ? { sample } : {}),
     ...(options.has('balance') ? { balance: true } : {}),

@@ -1,65 +1,92 @@
 import { fuseRuns, type FusionMethod, type ScoreNorm } from '@assay/retrieval';
 import { formatRun, parseRun } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import {
+  checkNumber,
+  commandHelp,
+  getopt,
+  HELP_OPTION,
+  integer,
+  LIST,
+  number,
+  oneOf,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import type { CommandIo } from './io.js';
-import { ASSAY_CLI_VERSION, countOption, numberOption } from './retrieval-inputs.js';
-
-export const FUSE_USAGE = `Usage: assay fuse --method rrf|combsum|combmnz|interleave [--k 60] [--norm minmax|zscore|sum|none]
-                  [--weights w1,w2,...] [--depth 1000] [--tag NAME] RUN... > RUN
-
-Fuses TREC runs topic by topic and prints the fused run, preceded by '# key: value' lines
-naming the method, its settings and the input runs. Each input topic is first ranked as
-trec_eval ranks it (score desc, docno desc); ranks below are 1-based.
-
-  rrf         Σ w_i / (k + rank_i)   (reciprocal rank fusion, k = 60 by default)
-  combsum     Σ w_i · norm(score_i)  (--norm minmax by default)
-  combmnz     combsum × number of runs that retrieved the document
-  interleave  round robin: each run in turn gives its best document not yet taken
-  --weights   one weight per run, comma-separated (default 1 each; not for interleave)
-  --depth N   documents kept per topic (default 1000)
-  --tag NAME  run tag (default fuse-METHOD)
-  --encoding latin1  read the runs as ISO-8859-1 (default UTF-8, checked)`;
-
-const OPTIONS: OptionSpec[] = [
-  { long: 'method', key: 'method', takesValue: true },
-  { long: 'k', key: 'k', takesValue: true },
-  { long: 'norm', key: 'norm', takesValue: true },
-  { long: 'weights', key: 'weights', takesValue: true },
-  { long: 'depth', key: 'depth', takesValue: true },
-  { long: 'tag', key: 'tag', takesValue: true },
-  ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
-];
+import { ASSAY_CLI_VERSION } from './retrieval-inputs.js';
 
 const METHODS = ['rrf', 'combsum', 'combmnz', 'interleave'];
 const NORMS = ['minmax', 'zscore', 'sum', 'none'];
 
+export const FUSE_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'method',
+    key: 'method',
+    kind: oneOf(...METHODS),
+    help: `rrf: Σ w_i / (k + rank_i) (reciprocal rank fusion); combsum: Σ w_i ·
+norm(score_i); combmnz: combsum × number of runs that retrieved the
+document; interleave: round robin, each run in turn gives its best
+document not yet taken (required)`,
+  },
+  { long: 'k', key: 'k', kind: number({ min: 0 }), help: "rrf's k (default 60)" },
+  {
+    long: 'norm',
+    key: 'norm',
+    kind: oneOf(...NORMS),
+    help: 'score normalisation of combsum and combmnz (default minmax)',
+  },
+  {
+    long: 'weights',
+    key: 'weights',
+    kind: LIST,
+    arg: 'W1,W2,...',
+    help: 'one weight per run (numbers; default 1 each; not for interleave)',
+  },
+  {
+    long: 'depth',
+    key: 'depth',
+    kind: integer({ min: 1 }),
+    help: 'documents kept per topic (default 1000)',
+  },
+  { long: 'tag', key: 'tag', kind: TEXT, arg: 'NAME', help: 'run tag (default fuse-METHOD)' },
+  ENCODING_OPTION,
+  HELP_OPTION,
+];
+
+export const FUSE_USAGE = commandHelp({
+  usage: `assay fuse --method rrf|combsum|combmnz|interleave [--k 60] [--norm minmax|zscore|sum|none]
+                  [--weights w1,w2,...] [--depth 1000] [--tag NAME] RUN... > RUN`,
+  about: `Fuses TREC runs topic by topic and prints the fused run, preceded by '# key: value' lines
+naming the method, its settings and the input runs. Each input topic is first ranked as
+trec_eval ranks it (score desc, docno desc); ranks are 1-based.`,
+  sections: [{ specs: FUSE_OPTIONS }],
+});
+
 /** `assay fuse`: one run from several. */
 export function fuseCommand(argv: readonly string[], io: CommandIo): number {
-  const { options, positionals } = getopt(argv, OPTIONS);
+  const parsed = getopt(argv, FUSE_OPTIONS);
+  const { options, positionals } = parsed;
   const encoding = inputEncoding(options.get('encoding'));
-  if (options.has('h')) {
+  if (options.has('help')) {
     io.stdout(`${FUSE_USAGE}\n`);
     return 0;
   }
   const option = (key: string) => options.get(key)?.at(-1);
   const method = option('method');
   if (method === undefined) throw new UsageError('--method is required');
-  if (!METHODS.includes(method))
-    throw new UsageError(`--method must be one of ${METHODS.join(', ')}, not '${method}'`);
   const norm = option('norm') ?? 'minmax';
-  if (!NORMS.includes(norm))
-    throw new UsageError(`--norm must be one of ${NORMS.join(', ')}, not '${norm}'`);
   if (positionals.length === 0) throw new UsageError('expected at least one RUN');
-  const weightsText = option('weights');
-  const weights = weightsText?.split(',').map((w) => numberOption('--weights', w)!);
+  const weights = options.has('weights')
+    ? parsed.all('weights', true).map((w) => checkNumber('--weights', number(), w))
+    : undefined;
   if (weights && weights.length !== positionals.length)
     throw new UsageError(`--weights has ${weights.length} values for ${positionals.length} runs`);
   if (weights && method === 'interleave')
     throw new UsageError('--weights does not apply to interleave');
-  const k = numberOption('--k', option('k'), 0) ?? 60;
-  const depth = countOption('--depth', option('depth')) ?? 1000;
+  const k = parsed.number('k') ?? 60;
+  const depth = parsed.number('depth') ?? 1000;
   const tag = option('tag') ?? `fuse-${method}`;
   const runs = positionals.map((path) => parseRun(readText(path, encoding), path));
   const fused = fuseRuns(runs, {

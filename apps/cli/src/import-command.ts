@@ -12,8 +12,19 @@ import {
 } from '@assay/platform';
 import { parseRun } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText, type InputEncoding } from './read-input.js';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  mustBe,
+  type OptionSpec,
+  SCALE,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { CliError } from './io.js';
+import { collectionFormatOf } from './retrieval-inputs.js';
 import {
   EXIT,
   secondsSince,
@@ -22,13 +33,69 @@ import {
   type PlatformCommandIo,
 } from './platform-session.js';
 
-export const IMPORT_USAGE = `Usage: assay import collection --name NAME [--format jsonl|tsv|cranfield]
+export const IMPORT_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'name',
+    key: 'name',
+    kind: TEXT,
+    arg: 'NAME',
+    help: `collection: its name (required); run: the stored run's name instead of
+its tag (one file only)`,
+  },
+  {
+    long: 'format',
+    key: 'format',
+    kind: TEXT,
+    arg: 'F',
+    help: `collection: jsonl, tsv or cranfield (default from the file name);
+topics: tsv, jsonl or trec (default: detected)`,
+  },
+  {
+    long: 'description',
+    key: 'description',
+    kind: TEXT,
+    arg: 'TEXT',
+    help: "collection: the collection's description",
+  },
+  {
+    long: 'collection',
+    short: 'c',
+    key: 'collection',
+    kind: TEXT,
+    arg: 'C',
+    help: 'topics, qrels, run: the collection (name, or id when all digits)',
+  },
+  {
+    long: 'label-set',
+    key: 'labelSet',
+    kind: TEXT,
+    arg: 'NAME',
+    help: 'qrels: the label set (required)',
+  },
+  {
+    long: 'scale',
+    key: 'scale',
+    kind: SCALE,
+    help: `qrels: the grade scale, e.g. 0..3 (or 0-3, 0:3; default: the grades
+seen, at least 0..max)`,
+  },
+  {
+    long: 'replace',
+    key: 'replace',
+    kind: FLAG,
+    help: 'qrels, run: overwrite a label set or run of the same name',
+  },
+  ENCODING_OPTION,
+  HELP_OPTION,
+];
+
+export const IMPORT_USAGE = commandHelp({
+  usage: `assay import collection --name NAME [--format jsonl|tsv|cranfield]
                                 [--description TEXT] FILE
        assay import topics --collection C [--format tsv|jsonl|trec] FILE
        assay import qrels --collection C --label-set NAME [--scale MIN..MAX] [--replace] FILE
-       assay import run --collection C [--name NAME] [--replace] FILE...
-
-Imports into the configured database: PostgreSQL when DATABASE_URL is set, else embedded
+       assay import run --collection C [--name NAME] [--replace] FILE...`,
+  about: `Imports into the configured database: PostgreSQL when DATABASE_URL is set, else embedded
 PGlite under ASSAY_DATA_DIR (default ./.assay). The collection C (--collection or -c) is
 named as everywhere in assay: digits mean its id when a collection has that id, else its
 name; anything else is its name. New names (collections, runs, label sets) may not be all
@@ -45,31 +112,21 @@ digits.
   qrels       TREC qrels (qid iter docno grade) as a human label set; the scale defaults
               to the grades seen (at least 0..max).
   run         TREC runs (qid Q0 docno rank score tag), named after their tag unless
-              --name is given (one file only); a tag that is all digits needs --name. Every file is checked before any is
-              written; then each is written in its own transaction, with a line per file.
-
-Files are read as UTF-8 (bytes that are not UTF-8 fail with file:line) unless --encoding
-latin1 declares ISO-8859-1 (any subcommand); gzip-compressed files are decompressed. Lines end at LF or
-CRLF; a CR inside a line (CR-only line ends) or U+2028 fails naming the line.
+              --name is given (one file only); a tag that is all digits needs --name. Every
+              file is checked before any is written; then each is written in its own
+              transaction, with a line per file.`,
+  sections: [{ specs: IMPORT_OPTIONS }],
+  notes: `Files are read as UTF-8 (bytes that are not UTF-8 fail with file:line) unless --encoding
+latin1 declares ISO-8859-1 (any subcommand); gzip-compressed files are decompressed. Lines
+end at LF or CRLF; a CR inside a line (CR-only line ends) or U+2028 fails naming the line.
 
 Each file is parsed completely before anything is written and is written in one
 transaction: a bad line fails with file:line: reason and nothing of that file is kept.
 An existing run or label set of the same name needs --replace.
 
 Exit status: 0 imported; 1 usage, configuration or database error; 2 malformed or
-unreadable input; 3 unknown collection; 4 the name already exists.`;
-
-const OPTIONS: OptionSpec[] = [
-  { long: 'name', key: 'name', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'description', key: 'description', takesValue: true },
-  { long: 'collection', short: 'c', key: 'collection', takesValue: true },
-  { long: 'label-set', key: 'labelSet', takesValue: true },
-  { long: 'scale', key: 'scale', takesValue: true },
-  { long: 'replace', key: 'replace', takesValue: false },
-  ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
-];
+unreadable input; 3 unknown collection; 4 the name already exists.`,
+});
 
 /** What each kind of import accepts besides --help. */
 const ALLOWED: Record<string, string[]> = {
@@ -91,14 +148,15 @@ export async function importCommand(
   }
   const allowed = ALLOWED[what];
   if (!allowed) throw new UsageError(`unknown import '${what}' (collection, topics, qrels or run)`);
-  const { options, positionals } = getopt(rest, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(rest, IMPORT_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${IMPORT_USAGE}\n`);
     return 0;
   }
   for (const key of options.keys()) {
-    if (key !== 'h' && !allowed.includes(key)) {
-      const flag = OPTIONS.find((o) => o.key === key)!.long;
+    if (key !== 'help' && !allowed.includes(key)) {
+      const flag = IMPORT_OPTIONS.find((o) => o.key === key)!.long;
       throw new UsageError(`--${flag} does not apply to 'import ${what}'`);
     }
   }
@@ -106,7 +164,7 @@ export async function importCommand(
   const required = (key: string) => {
     const value = option(key);
     if (value === undefined || value.trim() === '') {
-      const flag = OPTIONS.find((o) => o.key === key)!.long;
+      const flag = IMPORT_OPTIONS.find((o) => o.key === key)!.long;
       throw new UsageError(`'import ${what}' needs --${flag}`);
     }
     return value;
@@ -120,7 +178,7 @@ export async function importCommand(
   switch (what) {
     case 'collection': {
       const name = required('name');
-      const format = collectionFormat(option('format'), file);
+      const format = collectionFormatOf(option('format'), file);
       const description = option('description');
       const text = readText(file, encoding);
       return withDatabase(io, async (db) => {
@@ -142,7 +200,7 @@ export async function importCommand(
       const collection = required('collection');
       const format = option('format');
       if (format !== undefined && !['tsv', 'jsonl', 'trec'].includes(format))
-        throw new UsageError(`--format must be tsv, jsonl or trec, not '${format}'`);
+        throw new UsageError(mustBe('--format', 'one of tsv, jsonl, trec', format));
       const text = readText(file, encoding);
       return withDatabase(io, async (db) => {
         const r = await importTopics(db, {
@@ -158,7 +216,7 @@ export async function importCommand(
     case 'qrels': {
       const collection = required('collection');
       const labelSet = required('labelSet');
-      const scale = parseScale(option('scale'));
+      const scale = parsed.scale('scale');
       const text = readText(file, encoding);
       return withDatabase(io, async (db) => {
         const r = await importQrels(db, {
@@ -252,26 +310,4 @@ async function importRuns(
       );
     return 0;
   });
-}
-
-/** --format, or the format the file name suggests. */
-function collectionFormat(format: string | undefined, file: string): 'jsonl' | 'tsv' | 'cranfield' {
-  if (format !== undefined) {
-    if (format === 'jsonl' || format === 'tsv' || format === 'cranfield') return format;
-    throw new UsageError(`--format must be jsonl, tsv or cranfield, not '${format}'`);
-  }
-  const name = basename(file).toLowerCase();
-  if (/\.jsonl?$/.test(name)) return 'jsonl';
-  if (/\.tsv$/.test(name)) return 'tsv';
-  if (name.startsWith('cran.all')) return 'cranfield';
-  throw new UsageError(`cannot tell the format of ${file}; give --format jsonl, tsv or cranfield`);
-}
-
-/** `--scale MIN..MAX` (e.g. 0..3, -1..4). */
-function parseScale(value: string | undefined): { min: number; max: number } | undefined {
-  if (value === undefined) return undefined;
-  const m = /^(-?\d+)\.\.(-?\d+)$/.exec(value.trim());
-  if (!m || Number(m[1]) > Number(m[2]))
-    throw new UsageError(`--scale must be MIN..MAX with MIN <= MAX (e.g. 0..3), not '${value}'`);
-  return { min: Number(m[1]), max: Number(m[2]) };
 }

@@ -1,40 +1,73 @@
 import { describeAnalyzer, IndexBuilder, saveIndex, type Bm25Index } from '@assay/retrieval';
 import type { CollectionDocument } from '@assay/trec';
-import { getopt, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  getopt,
+  HELP_OPTION,
+  number,
+  oneOf,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import type { CommandIo } from './io.js';
 import { ProgressReporter } from './progress.js';
-import {
-  analyzerFrom,
-  ASSAY_CLI_VERSION,
-  numberOption,
-  readCollection,
-} from './retrieval-inputs.js';
+import { analyzerFrom, ASSAY_CLI_VERSION, readCollection } from './retrieval-inputs.js';
 
-export const INDEX_USAGE = `Usage: assay index build --docs FILE --out INDEX [--format jsonl|tsv|cranfield]
-                         [--stemmer porter|none] [--stopwords english|none|FILE] [--k1 X] [--b Y]
+export const INDEX_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'docs',
+    key: 'docs',
+    kind: FILE,
+    help: 'collection: JSONL, TSV or Cranfield cran.all.1400 (as assay import reads)',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    kind: oneOf('jsonl', 'tsv', 'cranfield'),
+    arg: 'F',
+    help: 'collection format (default from the file name)',
+  },
+  { long: 'out', key: 'out', kind: FILE, arg: 'INDEX', help: 'where to write the index' },
+  {
+    long: 'stemmer',
+    key: 'stemmer',
+    kind: oneOf('porter', 'none'),
+    arg: 'S',
+    help: 'porter (default) or none',
+  },
+  {
+    long: 'stopwords',
+    key: 'stopwords',
+    kind: TEXT,
+    arg: 'W',
+    help: 'english (default), none, or a file of words',
+  },
+  {
+    long: 'k1',
+    key: 'k1',
+    kind: number({ min: 0 }),
+    help: "BM25's k1, recorded as the index's default (0.9)",
+  },
+  {
+    long: 'b',
+    key: 'b',
+    kind: number({ min: 0, max: 1 }),
+    help: "BM25's b, recorded as the index's default (0.4)",
+  },
+  HELP_OPTION,
+];
 
-Builds a BM25 index of a collection (title and text indexed together) and saves it to one
+export const INDEX_USAGE = commandHelp({
+  usage: `assay index build --docs FILE --out INDEX [--format jsonl|tsv|cranfield]
+                         [--stemmer porter|none] [--stopwords english|none|FILE] [--k1 X] [--b Y]`,
+  about: `Builds a BM25 index of a collection (title and text indexed together) and saves it to one
 file that 'assay retrieve --index INDEX' loads. The file records the analyzer, the BM25
 parameters and a fingerprint of the collection; an index made by an assay with another
-analyzer version is refused (rebuild it).
-
-  --docs FILE      collection: JSONL, TSV or Cranfield cran.all.1400 (as assay import reads)
-  --format F       collection format (default from the file name)
-  --out INDEX      where to write the index
-  --stemmer S      porter (default) or none
-  --stopwords W    english (default), none, or a file of words
-  --k1 X, --b Y    BM25 parameters recorded as the index's defaults (0.9, 0.4)`;
-
-const OPTIONS: OptionSpec[] = [
-  { long: 'docs', key: 'docs', takesValue: true },
-  { long: 'format', key: 'format', takesValue: true },
-  { long: 'out', key: 'out', takesValue: true },
-  { long: 'stemmer', key: 'stemmer', takesValue: true },
-  { long: 'stopwords', key: 'stopwords', takesValue: true },
-  { long: 'k1', key: 'k1', takesValue: true },
-  { long: 'b', key: 'b', takesValue: true },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
-];
+analyzer version is refused (rebuild it).`,
+  sections: [{ specs: INDEX_OPTIONS }],
+});
 
 /** Indexes documents with a progress bar on stderr. */
 export function indexDocuments(
@@ -68,8 +101,9 @@ export function indexCommand(argv: readonly string[], io: CommandIo): number {
     return what === undefined ? 1 : 0;
   }
   if (what !== 'build') throw new UsageError(`unknown index command '${what}' (build)`);
-  const { options, positionals } = getopt(rest, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(rest, INDEX_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${INDEX_USAGE}\n`);
     return 0;
   }
@@ -80,11 +114,7 @@ export function indexCommand(argv: readonly string[], io: CommandIo): number {
   if (docsFile === undefined) throw new UsageError('--docs is required');
   if (out === undefined) throw new UsageError('--out is required');
   const analyzer = analyzerFrom(option('stemmer'), option('stopwords'));
-  const params = {
-    k1: numberOption('--k1', option('k1'), 0) ?? 0.9,
-    b: numberOption('--b', option('b'), 0) ?? 0.4,
-  };
-  if (params.b > 1) throw new UsageError(`--b must be between 0 and 1, not ${params.b}`);
+  const params = { k1: parsed.number('k1') ?? 0.9, b: parsed.number('b') ?? 0.4 };
   const started = performance.now();
   const docs = readCollection(docsFile, option('format'));
   const index = indexDocuments(docs, new IndexBuilder(analyzer), io);

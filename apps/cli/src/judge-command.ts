@@ -20,22 +20,31 @@ import {
   type JudgeWorkerProgress,
   type AssayConfig,
 } from '@assay/platform';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  number,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import {
   asCliErrors,
   commandConfig,
   withDatabase,
   type PlatformCommandIo,
 } from './platform-session.js';
-import { modelPriceOptions } from './price-options.js';
+import { modelPriceOptions, PRICE_OPTIONS } from './price-options.js';
 import { EXIT } from './exit-codes.js';
 import { withInterrupts } from './interrupts.js';
 import { readItems } from './judge-items.js';
 import {
   ENDPOINT_OPTIONS,
   endpointOptions,
-  nonNegativeNumber,
-  positiveInteger,
   requireEndpoint,
   type EndpointOptions,
   loadCheckedTemplate,
@@ -50,18 +59,18 @@ import {
   type BatchMode,
 } from './batch-options.js';
 
-const OPTIONS: OptionSpec[] = [
+export const JUDGE_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'a judge template of judges/ (graded-0-3, graded-0-4, binary-filter)',
   },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `topics: TSV, JSONL or TREC <top> (description and narrative are used
 when the judge asks for them; JSONL topics' user_background, previous_turns
@@ -71,49 +80,49 @@ answer)`,
   {
     long: 'docs',
     key: 'docs',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: 'documents: JSONL {"id","title"?,"text"} or TSV id<TAB>[title<TAB>]text',
   },
   {
     long: 'pool',
     key: 'pool',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: 'the pool: topic<TAB>docno lines in judging order (assay pool writes it)',
   },
   {
     long: 'depth',
     key: 'depth',
-    takesValue: true,
-    arg: 'K RUN...',
-    help: "or build the pool here: each run's top K per topic (as assay pool)",
+    kind: integer({ min: 1 }),
+    arg: 'K',
+    help: "or build the pool here from the RUNs given: each run's top K per topic (as assay pool)",
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: FILE,
     arg: 'QRELS',
     help: 'where the qrels go (written to a temporary file, then renamed)',
   },
   {
     long: 'model',
     key: 'model',
-    takesValue: true,
+    kind: TEXT,
     arg: 'M',
     help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
   },
   {
     long: 'concurrency',
     key: 'concurrency',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'items judged at once (default 8)',
   },
   {
     long: 'label-set',
     key: 'labelSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: `the label set the labels go to (default: --out's name without its
 extension); another judge, model or prompt needs another name`,
@@ -121,7 +130,7 @@ extension); another judge, model or prompt needs another name`,
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: `the collection the label set belongs to (default judge-files,
 created when absent)`,
@@ -131,65 +140,48 @@ created when absent)`,
   {
     long: 'dry-run',
     key: 'dryRun',
-    takesValue: false,
+    kind: FLAG,
     help: 'print the calls, tokens and cost it would spend; send nothing',
   },
   {
     long: 'budget',
     key: 'budget',
-    takesValue: true,
+    kind: number({ min: 0 }),
     arg: 'USD',
     help: 'stop claiming items once this run has paid USD; the rest stay pending',
   },
-  {
-    long: 'price-in',
-    key: 'priceIn',
-    takesValue: true,
-    arg: 'USD',
-    help: `the model's price per million prompt tokens, with --price-out, for the
-cost, --dry-run and --budget (default: the data directory's prices.json,
-then assay's list prices of common hosted models)`,
-  },
-  {
-    long: 'price-out',
-    key: 'priceOut',
-    takesValue: true,
-    arg: 'USD',
-    help: "the model's price per million completion tokens, with --price-in",
-  },
+  ...PRICE_OPTIONS,
   {
     long: 'judges',
     key: 'judges',
-    takesValue: true,
+    kind: FILE,
     arg: 'DIR',
     help: 'read judge templates from DIR instead of the shipped judges/',
   },
   {
     long: 'enqueue',
     key: 'enqueue',
-    takesValue: false,
+    kind: FLAG,
     help: `only create the job and its tasks (for 'assay worker' processes on
 any machine sharing DATABASE_URL); run without it to write the qrels`,
   },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  HELP_OPTION,
 ];
 
-export const JUDGE_USAGE = `Usage: assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
+export const JUDGE_USAGE = commandHelp({
+  usage: `assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
                    --out QRELS [--model M] [--concurrency N] [--label-set NAME]
                    [--collection NAME] [--base-url URL] [--dry-run] [--budget USD]
                    [--price-in USD --price-out USD]
                    [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]
-                   [--batch [--batch-poll SECONDS] | --batch-export FILE | --batch-import FILE]
-
-Judges a pool with an LLM judge and writes the labels as TREC qrels (topic 0 docno grade).
+                   [--batch [--batch-poll SECONDS] | --batch-export FILE | --batch-import FILE]`,
+  about: `Judges a pool with an LLM judge and writes the labels as TREC qrels (topic 0 docno grade).
 Tasks, labels and every LLM call are kept in the database (PostgreSQL when DATABASE_URL
 is set, else embedded PGlite under ASSAY_DATA_DIR, default ./.assay), so running the same
 command again after a crash or Ctrl-C judges only what is left, and an answer already
-paid for is never asked again (the request hash is the cache key).
-
-${optionsHelp(OPTIONS)}
-
-Progress (done/total, items/s, ETA, tokens, cost) goes to stderr: a bar on a terminal,
+paid for is never asked again (the request hash is the cache key).`,
+  sections: [{ specs: JUDGE_OPTIONS }],
+  notes: `Progress (done/total, items/s, ETA, tokens, cost) goes to stderr: a bar on a terminal,
 a line every 5 s otherwise; a model with no price shows its cost as unknown, never $0.
 Ctrl-C stops claiming and sending (no new call or retry) and lets the calls in flight
 finish, writing what they answered and putting the rest back; a second Ctrl-C puts the
@@ -209,7 +201,8 @@ as the Batch API and 'vllm run-batch' read it); --batch-import loads the output 
 Exit status: 0 every item labelled; 1 usage, configuration or database error;
 2 unreadable or malformed input; 4 the label set belongs to another judge configuration;
 5 some items failed (the qrels hold the others); 6 stopped by --budget, Ctrl-C or an
-endpoint that cannot be reached, with items left (the qrels hold those labelled so far).`;
+endpoint that cannot be reached, with items left (the qrels hold those labelled so far).`,
+});
 
 /** CommandIo of the judging commands: whether stderr is a terminal, and signal handling. */
 export interface JudgeCommandIo extends PlatformCommandIo {
@@ -219,8 +212,9 @@ export interface JudgeCommandIo extends PlatformCommandIo {
 
 /** `assay judge`: judge a pool from files, crash-safe and resumable, into a qrels file. */
 export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo): Promise<number> {
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, JUDGE_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${JUDGE_USAGE}\n`);
     return 0;
   }
@@ -242,10 +236,9 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     throw new UsageError(`unexpected argument '${positionals[0]}' (runs go with --depth)`);
   if (depthText !== undefined && positionals.length === 0)
     throw new UsageError('--depth needs at least one RUN');
-  const concurrency = positiveInteger('--concurrency', option('concurrency') ?? '8');
-  const budgetText = option('budget');
-  const budget = budgetText === undefined ? undefined : nonNegativeNumber('--budget', budgetText);
-  const endpoint = endpointOptions(option);
+  const concurrency = parsed.number('concurrency') ?? 8;
+  const budget = parsed.number('budget');
+  const endpoint = endpointOptions(parsed);
   const labelSet = option('labelSet') ?? basename(out, extname(out));
   if (labelSet.trim() === '') throw new UsageError('--label-set must not be empty');
   const collection = option('collection') ?? 'judge-files';
@@ -258,7 +251,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     throw new UsageError(
       "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
     );
-  const ownPrices = modelPriceOptions(option, model);
+  const ownPrices = modelPriceOptions(parsed, model);
   const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
 
   // Everything is read and checked before the database is opened or anything is sent.
@@ -267,7 +260,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     topicsFile,
     docsFile,
     poolFile,
-    depth: depthText === undefined ? undefined : positiveInteger('--depth', depthText),
+    depth: parsed.number('depth'),
     runFiles: positionals,
   });
   const job: JudgeRun = { collection, labelSet, template, settings: { model }, items };

@@ -7,7 +7,15 @@ import {
   type JudgeEndpointOptions,
 } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { UsageError, type OptionSpec } from './getopt.js';
+import {
+  integer,
+  mustBe,
+  number,
+  TEXT,
+  UsageError,
+  type OptionSpec,
+  type ParsedArgs,
+} from './getopt.js';
 import { CliError } from './io.js';
 
 /** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
@@ -18,57 +26,43 @@ export const ENDPOINT_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'base-url',
     key: 'baseUrl',
-    takesValue: true,
+    kind: TEXT,
     arg: 'URL',
     help: `an OpenAI-compatible endpoint (default OPENAI_BASE_URL, else OpenAI);
 the key comes from OPENAI_API_KEY`,
   },
-  { long: 'rpm', key: 'rpm', takesValue: true, arg: 'N', help: 'at most N requests per minute' },
-  { long: 'tpm', key: 'tpm', takesValue: true, arg: 'N', help: 'at most N tokens per minute' },
+  {
+    long: 'rpm',
+    key: 'rpm',
+    kind: integer({ min: 1 }),
+    help: 'at most N requests per minute',
+  },
+  { long: 'tpm', key: 'tpm', kind: integer({ min: 1 }), help: 'at most N tokens per minute' },
   {
     long: 'timeout',
     key: 'timeout',
-    takesValue: true,
+    kind: number({ above: 0 }),
     arg: 'SECONDS',
     help: 'per-request timeout (default 120)',
   },
 ];
 
 /** Reads --base-url, --rpm, --tpm and --timeout. */
-export function endpointOptions(option: (key: string) => string | undefined): EndpointOptions {
+export function endpointOptions(parsed: ParsedArgs): EndpointOptions {
   const endpoint: EndpointOptions = {};
-  const baseUrl = option('baseUrl');
+  const baseUrl = parsed.option('baseUrl');
   if (baseUrl !== undefined) {
     if (!/^https?:\/\//.test(baseUrl))
-      throw new UsageError(`--base-url must be an http(s) URL, not '${baseUrl}'`);
+      throw new UsageError(mustBe('--base-url', 'an http(s) URL', baseUrl));
     endpoint.baseUrl = baseUrl;
   }
-  const rpm = option('rpm');
-  if (rpm !== undefined) endpoint.rpm = positiveInteger('--rpm', rpm);
-  const tpm = option('tpm');
-  if (tpm !== undefined) endpoint.tpm = positiveInteger('--tpm', tpm);
-  const timeout = option('timeout');
-  if (timeout !== undefined) {
-    const seconds = nonNegativeNumber('--timeout', timeout);
-    if (seconds <= 0) throw new UsageError('--timeout must be above 0');
-    endpoint.timeoutMs = seconds * 1000;
-  }
+  const rpm = parsed.number('rpm');
+  if (rpm !== undefined) endpoint.rpm = rpm;
+  const tpm = parsed.number('tpm');
+  if (tpm !== undefined) endpoint.tpm = tpm;
+  const seconds = parsed.number('timeout');
+  if (seconds !== undefined) endpoint.timeoutMs = seconds * 1000;
   return endpoint;
-}
-
-/** A `--flag N` value that must be a positive integer. */
-export function positiveInteger(name: string, text: string): number {
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
-    throw new UsageError(`${name} needs a positive integer, not '${text}'`);
-  return Number(text);
-}
-
-/** A `--flag X` value that must be a number >= 0. */
-export function nonNegativeNumber(name: string, text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
-    throw new UsageError(`${name} needs a number >= 0, not '${text}'`);
-  return value;
 }
 
 /** Refuses to judge without a model endpoint: OPENAI_API_KEY, OPENAI_BASE_URL or --base-url. */

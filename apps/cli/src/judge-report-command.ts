@@ -14,29 +14,40 @@ import { parseCollection, parseQrels, parseRun, type Qrels } from '@assay/trec';
 import { qrelsArgument } from './compare-qrels.js';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  getopt,
+  HELP_OPTION,
+  integer,
+  oneOf,
+  type OptionSpec,
+  SCALE,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 import { docsFormat } from './judge-items.js';
 
-const OPTIONS: OptionSpec[] = [
+export const JUDGE_REPORT_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'human',
     key: 'human',
-    takesValue: true,
+    kind: TEXT,
     arg: '[NAME=]QRELS',
     help: "people's labels; without them the judges are measured against each other",
   },
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME=QRELS',
     help: "a judge's labels (repeatable; NAME names it in the report)",
   },
   {
     long: 'drift',
     key: 'drift',
-    takesValue: true,
+    kind: TEXT,
     arg: 'OLD,NEW',
     help: `two judges' NAMEs, versions of one judge (prompt or model): compared
 item by item, with the transition matrix of grades and kappa (repeatable)`,
@@ -44,7 +55,7 @@ item by item, with the transition matrix of grades and kappa (repeatable)`,
   {
     long: 'runs',
     key: 'runs',
-    takesValue: true,
+    kind: FILE,
     arg: 'RUN',
     help: `a run (repeatable; RUNs may also follow the options): each judge's
 leaderboard is rank-correlated with the human one (or the consensus)`,
@@ -53,14 +64,14 @@ leaderboard is rank-correlated with the human one (or the consensus)`,
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: 'the measure of the leaderboards (default nDCG@10)',
   },
   {
     long: 'docs',
     key: 'docs',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `the passages (JSONL or TSV, as assay judge reads them): grade difference
 against passage length`,
@@ -68,7 +79,7 @@ against passage length`,
   {
     long: 'swap',
     key: 'swap',
-    takesValue: true,
+    kind: TEXT,
     arg: 'A.jsonl,B.jsonl',
     help: `two score files of assay answers score --mode comparative on the same
 answers with different --seed (different orders): position-swap
@@ -77,40 +88,40 @@ consistency per criterion`,
   {
     long: 'scale',
     key: 'scale',
-    takesValue: true,
-    arg: 'MIN-MAX',
-    help: 'the grade scale (default: the grades seen); labels outside it are left out and counted',
+    kind: SCALE,
+    help: `the grade scale, e.g. 0..3 (or 0-3, 0:3; default: the grades seen);
+labels outside it are left out and counted`,
   },
   {
     long: 'samples',
     key: 'samples',
-    takesValue: true,
+    kind: integer({ min: 0 }),
     arg: 'N',
     help: 'bootstrap resamples of every 95% interval (default 1000; 0: none)',
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: integer(),
     arg: 'S',
     help: 'seed of the bootstrap (default 42)',
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: oneOf(...JUDGE_REPORT_FORMATS),
     arg: 'F',
     help: 'text (default), json or html',
   },
-  { long: 'title', key: 'title', takesValue: true, arg: 'TEXT', help: 'the HTML page title' },
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'title', key: 'title', kind: TEXT, arg: 'TEXT', help: 'the HTML page title' },
+  { long: 'out', key: 'out', kind: FILE, arg: 'FILE', help: 'write there instead of stdout' },
+  HELP_OPTION,
 ];
 
-export const JUDGE_REPORT_USAGE = `Usage: assay judge-report [--human [NAME=]QRELS] --judge NAME=QRELS... [--drift OLD,NEW]
-                          [--runs RUN]... [-m MEASURE] [--docs FILE] [--format text|json|html] [RUN...]
-
-How good LLM judges are, against the same human labels or, without them, against each
+export const JUDGE_REPORT_USAGE = commandHelp({
+  usage: `assay judge-report [--human [NAME=]QRELS] --judge NAME=QRELS... [--drift OLD,NEW]
+                          [--runs RUN]... [-m MEASURE] [--docs FILE] [--format text|json|html] [RUN...]`,
+  about: `How good LLM judges are, against the same human labels or, without them, against each
 other. Per judge: grade usage (a grade used for under 2% of its items is flagged: a
 collapsed scale), the confusion matrix, Cohen's kappa (plain, linear, quadratic),
 Krippendorff's alpha, Fleiss' kappa, Gwet's AC1/AC2 and PABAK with 95% intervals from a
@@ -119,23 +130,21 @@ bootstrap over topics, agreement binarised at every threshold, inverted polarity
 human one, with --docs the grade difference against passage length. Without human labels
 each judge is measured against the majority of the others. With two or more judges:
 Fleiss' kappa and Krippendorff's alpha of all of them, every pair, and the majority
-consensus. --drift compares two versions of a judge item by item.
-
-${optionsHelp(OPTIONS)}
-
-Exit codes: 1 usage, 2 unreadable or malformed files.`;
+consensus. --drift compares two versions of a judge item by item.`,
+  sections: [{ specs: JUDGE_REPORT_OPTIONS }],
+  notes: `Exit codes: 1 usage, 2 unreadable or malformed files.`,
+});
 
 /** `assay judge-report`: the judge-quality report from label files. */
 export function judgeReportCommand(argv: readonly string[], io: CommandIo): number {
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, JUDGE_REPORT_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${JUDGE_REPORT_USAGE}\n`);
     return 0;
   }
   const last = (key: string) => options.get(key)?.at(-1);
   const format = (last('format') ?? 'text') as JudgeReportFormat;
-  if (!JUDGE_REPORT_FORMATS.includes(format))
-    throw new UsageError(`--format must be text, json or html, not '${format}'`);
   const judgeArgs = options.get('judge') ?? [];
   const swapArg = last('swap');
   if (judgeArgs.length === 0 && swapArg === undefined)
@@ -178,13 +187,13 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
   const scaleText = last('scale');
   const scale =
     scaleText !== undefined
-      ? parseScale(scaleText)
+      ? givenScale(scaleText, parsed.scale('scale')!)
       : judges.length === 0
         ? { min: 0, max: 1 }
         : seenScale([human, ...judges]);
   if (scale.max - scale.min + 1 > MAX_SCALE_GRADES)
     throw new CliError(
-      `the grades seen run from ${scale.min} to ${scale.max}, more than ${MAX_SCALE_GRADES} grades; give --scale MIN-MAX (labels outside it are left out)`,
+      `the grades seen run from ${scale.min} to ${scale.max}, more than ${MAX_SCALE_GRADES} grades; give --scale MIN..MAX (labels outside it are left out)`,
       EXIT.invalidInput,
     );
   const runPaths = [...(options.get('runs') ?? []), ...positionals];
@@ -196,8 +205,8 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
     for (const doc of parseCollection(readText(docsPath), docsPath, docsFormat(docsPath)))
       lengths.set(doc.id, doc.text.split(/\s+/).filter((w) => w !== '').length);
   }
-  const samples = whole(last('samples'), '--samples', 0);
-  const seed = whole(last('seed'), '--seed');
+  const samples = parsed.number('samples');
+  const seed = parsed.number('seed');
   let report;
   try {
     report = judgeReport({
@@ -247,22 +256,11 @@ function seenScale(sets: ReadonlyArray<NamedGrades | undefined>): GradeScale {
   return { min, max: max === min ? min + 1 : max };
 }
 
-function parseScale(text: string): GradeScale {
-  const match = /^\s*(\d+)\s*(?:-|\.\.|:)\s*(\d+)\s*$/.exec(text);
-  if (!match) throw new UsageError(`--scale must look like 0-3, not '${text}'`);
-  const min = Number(match[1]);
-  const max = Number(match[2]);
-  if (min >= max)
+/** A --scale of judge grades: from 0 up, the lowest below the highest. */
+function givenScale(text: string, scale: GradeScale): GradeScale {
+  if (scale.min < 0)
+    throw new UsageError(`--scale ${text}: grades start at 0 (a negative grade is unjudged)`);
+  if (scale.min >= scale.max)
     throw new UsageError(`--scale ${text}: the lowest grade must be below the highest`);
-  return { min, max };
-}
-
-function whole(text: string | undefined, name: string, min?: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isSafeInteger(value) || (min !== undefined && value < min))
-    throw new UsageError(
-      `${name} must be a whole number${min === undefined ? '' : ` of at least ${min}`}, not '${text}'`,
-    );
-  return value;
+  return scale;
 }

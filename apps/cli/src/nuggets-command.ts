@@ -9,8 +9,16 @@ import {
 } from '@assay/platform';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
-import { positiveInteger } from './judge-options.js';
+import {
+  commandHelp,
+  FILE,
+  FLAG,
+  integer,
+  type OptionSpec,
+  type ParsedArgs,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { withDatabase, type PlatformCommandIo } from './platform-session.js';
 import {
   ANSWER_OPTIONS,
@@ -20,7 +28,7 @@ import {
   required,
   responseSetOf,
   scoreCommand,
-  scoreHelp,
+  scoreOptions,
   stepDeps,
   stepExit,
   stepSetup,
@@ -33,17 +41,17 @@ const BANK: OptionSpec[] = [
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the collection the nugget bank belongs to',
   },
-  { long: 'bank', key: 'bank', takesValue: true, arg: 'NAME', help: 'the nugget bank' },
+  { long: 'bank', key: 'bank', kind: TEXT, arg: 'NAME', help: 'the nugget bank' },
 ];
 
 const VERSION: OptionSpec = {
   long: 'version',
   key: 'version',
-  takesValue: true,
+  kind: integer({ min: 1 }),
   arg: 'N',
   help: "the bank's version (default: the latest)",
 };
@@ -53,13 +61,13 @@ const IMPORT_OPTIONS: OptionSpec[] = [
   {
     long: 'create-collection',
     key: 'createCollection',
-    takesValue: false,
+    kind: FLAG,
     help: 'make the collection (without documents) when there is none of that name',
   },
   {
     long: 'assignments',
     key: 'assignments',
-    takesValue: false,
+    kind: FLAG,
     help: `FILE holds assignments made elsewhere (e.g. NIST's), in nuggetizer's form:
 store them as an assessment set --name of the answers of --responses or
 --response-set, matched to the bank's nuggets by topic and text`,
@@ -69,7 +77,7 @@ store them as an assessment set --name of the answers of --responses or
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'with --assignments: the assessment set',
   },
@@ -78,7 +86,7 @@ store them as an assessment set --name of the answers of --responses or
 const EXPORT_OPTIONS: OptionSpec[] = [
   ...BANK,
   VERSION,
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
+  { long: 'out', key: 'out', kind: FILE, arg: 'FILE', help: 'write there instead of stdout' },
 ];
 
 const CREATE_OPTIONS: OptionSpec[] = [
@@ -86,56 +94,56 @@ const CREATE_OPTIONS: OptionSpec[] = [
   {
     long: 'label-set',
     key: 'labelSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the label set whose relevant passages the nuggets come from',
   },
   {
     long: 'min-grade',
     key: 'minGrade',
-    takesValue: true,
+    kind: integer(),
     arg: 'G',
     help: 'a passage graded G or more is relevant (default 1)',
   },
   {
     long: 'topic',
     key: 'topic',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'only this topic (repeatable; default every topic with relevant passages)',
   },
   {
     long: 'batch',
     key: 'batch',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'passages per creation call (default 10)',
   },
   {
     long: 'max-nuggets',
     key: 'maxNuggets',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'most nuggets per topic (default 30)',
   },
   {
     long: 'score-batch',
     key: 'scoreBatch',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'nuggets per importance call (default 10)',
   },
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the creation prompt (default nugget-create)',
   },
   {
     long: 'importance-judge',
     key: 'importanceJudge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the importance prompt (default nugget-importance)',
   },
@@ -149,21 +157,21 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the assessment set (default <response set>-<model>); a rerun names the same',
   },
   {
     long: 'batch',
     key: 'batch',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'nuggets per call (default 10)',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `the assignments in nuggetizer's form, one line per topic and system:
 {"qid","system","nuggets":[{"text","importance","assignment"}]}`,
@@ -171,14 +179,15 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the assignment prompt (default nugget-assign)',
   },
   ...LLM_STEP_OPTIONS,
 ];
 
-export const NUGGETS_USAGE = `Usage: assay nuggets import FILE --collection NAME --bank NAME [--create-collection]
+export const NUGGETS_USAGE = commandHelp({
+  usage: `assay nuggets import FILE --collection NAME --bank NAME [--create-collection]
        assay nuggets import FILE --assignments --collection NAME --bank NAME [--version N]
                             (--responses FILE | --response-set NAME) --name NAME
        assay nuggets export --collection NAME --bank NAME [--version N] [--out FILE]
@@ -188,9 +197,8 @@ export const NUGGETS_USAGE = `Usage: assay nuggets import FILE --collection NAME
        assay nuggets assign --collection NAME --bank NAME [--version N]
                             (--responses FILE | --response-set NAME) [--name NAME]
                             [--batch N] [--out FILE] [--model M] [--dry-run] [--budget USD] [...]
-       assay nuggets score FILE | --collection NAME --set NAME [--store [--publish SLUG]] [...]
-
-Nugget evaluation of generated answers as the TREC RAG track runs it (AutoNuggetizer).
+       assay nuggets score FILE | --collection NAME --set NAME [--store [--publish SLUG]] [...]`,
+  about: `Nugget evaluation of generated answers as the TREC RAG track runs it (AutoNuggetizer).
 A nugget bank (per collection, in versions) holds each topic's nuggets, vital or okay:
 import reads {"qid","nuggets":[{"text","importance",…}]} per line and keeps every other
 field (export writes them back); importing the same nuggets again writes no new version.
@@ -205,29 +213,21 @@ answered, and finishes what a crash, Ctrl-C or --budget left.
 score reads assignments in nuggetizer's form (a FILE, e.g. NIST's, or a stored set) and
 prints per system the mean over topics of strict vital, vital, strict all, all (partial
 support counts 0.5 in the non-strict ones) and weighted (vital 1, okay 0.5) with 95%
-bootstrap intervals and paired tests with corrections, as assay compare does.
-
-import options:
-${optionsHelp(IMPORT_OPTIONS)}
-
-export options:
-${optionsHelp(EXPORT_OPTIONS)}
-
-create options:
-${optionsHelp(CREATE_OPTIONS)}
-
-assign options:
-${optionsHelp(ASSIGN_OPTIONS)}
-
-score options:
-${scoreHelp('nuggets')}
-
-Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 no such
+bootstrap intervals and paired tests with corrections, as assay compare does.`,
+  sections: [
+    { title: 'import options', specs: IMPORT_OPTIONS },
+    { title: 'export options', specs: EXPORT_OPTIONS },
+    { title: 'create options', specs: CREATE_OPTIONS },
+    { title: 'assign options', specs: ASSIGN_OPTIONS },
+    { title: 'score options', specs: scoreOptions('nuggets') },
+  ],
+  notes: `Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 no such
 collection, bank, set or response set; 4 a name taken by something else; 5 some items
-failed (stored with the raw answer); 6 stopped by --budget with items left.`;
+failed (stored with the raw answer); 6 stopped by --budget with items left.`,
+});
 
-function versionOf(text: string | undefined): number | undefined {
-  return text === undefined ? undefined : positiveInteger('--version', text);
+function versionOf(p: ParsedArgs): number | undefined {
+  return p.number('version');
 }
 
 async function importSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
@@ -262,7 +262,7 @@ function importAssignments(
   input: { collection: string; bank: string; file: string; text: string },
 ): Promise<number> {
   const name = required(p, 'name', '--name');
-  const version = versionOf(p.option('version'));
+  const version = versionOf(p);
   return withDatabase(io, async (db) => {
     const responseSet = await responseSetOf(p, db, io);
     const set = await importAssessmentSet(db, {
@@ -286,7 +286,7 @@ async function exportSub(argv: readonly string[], io: PlatformCommandIo): Promis
   if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
   const collection = required(p, 'collection', '--collection');
   const bank = required(p, 'bank', '--bank');
-  const version = versionOf(p.option('version'));
+  const version = versionOf(p);
   return withDatabase(io, async (db) => {
     const text = await exportNuggetBank(db, {
       collection,
@@ -308,18 +308,14 @@ async function createSub(argv: readonly string[], io: PlatformCommandIo): Promis
   const labelSet = required(p, 'labelSet', '--label-set');
   const creator = stepTemplate(p, 'nugget-create', 'nugget-creation');
   const scorer = stepTemplate(p, 'nugget-importance', 'nugget-importance', 'importanceJudge');
-  const minText = p.option('minGrade');
-  const minGrade = minText === undefined ? undefined : Number(minText);
-  if (minGrade !== undefined && !Number.isSafeInteger(minGrade))
-    throw new UsageError(`--min-grade needs an integer, not '${minText}'`);
+  const minGrade = p.number('minGrade');
+  const batchSize = p.number('batch');
+  const maxNuggets = p.number('maxNuggets');
+  const scoreBatch = p.number('scoreBatch');
   const numbers = {
-    ...(p.option('batch') ? { batchSize: positiveInteger('--batch', p.option('batch')!) } : {}),
-    ...(p.option('maxNuggets')
-      ? { maxNuggets: positiveInteger('--max-nuggets', p.option('maxNuggets')!) }
-      : {}),
-    ...(p.option('scoreBatch')
-      ? { scoreBatch: positiveInteger('--score-batch', p.option('scoreBatch')!) }
-      : {}),
+    ...(batchSize === undefined ? {} : { batchSize }),
+    ...(maxNuggets === undefined ? {} : { maxNuggets }),
+    ...(scoreBatch === undefined ? {} : { scoreBatch }),
   };
   const topics = p.all('topic');
   const setup = await stepSetup(p, io, creator);
@@ -373,9 +369,9 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
   if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
   const collection = required(p, 'collection', '--collection');
   const bank = required(p, 'bank', '--bank');
-  const version = versionOf(p.option('version'));
+  const version = versionOf(p);
   const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.nuggets, 'nugget-assignment');
-  const batchSize = p.option('batch') ? positiveInteger('--batch', p.option('batch')!) : undefined;
+  const batchSize = p.number('batch');
   const setup = await stepSetup(p, io, template);
   return withDatabase(io, async (db) => {
     const responseSet = await responseSetOf(p, db, io);

@@ -1,97 +1,102 @@
 import { buildDepthPool, formatPool, poolStats, poolToJson, type PoolOrder } from '@assay/pooling';
 import { parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  oneOf,
+  type OptionSpec,
+  UsageError,
+} from './getopt.js';
 import type { CommandIo } from './io.js';
 
-const OPTIONS: OptionSpec[] = [
+export const POOL_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'depth',
     key: 'depth',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'K',
     help: 'documents each run contributes per topic (required)',
   },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: 'only these topics (TSV, JSONL or TREC topic file), in that order',
   },
   {
     long: 'exclude-judged',
     key: 'exclude',
-    takesValue: true,
+    kind: FILE,
     arg: 'Q',
     help: 'leave out pairs already graded (grade >= 0) in qrels Q; repeatable',
   },
   {
     long: 'order',
     key: 'order',
-    takesValue: true,
+    kind: oneOf('best-rank', 'rrf', 'move-to-front', 'docno'),
     arg: 'ORDER',
     help: 'best-rank (default), rrf, move-to-front or docno',
   },
   {
     long: 'per-topic-cap',
     key: 'cap',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'at most N documents per topic, after ordering',
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: oneOf('text', 'json'),
     arg: 'F',
     help: "text (default) or json (the pool with every item's ranks and runs)",
   },
   {
     long: 'stats',
     key: 'stats',
-    takesValue: false,
+    kind: FLAG,
     help: "print pool size per topic and each run's (unique) contribution to stderr",
   },
   ENCODING_OPTION,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  HELP_OPTION,
 ];
 
-export const POOL_USAGE = `Usage: assay pool --depth K [--topics FILE] [--exclude-judged QRELS]... [--order ORDER]
-                  [--per-topic-cap N] [--format text|json] [--stats] RUN...
-
-Builds a judgment pool: the union of each run's top K documents per topic (ranked as
+export const POOL_USAGE = commandHelp({
+  usage: `assay pool --depth K [--topics FILE] [--exclude-judged QRELS]... [--order ORDER]
+                  [--per-topic-cap N] [--format text|json] [--stats] RUN...`,
+  about: `Builds a judgment pool: the union of each run's top K documents per topic (ranked as
 trec_eval ranks: score descending, ties by docno descending), in judging-priority order,
-topics interleaved so that a partial budget covers every topic. Prints topic<TAB>docno lines.
-
-${optionsHelp(OPTIONS)}`;
+topics interleaved so that a partial budget covers every topic. Prints topic<TAB>docno lines.`,
+  sections: [{ specs: POOL_OPTIONS }],
+});
 
 /** `assay pool`: a depth-k pool of runs, in judging-priority order. */
 export function poolCommand(argv: readonly string[], io: CommandIo): number {
-  const { options, positionals } = getopt(argv, OPTIONS);
+  const parsed = getopt(argv, POOL_OPTIONS);
+  const { options, positionals } = parsed;
   const encoding = inputEncoding(options.get('encoding'));
-  if (options.has('h')) {
+  if (options.has('help')) {
     io.stdout(`${POOL_USAGE}\n`);
     return 0;
   }
-  const depthText = options.get('depth')?.at(-1);
-  if (depthText === undefined) throw new UsageError('--depth is required');
-  const depth = positiveInteger('--depth', depthText);
+  const depth = parsed.number('depth');
+  if (depth === undefined) throw new UsageError('--depth is required');
   if (positionals.length === 0) throw new UsageError('expected at least one RUN');
-  const order = (options.get('order')?.at(-1) ?? 'best-rank') as PoolOrder;
-  if (!['best-rank', 'rrf', 'move-to-front', 'docno'].includes(order)) {
-    throw new UsageError(`--order must be best-rank, rrf, move-to-front or docno, not '${order}'`);
-  }
-  const format = options.get('format')?.at(-1) ?? 'text';
-  if (format !== 'text' && format !== 'json')
-    throw new UsageError(`--format must be text or json, not '${format}'`);
+  const order = (parsed.option('order') ?? 'best-rank') as PoolOrder;
+  const format = parsed.option('format') ?? 'text';
 
   const runs = positionals.map((path) => parseRun(readText(path, encoding), path));
   const topicsFile = options.get('topics')?.at(-1);
   const exclude: Qrels[] = (options.get('exclude') ?? []).map((path) =>
     parseQrels(readText(path, encoding), path),
   );
-  const capText = options.get('cap')?.at(-1);
+  const cap = parsed.number('cap');
   const pool = buildDepthPool(runs, {
     depth,
     order,
@@ -99,7 +104,7 @@ export function poolCommand(argv: readonly string[], io: CommandIo): number {
     ...(topicsFile === undefined
       ? {}
       : { topics: parseTopics(readText(topicsFile, encoding), topicsFile).map((t) => t.id) }),
-    ...(capText === undefined ? {} : { perTopicCap: positiveInteger('--per-topic-cap', capText) }),
+    ...(cap === undefined ? {} : { perTopicCap: cap }),
   });
   io.stdout(
     format === 'json' ? `${JSON.stringify(poolToJson(pool), null, 2)}\n` : formatPool(pool),
@@ -113,10 +118,4 @@ export function poolCommand(argv: readonly string[], io: CommandIo): number {
     io.stderr(`${lines.join('\n')}\n`);
   }
   return 0;
-}
-
-function positiveInteger(name: string, text: string): number {
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
-    throw new UsageError(`${name} needs a positive integer, not '${text}'`);
-  return Number(text);
 }

@@ -20,16 +20,28 @@ import type { PValueAdjustment } from '@assay/stats';
 import { formatTopicsTsv, parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
 import { evaluateRunFiles, readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FILE,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  number,
+  oneOf,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 
 const DEFAULT_MEASURE = 'nDCG@10';
 
-const OPTIONS: OptionSpec[] = [
+export const PPI_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'human',
     key: 'human',
-    takesValue: true,
+    kind: FILE,
     arg: 'QRELS',
     help: `people's labels: every judged pair of a random sample of topics (or,
 with --sampling pairs, a random sample of the LLM's pairs)`,
@@ -37,7 +49,7 @@ with --sampling pairs, a random sample of the LLM's pairs)`,
   {
     long: 'llm',
     key: 'llm',
-    takesValue: true,
+    kind: FILE,
     arg: 'QRELS',
     help: "the LLM's labels on every topic; the estimates are of the mean over its topics",
   },
@@ -45,14 +57,14 @@ with --sampling pairs, a random sample of the LLM's pairs)`,
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `as in assay eval (default ${DEFAULT_MEASURE}); repeatable; the first orders the leaderboard`,
   },
   {
     long: 'sampling',
     key: 'sampling',
-    takesValue: true,
+    kind: oneOf(...PPI_SAMPLINGS),
     arg: 'S',
     help: `topics (default: people labelled whole topics) or pairs (a sample of
 the LLM's pairs; only measures linear in the labels: P@k, SetP, dcg,
@@ -61,68 +73,68 @@ Judged@k)`,
   {
     long: 'alpha',
     key: 'alpha',
-    takesValue: true,
+    kind: number({ above: 0, below: 1 }),
     arg: 'A',
     help: 'intervals at level 1 - A; a difference is significant when its corrected p < A (0.05)',
   },
   {
     long: 'correction',
     key: 'correction',
-    takesValue: true,
+    kind: oneOf(...COMPARE_CORRECTIONS),
     arg: 'C',
     help: 'holm (default), bonferroni, bh or none; one family per measure',
   },
   {
     long: 'target-half-width',
     key: 'target',
-    takesValue: true,
+    kind: number({ above: 0 }),
     arg: 'H',
     help: 'say how many labelled topics (pairs) each estimate likely needs for a half-width of H',
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: oneOf(...PPI_FORMATS),
     arg: 'F',
     help: 'text (default), json or csv',
   },
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'out', key: 'out', kind: FILE, arg: 'FILE', help: 'write there instead of stdout' },
+  HELP_OPTION,
 ];
 
-const SAMPLE_OPTIONS: OptionSpec[] = [
+export const PPI_SAMPLE_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'llm',
     key: 'llm',
-    takesValue: true,
+    kind: FILE,
     arg: 'QRELS',
     help: "the LLM's labels: the topics (and pairs) to choose from",
   },
   {
     long: 'topics',
     key: 'topics',
-    takesValue: true,
-    arg: 'N',
-    help: 'choose N topics, or a fraction of them (0.3)',
+    kind: number({ above: 0 }),
+    arg: 'N|F',
+    help: 'choose N topics, or a fraction F of them (0.3)',
   },
   {
     long: 'pairs',
     key: 'pairs',
-    takesValue: true,
-    arg: 'N',
-    help: "choose N of the LLM's labelled pairs, or a fraction of them",
+    kind: number({ above: 0 }),
+    arg: 'N|F',
+    help: "choose N of the LLM's labelled pairs, or a fraction F of them",
   },
   {
     long: 'seed',
     key: 'seed',
-    takesValue: true,
+    kind: integer(),
     arg: 'S',
     help: 'seed of the choice (default 42)',
   },
   {
     long: 'stratify',
     key: 'stratify',
-    takesValue: false,
+    kind: FLAG,
     help: `topics: spread the choice over the LLM's per-topic scores (the mean
 over RUNs of the first -m measure under --llm); each topic keeps the
 same chance of being chosen`,
@@ -131,14 +143,14 @@ same chance of being chosen`,
     short: 'm',
     long: 'measure',
     key: 'm',
-    takesValue: true,
+    kind: TEXT,
     arg: 'MEASURE',
     help: `the score --stratify orders topics by (default ${DEFAULT_MEASURE})`,
   },
   {
     long: 'format',
     key: 'format',
-    takesValue: true,
+    kind: oneOf('items', 'ids', 'topics'),
     arg: 'F',
     help: `items (default): topic<TAB>docno of every LLM-labelled pair to label
 (a campaign's item list, as assay pool writes); ids: one topic id a
@@ -147,18 +159,18 @@ line; topics: the chosen topics of --topic-file as id<TAB>text`,
   {
     long: 'topic-file',
     key: 'topicFile',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: 'the topics (any format assay import topics reads), for --format topics',
   },
-  { long: 'out', key: 'out', takesValue: true, arg: 'FILE', help: 'write there instead of stdout' },
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  { long: 'out', key: 'out', kind: FILE, arg: 'FILE', help: 'write there instead of stdout' },
+  HELP_OPTION,
 ];
 
-export const PPI_USAGE = `Usage: assay ppi --human QRELS --llm QRELS [-m MEASURE]... [options] RUN...
-       assay ppi sample --llm QRELS (--topics N | --pairs N) [--seed S] [--stratify -m MEASURE RUN...]
-
-A leaderboard from a few human labels and LLM labels on everything: prediction-powered
+export const PPI_USAGE = commandHelp({
+  usage: `assay ppi --human QRELS --llm QRELS [-m MEASURE]... [options] RUN...
+       assay ppi sample --llm QRELS (--topics N | --pairs N) [--seed S] [--stratify -m MEASURE RUN...]`,
+  about: `A leaderboard from a few human labels and LLM labels on everything: prediction-powered
 inference (PPI++). Per run and measure: the estimate of the mean over every LLM-labelled
 topic with its interval, the weight lambda of the LLM labels (tuned in [0, 1] to minimise
 the variance), the human-only estimate and interval from the labelled topics, and the
@@ -166,21 +178,22 @@ LLM-only mean; per measure every pair of runs: the estimated difference, its int
 a two-sided test, corrected over the measure's pairs. Measures per topic are computed as
 assay eval -c computes them (a topic a run lacks scores 0).
 
-${optionsHelp(OPTIONS)}
-
 assay ppi sample chooses what people label: topics (uniformly, or spread over the LLM's
-per-topic scores with --stratify) or pairs, seeded; a summary goes to stderr.
-
-${optionsHelp(SAMPLE_OPTIONS)}
-
-Exit codes: 1 usage (bad options, too few human topics, a measure pair sampling cannot
-estimate), 2 unreadable or malformed files, or human labels outside the LLM's.`;
+per-topic scores with --stratify) or pairs, seeded; a summary goes to stderr.`,
+  sections: [
+    { specs: PPI_OPTIONS },
+    { title: 'assay ppi sample options', specs: PPI_SAMPLE_OPTIONS },
+  ],
+  notes: `Exit codes: 1 usage (bad options, too few human topics, a measure pair sampling cannot
+estimate), 2 unreadable or malformed files, or human labels outside the LLM's.`,
+});
 
 /** `assay ppi` and `assay ppi sample`. */
 export async function ppiCommand(argv: readonly string[], io: CommandIo): Promise<number> {
   if (argv[0] === 'sample') return sampleCommand(argv.slice(1), io);
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, PPI_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${PPI_USAGE}\n`);
     return 0;
   }
@@ -191,19 +204,10 @@ export async function ppiCommand(argv: readonly string[], io: CommandIo): Promis
     throw new UsageError('give --human QRELS and --llm QRELS');
   if (positionals.length === 0) throw new UsageError('give at least one RUN');
   const sampling = (last('sampling') ?? 'topics') as PpiSampling;
-  if (!PPI_SAMPLINGS.includes(sampling))
-    throw new UsageError(`--sampling must be topics or pairs, not '${sampling}'`);
   const format = (last('format') ?? 'text') as PpiFormat;
-  if (!PPI_FORMATS.includes(format))
-    throw new UsageError(`--format must be text, json or csv, not '${format}'`);
-  const alpha = numberOption(last('alpha'), '--alpha') ?? PPI_DEFAULTS.alpha;
-  if (!(alpha > 0 && alpha < 1)) throw new UsageError('--alpha must lie between 0 and 1');
+  const alpha = parsed.number('alpha') ?? PPI_DEFAULTS.alpha;
   const correction = (last('correction') ?? PPI_DEFAULTS.correction) as PValueAdjustment;
-  if (!(COMPARE_CORRECTIONS as readonly string[]).includes(correction))
-    throw new UsageError(`--correction must be holm, bonferroni, bh or none, not '${correction}'`);
-  const target = numberOption(last('target'), '--target-half-width');
-  if (target !== undefined && !(target > 0))
-    throw new UsageError('--target-half-width must be above 0');
+  const target = parsed.number('target');
   const specs = options.get('m') ?? [DEFAULT_MEASURE];
   const human = parseQrels(readText(humanPath), humanPath);
   const llm = parseQrels(readText(llmPath), llmPath);
@@ -250,8 +254,9 @@ export async function ppiCommand(argv: readonly string[], io: CommandIo): Promis
 
 /** `assay ppi sample`: the topics or pairs people label. */
 async function sampleCommand(argv: readonly string[], io: CommandIo): Promise<number> {
-  const { options, positionals } = getopt(argv, SAMPLE_OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, PPI_SAMPLE_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${PPI_USAGE}\n`);
     return 0;
   }
@@ -262,11 +267,8 @@ async function sampleCommand(argv: readonly string[], io: CommandIo): Promise<nu
   const pairsArg = last('pairs');
   if ((topicsArg === undefined) === (pairsArg === undefined))
     throw new UsageError('give either --topics N or --pairs N');
-  const seed = numberOption(last('seed'), '--seed') ?? 42;
-  if (!Number.isSafeInteger(seed)) throw new UsageError('--seed must be an integer');
+  const seed = parsed.number('seed') ?? 42;
   const format = last('format') ?? 'items';
-  if (!['items', 'ids', 'topics'].includes(format))
-    throw new UsageError(`--format must be items, ids or topics, not '${format}'`);
   const llm = parseQrels(readText(llmPath), llmPath);
   const judged = (topic: string) =>
     [...(llm.get(topic) ?? new Map<string, number>())].filter(([, g]) => g >= 0).map(([d]) => d);
@@ -277,12 +279,12 @@ async function sampleCommand(argv: readonly string[], io: CommandIo): Promise<nu
       if (options.has('stratify')) throw new UsageError('--stratify applies to --topics');
       if (format !== 'items') throw new UsageError('pairs are written as items');
       const pairs = topicIds.flatMap((t) => judged(t).map((d) => `${t}\t${d}`));
-      const count = sampleSize(sizeOption(pairsArg, '--pairs'), pairs.length);
+      const count = sampleSize(Number(pairsArg), pairs.length);
       const chosen = sampleUnits(pairs, count, seed);
       io.stderr(`assay ppi sample: ${count} of ${pairs.length} pairs (seed ${seed}, uniform)\n`);
       out = chosen.map((p) => `${p}\n`).join('');
     } else {
-      const count = sampleSize(sizeOption(topicsArg!, '--topics'), topicIds.length);
+      const count = sampleSize(Number(topicsArg), topicIds.length);
       let scores: Map<string, number> | undefined;
       if (options.has('stratify')) {
         if (positionals.length === 0)
@@ -329,21 +331,6 @@ async function sampleCommand(argv: readonly string[], io: CommandIo): Promise<nu
   }
   write(out, last('out'), io);
   return 0;
-}
-
-function sizeOption(text: string, name: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value <= 0)
-    throw new UsageError(`${name} must be a whole number or a fraction in (0, 1), not '${text}'`);
-  return value;
-}
-
-function numberOption(text: string | undefined, name: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value))
-    throw new UsageError(`${name} must be a number, not '${text}'`);
-  return value;
 }
 
 function write(text: string, out: string | undefined, io: CommandIo): void {

@@ -1,25 +1,35 @@
 import type { ModelPrice } from '@assay/platform';
-import { UsageError } from './getopt.js';
+import { number, UsageError, type OptionSpec, type ParsedArgs } from './getopt.js';
 
-function usd(flag: string, text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
-    throw new UsageError(`${flag} needs a price >= 0 in USD per million tokens, not '${text}'`);
-  return value;
-}
+/** `--price-in USD --price-out USD`, the price of the model a command calls. */
+export const PRICE_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'price-in',
+    key: 'priceIn',
+    kind: number({ min: 0 }),
+    arg: 'USD',
+    help: `the model's price per million prompt tokens, with --price-out, for the
+cost, --dry-run and --budget (default: the data directory's prices.json,
+then assay's list prices of common hosted models)`,
+  },
+  {
+    long: 'price-out',
+    key: 'priceOut',
+    kind: number({ min: 0 }),
+    arg: 'USD',
+    help: "the model's price per million completion tokens, with --price-in",
+  },
+];
 
 /**
  * `--price-in USD --price-out USD` (per million prompt and completion tokens) as a price
  * table for `model`; both or neither.
  */
-export function modelPriceOptions(
-  option: (key: string) => string | undefined,
-  model: string,
-): Record<string, ModelPrice> {
-  const input = option('priceIn');
-  const output = option('priceOut');
+export function modelPriceOptions(parsed: ParsedArgs, model: string): Record<string, ModelPrice> {
+  const input = parsed.number('priceIn');
+  const output = parsed.number('priceOut');
   if (input === undefined && output === undefined) return {};
   if (input === undefined || output === undefined)
     throw new UsageError('give both --price-in and --price-out (USD per million tokens)');
-  return { [model]: { input: usd('--price-in', input), output: usd('--price-out', output) } };
+  return { [model]: { input, output } };
 }

@@ -36,14 +36,24 @@ import {
 import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from './compare-options.js';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  FILE,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  number,
+  oneOf,
+  type OptionSpec,
+  type ParsedArgs,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { CliError } from './io.js';
 import {
   ENDPOINT_OPTIONS,
   endpointOptions,
   loadCheckedTemplate,
-  nonNegativeNumber,
-  positiveInteger,
   requireEndpoint,
 } from './judge-options.js';
 import {
@@ -52,7 +62,7 @@ import {
   withDatabase,
   type PlatformCommandIo,
 } from './platform-session.js';
-import { modelPriceOptions } from './price-options.js';
+import { modelPriceOptions, PRICE_OPTIONS } from './price-options.js';
 import { writeAtomically } from './write-atomically.js';
 
 /** Exit statuses of the RAG commands beyond the shared ones. */
@@ -63,21 +73,21 @@ export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'model',
     key: 'model',
-    takesValue: true,
+    kind: TEXT,
     arg: 'M',
     help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
   },
   {
     long: 'temperature',
     key: 'temperature',
-    takesValue: true,
+    kind: number({ min: 0, max: 2 }),
     arg: 'T',
     help: "sampling temperature (default the judge's, 0)",
   },
   {
     long: 'concurrency',
     key: 'concurrency',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'prompts in flight at once (default 8)',
   },
@@ -85,35 +95,21 @@ export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'dry-run',
     key: 'dryRun',
-    takesValue: false,
+    kind: FLAG,
     help: 'print the calls, tokens and cost it would spend; send and store nothing',
   },
   {
     long: 'budget',
     key: 'budget',
-    takesValue: true,
+    kind: number({ min: 0 }),
     arg: 'USD',
     help: 'stop sending once this run has paid USD (run again to go on)',
   },
-  {
-    long: 'price-in',
-    key: 'priceIn',
-    takesValue: true,
-    arg: 'USD',
-    help: `the model's price per million prompt tokens, with --price-out (default:
-the data directory's prices.json, then assay's list prices)`,
-  },
-  {
-    long: 'price-out',
-    key: 'priceOut',
-    takesValue: true,
-    arg: 'USD',
-    help: "the model's price per million completion tokens, with --price-in",
-  },
+  ...PRICE_OPTIONS,
   {
     long: 'judges',
     key: 'judges',
-    takesValue: true,
+    kind: FILE,
     arg: 'DIR',
     help: 'read judge templates from DIR instead of the shipped judges/',
   },
@@ -124,7 +120,7 @@ export const ANSWER_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'responses',
     key: 'responses',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `answers, JSONL: the TREC RAG 2024/2025 forms or {"topic","system","answer",
 "references"?,"query"?}; stored as a response set named after the file
@@ -133,33 +129,18 @@ export const ANSWER_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'response-set',
     key: 'responseSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'a stored response set instead of --responses',
   },
 ];
 
-/** Parsed options with a helper for the last value of each. */
-export interface Parsed {
-  option: (key: string) => string | undefined;
-  /** Every value of a repeatable option. */
-  all: (key: string) => string[];
-  has: (key: string) => boolean;
-  positionals: string[];
-}
+/** Parsed options (the name the RAG commands use). */
+export type Parsed = ParsedArgs;
 
-/** getopt over `specs`, with `-h/--help` printing `usage`. */
+/** getopt over `specs` and `-h/--help`. */
 export function parseOptions(argv: readonly string[], specs: readonly OptionSpec[]): Parsed {
-  const { options, positionals } = getopt(argv, [
-    ...specs,
-    { short: 'h', long: 'help', key: 'h', takesValue: false },
-  ]);
-  return {
-    option: (key) => options.get(key)?.at(-1),
-    all: (key) => [...(options.get(key) ?? [])],
-    has: (key) => options.has(key),
-    positionals,
-  };
+  return getopt(argv, [...specs, HELP_OPTION]);
 }
 
 /** A required option's value. */
@@ -205,28 +186,22 @@ export async function stepSetup(
     throw new UsageError(
       "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
     );
-  const ownPrices = modelPriceOptions(p.option, model);
+  const ownPrices = modelPriceOptions(p, model);
   const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
-  const budgetText = p.option('budget');
-  const budgetUsd =
-    budgetText === undefined ? undefined : nonNegativeNumber('--budget', budgetText);
+  const budgetUsd = p.number('budget');
   if (budgetUsd !== undefined && !Object.hasOwn(prices, model))
     throw new UsageError(
       `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
     );
-  const temperatureText = p.option('temperature');
-  const temperature =
-    temperatureText === undefined ? undefined : nonNegativeNumber('--temperature', temperatureText);
-  if (temperature !== undefined && temperature > 2)
-    throw new UsageError('--temperature must be in [0, 2]');
-  const endpoint = { ...endpointOptions(p.option), prices: ownPrices };
+  const temperature = p.number('temperature');
+  const endpoint = { ...endpointOptions(p), prices: ownPrices };
   const dryRun = p.has('dryRun');
   if (!dryRun) requireEndpoint(config, endpoint);
   return {
     config,
     model,
     settings: { model, ...(temperature === undefined ? {} : { temperature }) },
-    concurrency: positiveInteger('--concurrency', p.option('concurrency') ?? '8'),
+    concurrency: p.number('concurrency') ?? 8,
     dryRun,
     ...(budgetUsd === undefined ? {} : { budgetUsd }),
     endpoint,
@@ -290,14 +265,14 @@ export function scoreOptions(kind: RagKind): OptionSpec[] {
     {
       long: 'collection',
       key: 'collection',
-      takesValue: true,
+      kind: TEXT,
       arg: 'NAME',
       help: 'with --set: score a stored assessment set of this collection',
     },
     {
       long: 'set',
       key: 'set',
-      takesValue: true,
+      kind: TEXT,
       arg: 'NAME',
       help: 'the stored assessment set (name or id) instead of a FILE',
     },
@@ -306,7 +281,7 @@ export function scoreOptions(kind: RagKind): OptionSpec[] {
           {
             long: 'first-citation-only',
             key: 'firstCitationOnly',
-            takesValue: false,
+            kind: FLAG,
             help: "count only each sentence's first citation",
           },
         ]
@@ -315,44 +290,39 @@ export function scoreOptions(kind: RagKind): OptionSpec[] {
     {
       long: 'format',
       key: 'format',
-      takesValue: true,
+      kind: oneOf(...COMPARE_FORMATS),
       arg: 'F',
       help: 'table (default), json, csv, latex or html (one self-contained file)',
     },
     {
       long: 'out',
       key: 'out',
-      takesValue: true,
+      kind: FILE,
       arg: 'FILE',
       help: 'write there instead of stdout',
     },
     {
       long: 'per-answer',
       key: 'perAnswer',
-      takesValue: true,
+      kind: FILE,
       arg: 'FILE',
       help: 'also write every answer\'s scores: JSONL {"qid","system",<scores>} (.csv: CSV)',
     },
     {
       long: 'store',
       key: 'store',
-      takesValue: false,
+      kind: FLAG,
       help: 'with --set: store the leaderboard as a report of the collection',
     },
-    { long: 'title', key: 'title', takesValue: true, arg: 'T', help: "the stored report's title" },
+    { long: 'title', key: 'title', kind: TEXT, arg: 'T', help: "the stored report's title" },
     {
       long: 'publish',
       key: 'publish',
-      takesValue: true,
+      kind: TEXT,
       arg: 'SLUG',
       help: 'with --store: publish it as a public leaderboard under SLUG',
     },
   ];
-}
-
-/** The help text of a `score` subcommand's options. */
-export function scoreHelp(kind: RagKind): string {
-  return optionsHelp(scoreOptions(kind));
 }
 
 const KIND_WORD: Record<RagKind, string> = {
@@ -433,14 +403,12 @@ export async function scoreCommand(
   usage: string,
 ): Promise<number> {
   const p = parseOptions(argv, scoreOptions(kind));
-  if (p.has('h')) {
+  if (p.has('help')) {
     io.stdout(`${usage}\n`);
     return EXIT.ok;
   }
-  const settings = compareSettingsOf(p.option);
+  const settings = compareSettingsOf(p);
   const format = (p.option('format') ?? 'table') as CompareFormat;
-  if (!COMPARE_FORMATS.includes(format))
-    throw new UsageError(`--format must be table, json, csv, latex or html, not '${format}'`);
   const firstCitationOnly = p.has('firstCitationOnly');
   const perAnswer = p.option('perAnswer');
   const writeAnswers = (answers: readonly RagAnswerScores[]) => {

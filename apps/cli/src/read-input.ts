@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { checkUtf8 } from '@assay/trec';
 import type { OptionSpec } from './getopt.js';
-import { UsageError } from './getopt.js';
+import { TEXT, UsageError } from './getopt.js';
 import { CliError } from './io.js';
 
 /** The argument that stands for standard input. */
@@ -22,7 +22,7 @@ export type InputEncoding = 'utf-8' | 'latin1';
 export const ENCODING_OPTION: OptionSpec = {
   long: 'encoding',
   key: 'encoding',
-  takesValue: true,
+  kind: TEXT,
   arg: 'ENC',
   help: `encoding of the input files: utf-8 (default; bytes that are not
 UTF-8 are an error naming file:line) or latin1 (ISO-8859-1)`,

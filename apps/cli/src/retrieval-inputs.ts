@@ -7,8 +7,8 @@ import {
   type CollectionDocument,
   type CollectionFormat,
 } from '@assay/trec';
-import { readText } from './evaluate-files.js';
-import { UsageError } from './getopt.js';
+import { readText } from './read-input.js';
+import { mustBe, UsageError } from './getopt.js';
 import rootPackage from '../../../package.json' with { type: 'json' };
 
 /** The assay version recorded in run headers and index files. */
@@ -18,7 +18,7 @@ export const ASSAY_CLI_VERSION: string = rootPackage.version;
 export function collectionFormatOf(format: string | undefined, file: string): CollectionFormat {
   if (format !== undefined) {
     if (format === 'jsonl' || format === 'tsv' || format === 'cranfield') return format;
-    throw new UsageError(`--format must be jsonl, tsv or cranfield, not '${format}'`);
+    throw new UsageError(mustBe('--format', 'one of jsonl, tsv, cranfield', format));
   }
   const name = basename(file).toLowerCase();
   if (/\.jsonl?$/.test(name)) return 'jsonl';
@@ -58,7 +58,7 @@ export function analyzerFrom(
   stopwords: string | undefined,
 ): AnalyzerConfig {
   if (stemmer !== undefined && stemmer !== 'porter' && stemmer !== 'none')
-    throw new UsageError(`--stemmer must be porter or none, not '${stemmer}'`);
+    throw new UsageError(mustBe('--stemmer', 'one of porter, none', stemmer));
   let list: AnalyzerConfig['stopwords'] = 'english';
   if (stopwords === 'none' || stopwords === 'english') list = stopwords;
   else if (stopwords !== undefined)

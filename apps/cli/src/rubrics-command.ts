@@ -2,8 +2,7 @@ import { basename, extname } from 'node:path';
 import { DEFAULT_ASSESSMENT_JUDGE, importRubricSet, runLlmAssessment } from '@assay/platform';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
-import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
-import { positiveInteger } from './judge-options.js';
+import { commandHelp, FILE, FLAG, integer, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { finishAssessment } from './nuggets-command.js';
 import {
@@ -14,7 +13,7 @@ import {
   required,
   responseSetOf,
   scoreCommand,
-  scoreHelp,
+  scoreOptions,
   stepDeps,
   stepSetup,
   stepTemplate,
@@ -25,14 +24,14 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the collection the rubrics belong to',
   },
   {
     long: 'rubrics',
     key: 'rubrics',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `per-topic rubrics, JSONL {"qid","rubrics":[{"criterion","weight","axis"}]}
 (weights -5..5); stored as a rubric set named after the file (the same
@@ -41,35 +40,35 @@ file again reuses it)`,
   {
     long: 'rubric-set',
     key: 'rubricSet',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'a stored rubric set instead of --rubrics',
   },
   {
     long: 'create-collection',
     key: 'createCollection',
-    takesValue: false,
+    kind: FLAG,
     help: 'with --rubrics: make the collection when there is none of that name',
   },
   ...ANSWER_OPTIONS,
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the assessment set (default <response set>-<model>); a rerun names the same',
   },
   {
     long: 'batch',
     key: 'batch',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'criteria per call (default 10)',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `the judgments, one line per topic and system:
 {"qid","system","criteria":[{"criterion","weight","axis","judgment"}]}`,
@@ -77,35 +76,33 @@ file again reuses it)`,
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the rubric prompt (default rubric-judge)',
   },
   ...LLM_STEP_OPTIONS,
 ];
 
-export const RUBRICS_USAGE = `Usage: assay rubrics assign --collection NAME (--rubrics FILE | --rubric-set NAME)
+export const RUBRICS_USAGE = commandHelp({
+  usage: `assay rubrics assign --collection NAME (--rubrics FILE | --rubric-set NAME)
                             (--responses FILE | --response-set NAME) [--name NAME] [--batch N]
                             [--out FILE] [--model M] [--dry-run] [--budget USD] [...]
-       assay rubrics score FILE | --collection NAME --set NAME [--store [--publish SLUG]] [...]
-
-Per-topic weighted rubrics (criteria with weights from -5 to 5 on named axes, the form of
+       assay rubrics score FILE | --collection NAME --set NAME [--store [--publish SLUG]] [...]`,
+  about: `Per-topic weighted rubrics (criteria with weights from -5 to 5 on named axes, the form of
 ResearchRubrics as TREC RAG 2026 uses it). assign has an LLM judge each criterion of the
 answer's topic met, partly_met or not_met, a batch of criteria per call. Every call is
 stored: running the same command again sends no request already answered.
 
 score prints per system the mean over topics of the rubric score: the weighted sum over
 the criteria an answer meets (partly met counts 0.5; a met criterion of negative weight
-subtracts) over the sum of the positive weights; the table and JSON add the mean per axis.
-
-assign options:
-${optionsHelp(ASSIGN_OPTIONS)}
-
-score options:
-${scoreHelp('rubric')}
-
-Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 not
-found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`;
+subtracts) over the sum of the positive weights; the table and JSON add the mean per axis.`,
+  sections: [
+    { title: 'assign options', specs: ASSIGN_OPTIONS },
+    { title: 'score options', specs: scoreOptions('rubric') },
+  ],
+  notes: `Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 not
+found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`,
+});
 
 async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
   const p = parseOptions(argv, ASSIGN_OPTIONS);
@@ -117,7 +114,7 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
     throw new UsageError('give either --rubrics FILE or --rubric-set NAME');
   const rubricsText = file === undefined ? undefined : readText(file);
   const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.rubric, 'rubric-judgment');
-  const batchSize = p.option('batch') ? positiveInteger('--batch', p.option('batch')!) : undefined;
+  const batchSize = p.number('batch');
   const setup = await stepSetup(p, io, template);
   return withDatabase(io, async (db) => {
     let rubricSet = named;

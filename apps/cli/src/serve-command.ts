@@ -1,25 +1,34 @@
 import { ConfigError, DatabaseInUseError, loadConfig, PlatformError } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { getopt, UsageError } from './getopt.js';
+import { commandHelp, getopt, HELP_OPTION, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { CliError, type CommandIo } from './io.js';
 import { describeDatabase } from './platform-session.js';
 
-export const SERVE_USAGE = `Usage: assay serve [--port N]
+export const SERVE_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'port',
+    key: 'port',
+    kind: TEXT,
+    arg: 'N',
+    help: 'listen on port N (overrides PORT; checked as PORT is)',
+  },
+  HELP_OPTION,
+];
 
-Serves the assay API (npm start runs this) on PORT, default 8080, over PostgreSQL when
+export const SERVE_USAGE = commandHelp({
+  usage: `assay serve [--port N]`,
+  about: `Serves the assay API (npm start runs this) on PORT, default 8080, over PostgreSQL when
 DATABASE_URL is set, else over embedded PGlite under ASSAY_DATA_DIR (default ./.assay).
 It migrates the database, loads the Cranfield demo collection into an empty one, and on
 first start creates the admin user and prints its API token once (or uses
 ASSAY_ADMIN_TOKEN). With OPENAI_BASE_URL or OPENAI_API_KEY set it also judges the judge
 jobs created through the API (ASSAY_SERVER_WORKER=0 leaves them to 'assay worker').
 While it runs, the assay commands run on the same data directory use its embedded
-database (and its store of LLM calls). Stop it with Ctrl-C (SIGINT) or SIGTERM.
-
-Exit status: 0 stopped; 1 usage or configuration error, a port in use, or a data directory
-another process holds.
-
-Options:
-  --port N    listen on port N (overrides PORT)`;
+database (and its store of LLM calls). Stop it with Ctrl-C (SIGINT) or SIGTERM.`,
+  sections: [{ specs: SERVE_OPTIONS }],
+  notes: `Exit status: 0 stopped; 1 usage or configuration error, a port in use, or a data directory
+another process holds.`,
+});
 
 /** `assay serve`: runs the API server until SIGINT or SIGTERM. */
 export async function serveCommand(
@@ -27,10 +36,7 @@ export async function serveCommand(
   io: CommandIo,
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
-  const { options, positionals } = getopt(argv, [
-    { long: 'port', key: 'port', takesValue: true },
-    { short: 'h', long: 'help', key: 'help', takesValue: false },
-  ]);
+  const { options, positionals } = getopt(argv, SERVE_OPTIONS);
   if (options.has('help')) {
     io.stdout(`${SERVE_USAGE}\n`);
     return 0;

@@ -1,6 +1,6 @@
 import { DEFAULT_ASSESSMENT_JUDGE, runLlmAssessment } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import { commandHelp, FILE, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { finishAssessment } from './nuggets-command.js';
 import {
@@ -11,7 +11,7 @@ import {
   required,
   responseSetOf,
   scoreCommand,
-  scoreHelp,
+  scoreOptions,
   stepDeps,
   stepSetup,
   stepTemplate,
@@ -22,7 +22,7 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'collection',
     key: 'collection',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the collection holding the cited passages (their ids are its document ids)',
   },
@@ -30,14 +30,14 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'name',
     key: 'name',
-    takesValue: true,
+    kind: TEXT,
     arg: 'NAME',
     help: 'the assessment set (default <response set>-<model>); a rerun names the same',
   },
   {
     long: 'out',
     key: 'out',
-    takesValue: true,
+    kind: FILE,
     arg: 'FILE',
     help: `the assessments, one line per topic and system:
 {"qid","system","sentences":[{"text","citations":[{"docid","support"}]}]}`,
@@ -45,19 +45,19 @@ const ASSIGN_OPTIONS: OptionSpec[] = [
   {
     long: 'judge',
     key: 'judge',
-    takesValue: true,
+    kind: TEXT,
     arg: 'ID',
     help: 'the support prompt (default citation-support)',
   },
   ...LLM_STEP_OPTIONS,
 ];
 
-export const SUPPORT_USAGE = `Usage: assay support assign --collection NAME (--responses FILE | --response-set NAME)
+export const SUPPORT_USAGE = commandHelp({
+  usage: `assay support assign --collection NAME (--responses FILE | --response-set NAME)
                             [--name NAME] [--out FILE] [--model M] [--dry-run] [--budget USD] [...]
        assay support score FILE | --collection NAME --set NAME [--first-citation-only]
-                            [--store [--publish SLUG]] [...]
-
-Support of citations as the TREC 2024 RAG track assessed it: for each answer sentence and
+                            [--store [--publish SLUG]] [...]`,
+  about: `Support of citations as the TREC 2024 RAG track assessed it: for each answer sentence and
 each passage it cites, full, partial or no support. assign asks an LLM, one sentence with
 its cited passages per call (the passages' text comes from the collection; a passage it
 lacks is "cannot assess", with no call). Answers need their sentences and citations (the
@@ -68,16 +68,14 @@ score prints per system the mean over topics of weighted support precision (supp
 citations over citations: full 1, partial 0.5), weighted support recall (sentences by
 their best citation over sentences, uncited ones 0) and their strict forms (full support
 only), with intervals and paired tests; citations that cannot be assessed count in
-neither. --first-citation-only counts each sentence's first citation only.
-
-assign options:
-${optionsHelp(ASSIGN_OPTIONS)}
-
-score options:
-${scoreHelp('support')}
-
-Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 not
-found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`;
+neither. --first-citation-only counts each sentence's first citation only.`,
+  sections: [
+    { title: 'assign options', specs: ASSIGN_OPTIONS },
+    { title: 'score options', specs: scoreOptions('support') },
+  ],
+  notes: `Exit status: 0 done; 1 usage or configuration; 2 malformed input (file:line); 3 not
+found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`,
+});
 
 async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
   const p = parseOptions(argv, ASSIGN_OPTIONS);

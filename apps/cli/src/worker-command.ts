@@ -6,82 +6,84 @@ import {
   releaseDeadLocalLeases,
   runJudgeWorker,
 } from '@assay/platform';
-import { getopt, optionsHelp, UsageError, type OptionSpec } from './getopt.js';
+import {
+  commandHelp,
+  FLAG,
+  getopt,
+  HELP_OPTION,
+  integer,
+  type OptionSpec,
+  UsageError,
+} from './getopt.js';
 import { EXIT } from './exit-codes.js';
 import { withInterrupts } from './interrupts.js';
 import type { JudgeCommandIo } from './judge-command.js';
-import {
-  ENDPOINT_OPTIONS,
-  endpointOptions,
-  positiveInteger,
-  requireEndpoint,
-} from './judge-options.js';
+import { ENDPOINT_OPTIONS, endpointOptions, requireEndpoint } from './judge-options.js';
 import { withDatabase } from './platform-session.js';
 import { compact, formatCost, ProgressReporter } from './progress.js';
 
-const OPTIONS: OptionSpec[] = [
+export const WORKER_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'job',
     key: 'job',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'ID',
     help: 'only this job (repeatable; default: every active job)',
   },
   {
     long: 'concurrency',
     key: 'concurrency',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'items judged at once (default 8)',
   },
   {
     long: 'follow',
     key: 'follow',
-    takesValue: false,
+    kind: FLAG,
     help: 'keep polling for new tasks instead of exiting when none are left',
   },
   {
     long: 'lease',
     key: 'lease',
-    takesValue: true,
+    kind: integer({ min: 1 }),
     arg: 'SECONDS',
     help: 'lease length (default 120), renewed while an item is judged',
   },
   ...ENDPOINT_OPTIONS,
-  { short: 'h', long: 'help', key: 'h', takesValue: false },
+  HELP_OPTION,
 ];
 
-export const WORKER_USAGE = `Usage: assay worker [--job ID]... [--concurrency N] [--follow] [--base-url URL]
-                    [--rpm N] [--tpm N] [--timeout SECONDS] [--lease SECONDS]
-
-Judges the pending tasks of judge jobs in the database (DATABASE_URL; several workers on
+export const WORKER_USAGE = commandHelp({
+  usage: `assay worker [--job ID]... [--concurrency N] [--follow] [--base-url URL]
+                    [--rpm N] [--tpm N] [--timeout SECONDS] [--lease SECONDS]`,
+  about: `Judges the pending tasks of judge jobs in the database (DATABASE_URL; several workers on
 several machines can share one PostgreSQL): claims tasks in priority order under a lease,
 calls the model (OPENAI_BASE_URL or --base-url, OPENAI_API_KEY), and writes each label.
 A worker that dies loses nothing: its leases expire and another worker takes the tasks
-over (on the same machine at once). Jobs are created by 'assay judge'.
-
-${optionsHelp(OPTIONS)}
-
-Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
+over (on the same machine at once). Jobs are created by 'assay judge'.`,
+  sections: [{ specs: WORKER_OPTIONS }],
+  notes: `Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
 back to pending and exits. When the model endpoint cannot be reached for 3 items in a
 row (connection refused, unknown host) it names the URL, puts those items back and stops
 (with --follow: pauses 30 s, doubling up to 10 min, and goes on).
 Exit status: 0 nothing left to do; 1 usage, configuration or database error; 3 unknown
-job; 5 some items failed; 6 interrupted, or the endpoint cannot be reached.`;
+job; 5 some items failed; 6 interrupted, or the endpoint cannot be reached.`,
+});
 
 /** `assay worker`: judge pending tasks of the database's judge jobs. */
 export async function workerCommand(argv: readonly string[], io: JudgeCommandIo): Promise<number> {
-  const { options, positionals } = getopt(argv, OPTIONS);
-  if (options.has('h')) {
+  const parsed = getopt(argv, WORKER_OPTIONS);
+  const { options, positionals } = parsed;
+  if (options.has('help')) {
     io.stdout(`${WORKER_USAGE}\n`);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-  const option = (key: string) => options.get(key)?.at(-1);
-  const jobIds = (options.get('job') ?? []).map((id) => positiveInteger('--job', id));
-  const concurrency = positiveInteger('--concurrency', option('concurrency') ?? '8');
-  const leaseMs = positiveInteger('--lease', option('lease') ?? '120') * 1000;
-  const endpoint = endpointOptions(option);
+  const jobIds = parsed.all('job').map(Number);
+  const concurrency = parsed.number('concurrency') ?? 8;
+  const leaseMs = (parsed.number('lease') ?? 120) * 1000;
+  const endpoint = endpointOptions(parsed);
   return withDatabase(io, async (db, config, session) => {
     requireEndpoint(config, endpoint);
     for (const id of jobIds) await judgeJobStatus(db, id);

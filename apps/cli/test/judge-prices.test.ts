@@ -58,7 +58,7 @@ describe('assay judge: prices', () => {
     );
     expect(
       (await judge(data, 'none.qrels', '--price-in', '-1', '--price-out', '1')).stderr,
-    ).toContain("--price-in needs a price >= 0 in USD per million tokens, not '-1'");
+    ).toContain('--price-in must be a number >= 0, got "-1"');
   });
 
   it('prices a dry run from prices.json, and --price-in/--price-out over it', async () => {

@@ -99,6 +99,7 @@ export { getTopic, listTopics, listTopicsPage } from './topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */
 export {
   deleteRun,
+  exportRun,
   getRunSummary,
   listRunEntries,
   listRuns,
@@ -110,6 +111,7 @@ export {
 /** Label sets: list, labels, delete, a label set as qrels text. */
 export {
   deleteLabelSet,
+  exportLabelSet,
   exportLabelsAsQrels,
   getLabelSetSummary,
   listLabels,

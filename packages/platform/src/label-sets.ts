@@ -122,3 +122,18 @@ export async function exportLabelsAsQrels(db: Queryable, labelSetId: number): Pr
     text += `${label.topicId} 0 ${label.docId} ${label.grade}\n`;
   return text;
 }
+
+/**
+ * A label set (by the naming rule) as TREC qrels text, as {@link exportLabelsAsQrels}
+ * writes it; not_found if the collection or label set is absent.
+ */
+export async function exportLabelSet(
+  db: Queryable,
+  collectionRef: CollectionRef,
+  labelSetRef: ItemRef,
+): Promise<{ name: string; text: string; labels: number }> {
+  const collection = await resolveCollection(db, collectionRef);
+  const set = await resolveLabelSet(db, collection, labelSetRef);
+  const text = await exportLabelsAsQrels(db, set.id);
+  return { name: set.name, text, labels: text === '' ? 0 : text.split('\n').length - 1 };
+}

@@ -1,6 +1,6 @@
 import * as store from '@assay/db';
 import type { Queryable, Run, RunEntry, RunSummary } from '@assay/db';
-import { compareBytewise, type Run as TrecRun } from '@assay/trec';
+import { compareBytewise, formatRun, type Run as TrecRun } from '@assay/trec';
 import { writeInCollection } from './collection-writes.js';
 import { PlatformError } from './errors.js';
 import { runLockName } from './name-locks.js';
@@ -142,6 +142,25 @@ export async function readTrecRun(
       );
   }
   return run;
+}
+
+/**
+ * A stored run (by the naming rule) as TREC run text: `qid Q0 docno rank score tag` lines,
+ * topics in qid byte order, each topic in rank order (ties: score descending, then docno),
+ * the rank as stored, the score in the shortest form that reads back to the stored number
+ * and the run's stored name as the tag. not_found if the collection or run is absent.
+ */
+export async function exportRun(
+  db: Queryable,
+  collectionRef: CollectionRef,
+  runRef: ItemRef,
+): Promise<{ name: string; text: string; entries: number }> {
+  const collection = await resolveCollection(db, collectionRef);
+  const stored = await resolveRun(db, collection, runRef);
+  const run = await readTrecRun(db, stored);
+  let entries = 0;
+  for (const list of run.topics.values()) entries += list.length;
+  return { name: stored.name, text: formatRun(run), entries };
 }
 
 /** Topics {@link readTrecRun} reads per query (a run cut at 1000: 32,000 entries). */

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { AGREE_OPTIONS } from '../src/agree-command.js';
+import { COMPARE_OPTIONS } from '../src/compare-command.js';
+import { CONSENSUS_OPTIONS } from '../src/consensus-command.js';
+import { EVAL_OPTIONS } from '../src/eval-command.js';
+import { EXPORT_OPTIONS } from '../src/export-command.js';
+import { FUSE_OPTIONS } from '../src/fuse-command.js';
+import type { OptionSpec } from '../src/getopt.js';
+import { IMPORT_OPTIONS } from '../src/import-command.js';
+import { INDEX_OPTIONS } from '../src/index-command.js';
+import { JUDGE_OPTIONS } from '../src/judge-command.js';
+import { JUDGE_REPORT_OPTIONS } from '../src/judge-report-command.js';
+import { POOL_OPTIONS } from '../src/pool-command.js';
+import { PPI_OPTIONS, PPI_SAMPLE_OPTIONS } from '../src/ppi-command.js';
+import { SERVE_OPTIONS } from '../src/serve-command.js';
+import { WORKER_OPTIONS } from '../src/worker-command.js';
+import { cli } from './run-cli.js';
+
+// Each command's help, asked for as a user asks (`assay CMD --help`, for a command with
+// subcommands `assay CMD SUB --help`), against the options its parser reads.
+const COMMANDS: Array<[string[], readonly OptionSpec[]]> = [
+  [['agree'], AGREE_OPTIONS],
+  [['compare'], COMPARE_OPTIONS],
+  [['consensus'], CONSENSUS_OPTIONS],
+  [['eval'], EVAL_OPTIONS],
+  [['export', 'run'], EXPORT_OPTIONS],
+  [['fuse'], FUSE_OPTIONS],
+  [['import', 'qrels'], IMPORT_OPTIONS],
+  [['index', 'build'], INDEX_OPTIONS],
+  [['judge'], JUDGE_OPTIONS],
+  [['judge-report'], JUDGE_REPORT_OPTIONS],
+  [['pool'], POOL_OPTIONS],
+  [['ppi'], [...PPI_OPTIONS, ...PPI_SAMPLE_OPTIONS]],
+  [['serve'], SERVE_OPTIONS],
+  [['worker'], WORKER_OPTIONS],
+];
+
+/** The option column of a help line: `-m MEASURE`, `--depth N`. */
+const optionLine = /^ {2}(-{1,2}[A-Za-z][\w-]*)(?: (\S+))?(?: {2,}(.*))?$/;
+
+describe('every command prints its help from its option declarations', () => {
+  for (const [argv, specs] of COMMANDS) {
+    it(`assay ${argv.join(' ')} --help`, async () => {
+      const r = await cli(...argv, '--help');
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      const lines = r.stdout.split('\n');
+      // One shape everywhere: the usage first, then the option lists under a title.
+      expect(lines[0]).toMatch(new RegExp(`^Usage: assay ${argv[0]} `));
+      expect(lines.some((l) => /^(Options|[\w ]+ options):$/.test(l))).toBe(true);
+      // Every option but --help is documented, with its first help line beside its flag.
+      for (const spec of specs) {
+        if (spec.long === 'help') continue;
+        expect(spec.help, `${spec.long ?? spec.short} has no help`).toBeDefined();
+        const flag = spec.short ? `-${spec.short}` : `--${spec.long}`;
+        const first = spec.help!.split('\n')[0]!;
+        const shown = lines.filter((l) => {
+          const m = optionLine.exec(l);
+          return m?.[1] === flag && (m[3] ?? '').trim() === first.trim();
+        });
+        expect(shown.length, `${flag} in assay ${argv[0]} --help`).toBeGreaterThan(0);
+      }
+      // And every option listed is one the parser reads.
+      const flags = new Set(
+        specs.flatMap((s) => [s.short && `-${s.short}`, s.long && `--${s.long}`]),
+      );
+      for (const line of lines) {
+        const m = optionLine.exec(line);
+        if (m && m[3] !== undefined) expect(flags, line).toContain(m[1]);
+      }
+    });
+  }
+});
