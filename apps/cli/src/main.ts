@@ -27,7 +27,7 @@ Commands:
   retrieve  BM25, RM3, Rocchio, query-by-document, Query2doc, AMD, dense, hybrid or rerank into a TREC run
   fuse      fuse runs: reciprocal rank fusion, CombSUM, CombMNZ, interleaving
   index     build and save a BM25 index of a collection (assay index build)
-  export    judged pairs as chat fine-tuning JSONL for a yes/no judge (assay export finetune)
+  export    a stored run or label set as a TREC file; judged pairs as fine-tuning JSONL (run, qrels, finetune)
   users     people who label or administer: add (prints their token), list, token, revoke
 
 Run 'assay <command> --help' for a command's options; 'assay --version' for the version.`;

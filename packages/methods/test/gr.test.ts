@@ -483,7 +483,7 @@ describe('gr-aqd and gr-aqd-a', () => {
       prompt: 'gr-answer-queries',
       text: 'Which of them suit me, alpha?',
       reason:
-        'gr-answer-queries: unusable answer after 3 attempts: queries must be a list of strings',
+        'gr-answer-queries: unusable answer after 3 attempts: answer does not match the schema: $.queries must be a list',
     });
     // The raw request's one collection term, alpha: d4 and d1.
     expect(ranking(result)).toEqual(['d4', 'd1']);
