@@ -228,6 +228,7 @@ export {
   checkRelevanceTemplate,
   checkRequiredSlots,
   defaultJudgesDir,
+  JUDGE_KINDS,
   judgeValues,
   slotCoverage,
   listJudgeTemplates,

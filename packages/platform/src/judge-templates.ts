@@ -5,6 +5,9 @@ import { loadJudgeTemplates, type JudgeTemplate, type TemplateValues } from '@as
 import { requestHash } from '@assay/llm';
 import { PlatformError } from './errors.js';
 
+/** What judge templates judge (the API's list of them names these). */
+export { JUDGE_KINDS } from '@assay/judge';
+
 /** The `judges/` folder of this assay checkout (the shipped judge templates). */
 export function defaultJudgesDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));

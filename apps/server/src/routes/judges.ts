@@ -1,4 +1,4 @@
-import { listJudgeTemplates } from '@assay/platform';
+import { JUDGE_KINDS, listJudgeTemplates } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
 import { anyUser, readErrors } from '../schemas.js';
@@ -6,16 +6,7 @@ import { anyUser, readErrors } from '../schemas.js';
 const JudgeTemplateSchema = z
   .object({
     id: z.string().openapi({ example: 'graded-0-3' }),
-    kind: z.enum([
-      'relevance',
-      'answer-quality',
-      'groundedness',
-      'nugget-creation',
-      'nugget-importance',
-      'nugget-assignment',
-      'citation-support',
-      'rubric-judgment',
-    ]),
+    kind: z.enum(JUDGE_KINDS),
     scale: z.object({ min: z.number().int(), max: z.number().int() }),
     description: z.string(),
   })
