@@ -33,7 +33,7 @@ import {
   stepExit,
   stepSetup,
   stepTemplate,
-  unknownSubcommand,
+  runSubcommand,
 } from './rag-cli.js';
 import { writeAtomically } from './write-atomically.js';
 
@@ -436,21 +436,11 @@ export async function nuggetsCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
 ): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (
-    sub === '-h' ||
-    sub === '--help' ||
-    sub === 'help' ||
-    rest.includes('--help') ||
-    rest.includes('-h')
-  ) {
-    io.stdout(`${NUGGETS_USAGE}\n`);
-    return EXIT.ok;
-  }
-  if (sub === 'import') return importSub(rest, io);
-  if (sub === 'export') return exportSub(rest, io);
-  if (sub === 'create') return createSub(rest, io);
-  if (sub === 'assign') return assignSub(rest, io);
-  if (sub === 'score') return scoreCommand('nuggets', rest, io, NUGGETS_USAGE);
-  throw unknownSubcommand(sub, 'import, export, create, assign or score');
+  return runSubcommand(argv, io, NUGGETS_USAGE, {
+    import: (rest) => importSub(rest, io),
+    export: (rest) => exportSub(rest, io),
+    create: (rest) => createSub(rest, io),
+    assign: (rest) => assignSub(rest, io),
+    score: (rest) => scoreCommand('nuggets', rest, io, NUGGETS_USAGE),
+  });
 }

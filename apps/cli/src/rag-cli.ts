@@ -493,9 +493,29 @@ export function stepExit(
 }
 
 /** A usage error for a subcommand group. */
-export function unknownSubcommand(sub: string | undefined, known: string): CliError {
-  return new CliError(
-    `${sub === undefined ? `give a subcommand: ${known}` : `unknown subcommand '${sub}'`}`,
-    EXIT.usage,
+/**
+ * Runs `assay CMD SUB …`: the usage for `-h`, `--help` or `help` (also after the
+ * subcommand), else the named subcommand, else a usage error naming the known ones.
+ */
+export function runSubcommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+  usage: string,
+  subcommands: Record<string, (rest: readonly string[]) => Promise<number>>,
+): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'help' || [sub, ...rest].some((a) => a === '-h' || a === '--help')) {
+    io.stdout(`${usage}\n`);
+    return Promise.resolve(EXIT.ok);
+  }
+  const run = sub === undefined ? undefined : subcommands[sub];
+  if (run && Object.hasOwn(subcommands, sub!)) return run(rest);
+  const names = Object.keys(subcommands);
+  const known = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  return Promise.reject(
+    new CliError(
+      sub === undefined ? `give a subcommand: ${known}` : `unknown subcommand '${sub}'`,
+      EXIT.usage,
+    ),
   );
 }

@@ -17,7 +17,7 @@ import {
   stepDeps,
   stepSetup,
   stepTemplate,
-  unknownSubcommand,
+  runSubcommand,
 } from './rag-cli.js';
 
 const ASSIGN_OPTIONS: OptionSpec[] = [
@@ -161,18 +161,8 @@ export async function rubricsCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
 ): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (
-    sub === '-h' ||
-    sub === '--help' ||
-    sub === 'help' ||
-    rest.includes('--help') ||
-    rest.includes('-h')
-  ) {
-    io.stdout(`${RUBRICS_USAGE}\n`);
-    return EXIT.ok;
-  }
-  if (sub === 'assign') return assignSub(rest, io);
-  if (sub === 'score') return scoreCommand('rubric', rest, io, RUBRICS_USAGE);
-  throw unknownSubcommand(sub, 'assign or score');
+  return runSubcommand(argv, io, RUBRICS_USAGE, {
+    assign: (rest) => assignSub(rest, io),
+    score: (rest) => scoreCommand('rubric', rest, io, RUBRICS_USAGE),
+  });
 }

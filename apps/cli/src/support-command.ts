@@ -15,7 +15,7 @@ import {
   stepDeps,
   stepSetup,
   stepTemplate,
-  unknownSubcommand,
+  runSubcommand,
 } from './rag-cli.js';
 
 const ASSIGN_OPTIONS: OptionSpec[] = [
@@ -112,18 +112,8 @@ export async function supportCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
 ): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (
-    sub === '-h' ||
-    sub === '--help' ||
-    sub === 'help' ||
-    rest.includes('--help') ||
-    rest.includes('-h')
-  ) {
-    io.stdout(`${SUPPORT_USAGE}\n`);
-    return EXIT.ok;
-  }
-  if (sub === 'assign') return assignSub(rest, io);
-  if (sub === 'score') return scoreCommand('support', rest, io, SUPPORT_USAGE);
-  throw unknownSubcommand(sub, 'assign or score');
+  return runSubcommand(argv, io, SUPPORT_USAGE, {
+    assign: (rest) => assignSub(rest, io),
+    score: (rest) => scoreCommand('support', rest, io, SUPPORT_USAGE),
+  });
 }
