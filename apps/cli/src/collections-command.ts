@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { deleteCollection, PlatformError } from '@assay/platform';
-import { UsageError } from './getopt.js';
+import { FLAG, getopt, HELP_OPTION, UsageError, type OptionSpec } from './getopt.js';
 import { CliError } from './io.js';
 import {
   EXIT,
@@ -23,6 +22,12 @@ export const COLLECTIONS_USAGE = `Usage: assay collections delete NAME [--force]
 Exit status: 0 deleted; 1 usage, configuration or database error; 3 no such collection;
 4 kept because of published leaderboards (delete again with --force).`;
 
+/** The options of `assay collections delete`. */
+const COLLECTIONS_OPTIONS: readonly OptionSpec[] = [
+  { long: 'force', key: 'force', kind: FLAG },
+  HELP_OPTION,
+];
+
 /** `assay collections delete NAME [--force]`. */
 export async function collectionsCommand(
   argv: readonly string[],
@@ -34,24 +39,19 @@ export async function collectionsCommand(
     return what === undefined ? EXIT.usage : 0;
   }
   if (what !== 'delete') throw new UsageError(`unknown collections command '${what}' (delete)`);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      options: { force: { type: 'boolean' } },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+  const parsed = getopt(rest, COLLECTIONS_OPTIONS);
+  if (parsed.has('help')) {
+    io.stdout(`${COLLECTIONS_USAGE}\n`);
+    return 0;
   }
-  const { values, positionals } = parsed;
+  const { positionals } = parsed;
   if (positionals.length !== 1)
     throw new UsageError("'collections delete' takes one collection NAME");
   const name = positionals[0]!;
   return withDatabase(io, async (db, config) => {
     let deleted;
     try {
-      deleted = await deleteCollection(db, name, { force: values.force === true });
+      deleted = await deleteCollection(db, name, { force: parsed.has('force') });
     } catch (error) {
       const leaderboards = (error as PlatformError).details?.leaderboards;
       if (

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   addUser,
   findTokenOwner,
@@ -9,7 +8,15 @@ import {
   revokeUserTokens,
   rotateUserToken,
 } from '@assay/platform';
-import { UsageError } from './getopt.js';
+import {
+  getopt,
+  HELP_OPTION,
+  integer,
+  oneOf,
+  TEXT,
+  UsageError,
+  type OptionSpec,
+} from './getopt.js';
 import { EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
 
 export const USERS_USAGE = `Usage: assay users add NAME [--role annotator|admin]
@@ -42,6 +49,14 @@ function signInLink(io: PlatformCommandIo, token: string): string {
   return `http://localhost:${port}/#token=${token}`;
 }
 
+/** The options of `assay users`; each belongs to some of its subcommands (checked below). */
+const USERS_OPTIONS: readonly OptionSpec[] = [
+  { long: 'role', key: 'role', kind: oneOf('annotator', 'admin') },
+  { long: 'label', key: 'label', kind: TEXT },
+  { long: 'token', key: 'token', kind: integer({ min: 1 }), arg: 'ID' },
+  HELP_OPTION,
+];
+
 /** `assay users add|list|tokens|token|revoke|rotate`. */
 export async function usersCommand(
   argv: readonly string[],
@@ -52,20 +67,18 @@ export async function usersCommand(
     io.stdout(`${USERS_USAGE}\n`);
     return what === undefined ? EXIT.usage : 0;
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      options: { role: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' } },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+  const parsed = getopt(rest, USERS_OPTIONS);
+  if (parsed.has('help')) {
+    io.stdout(`${USERS_USAGE}\n`);
+    return 0;
   }
-  const { values, positionals } = parsed;
+  const { positionals } = parsed;
+  const values = {
+    role: parsed.option('role') as 'annotator' | 'admin' | undefined,
+    label: parsed.option('label'),
+    token: parsed.option('token'),
+  };
   const role = values.role ?? 'annotator';
-  if (role !== 'annotator' && role !== 'admin')
-    throw new UsageError(`--role is annotator or admin, not '${role}'`);
   if (what === 'list') {
     if (positionals.length > 0) throw new UsageError("'users list' takes no arguments");
     const users = await withDatabase(io, (db) => listUserSummaries(db));
@@ -92,8 +105,6 @@ export async function usersCommand(
     if (values.token !== undefined) {
       if (positionals.length > 0)
         throw new UsageError(`'users ${command} --token ID' takes no NAME`);
-      if (!/^[0-9]{1,15}$/.test(values.token))
-        throw new UsageError(`--token is a token id (a number), not '${values.token}'`);
       const tokenId = Number(values.token);
       if (command === 'revoke') {
         const { user } = await withDatabase(io, async (db) =>

@@ -25,7 +25,12 @@ for (const engine of engines) {
       expect(revoked.stdout).toBe('revoked 1 token(s) of ada\n');
       expect(await whoIs(engine.env(), token!)).toBe('unauthorized');
       expect((await assay(engine.env(), 'users', 'revoke', 'nobody')).code).toBe(3);
-      expect((await assay(engine.env(), 'users', 'add', 'x', '--role', 'boss')).code).toBe(1);
+      const boss = await assay(engine.env(), 'users', 'add', 'x', '--role', 'boss');
+      expect(boss.code).toBe(1);
+      expect(boss.stderr).toContain('--role must be one of annotator, admin, got "boss"');
+      const badToken = await assay(engine.env(), 'users', 'revoke', '--token', '0');
+      expect(badToken.code).toBe(1);
+      expect(badToken.stderr).toContain('--token must be an integer >= 1, got "0"');
     });
   });
 }
