@@ -116,7 +116,10 @@ forEachDatabase('the policy of HTML pages', (t) => {
         )
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
+    // An assessment set's HTML leaderboard is checked where a scored set is made
+    // (apps/server/test/rag.test.ts).
     expect(htmlRoutes.sort()).toEqual([
+      'GET /api/assessment-sets/{id}/scores',
       'GET /api/public/leaderboards/{slug}',
       'GET /api/score-sets/{id}/report',
       'POST /api/judge-reports',

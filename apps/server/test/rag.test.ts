@@ -254,5 +254,16 @@ forEachDatabase('RAG API', (t) => {
       query: { format: 'csv' },
     });
     expect(await csv.text()).toContain('A,vital,1,');
+    // The HTML leaderboard is a report page: its own style, nothing loaded, never framed.
+    const html = await admin.api['assessment-sets'][':id'].scores.$get({
+      param: { id: String(llmId) },
+      query: { format: 'html' },
+    });
+    expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await html.text()).toMatch(/<(html|!doctype html)/i);
+    const policy = html.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("style-src 'unsafe-inline'");
+    expect(policy).not.toContain('script-src');
   });
 });

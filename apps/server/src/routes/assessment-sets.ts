@@ -46,6 +46,7 @@ import {
 } from '../schemas.js';
 import { llmDeps } from './nugget-banks.js';
 import { json } from './score-sets.js';
+import { REPORT_PAGE_POLICY } from '../page-policies.js';
 
 const Name = z.string().trim().min(1).max(200);
 const Ref = z.object({
@@ -544,6 +545,8 @@ export const assessmentSets = createRouter()
           );
         return c.body(renderComparison(scores.leaderboard.report, format as CompareFormat), 200, {
           'content-type': CONTENT_TYPES[format],
+          // The HTML leaderboard is a self-contained report page: its own style, no script.
+          ...(format === 'html' ? { 'content-security-policy': REPORT_PAGE_POLICY } : {}),
         });
       }
       const leaderboard = scores.leaderboard
