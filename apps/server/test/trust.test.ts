@@ -175,9 +175,10 @@ forEachDatabase('estimates API', (t) => {
       expect(response.status).toBe(201);
       ids.push(((await response.json()) as { id: number }).id);
     }
-    const swap = await api.call('GET', `/api/score-sets/${ids[0]}/position-swap/${ids[1]}`, {
-      token: api.annotator,
-    });
+    const swapUrl = `/api/score-sets/${ids[0]}/position-swap/${ids[1]}`;
+    // Score sets are for admins: annotators reach only their campaigns.
+    expect((await api.call('GET', swapUrl, { token: api.annotator })).status).toBe(403);
+    const swap = await api.call('GET', swapUrl, admin);
     expect(swap.status).toBe(200);
     expect(await swap.json()).toEqual({
       topics: 1,
