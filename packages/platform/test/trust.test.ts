@@ -14,6 +14,7 @@ import {
   ensureJudgeJob,
   estimateLeaderboard,
   importCollection,
+  importTopics,
   importQrels,
   importRun,
   judgeReport,
@@ -49,7 +50,11 @@ afterEach(async () => {
 
 forEachDatabase('prediction-powered estimates and judge reports of stored label sets', (t) => {
   async function collection(humanA: number[], humanB: number[]) {
-    await importCollection(t.db, { name: 'c', format: 'tsv', text: 'A1\tx\n', file: 'docs.tsv' });
+    // The documents and topics the runs name, so a campaign over them holds every pair.
+    const docs = ['A', 'B'].flatMap((r) => [1, 2, 3, 4].map((i) => `${r}${i}\tx\n`)).join('');
+    await importCollection(t.db, { name: 'c', format: 'tsv', text: docs, file: 'docs.tsv' });
+    const topics = [1, 2, 3, 4, 5, 6].map((n) => `${n}\ttopic ${n}\n`).join('');
+    await importTopics(t.db, { collection: 'c', format: 'tsv', text: topics, file: 'topics.tsv' });
     await importQrels(t.db, {
       collection: 'c',
       labelSet: 'llm',
