@@ -107,9 +107,9 @@ export interface JudgeWorkerOptions {
   endpointPauseMs?: number;
   /**
    * Give up on a database that stays out of reach this many ms in a row: calls in flight
-   * are cut off, results not yet written are dropped (counted in `unwrittenCalls` had the
-   * run ended) and the run fails with the database's last error. Default: wait as long as
-   * it takes (a database that restarts is ridden out).
+   * are cut off, results not yet written are dropped (their items stay pending, so the next
+   * run judges them again) and the run fails with the database's last error. Default: wait
+   * as long as it takes (a database that restarts is ridden out).
    */
   databaseGiveUpMs?: number;
   onProgress?: (progress: JudgeWorkerProgress) => void;
