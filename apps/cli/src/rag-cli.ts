@@ -63,6 +63,7 @@ import {
   type PlatformCommandIo,
 } from './platform-session.js';
 import { modelPriceOptions, PRICE_OPTIONS } from './price-options.js';
+import { formatCost } from './progress.js';
 import { writeAtomically } from './write-atomically.js';
 
 /** Exit statuses of the RAG commands beyond the shared ones. */
@@ -254,7 +255,7 @@ export function reportStep(
     return;
   }
   io.stderr(
-    `${what}: ${report.paidCalls} calls paid ($${report.costUsd.toFixed(4)}), ${report.cachedAnswers} prompts answered by stored calls` +
+    `${what}: ${report.paidCalls} calls paid (${formatCost(report.costUsd, report.unpricedCalls)}), ${report.cachedAnswers} prompts answered by stored calls` +
       `${report.stoppedByBudget ? '; the budget stopped it, run the same command again to go on' : ''}\n`,
   );
 }

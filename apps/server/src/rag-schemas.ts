@@ -275,7 +275,11 @@ export const StepReportSchema = z
   .object({
     paidCalls: z.number().int(),
     cachedAnswers: z.number().int(),
-    costUsd: z.number(),
+    costUsd: z.number().openapi({ description: 'what the priced calls cost' }),
+    unpricedCalls: z
+      .number()
+      .int()
+      .openapi({ description: 'calls paid at a price not known (no price for the model)' }),
     stoppedByBudget: z.boolean(),
     planned: z
       .object({

@@ -40,7 +40,9 @@ export interface LlmStepReport {
   paidCalls: number;
   /** Prompts answered from stored calls. */
   cachedAnswers: number;
+  /** What the priced calls cost; `unpricedCalls` more were paid at a price not known. */
   costUsd: number;
+  unpricedCalls: number;
   /** True when the budget stopped the step with work left. */
   stoppedByBudget: boolean;
   /** Dry run: the calls it would send, their estimated tokens and cost. */
@@ -103,7 +105,13 @@ export class LlmStep {
       store: { get: (hash) => deps.store.get(hash), put: async () => {} },
       retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
     };
-    this.report = { paidCalls: 0, cachedAnswers: 0, costUsd: 0, stoppedByBudget: false };
+    this.report = {
+      paidCalls: 0,
+      cachedAnswers: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+      stoppedByBudget: false,
+    };
     if (options.dryRun) this.report.planned = { calls: 0, promptTokens: 0, completionTokens: 0 };
   }
 
@@ -137,7 +145,10 @@ export class LlmStep {
     }
     const outcome = await judgeItem(template, values, settings, this.deps);
     this.report.paidCalls += outcome.paidCalls.length;
-    for (const c of outcome.paidCalls) this.report.costUsd += c.costUsd ?? 0;
+    for (const c of outcome.paidCalls) {
+      if (c.costUsd === undefined) this.report.unpricedCalls++;
+      else this.report.costUsd += c.costUsd;
+    }
     // Interrupted before an answer came (the run is stopping): nothing was labelled.
     if (outcome.status === 'stopped') return { status: 'not_sent' };
     if (outcome.status === 'failed')
