@@ -164,13 +164,15 @@ describe.skipIf(!baseUrl)('PostgresJsDialect: pooled connections', () => {
 
         // A statement in flight when the connection dies fails the same way.
         const third = await pidOf();
-        const slow = sql`select pg_sleep(5)`.execute(db);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        await killer`select pg_terminate_backend(${third})`;
-        const failure = await slow.then(
+        // The outcome is taken at once: the statement may fail before the kill's own answer
+        // arrives, and a rejection left without a handler until then counts as unhandled.
+        const slow = sql`select pg_sleep(5)`.execute(db).then(
           () => undefined,
           (error: unknown) => error,
         );
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await killer`select pg_terminate_backend(${third})`;
+        const failure = await slow;
         expect(isDatabaseUnavailable(failure)).toBe(true);
         expect(await pidOf()).not.toBe(third);
       } finally {
