@@ -23,40 +23,53 @@ import { writeAtomically } from './write-atomically.js';
 
 const POLL_SECONDS = number({ above: 0 });
 
-/** The batch options, declared once. */
-export const BATCH_OPTIONS: readonly OptionSpec[] = [
-  {
-    long: 'batch',
-    key: 'batch',
-    kind: FLAG,
-    help: `send the calls through the OpenAI Batch API (at batch prices): upload,
+/**
+ * The batch options, declared once; `submit` names the Batch API flag (`batch`; the RAG
+ * steps, whose `--batch N` is the items per prompt, say `batch-api`).
+ */
+export function batchOptions(submit: 'batch' | 'batch-api' = 'batch'): OptionSpec[] {
+  return [
+    {
+      long: submit,
+      key: submitKey(submit),
+      kind: FLAG,
+      help: `send the calls through the OpenAI Batch API (at batch prices): upload,
 poll, import the answers, then finish from the stored answers; nothing is
 sent live; a run stopped while it waits picks up the same batch`,
-  },
-  {
-    long: 'batch-poll',
-    key: 'batchPoll',
-    kind: POLL_SECONDS,
-    arg: 'SECONDS',
-    help: 'with --batch, time between polls of the batch (default 30)',
-  },
-  {
-    long: 'batch-export',
-    key: 'batchExport',
-    kind: FILE,
-    arg: 'FILE',
-    help: `write the calls still needed as a batch input file (JSONL, as the Batch
+    },
+    {
+      long: 'batch-poll',
+      key: 'batchPoll',
+      kind: POLL_SECONDS,
+      arg: 'SECONDS',
+      help: `with --${submit}, time between polls of the batch (default 30)`,
+    },
+    {
+      long: 'batch-export',
+      key: 'batchExport',
+      kind: FILE,
+      arg: 'FILE',
+      help: `write the calls still needed as a batch input file (JSONL, as the Batch
 API and 'vllm run-batch' read it) and stop`,
-  },
-  {
-    long: 'batch-import',
-    key: 'batchImport',
-    kind: FILE,
-    arg: 'FILE',
-    help: `load a batch output file (the Batch API's or 'vllm run-batch''s) into the
+    },
+    {
+      long: 'batch-import',
+      key: 'batchImport',
+      kind: FILE,
+      arg: 'FILE',
+      help: `load a batch output file (the Batch API's or 'vllm run-batch''s) into the
 call store, then finish from the stored answers; nothing is sent live`,
-  },
-];
+    },
+  ];
+}
+
+/** The key of the Batch API flag (`batch-api` beside `--batch N` needs a key of its own). */
+function submitKey(submit: 'batch' | 'batch-api'): string {
+  return submit === 'batch' ? 'batch' : 'batchApi';
+}
+
+/** The batch options of `assay judge` and `assay answers score`. */
+export const BATCH_OPTIONS: readonly OptionSpec[] = batchOptions();
 
 /** What the batch options ask for. */
 export type BatchMode =
@@ -68,15 +81,17 @@ export type BatchMode =
 export function batchMode(
   option: (key: string) => string | undefined,
   has: (key: string) => boolean,
+  submit: 'batch' | 'batch-api' = 'batch',
 ): BatchMode | undefined {
-  const given = ['batch', 'batchExport', 'batchImport'].filter(has);
+  const key = submitKey(submit);
+  const given = [key, 'batchExport', 'batchImport'].filter(has);
   if (given.length > 1)
-    throw new UsageError('give only one of --batch, --batch-export and --batch-import');
+    throw new UsageError(`give only one of --${submit}, --batch-export and --batch-import`);
   const poll = option('batchPoll');
-  if (poll !== undefined && !has('batch')) throw new UsageError('--batch-poll goes with --batch');
+  if (poll !== undefined && !has(key)) throw new UsageError(`--batch-poll goes with --${submit}`);
   // Checked again here for the commands that read their options without the option layer.
   const seconds = poll === undefined ? 30 : checkNumber('--batch-poll', POLL_SECONDS, poll);
-  if (has('batch')) return { kind: 'submit', pollMs: seconds * 1000 };
+  if (has(key)) return { kind: 'submit', pollMs: seconds * 1000 };
   const exported = option('batchExport');
   if (exported !== undefined) return { kind: 'export', file: nonEmpty('--batch-export', exported) };
   const imported = option('batchImport');

@@ -5,7 +5,11 @@ import {
   exportNuggetBank,
   importAssessmentSet,
   importNuggetBank,
+  llmAssessmentBatchStep,
+  nuggetBankBatchStep,
   runLlmAssessment,
+  type CreateNuggetBankInput,
+  type LlmAssessmentInput,
 } from '@assay/platform';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
@@ -29,6 +33,7 @@ import {
   responseSetOf,
   scoreCommand,
   scoreOptions,
+  runStepBatch,
   stepDeps,
   stepExit,
   stepSetup,
@@ -320,7 +325,8 @@ async function createSub(argv: readonly string[], io: PlatformCommandIo): Promis
   const topics = p.all('topic');
   const setup = await stepSetup(p, io, creator);
   return withDatabase(io, async (db) => {
-    const result = await createNuggetBankWithLlm(db, stepDeps(setup, db), {
+    const deps = stepDeps(setup, db);
+    const input: CreateNuggetBankInput = {
       collection,
       bank,
       labelSet,
@@ -333,7 +339,17 @@ async function createSub(argv: readonly string[], io: PlatformCommandIo): Promis
       concurrency: setup.concurrency,
       dryRun: setup.dryRun,
       ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
-    });
+    };
+    const batched = await runStepBatch(
+      io,
+      'assay nuggets create',
+      setup,
+      db,
+      deps,
+      nuggetBankBatchStep(db, deps, input),
+    );
+    if (batched !== undefined) return batched;
+    const result = await createNuggetBankWithLlm(db, deps, input);
     for (const s of result.skipped) io.stderr(`topic ${s.topic} left out: ${s.reason}\n`);
     if (result.missingPassages)
       io.stderr(
@@ -375,7 +391,8 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
   const setup = await stepSetup(p, io, template);
   return withDatabase(io, async (db) => {
     const responseSet = await responseSetOf(p, db, io);
-    const result = await runLlmAssessment(db, stepDeps(setup, db), {
+    const deps = stepDeps(setup, db);
+    const input: LlmAssessmentInput = {
       collection,
       kind: 'nuggets',
       ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
@@ -387,7 +404,17 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
       concurrency: setup.concurrency,
       dryRun: setup.dryRun,
       ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
-    });
+    };
+    const batched = await runStepBatch(
+      io,
+      'assay nuggets assign',
+      setup,
+      db,
+      deps,
+      llmAssessmentBatchStep(db, deps, input),
+    );
+    if (batched !== undefined) return batched;
+    const result = await runLlmAssessment(db, deps, input);
     reportStep(
       io,
       `nugget assignment of ${result.answers} answers (${result.items} nuggets)`,

@@ -28,11 +28,19 @@ import {
   supportAnswerScores,
   type AssayConfig,
   type CompareFormat,
+  type LlmStep,
   type LlmStepReport,
   type RagAnswerScores,
   type RagKind,
   type RagLeaderboard,
 } from '@assay/platform';
+import {
+  afterBatchClient,
+  batchMode,
+  batchOptions,
+  runBatchMode,
+  type BatchMode,
+} from './batch-options.js';
 import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from './compare-options.js';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
@@ -114,6 +122,7 @@ export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
     arg: 'DIR',
     help: 'read judge templates from DIR instead of the shipped judges/',
   },
+  ...batchOptions('batch-api'),
 ];
 
 /** Where the answers come from: a file (stored as a response set) or a stored set. */
@@ -173,6 +182,8 @@ export interface StepSetup {
   dryRun: boolean;
   budgetUsd?: number;
   endpoint: ReturnType<typeof endpointOptions> & { prices: ReturnType<typeof modelPriceOptions> };
+  /** `--batch-api`, `--batch-export FILE` or `--batch-import FILE`. */
+  batch?: BatchMode;
 }
 
 /** Reads the step options and the configuration; refuses a budget without a price. */
@@ -197,7 +208,15 @@ export async function stepSetup(
   const temperature = p.number('temperature');
   const endpoint = { ...endpointOptions(p), prices: ownPrices };
   const dryRun = p.has('dryRun');
-  if (!dryRun) requireEndpoint(config, endpoint);
+  const batch = batchMode(
+    (key) => p.option(key),
+    (key) => p.has(key),
+    'batch-api',
+  );
+  if (batch && dryRun)
+    throw new UsageError('--dry-run sends nothing already: give it without the batch options');
+  // Writing a batch input file needs no endpoint.
+  if (!dryRun && batch?.kind !== 'export') requireEndpoint(config, endpoint);
   return {
     config,
     model,
@@ -206,6 +225,7 @@ export async function stepSetup(
     dryRun,
     ...(budgetUsd === undefined ? {} : { budgetUsd }),
     endpoint,
+    ...(batch ? { batch } : {}),
   };
 }
 
@@ -215,6 +235,31 @@ export function stepDeps(setup: StepSetup, db: ConstructorParameters<typeof DbCa
     ...judgeWorkerDeps(setup.config, setup.endpoint, setup.concurrency),
     store: new DbCallStore(db),
   };
+}
+
+/**
+ * A step's batch mode, when one is given: `--batch-export` writes the prompts the step
+ * still needs and gives the exit status; `--batch-import` and `--batch-api` fill the call
+ * store, and `deps` then sends nothing live (the step finishes from the stored answers).
+ * `step` makes the platform's batch step of the command's use-case.
+ */
+export async function runStepBatch(
+  io: PlatformCommandIo,
+  command: string,
+  setup: StepSetup,
+  db: ConstructorParameters<typeof DbCallStore>[0],
+  deps: ReturnType<typeof stepDeps>,
+  step: LlmStep,
+): Promise<number | undefined> {
+  if (!setup.batch) return undefined;
+  const stopped = await runBatchMode(io, command, setup.batch, db, step, {
+    config: setup.config,
+    endpoint: setup.endpoint,
+    prices: deps.prices!,
+  });
+  if (stopped !== undefined) return stopped;
+  deps.client = afterBatchClient(setup.batch);
+  return undefined;
 }
 
 /** The response set of `--responses FILE` (stored under the file's name) or `--response-set`. */

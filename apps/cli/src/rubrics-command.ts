@@ -1,5 +1,11 @@
 import { basename, extname } from 'node:path';
-import { DEFAULT_ASSESSMENT_JUDGE, importRubricSet, runLlmAssessment } from '@assay/platform';
+import {
+  DEFAULT_ASSESSMENT_JUDGE,
+  importRubricSet,
+  llmAssessmentBatchStep,
+  runLlmAssessment,
+  type LlmAssessmentInput,
+} from '@assay/platform';
 import { readText } from './evaluate-files.js';
 import { EXIT } from './exit-codes.js';
 import { commandHelp, FILE, FLAG, integer, type OptionSpec, TEXT, UsageError } from './getopt.js';
@@ -14,6 +20,7 @@ import {
   responseSetOf,
   scoreCommand,
   scoreOptions,
+  runStepBatch,
   stepDeps,
   stepSetup,
   stepTemplate,
@@ -132,7 +139,8 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
       rubricSet = stored.name;
     }
     const responseSet = await responseSetOf(p, db, io);
-    const result = await runLlmAssessment(db, stepDeps(setup, db), {
+    const deps = stepDeps(setup, db);
+    const input: LlmAssessmentInput = {
       collection,
       kind: 'rubric',
       ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
@@ -144,7 +152,17 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
       concurrency: setup.concurrency,
       dryRun: setup.dryRun,
       ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
-    });
+    };
+    const batched = await runStepBatch(
+      io,
+      'assay rubrics assign',
+      setup,
+      db,
+      deps,
+      llmAssessmentBatchStep(db, deps, input),
+    );
+    if (batched !== undefined) return batched;
+    const result = await runLlmAssessment(db, deps, input);
     reportStep(
       io,
       `rubric judgment of ${result.answers} answers (${result.items} criteria)`,

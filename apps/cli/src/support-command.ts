@@ -1,4 +1,9 @@
-import { DEFAULT_ASSESSMENT_JUDGE, runLlmAssessment } from '@assay/platform';
+import {
+  DEFAULT_ASSESSMENT_JUDGE,
+  llmAssessmentBatchStep,
+  runLlmAssessment,
+  type LlmAssessmentInput,
+} from '@assay/platform';
 import { EXIT } from './exit-codes.js';
 import { commandHelp, FILE, type OptionSpec, TEXT, UsageError } from './getopt.js';
 import { withDatabase, type PlatformCommandIo } from './platform-session.js';
@@ -12,6 +17,7 @@ import {
   responseSetOf,
   scoreCommand,
   scoreOptions,
+  runStepBatch,
   stepDeps,
   stepSetup,
   stepTemplate,
@@ -85,7 +91,8 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
   const setup = await stepSetup(p, io, template);
   return withDatabase(io, async (db) => {
     const responseSet = await responseSetOf(p, db, io);
-    const result = await runLlmAssessment(db, stepDeps(setup, db), {
+    const deps = stepDeps(setup, db);
+    const input: LlmAssessmentInput = {
       collection,
       kind: 'support',
       ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
@@ -95,7 +102,17 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
       concurrency: setup.concurrency,
       dryRun: setup.dryRun,
       ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
-    });
+    };
+    const batched = await runStepBatch(
+      io,
+      'assay support assign',
+      setup,
+      db,
+      deps,
+      llmAssessmentBatchStep(db, deps, input),
+    );
+    if (batched !== undefined) return batched;
+    const result = await runLlmAssessment(db, deps, input);
     reportStep(
       io,
       `support of ${result.items} citations in ${result.answers} answers`,

@@ -128,7 +128,7 @@ describe('assay retrieve --search, --first-stage: arguments', () => {
     [['--method', 'bm25', '--search', 'http://x'], '--search applies to'],
     [
       ['--method', 'amd', '--model', 'm', '--first-stage', 'r.run'],
-      '--first-stage applies to hybrid and rerank only, not amd',
+      '--first-stage applies to hybrid, grill and rerank only, not amd',
     ],
   ])('%j', async (extra, message) => {
     const result = await retrieveArgumentsOnly(extra);
@@ -364,6 +364,72 @@ describeOnEngines(
       expect(missing.stderr).toContain(
         `rerank: 2 documents of the first-stage run ${ws.path('unknown.run')} have no text in the documents given: zz, yy`,
       );
+    });
+
+    it('--first-stage: grill starts from the run, its gap queries go to the search service; documents without text are named', async () => {
+      // Topic 1's candidates from the run: d3 ("gamma"), which BM25 of "beta" does not find;
+      // topic 2 is not in the run.
+      writeFileSync(ws.path('grill-first.run'), '1 Q0 d3 1 5 bm25\n');
+      double = await startSearchDouble(anserini);
+      // The OpenAI-compatible test double: the rewrite "beta", every document judged
+      // relevant, one gap with the query "remote".
+      const models = await ws.double.start((body) => {
+        const user = (body.messages as Array<{ content: string }>)[1]!.content;
+        if (user.includes("The user's current request:"))
+          return { reply: JSON.stringify({ query: 'beta' }) };
+        if (user.startsWith('Query: ')) return { reply: JSON.stringify({ relevant: 1 }) };
+        if (user.startsWith('The information need:'))
+          return { reply: JSON.stringify({ gaps: [{ gap: 'more', queries: ['remote'] }] }) };
+        return { status: 400, message: 'unexpected prompt' };
+      });
+      const grill = [
+        '--method',
+        'grill',
+        '--model',
+        'm',
+        '--search',
+        double.url,
+        '--search-api',
+        'anserini',
+        '--search-index',
+        'idx',
+        '--first-stage',
+      ];
+      const result = await retrieve('grill-fs.run', ...grill, ws.path('grill-first.run'));
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(
+        `  no results for 1 topic: 2 (not in the first-stage run ${ws.path('grill-first.run')})\n`,
+      );
+      // d3 (the run) seeds query-by-document, which finds only d3 ("gamma") again; the gap
+      // query "remote" goes to the service: x1, x2. RRF (k 60) of [d3], [d3], [x1 x2]:
+      // d3 = 2/61 = 0.032787, x1 = 1/61 = 0.016393, x2 = 1/62 = 0.016129.
+      expect(
+        entries('grill-fs.run').map((l) => {
+          const [topic, q0, docno, rank, score] = l.split(' ');
+          return [topic, q0, docno, rank, Number(score).toFixed(6)].join(' ');
+        }),
+      ).toEqual(['1 Q0 d3 1 0.032787', '1 Q0 x1 2 0.016393', '1 Q0 x2 3 0.016129']);
+      expect(double.requests.map((r) => r.query)).toEqual([{ query: 'remote', hits: '20' }]);
+      // Topic 1 only: the rewrite, 3 judgments (d3, x1, x2), the gap analysis.
+      expect(models.requests).toHaveLength(5);
+      expect(ws.runWithoutTrace('grill-fs.run')).toContain(
+        `# grill.first-stage: ${ws.path('grill-first.run')}\n`,
+      );
+      expect(ws.trace('grill-fs.run.trace.jsonl').find((t) => t.step === 'first-stage')).toEqual({
+        topic: '1',
+        method: 'grill',
+        stage: 'candidates',
+        step: 'first-stage',
+        text: ws.path('grill-first.run'),
+      });
+
+      writeFileSync(ws.path('grill-unknown.run'), '1 Q0 d3 1 5 bm25\n1 Q0 zz 2 4 bm25\n');
+      const missing = await retrieve('grill-unknown.out', ...grill, ws.path('grill-unknown.run'));
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        `grill: 1 document of the first-stage run ${ws.path('grill-unknown.run')} has no text in the documents given: zz`,
+      );
+      expect(models.requests).toHaveLength(5);
     });
   },
 );

@@ -1,8 +1,10 @@
 import { type AskAnswer, estimateTokens, UnusableAnswerError } from '@assay/llm';
 import {
+  analyzeQuery,
   documentQuery,
   documentText,
   wholeDocumentQuery,
+  type Bm25Index,
   type WeightedQuery,
 } from '@assay/retrieval';
 import { defineMethod } from './method-definition.js';
@@ -15,6 +17,7 @@ import {
   type MethodTopic,
   type ScoredDoc,
   searchOf,
+  topicCandidates,
 } from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
 import { FILTER_JUDGE, RelevanceFilter } from './relevance-filter.js';
@@ -28,7 +31,7 @@ import {
   type SettingsOf,
 } from './settings.js';
 import type { TraceEntry } from './trace.js';
-import { SEARCH_SETTINGS } from './search-service.js';
+import { FIRST_STAGE_SETTINGS, SEARCH_SETTINGS } from './search-service.js';
 
 const GRILL_SETTINGS = settings({
   rounds: integer(
@@ -81,6 +84,7 @@ const GRILL_SETTINGS = settings({
   rrfK: integer('RRF constant k of every fusion', { default: 60, max: 10_000 }),
   ...RERANKER_SETTINGS,
   ...SEARCH_SETTINGS,
+  ...FIRST_STAGE_SETTINGS,
 });
 
 /** GRILL settings (Owoicho and Dalton, TREC 2025), parsed. */
@@ -101,7 +105,8 @@ type Base = Pick<TraceEntry, 'topic' | 'method' | 'subQuestion'>;
 
 /**
  * GRILL for one topic: the request rewritten with its conversation (or, with `decompose`,
- * split into sub-questions), then per query: BM25 candidates; query-by-document rounds,
+ * split into sub-questions), then per query: BM25 candidates (or the topic's list in the
+ * first-stage run); query-by-document rounds,
  * each seeded by the documents the previous round found, until a round adds nothing, adds
  * fewer than `minGain`, or `rounds` were run; a gap analysis of the top documents whose
  * queries are run with BM25; RRF of every list. The binary-filter judge removes documents
@@ -114,6 +119,11 @@ export async function grillTopic(
   options: GrillOptions,
 ): Promise<ScoredDoc[]> {
   const base: Base = { topic: topic.id, method: 'grill' };
+  // A first-stage run's list for the topic, looked up before any call: a topic the run
+  // lacks gets no entries (and is named) without a call spent on it.
+  const firstStage = context.firstStage
+    ? topicCandidates(context, topic, options.candidates)
+    : undefined;
   const values = contextValues(topic);
   let fused: ScoredDoc[];
   let rerankQuery: string;
@@ -123,12 +133,14 @@ export async function grillTopic(
   if (questions) {
     const lists: ScoredDoc[][] = [];
     for (const [i, question] of questions.entries())
-      lists.push(await pipeline(context, question, options, { ...base, subQuestion: i + 1 }));
+      lists.push(
+        await pipeline(context, question, options, { ...base, subQuestion: i + 1 }, firstStage),
+      );
     fused = rrfLists(lists, options.rrfK, totalLength(lists));
     rerankQuery = topic.text;
   } else {
     rerankQuery = await rewrite(context, topic, values, base);
-    fused = await pipeline(context, rerankQuery, options, base);
+    fused = await pipeline(context, rerankQuery, options, base, firstStage);
   }
   const budgeted = fused.slice(0, options.rerankBudget);
   const ranked = context.reranker
@@ -246,12 +258,29 @@ function gapProblem(json: unknown): string | undefined {
   return undefined;
 }
 
-/** One query through candidates, query-by-document rounds and gap analysis, fused by RRF. */
+/** Each document's number in the own index, by docno (built once per index). */
+const docNumbersOf = new WeakMap<Bm25Index, Map<string, number>>();
+
+function docNumberIn(index: Bm25Index, docno: string): number | undefined {
+  let numbers = docNumbersOf.get(index);
+  if (!numbers) {
+    numbers = new Map(index.data.docIds.map((id, d) => [id, d]));
+    docNumbersOf.set(index, numbers);
+  }
+  return numbers.get(docno);
+}
+
+/**
+ * One query through candidates, query-by-document rounds and gap analysis, fused by RRF.
+ * `firstStage`, when given, is the candidates stage: the topic's list in the first-stage run
+ * instead of BM25 of the query.
+ */
 async function pipeline(
   context: MethodContext,
   query: string,
   options: GrillOptions,
   base: Base,
+  firstStage?: ScoredDoc[],
 ): Promise<ScoredDoc[]> {
   const filter = new RelevanceFilter(context, query);
   const docNumbers = new Map<string, number>();
@@ -308,15 +337,28 @@ async function pipeline(
     return kept;
   };
 
-  /** A seed document as a query: its whole text, or its best tf-idf terms. */
-  const documentAsQuery = (docno: string): WeightedQuery =>
-    options.qbdQuery === 'document'
-      ? wholeDocumentQuery(context.bm25.index, docNumbers.get(docno)!)
-      : documentQuery(context.bm25.index, docNumbers.get(docno)!, options.qbdTerms);
+  /**
+   * A seed document as a query: its whole text, or its best tf-idf terms. A first-stage
+   * document the own index lacks is its text analyzed as a query.
+   */
+  const documentAsQuery = (docno: string): WeightedQuery => {
+    const index = context.bm25.index;
+    const doc = docNumbers.get(docno) ?? docNumberIn(index, docno);
+    if (doc === undefined) return analyzeQuery(index, documentText(documentOf(context, docno)));
+    return options.qbdQuery === 'document'
+      ? wholeDocumentQuery(index, doc)
+      : documentQuery(index, doc, options.qbdTerms);
+  };
 
-  // Stage 1: BM25 candidates.
-  context.trace({ ...base, step: 'query', stage: 'candidates', text: query });
-  const [first] = await keep('candidates', [context.bm25.search(query, options.candidates)]);
+  // Stage 1: the candidates, BM25 of the query or the topic's list in the first-stage run.
+  context.trace(
+    firstStage
+      ? { ...base, step: 'first-stage', stage: 'candidates', text: context.firstStage!.name }
+      : { ...base, step: 'query', stage: 'candidates', text: query },
+  );
+  const [first] = await keep('candidates', [
+    firstStage ?? context.bm25.search(query, options.candidates),
+  ]);
   lists.push(first!);
   for (const h of first!) known.add(h.docno);
 
@@ -438,7 +480,7 @@ export const grillMethod = defineMethod({
   paper:
     'Owoicho & Dalton (2026), GRILL Lab at TREC 2025: Agentic Iterative Retrieval and Gap-Aware Refinement (iKAT, RAG)',
   steps:
-    "rewrite with turns and background (`grill-rewrite.md`); BM25 candidates; query-by-document rounds seeded by the last round's new documents (each document's text as the query); gap analysis of the top documents (`grill-gaps.md`: gaps × queries, BM25 each); RRF of every list; the `binary-filter` judge removes documents after every stage; the top of the fused list kept for the reranker",
+    "rewrite with turns and background (`grill-rewrite.md`); BM25 candidates (with `--first-stage RUN`, the topic's list in the run); query-by-document rounds seeded by the last round's new documents (each document's text as the query); gap analysis of the top documents (`grill-gaps.md`: gaps × queries, BM25 each); RRF of every list; the `binary-filter` judge removes documents after every stage; the top of the fused list kept for the reranker",
   calls:
     '2 chat (+1 per sub-question with `--decompose`) + 1 filter judgment per document found per query',
   reproduce:
@@ -449,6 +491,7 @@ export const grillMethod = defineMethod({
   needsChat: () => true,
   embeddings: () => 'none',
   needsDocumentText: () => true,
+  firstStageTexts: (s) => s.candidates,
   parameters(_s, p) {
     p['grill.qbd-seeds'] = 'every kept document of the previous stage';
     p['grill.filter'] = FILTER_JUDGE;

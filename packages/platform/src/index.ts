@@ -204,6 +204,7 @@ export {
   batchesDir,
   batchInputFile,
   collectStepRequests,
+  dryRunStep,
   importBatchOutput,
   judgeJobStep,
   refusingClient,

@@ -1,5 +1,5 @@
 // LLM steps through the OpenAI Batch API or through files for offline engines. A step (a
-// judge job, answer scoring) is run once with a client that sends nothing, which collects
+// judge job, answer scoring, a RAG step) is run once with a client that sends nothing, which collects
 // the requests it still needs (the call store answers the others); those go out as a batch
 // input file, and the answers that come back go into the call store at batch prices. The
 // step then runs as usual and finds every answer stored: nothing is sent live.
@@ -60,6 +60,22 @@ export async function collectStepRequests(db: Queryable, step: LlmStep): Promise
     store: { get: (hash) => stored.get(hash), put: async () => {} },
   });
   return [...found.values()];
+}
+
+/**
+ * A step that stores its results only when it ends (the RAG steps: a nugget bank, an
+ * assessment set): `run` runs it as a dry run, which reads the call store and stores
+ * nothing, and hands every request it would send to `collect`; those reach the step's
+ * client, so the batch collects them.
+ */
+export function dryRunStep(
+  run: (deps: LlmStepDeps, collect: (request: ChatRequest) => void) => Promise<unknown>,
+): LlmStep {
+  return (deps) =>
+    run(deps, (request) => {
+      // The collecting client records the request and refuses it: nothing is sent.
+      deps.client.complete(request).catch(() => {});
+    });
 }
 
 /** A judge job's step: every pending task judged (16 at once), nothing written. */

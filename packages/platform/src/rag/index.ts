@@ -61,6 +61,7 @@ export {
 } from './nugget-banks.js';
 export {
   createNuggetBankWithLlm,
+  nuggetBankBatchStep,
   type CreateNuggetBankInput,
   type CreateNuggetBankResult,
 } from './nugget-bank-llm.js';
@@ -80,6 +81,7 @@ export {
 } from './assessment-context.js';
 export {
   DEFAULT_ASSESSMENT_JUDGE,
+  llmAssessmentBatchStep,
   runLlmAssessment,
   type AssessmentFailure,
   type LlmAssessmentInput,

@@ -20,6 +20,7 @@ import {
 import type { JudgeDeps, JudgeTemplate } from '@assay/judge';
 import { canonicalJson } from '@assay/llm';
 import { PlatformError, writing } from '../errors.js';
+import { dryRunStep, type LlmStep as BatchStep } from '../llm-batch.js';
 import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
 import { templateHash } from '../judge-templates.js';
 import { checkNewName } from '../names.js';
@@ -358,4 +359,19 @@ export async function runLlmAssessment(
   );
   result.set = await resolveAssessmentSet(db, setId);
   return result;
+}
+
+/**
+ * The assessment as a batch step: the prompts it still needs, collected by a dry run (see
+ * `dryRunStep`), for `--batch-export`, `--batch-import` and the Batch API. The answers go
+ * into the call store; the assessment run after it reads them all from there.
+ */
+export function llmAssessmentBatchStep(
+  db: Queryable,
+  deps: JudgeDeps,
+  input: LlmAssessmentInput,
+): BatchStep {
+  return dryRunStep((d, collect) =>
+    runLlmAssessment(db, { ...deps, ...d }, { ...input, dryRun: true, collect }),
+  );
 }

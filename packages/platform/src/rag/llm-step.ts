@@ -17,6 +17,7 @@ import {
   DEFAULT_PRICES,
   estimateTokens,
   type ChatClient,
+  type ChatRequest,
   type JsonSchema,
   type ModelPrice,
 } from '@assay/llm';
@@ -28,6 +29,8 @@ export interface LlmStepOptions {
   concurrency?: number;
   /** Send nothing: count the calls the step would send, their tokens and cost. */
   dryRun?: boolean;
+  /** A dry run hands it every request it would send (collecting them for a batch). */
+  collect?: (request: ChatRequest) => void;
   /** Stop sending once the step has paid this many USD (calls in flight finish). */
   budgetUsd?: number;
   /** Told after every finished unit of work: done and total. */
@@ -55,9 +58,12 @@ export type StepAnswer =
   | { status: 'failed'; reason: string; raw?: string }
   | { status: 'not_sent' };
 
-/** A client for dry runs: a request that reaches it is never sent. */
+/** A client for dry runs: a request that reaches it is never sent (only collected). */
 class NeverSend implements ChatClient {
-  complete(): Promise<never> {
+  constructor(private readonly collect?: (request: ChatRequest) => void) {}
+
+  complete(request: ChatRequest): Promise<never> {
+    this.collect?.(request);
     return Promise.reject(new Error('dry run: not sent'));
   }
 }
@@ -101,7 +107,7 @@ export class LlmStep {
     // A dry run reads stored answers but never sends or stores anything.
     this.dryDeps = {
       ...deps,
-      client: new NeverSend(),
+      client: new NeverSend(options.dryRun ? options.collect : undefined),
       store: { get: (hash) => deps.store.get(hash), put: async () => {} },
       retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
     };

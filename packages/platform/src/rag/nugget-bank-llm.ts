@@ -5,6 +5,7 @@
 import { getDocuments, getLabelGrades, getTopic, type JsonObject, type Queryable } from '@assay/db';
 import type { JudgeDeps, JudgeTemplate } from '@assay/judge';
 import { PlatformError } from '../errors.js';
+import { dryRunStep, type LlmStep as BatchStep } from '../llm-batch.js';
 import { templateHash } from '../judge-templates.js';
 import { checkNewName } from '../names.js';
 import type { Actor } from '../reports.js';
@@ -169,4 +170,20 @@ export async function createNuggetBankWithLlm(
     input.createdBy,
   );
   return result;
+}
+
+/**
+ * Making the bank as a batch step: the prompts it still needs, collected by a dry run (see
+ * `dryRunStep`). Its importance scoring asks about the nuggets created, and each creation
+ * prompt after a topic's first passages shows the nuggets so far: those prompts are
+ * collected only once the answers before them are stored (a batch round each).
+ */
+export function nuggetBankBatchStep(
+  db: Queryable,
+  deps: JudgeDeps,
+  input: CreateNuggetBankInput,
+): BatchStep {
+  return dryRunStep((d, collect) =>
+    createNuggetBankWithLlm(db, { ...deps, ...d }, { ...input, dryRun: true, collect }),
+  );
 }
