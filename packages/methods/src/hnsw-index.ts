@@ -112,12 +112,13 @@ export class HnswIndex implements DenseSearcher {
     return this.exact.vectorOf(docno);
   }
 
-  search(query: Float32Array, k: number): DenseHit[] {
+  /** The k nearest by cosine as the graph finds them (`efSearch` defaults to the index's). */
+  search(query: Float32Array, k: number, efSearch = this.params.efSearch): DenseHit[] {
     if (query.length !== this.dimensions)
       throw new RangeError(`query has ${query.length} dimensions, not ${this.dimensions}`);
     const n = Math.min(k, this.size);
     if (n <= 0) return [];
-    this.graph.setEf(Math.max(this.params.efSearch, n));
+    this.graph.setEf(Math.max(efSearch, n));
     const { neighbors } = this.graph.searchKnn(Array.from(query), n);
     return this.exact.scoreRows(query, neighbors);
   }
