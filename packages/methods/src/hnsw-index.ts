@@ -48,6 +48,7 @@ function loadHnswlib(): Hnswlib {
   } catch (error) {
     throw new Error(
       `the HNSW index needs hnswlib-node's native addon, built from source by npm install / npm ci (with python3, make and g++): ${(error as Error).message}`,
+      { cause: error },
     );
   }
   return hnswlib;
