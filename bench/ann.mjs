@@ -7,7 +7,7 @@
 // at DATABASE_URL offers the `vector` extension; otherwise the bench says why not.
 //
 // Usage: node bench/ann.mjs [--docs 100000] [--dims 384] [--queries 100] [--k 100]
-//          [--m 16] [--ef-construction 200] [--ef-search 100,200,400]
+//          [--m 16] [--ef-construction 200] [--ef-search 100,200,400] [--clusters 0]
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -46,8 +46,18 @@ createRequire(import.meta.url)('esbuild').buildSync({
 });
 const { DenseIndex, HnswIndex } = await import(pathToFileURL(`${scratch}dist/ann.mjs`).href);
 
+const clusters = numberFlag(args, '--clusters', 0);
 const random = seeded(42);
-const vector = () => Float32Array.from({ length: dims }, () => random() * 2 - 1);
+const uniform = () => Float32Array.from({ length: dims }, () => random() * 2 - 1);
+// Uniform vectors have no structure, the hardest case for a graph; embeddings of text are
+// clustered. With --clusters C each vector is one of C random centres plus noise a third
+// of its size.
+const centres = Array.from({ length: clusters }, uniform);
+const vector = () => {
+  if (clusters === 0) return uniform();
+  const centre = centres[Math.floor(random() * clusters)];
+  return centre.map((x) => x + (random() * 2 - 1) / 3);
+};
 const docnos = Array.from({ length: docs }, (_, i) => `doc${i}`);
 const exact = new DenseIndex(docnos, Array.from({ length: docs }, vector));
 const topics = Array.from({ length: queries }, vector);
@@ -79,7 +89,7 @@ const recallOf = (hits) => {
 };
 
 console.log(
-  `${docs.toLocaleString('en-US')} docs x ${dims} dims (${mib(docs * dims * 4)} of vectors), ${queries} queries, top ${k}`,
+  `${docs.toLocaleString('en-US')} docs x ${dims} dims (${mib(docs * dims * 4)} of vectors${clusters ? `, ${clusters} clusters` : ', uniform'}), ${queries} queries, top ${k}`,
 );
 const exactRun = await timed((q) => exact.search(q, k));
 console.log(`exact cosine:  ${latency(exactRun)}`);
