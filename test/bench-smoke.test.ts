@@ -99,6 +99,28 @@ describe('every bench at a tiny size', () => {
   });
 
   it(
+    'bench/ann.mjs prints HNSW build, latency and recall against exact',
+    { timeout: TIMEOUT },
+    async () => {
+      const out = await node([
+        'bench/ann.mjs',
+        ...['--docs', '300', '--dims', '8', '--queries', '3', '--k', '10', '--ef-search', '20,40'],
+      ]);
+      expect(out).toMatch(/300 docs x 8 dims.*3 queries, top 10/);
+      expect(out).toMatch(new RegExp(`exact cosine: +p50 ${number} ms, p95 ${number} ms`));
+      expect(out).toMatch(new RegExp(`hnsw build \\(M 16, efConstruction 200\\): ${number} s`));
+      for (const ef of [20, 40])
+        expect(out).toMatch(
+          new RegExp(
+            `hnsw efSearch ${ef}: p50 ${number} ms, p95 ${number} ms, recall@10 ${number}`,
+          ),
+        );
+      // pgvector is measured, or the bench says why not.
+      expect(out).toMatch(/pgvector( ef_search \d+: .*recall@10|: not measured)/);
+    },
+  );
+
+  it(
     'bench/health-under-import.mjs samples health during an import',
     { timeout: TIMEOUT },
     async () => {

@@ -40,6 +40,25 @@ describe('assay retrieve with models: arguments', () => {
       (await retrieveArgumentsOnly(['--method', 'query2doc', '--no-feedback'])).stderr,
     ).toContain('--no-feedback applies to amd only, not query2doc');
   });
+
+  it('checks --dense-index and the HNSW parameters', async () => {
+    expect(
+      (await retrieveArgumentsOnly(['--method', 'bm25', '--dense-index', 'hnsw'])).stderr,
+    ).toContain('--dense-index applies to dense and hybrid only, not bm25');
+    expect(
+      (await retrieveArgumentsOnly(['--method', 'dense', '--dense-index', 'faiss'])).stderr,
+    ).toContain("--dense-index needs one of exact, hnsw, not 'faiss'");
+    expect((await retrieveArgumentsOnly(['--method', 'dense', '--hnsw-m', '8'])).stderr).toContain(
+      '--hnsw-m applies to --dense-index hnsw',
+    );
+    expect(
+      (
+        await retrieveArgumentsOnly([
+          ...['--method', 'hybrid', '--dense-index', 'hnsw', '--hnsw-ef-search', '0'],
+        ])
+      ).stderr,
+    ).toContain("--hnsw-ef-search needs a whole number from 1 to 10000, not '0'");
+  });
 });
 
 describeOnEngines(

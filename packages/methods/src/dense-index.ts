@@ -7,11 +7,24 @@ export interface DenseHit {
 }
 
 /**
+ * What the methods search: the collection's vectors, by exact cosine ({@link DenseIndex})
+ * or through an approximate nearest-neighbour graph (`HnswIndex`).
+ */
+export interface DenseSearcher {
+  readonly size: number;
+  readonly dimensions: number;
+  /** A document's vector as stored (unit length), or undefined for an unknown docno. */
+  vectorOf(docno: string): Float32Array | undefined;
+  /** The k documents most similar to `query` by cosine, best first. */
+  search(query: Float32Array, k: number): DenseHit[];
+}
+
+/**
  * Exact cosine search over document vectors held in one Float32Array (row i = document i,
  * scaled to unit length when added). Ties are ordered as trec_eval orders them: the
  * document later in docno byte order first.
  */
-export class DenseIndex {
+export class DenseIndex implements DenseSearcher {
   readonly docnos: string[];
   readonly dimensions: number;
   private readonly matrix: Float32Array;
@@ -67,6 +80,30 @@ export class DenseIndex {
       top.offer(i, score);
     }
     return top.results().map((h) => ({ docno: this.docnos[h.doc]!, score: h.score }));
+  }
+
+  /**
+   * The exact cosine of `query` to each of the documents at `rows`, best first, ties in
+   * trec_eval's order (an approximate search's candidates, scored as {@link search} would).
+   */
+  scoreRows(query: Float32Array, rows: readonly number[]): DenseHit[] {
+    if (query.length !== this.dimensions)
+      throw new RangeError(`query has ${query.length} dimensions, not ${this.dimensions}`);
+    const q = unitVector(query);
+    const d = this.dimensions;
+    const top = new TopK(rows.length, this.docnoOrder);
+    for (const i of rows) {
+      let score = 0;
+      const row = i * d;
+      for (let j = 0; j < d; j++) score += this.matrix[row + j]! * q[j]!;
+      top.offer(i, score);
+    }
+    return top.results().map((h) => ({ docno: this.docnos[h.doc]!, score: h.score }));
+  }
+
+  /** The unit-length vectors, row after row (what an approximate index is built from). */
+  get rowsView(): Float32Array {
+    return this.matrix;
   }
 }
 

@@ -10,9 +10,10 @@ import {
 } from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
 import { FIRST_STAGE_SETTINGS } from './search-service.js';
-import { integer, settings } from './settings.js';
+import { HNSW_DEFAULTS, HNSW_LIMITS } from './hnsw-index.js';
+import { choice, integer, settings } from './settings.js';
 
-/** `dense`: the query's embedding against the collection's, by exact cosine. */
+/** `dense`: the query's embedding against the collection's, by cosine. */
 export async function denseTopic(context: MethodContext, topic: MethodTopic): Promise<ScoredDoc[]> {
   const dense = denseOf(context);
   const [vector] = await embedQueries(dense, [topic.text]);
@@ -30,6 +31,35 @@ export async function hybridTopic(
   return rrfLists([sparse, dense], rrfK, context.k);
 }
 
+const HNSW_ONLY = { onlyWith: { key: 'denseIndex', value: 'hnsw' } } as const;
+
+/** How the collection's vectors are searched: exact cosine, or an HNSW graph. */
+export const DENSE_INDEX_SETTINGS = {
+  denseIndex: choice(
+    ['exact', 'hnsw'],
+    "how the collection's vectors are searched: exact cosine over all of them, or an approximate HNSW graph (hnswlib; built once, kept in the cache folder); hits are scored by exact cosine either way",
+    { default: 'exact' },
+  ),
+  hnswM: integer('HNSW: links per node and layer (M)', {
+    default: HNSW_DEFAULTS.m,
+    min: HNSW_LIMITS.m[0],
+    max: HNSW_LIMITS.m[1],
+    ...HNSW_ONLY,
+  }),
+  hnswEfConstruction: integer('HNSW: candidates kept while building (efConstruction)', {
+    default: HNSW_DEFAULTS.efConstruction,
+    min: HNSW_LIMITS.efConstruction[0],
+    max: HNSW_LIMITS.efConstruction[1],
+    ...HNSW_ONLY,
+  }),
+  hnswEfSearch: integer('HNSW: candidates kept while searching (efSearch; at least k)', {
+    default: HNSW_DEFAULTS.efSearch,
+    min: HNSW_LIMITS.efSearch[0],
+    max: HNSW_LIMITS.efSearch[1],
+    ...HNSW_ONLY,
+  }),
+};
+
 const PREFIXES =
   'For E5-style models give `--query-prefix "query: " --passage-prefix "passage: "`.';
 
@@ -37,10 +67,11 @@ const PREFIXES =
 export const denseMethod = defineMethod({
   name: 'dense',
   paper: 'plain embedding retrieval',
-  steps: 'embedding of the query, exact cosine against the collection',
+  steps:
+    'embedding of the query, cosine against the collection (exact, or through an HNSW graph with `--dense-index hnsw`)',
   calls: '1 embedding',
   reproduce: `Needs \`--embedding-model\`. ${PREFIXES}`,
-  settings: settings({}),
+  settings: settings({ ...DENSE_INDEX_SETTINGS }),
   prompts: [],
   needsChat: () => false,
   embeddings: () => 'required',
@@ -60,6 +91,7 @@ export const hybridMethod = defineMethod({
   settings: settings({
     rrfK: integer('RRF constant k', { default: 60, max: 10_000 }),
     ...FIRST_STAGE_SETTINGS,
+    ...DENSE_INDEX_SETTINGS,
   }),
   prompts: [],
   needsChat: () => false,

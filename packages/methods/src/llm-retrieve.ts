@@ -16,7 +16,8 @@ import {
   type Bm25Index,
 } from '@assay/retrieval';
 import type { Run, RunEntry } from '@assay/trec';
-import { DenseIndex } from './dense-index.js';
+import { DenseIndex, type DenseSearcher } from './dense-index.js';
+import { cachedHnswIndex } from './hnsw-index.js';
 import type { GeneratedAnswer, MethodDefinition, RunModels } from './method-definition.js';
 import {
   MissingCandidatesError,
@@ -270,7 +271,7 @@ export async function retrieveWithModels(
       passagePrefix: resources.embeddings!.passagePrefix ?? '',
     };
     try {
-      context.dense = await buildDenseIndex(context.embeddings, resources.documents);
+      context.dense = await buildDenseIndex(context.embeddings, resources.documents, settings);
     } catch (error) {
       if (error instanceof BudgetExceededError) {
         const p = parameters();
@@ -407,17 +408,28 @@ function warningsOf(p: Record<string, string | number>): string[] {
     .map(([, value]) => String(value));
 }
 
-/** The dense index of a collection: each document's `title text` embedded (cached). */
+/**
+ * The dense index of a collection: each document's `title text` embedded (cached), searched
+ * by exact cosine or, with `denseIndex: 'hnsw'`, through an HNSW graph (kept in the cache
+ * folder, so a second run over the same vectors reads it instead of building it).
+ */
 async function buildDenseIndex(
   embeddings: NonNullable<MethodContext['embeddings']>,
   documents: readonly { id: string; title?: string; text: string }[],
-): Promise<DenseIndex> {
+  settings: Readonly<Record<string, unknown>>,
+): Promise<DenseSearcher> {
   const texts = documents.map((d) => embeddings.passagePrefix + documentText(d));
   const vectors = await embeddings.client.embed(embeddings.model, texts);
-  return new DenseIndex(
+  const exact = new DenseIndex(
     documents.map((d) => d.id),
     vectors,
   );
+  if (settings.denseIndex !== 'hnsw') return exact;
+  return cachedHnswIndex(exact, {
+    m: settings.hnswM as number,
+    efConstruction: settings.hnswEfConstruction as number,
+    efSearch: settings.hnswEfSearch as number,
+  });
 }
 
 function modelNames(

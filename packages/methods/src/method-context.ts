@@ -8,7 +8,7 @@ import {
   type MethodPrompt,
 } from '@assay/llm';
 import { analyzeQuery, type Bm25Searcher } from '@assay/retrieval';
-import type { DenseIndex } from './dense-index.js';
+import type { DenseSearcher } from './dense-index.js';
 import { IndexSearch, type SearchService } from './search-service.js';
 import type { TraceEntry } from './trace.js';
 
@@ -91,7 +91,7 @@ export interface MethodContext {
   /** Each topic's candidates from a run (`--first-stage`), instead of BM25 of its query. */
   firstStage?: FirstStage;
   /** The collection's vectors (built before the topics when a method needs them). */
-  dense?: DenseIndex;
+  dense?: DenseSearcher;
   /** Documents' text by docno (given with `--docs`; methods that read passages need it). */
   documents?: ReadonlyMap<string, DocumentText>;
   /** The configured reranker; absent, rerank stages keep the first-stage order. */
@@ -273,7 +273,7 @@ export function usableQuery(
 }
 
 /** The embeddings endpoint and the collection's vectors, or an error saying what is missing. */
-export function denseOf(context: MethodContext): MethodEmbeddings & { index: DenseIndex } {
+export function denseOf(context: MethodContext): MethodEmbeddings & { index: DenseSearcher } {
   if (!context.embeddings || !context.dense)
     throw new Error('this method needs an embeddings model (--embedding-model)');
   return { ...context.embeddings, index: context.dense };
