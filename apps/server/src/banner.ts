@@ -18,14 +18,18 @@ export interface WebAppBannerInput {
 export function webAppBanner(input: WebAppBannerInput): string[] {
   const base = `${input.apiUrl.replace(/\/api$/, '')}/`;
   if (!input.webBuilt)
-    return [`web app: not built (run \`npm run build\`, then start again); the API is at ${input.apiUrl}`];
+    return [
+      `web app: not built (run \`npm run build\`, then start again); the API is at ${input.apiUrl}`,
+    ];
   const admin = input.createdAdmin;
   if (admin === undefined)
     return [
       `web app: ${base} (sign in with your token; \`assay users token admin\` prints a new sign-in link)`,
     ];
   if (admin.fromEnv)
-    return [`web app: ${base} (sign in as the admin: ${base}#token=<the token in ASSAY_ADMIN_TOKEN>)`];
+    return [
+      `web app: ${base} (sign in as the admin: ${base}#token=<the token in ASSAY_ADMIN_TOKEN>)`,
+    ];
   return [
     `web app: ${base}`,
     `sign in to it as the admin with this link (it holds the token; keep it to yourself):`,
