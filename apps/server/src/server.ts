@@ -18,6 +18,8 @@ import {
 } from '@assay/platform';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
+import { webAppBanner } from './banner.js';
+import { defaultWebDir } from './web-app.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -138,6 +140,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         `warning: assay commands on the data directory ${resolve(config.dataDir)} cannot use the database while this server runs: ${database.notShared}`,
       );
     if (admin.created) announceAdmin(admin.token, config, url, log);
+    for (const line of webAppBanner({
+      apiUrl: url,
+      webBuilt: (options.webDir ?? defaultWebDir()) !== undefined,
+      ...(admin.created && admin.token !== undefined
+        ? { createdAdmin: { token: admin.token, fromEnv: Boolean(config.adminToken) } }
+        : {}),
+    }))
+      log(line);
     if (admin.ignoredToken)
       warn(
         'warning: ASSAY_ADMIN_TOKEN is ignored: an admin exists and the variable is none of its live tokens (it only makes the first admin); ' +

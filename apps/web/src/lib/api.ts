@@ -269,6 +269,8 @@ export interface LeaderboardRow {
   means: Record<string, number | null>;
   /** Absent from leaderboards of answers' scores. */
   judgedAt10?: number | null;
+  /** 95% bootstrap interval of each mean (absent from older stored reports). */
+  ci?: Record<string, [number, number]>;
   betterThan: Record<string, string[]>;
   differsFrom: Record<string, string[]>;
 }
@@ -279,6 +281,8 @@ export interface Comparison {
   test: string;
   correction: string;
   alpha: number;
+  /** Set when every run was tested against this one only. */
+  baseline?: string;
   runs: LeaderboardRow[];
 }
 
@@ -305,6 +309,7 @@ export interface CompareJson {
   correction: string;
   alpha: number;
   measures: string[];
+  baseline?: string;
   qrels?: string;
   topics?: number;
   runs?: LeaderboardRow[];
@@ -441,6 +446,7 @@ export function fromCompareJson(json: CompareJson): CompareResult {
     test: json.test,
     correction: json.correction,
     alpha: json.alpha,
+    ...(json.baseline === undefined ? {} : { baseline: json.baseline }),
   };
   const boards = json.leaderboards ?? [
     { qrels: json.qrels ?? '', topics: json.topics ?? 0, runs: json.runs ?? [] },
