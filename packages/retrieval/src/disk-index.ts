@@ -600,6 +600,20 @@ export function buildDiskIndex(
   return builder.finish();
 }
 
+/** True when `path` starts as an on-disk index does (false when it cannot be read). */
+export function isDiskIndexFile(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const start = Buffer.alloc(8);
+    return readSync(fd, start, 0, 8, 0) === 8 && start.toString('latin1') === MAGIC;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Options of {@link DiskBm25Index.open}. */
 export interface DiskIndexOpenOptions {
   /** Refuse an index made with another analyzer. */
