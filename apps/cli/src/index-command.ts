@@ -81,7 +81,7 @@ export const INDEX_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'memory-mib',
     key: 'memoryMib',
-    kind: integer({ min: 16 }),
+    kind: integer({ min: 1 }),
     arg: 'N',
     help: 'with --on-disk: MiB of postings buffered before a sorted run is spilled (1024)',
   },

@@ -58,7 +58,8 @@ describe('assay retrieve on Cranfield', () => {
       );
       expect(r.code, r.stderr).toBe(0);
     }
-  });
+    // Two retrievals over Cranfield in child processes: slow on a busy machine.
+  }, 180_000);
 
   it('bm25 reaches at least the nDCG@10 of a plain Lucene BM25 (0.352 published in the issue; 0.35 required)', async () => {
     expect(await measure(path('bm25.run'), 'ndcg_cut.10')).toBeGreaterThanOrEqual(0.35);
@@ -152,7 +153,7 @@ describe('assay retrieve on Cranfield', () => {
       ...['retrieve', '--method', 'rm3', '--index', index, '--topics', queries],
       ...['--out', path('y.run')],
     );
-    expect(rm3.code).toBe(2);
+    expect(rm3.code).toBe(1);
     expect(rm3.stderr).toContain('is an on-disk index, which serves --method bm25 only');
     expect(existsSync(path('y.run'))).toBe(false);
   });
