@@ -154,6 +154,15 @@ describe('every bench at a tiny size', () => {
     expect(out).toMatch(/assay vs MiniSearch: indexing/);
   });
 
+  it('bench/bm25-disk.mjs builds and searches an on-disk index', { timeout: TIMEOUT }, async () => {
+    const out = await node([
+      'bench/bm25-disk.mjs',
+      ...['--docs', '300', '--queries', '4', '--k', '20', '--vocabulary', '2000'],
+    ]);
+    expect(out).toMatch(new RegExp(`index: ${number} s .*MiB on disk`));
+    expect(out).toMatch(new RegExp(`search maxscore +: p50 ${number} ms, p95 ${number} ms`));
+  });
+
   it.skipIf(dlRuns === undefined)(
     `bench/ppi.mjs prints coverage on the TREC DL data (${SHARED_DATA_SKIP})`,
     { timeout: TIMEOUT },

@@ -1,10 +1,21 @@
-import { describeAnalyzer, IndexBuilder, saveIndex, type Bm25Index } from '@assay/retrieval';
-import type { CollectionDocument } from '@assay/trec';
+import { closeSync, openSync, readSync } from 'node:fs';
+import {
+  describeAnalyzer,
+  DiskIndexBuilder,
+  IndexBuilder,
+  saveIndex,
+  type AnalyzerConfig,
+  type Bm25Index,
+  type Bm25Params,
+} from '@assay/retrieval';
+import { forEachCollectionDocument, type CollectionDocument } from '@assay/trec';
 import {
   commandHelp,
   FILE,
+  FLAG,
   getopt,
   HELP_OPTION,
+  integer,
   number,
   oneOf,
   type OptionSpec,
@@ -13,7 +24,12 @@ import {
 } from './getopt.js';
 import type { CommandIo } from './io.js';
 import { ProgressReporter } from './progress.js';
-import { analyzerFrom, ASSAY_CLI_VERSION, readCollection } from './retrieval-inputs.js';
+import {
+  analyzerFrom,
+  ASSAY_CLI_VERSION,
+  collectionFormatOf,
+  readCollection,
+} from './retrieval-inputs.js';
 
 export const INDEX_OPTIONS: readonly OptionSpec[] = [
   {
@@ -56,16 +72,33 @@ export const INDEX_OPTIONS: readonly OptionSpec[] = [
     kind: number({ min: 0, max: 1 }),
     help: "BM25's b, recorded as the index's default (0.4)",
   },
+  {
+    long: 'on-disk',
+    key: 'onDisk',
+    kind: FLAG,
+    help: 'stream the collection into an on-disk index, searched without loading it (BM25 only; for collections too large to hold, like MS MARCO)',
+  },
+  {
+    long: 'memory-mib',
+    key: 'memoryMib',
+    kind: integer({ min: 1 }),
+    arg: 'N',
+    help: 'with --on-disk: MiB of postings buffered before a sorted run is spilled (1024)',
+  },
   HELP_OPTION,
 ];
 
 export const INDEX_USAGE = commandHelp({
   usage: `assay index build --docs FILE --out INDEX [--format jsonl|tsv|cranfield]
-                         [--stemmer porter|none] [--stopwords english|none|FILE] [--k1 X] [--b Y]`,
+                         [--stemmer porter|none] [--stopwords english|none|FILE] [--k1 X] [--b Y]
+                         [--on-disk [--memory-mib N]]`,
   about: `Builds a BM25 index of a collection (title and text indexed together) and saves it to one
 file that 'assay retrieve --index INDEX' loads. The file records the analyzer, the BM25
 parameters and a fingerprint of the collection; an index made by an assay with another
-analyzer version is refused (rebuild it).`,
+analyzer version is refused (rebuild it). With --on-disk the collection is read a piece
+at a time and the index is built through sorted runs on disk; 'assay retrieve --index'
+then reads each query term's postings from the file (method bm25 only), with the same
+run as the in-memory index gives.`,
   sections: [{ specs: INDEX_OPTIONS }],
 });
 
@@ -116,12 +149,85 @@ export function indexCommand(argv: readonly string[], io: CommandIo): number {
   const analyzer = analyzerFrom(option('stemmer'), option('stopwords'));
   const params = { k1: parsed.number('k1') ?? 0.9, b: parsed.number('b') ?? 0.4 };
   const started = performance.now();
+  if (options.has('onDisk'))
+    return indexOnDisk(io, {
+      docsFile,
+      format: option('format'),
+      out,
+      analyzer,
+      params,
+      memoryMib: parsed.number('memoryMib') ?? 1024,
+      started,
+    });
+  if (options.has('memoryMib')) throw new UsageError('--memory-mib goes with --on-disk');
   const docs = readCollection(docsFile, option('format'));
   const index = indexDocuments(docs, new IndexBuilder(analyzer), io);
   const bytes = saveIndex(out, index, params, { assay: ASSAY_CLI_VERSION, source: docsFile });
   const seconds = (performance.now() - started) / 1000;
   io.stdout(
     `indexed ${index.documentCount} documents (${index.data.terms.length} terms, ${index.postingCount} postings, ${describeAnalyzer(analyzer)}) in ${seconds.toFixed(2)} s; wrote ${out} (${(bytes / 1e6).toFixed(1)} MB, ${index.data.fingerprint})\n`,
+  );
+  return 0;
+}
+
+/** The bytes of a file, a piece at a time. */
+function* fileChunks(path: string, size = 1 << 22): Generator<Uint8Array> {
+  const fd = openSync(path, 'r');
+  try {
+    for (;;) {
+      const buffer = new Uint8Array(size);
+      const n = readSync(fd, buffer, 0, size, null);
+      if (n === 0) return;
+      yield buffer.subarray(0, n);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `assay index build --on-disk`: the collection streamed into an on-disk index. */
+function indexOnDisk(
+  io: CommandIo & { stderrIsTTY?: boolean },
+  input: {
+    docsFile: string;
+    format: string | undefined;
+    out: string;
+    analyzer: AnalyzerConfig;
+    params: Bm25Params;
+    memoryMib: number;
+    started: number;
+  },
+): number {
+  const format = collectionFormatOf(input.format, input.docsFile);
+  const builder = new DiskIndexBuilder(input.out, {
+    analyzer: input.analyzer,
+    params: input.params,
+    memoryBudget: input.memoryMib * 2 ** 20,
+    createdBy: { assay: ASSAY_CLI_VERSION, source: input.docsFile },
+  });
+  const progress = new ProgressReporter({
+    label: 'indexing',
+    write: io.stderr,
+    tty: io.stderrIsTTY ?? process.stderr.isTTY === true,
+    unit: 'docs',
+    showCost: false,
+  });
+  const state = { done: 0, doneThisRun: 0, failed: 0, tokens: 0, costUsd: 0 };
+  try {
+    forEachCollectionDocument(fileChunks(input.docsFile), input.docsFile, format, (doc) => {
+      builder.add(doc);
+      if (++state.done % 10_000 === 0) progress.update({ ...state, doneThisRun: state.done });
+    });
+  } catch (error) {
+    builder.abort();
+    throw error;
+  }
+  progress.update({ ...state, doneThisRun: state.done });
+  progress.finish();
+  const summary = builder.finish();
+  const seconds = (performance.now() - input.started) / 1000;
+  io.stdout(
+    `indexed ${summary.documents} documents on disk (${summary.terms} terms, ${summary.postings} postings, ${summary.runs} sorted runs, ${describeAnalyzer(input.analyzer)}) in ${seconds.toFixed(2)} s; wrote ${input.out} (${(summary.bytes / 1e6).toFixed(1)} MB, ${summary.fingerprint})\n`,
   );
   return 0;
 }

@@ -1,12 +1,16 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import {
+  DiskBm25Index,
   IndexBuilder,
+  isDiskIndexFile,
   loadIndex,
   RETRIEVAL_METHODS,
+  retrieveDiskRun,
   retrieveRun,
   runHeader,
   type Bm25Index,
   type RetrievalMethod,
+  type RetrievedRun,
   type RetrieveOptions,
 } from '@assay/retrieval';
 import {
@@ -210,6 +214,31 @@ export async function retrieveCommand(
 
   // Read and check every input before any work that takes long, and before writing.
   const topics = await readQueries(topicsFile);
+  if (indexFile !== undefined && isDiskIndexFile(indexFile)) {
+    if (method !== 'bm25')
+      throw new UsageError(
+        `${indexFile} is an on-disk index, which serves --method bm25 only; for ${method}, build an index without --on-disk or give --docs`,
+      );
+    let disk: DiskBm25Index;
+    try {
+      disk = DiskBm25Index.open(indexFile, analyzerGiven ? { analyzer } : {});
+    } catch (error) {
+      throw new CliError((error as Error).message, 2);
+    }
+    try {
+      return retrieveLexical(io, {
+        retrieve: (onProgress) => retrieveDiskRun(disk, topics, { k, bm25, tag, onProgress }),
+        topics,
+        topicsFile,
+        out,
+        strict,
+        method,
+        source: { 'index file': indexFile },
+      });
+    } finally {
+      disk.close();
+    }
+  }
   let index: Bm25Index;
   let docs: CollectionDocument[] | undefined;
   if (indexFile !== undefined) {
@@ -256,13 +285,12 @@ export async function retrieveCommand(
       io,
     );
   return retrieveLexical(io, {
-    index,
+    retrieve: (onProgress) => retrieveRun(index, topics, { ...retrieveOptions, onProgress }),
     topics,
     topicsFile,
     out,
     strict,
     method,
-    retrieveOptions,
     source: docsFile !== undefined ? { docs: docsFile } : { 'index file': indexFile! },
   });
 }
@@ -271,14 +299,14 @@ export async function retrieveCommand(
 function retrieveLexical(
   io: CommandIo & { stderrIsTTY?: boolean },
   input: {
-    index: Bm25Index;
+    /** Retrieves the run, reporting each topic done. */
+    retrieve: (onProgress: (done: number) => void) => RetrievedRun;
     topics: Array<{ id: string; text: string }>;
     topicsFile: string;
     source: Record<string, string>;
     out: string;
     strict: boolean;
     method: string;
-    retrieveOptions: RetrieveOptions;
   },
 ): number {
   const { topics, out } = input;
@@ -291,11 +319,9 @@ function retrieveLexical(
     showCost: false,
   });
   const started = performance.now();
-  const { run, parameters, missing } = retrieveRun(input.index, topics, {
-    ...input.retrieveOptions,
-    onProgress: (done) =>
-      progress.update({ done, doneThisRun: done, failed: 0, tokens: 0, costUsd: 0 }),
-  });
+  const { run, parameters, missing } = input.retrieve((done) =>
+    progress.update({ done, doneThisRun: done, failed: 0, tokens: 0, costUsd: 0 }),
+  );
   progress.finish();
   const seconds = (performance.now() - started) / 1000;
   const header = runHeader(parameters, {

@@ -76,10 +76,29 @@ export {
   emptyQueryReason,
   resolveRetrieveParameters,
   RETRIEVAL_METHODS,
+  retrieveDiskRun,
   retrieveRun,
   runHeader,
+  type DiskRetrieveOptions,
   type QbdOptions,
   type RetrievalMethod,
   type RetrievedRun,
   type RetrieveOptions,
 } from './retrieve.js';
+/**
+ * An on-disk BM25 index for collections too large to hold: built by streaming documents
+ * through sorted runs and a merge, searched with positioned reads (exhaustive or MaxScore),
+ * scoring and ordering exactly as the in-memory index does.
+ */
+export {
+  buildDiskIndex,
+  DISK_INDEX_FORMAT_VERSION,
+  DiskBm25Index,
+  DiskBm25Searcher,
+  DiskIndexBuilder,
+  isDiskIndexFile,
+  type DiskIndexBuildOptions,
+  type DiskIndexHeader,
+  type DiskIndexOpenOptions,
+  type DiskIndexSummary,
+} from './disk-index.js';

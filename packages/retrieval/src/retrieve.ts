@@ -1,6 +1,7 @@
 import type { Run, RunEntry } from '@assay/trec';
 import { describeAnalyzer } from './analysis.js';
 import { type Bm25Index, type Bm25Params, DEFAULT_BM25 } from './bm25-index.js';
+import { type DiskBm25Index, DiskBm25Searcher } from './disk-index.js';
 import {
   DEFAULT_RM3,
   DEFAULT_ROCCHIO,
@@ -60,7 +61,7 @@ export interface RetrievedRun {
 }
 
 /** Why a query finds nothing: no term left after analysis, or none the collection has. */
-export function emptyQueryReason(index: Bm25Index, text: string): string {
+export function emptyQueryReason(index: Bm25Index | DiskBm25Index, text: string): string {
   return index.analyzer.analyze(text).length === 0
     ? 'the query has no term after analysis (empty, or stopwords only)'
     : 'no term of the query occurs in the collection';
@@ -183,4 +184,55 @@ export function runHeader(
     ([key, value]) => `# ${key}: ${String(value).replace(/[\r\n]+/g, ' ')}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** Options of {@link retrieveDiskRun}: BM25 only (an on-disk index has no forward index). */
+export interface DiskRetrieveOptions {
+  /** Documents per topic (default 1000). */
+  k?: number;
+  bm25?: Partial<Bm25Params>;
+  /** MaxScore instead of scoring every posting (same run). */
+  pruning?: boolean;
+  /** Run tag (default: bm25). */
+  tag?: string;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * BM25 over an on-disk index into a TREC run, with the parameters {@link retrieveRun}
+ * records for `bm25`: the same documents indexed either way give the same run.
+ */
+export function retrieveDiskRun(
+  index: DiskBm25Index,
+  topics: readonly { id: string; text: string }[],
+  options: DiskRetrieveOptions = {},
+): RetrievedRun {
+  const k = options.k ?? 1000;
+  const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
+  const searcher = new DiskBm25Searcher(index, bm25, options.pruning ?? false);
+  const out = new Map<string, RunEntry[]>();
+  const missing: RetrievedRun['missing'] = [];
+  topics.forEach((topic, i) => {
+    const hits = searcher.search(topic.text, k);
+    out.set(
+      topic.id,
+      hits.map((h, r) => ({ docno: h.docno, rank: r + 1, score: h.score })),
+    );
+    if (hits.length === 0)
+      missing.push({ topic: topic.id, reason: emptyQueryReason(index, topic.text) });
+    options.onProgress?.(i + 1, topics.length);
+  });
+  return {
+    run: { name: options.tag ?? 'bm25', topics: out },
+    parameters: {
+      method: 'bm25',
+      analyzer: describeAnalyzer(index.header.analyzer),
+      k1: bm25.k1,
+      b: bm25.b,
+      k,
+      index: index.header.fingerprint,
+      documents: index.documentCount,
+    },
+    missing,
+  };
 }

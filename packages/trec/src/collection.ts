@@ -1,6 +1,12 @@
 import { TrecFormatError, jsonType } from './errors.js';
 import { unstorableJson } from './json-depth.js';
-import { type InnerLineBreaks, type LineHandler, splitLines, splitLinesAsync } from './lines.js';
+import {
+  type InnerLineBreaks,
+  type LineHandler,
+  LineSplitter,
+  splitLines,
+  splitLinesAsync,
+} from './lines.js';
 import { idProblem } from './storage-limits.js';
 
 /** One document of a collection. */
@@ -49,13 +55,47 @@ export async function parseCollectionStream(
   return reader.finish();
 }
 
+/**
+ * Hands the documents of a collection, read from chunks of UTF-8 bytes (a file read a
+ * piece at a time), to `onDocument` one by one without keeping them: for collections too
+ * large to hold (the on-disk index reads MS MARCO this way). The same documents and errors
+ * as {@link parseCollection}. Returns the number of documents.
+ */
+export function forEachCollectionDocument(
+  chunks: Iterable<Uint8Array>,
+  file: string,
+  format: CollectionFormat,
+  onDocument: (doc: CollectionDocument) => void,
+): number {
+  const reader = documentReader(file, format, onDocument);
+  const splitter = new LineSplitter(reader, { file, innerBreaks: innerBreaksOf(format) });
+  const decoder = new TextDecoder('utf-8');
+  for (const chunk of chunks) splitter.push(decoder.decode(chunk, { stream: true }));
+  splitter.push(decoder.decode());
+  splitter.end();
+  reader.finish();
+  return reader.count;
+}
+
 /** Reads documents line by line; `finish` returns them (no documents is an error). */
 abstract class DocumentReader implements LineHandler {
   protected readonly docs: CollectionDocument[] = [];
   protected readonly seen: Seen;
+  /** Documents read (kept, or handed to the sink). */
+  count = 0;
 
-  constructor(protected readonly file: string) {
+  constructor(
+    protected readonly file: string,
+    private readonly sink?: (doc: CollectionDocument) => void,
+  ) {
     this.seen = new Seen(file);
+  }
+
+  /** Keeps a document read, or hands it to the sink. */
+  protected emit(doc: CollectionDocument): void {
+    this.count++;
+    if (this.sink) this.sink(doc);
+    else this.docs.push(doc);
   }
 
   line(text: string, start: number, end: number, lineNo: number): void {
@@ -67,17 +107,21 @@ abstract class DocumentReader implements LineHandler {
   protected abstract read(line: string, lineNo: number): void;
 
   finish(): CollectionDocument[] {
-    if (this.docs.length === 0) throw new TrecFormatError(this.file, 0, 'no documents');
+    if (this.count === 0) throw new TrecFormatError(this.file, 0, 'no documents');
     return this.docs;
   }
 }
 
-function documentReader(file: string, format: CollectionFormat): DocumentReader {
+function documentReader(
+  file: string,
+  format: CollectionFormat,
+  sink?: (doc: CollectionDocument) => void,
+): DocumentReader {
   return format === 'jsonl'
-    ? new JsonlReader(file)
+    ? new JsonlReader(file, sink)
     : format === 'tsv'
-      ? new TsvReader(file)
-      : new CranfieldReader(file);
+      ? new TsvReader(file, sink)
+      : new CranfieldReader(file, sink);
 }
 
 class Seen {
@@ -139,7 +183,7 @@ class JsonlReader extends DocumentReader {
       if (k !== idKey && k !== textKey && k !== 'title') metadata[k] = v;
     const doc: CollectionDocument = { id: docId, text: obj[textKey] as string, metadata };
     if (typeof obj.title === 'string') doc.title = obj.title;
-    this.docs.push(doc);
+    this.emit(doc);
   }
 }
 
@@ -159,7 +203,7 @@ class TsvReader extends DocumentReader {
     this.seen.add(id, lineNo);
     const doc: CollectionDocument = { id, text: fields[fields.length - 1]!, metadata: {} };
     if (fields.length === 3) doc.title = fields[1]!;
-    this.docs.push(doc);
+    this.emit(doc);
   }
 }
 
@@ -211,7 +255,7 @@ class CranfieldReader extends DocumentReader {
     if (title) doc.title = title;
     if (get('A')) doc.metadata.authors = get('A');
     if (get('B')) doc.metadata.bibliography = get('B');
-    this.docs.push(doc);
+    this.emit(doc);
   }
 }
 

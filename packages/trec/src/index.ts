@@ -60,6 +60,7 @@ export { readQrelsFile } from './files.js';
 export { readTopicsFile } from './files.js';
 /** Parses a document collection (JSONL, TSV or the Cranfield layout) with file:line errors. */
 export {
+  forEachCollectionDocument,
   parseCollection,
   parseCollectionStream,
   type CollectionDocument,

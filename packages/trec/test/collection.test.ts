@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseCollection, parseCollectionStream, TrecFormatError } from '@assay/trec';
+import {
+  forEachCollectionDocument,
+  parseCollection,
+  parseCollectionStream,
+  type CollectionDocument,
+  TrecFormatError,
+} from '@assay/trec';
 
 function error(fn: () => unknown): TrecFormatError {
   try {
@@ -108,5 +114,38 @@ describe('parseCollectionStream', () => {
     await expect(parseCollectionStream(chunks('\n\n', 1), 'f', 'tsv')).rejects.toThrow(
       'f:0: no documents',
     );
+  });
+});
+
+describe('forEachCollectionDocument', () => {
+  // Byte chunks of `size`, so a multi-byte character and lines are split across chunks.
+  const byteChunks = (text: string, size: number) => {
+    const bytes = new TextEncoder().encode(text);
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+    return out;
+  };
+
+  it('hands on the documents parseCollection returns, one by one', () => {
+    const text = 'd1\tCafé crème\nd2\tTitle\tNaïve text\r\n# comment\n\nd3\tlast';
+    const seen: CollectionDocument[] = [];
+    const count = forEachCollectionDocument(byteChunks(text, 3), 'f.tsv', 'tsv', (doc) =>
+      seen.push(doc),
+    );
+    expect(count).toBe(3);
+    expect(seen).toEqual([
+      { id: 'd1', text: 'Café crème', metadata: {} },
+      { id: 'd2', title: 'Title', text: 'Naïve text', metadata: {} },
+      { id: 'd3', text: 'last', metadata: {} },
+    ]);
+    expect(seen).toEqual(parseCollection(text, 'f.tsv', 'tsv'));
+  });
+
+  it('names file:line of a duplicate id and refuses an empty collection', () => {
+    const dup = '{"id":"a","text":"x"}\n{"id":"a","text":"y"}\n';
+    expect(() => forEachCollectionDocument(byteChunks(dup, 5), 'f', 'jsonl', () => {})).toThrow(
+      'f:2: duplicate document id "a" (first at line 1)',
+    );
+    expect(() => forEachCollectionDocument([], 'f', 'tsv', () => {})).toThrow('f:0: no documents');
   });
 });

@@ -1,0 +1,1058 @@
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { compareBytewise } from '@assay/trec';
+import {
+  ANALYZER_VERSION,
+  type Analyzer,
+  type AnalyzerConfig,
+  createAnalyzer,
+  DEFAULT_ANALYZER,
+  describeAnalyzer,
+  sameAnalyzer,
+} from './analysis.js';
+import {
+  bm25Idf,
+  type Bm25Params,
+  DEFAULT_BM25,
+  documentText,
+  type IndexableDocument,
+} from './bm25-index.js';
+import { GrowableUint32 } from './growable.js';
+import { IndexFileError } from './index-file.js';
+import type { Hit, WeightedQuery } from './search.js';
+import { TopK } from './top-k.js';
+
+// An on-disk BM25 index: built by streaming documents, spilling sorted runs of postings
+// to temporary files when a memory budget is reached and merging them into one file;
+// read with positioned reads, a query term's postings at a time, never the whole file.
+//
+// Layout: 8-byte magic, u32 format version, u32 header length, JSON header (which names
+// every section's byte offset), then the sections, each on an 8-byte boundary:
+//   docLengths u32[N], docnoRank u32[N] (each document's position in docno byte order),
+//   docIdOffsets u32[N+1] + docIdBytes (UTF-8),
+//   termOffsets u32[T+1] + termBytes (UTF-8, terms in byte order, so lookups bisect),
+//   termStart f64[T] (first posting of each term), termDf u32[T],
+//   termBound f64[T] (largest tf/(tf + k1·(1 − b + b·dl/avgdl)) of the term's postings
+//   under the build's parameters, MaxScore's upper bound),
+//   postingDocs u32[P] (ascending within a term), postingTfs u16[P] (saturating at 65,535).
+const MAGIC = 'ASSAYBMD';
+/** Version of the on-disk index layout. */
+export const DISK_INDEX_FORMAT_VERSION = 1;
+
+const SECTIONS = [
+  'docLengths',
+  'docnoRank',
+  'docIdOffsets',
+  'docIdBytes',
+  'termOffsets',
+  'termBytes',
+  'termStart',
+  'termDf',
+  'termBound',
+  'postingDocs',
+  'postingTfs',
+] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** What an on-disk index records besides its sections. */
+export interface DiskIndexHeader {
+  format: number;
+  analyzer: AnalyzerConfig;
+  analyzerVersion: number;
+  /** BM25 parameters the stored MaxScore bounds were computed for (a search may use others). */
+  params: Bm25Params;
+  fingerprint: string;
+  documents: number;
+  terms: number;
+  postings: number;
+  /** Sum of the documents' lengths (tokens after analysis). */
+  totalLength: number;
+  /** Byte offset and length of every section. */
+  sections: Record<Section, { offset: number; bytes: number }>;
+  /** Size of the whole file, to tell a truncated one. */
+  fileBytes: number;
+  createdBy?: Record<string, string>;
+}
+
+/** Options of {@link DiskIndexBuilder}. */
+export interface DiskIndexBuildOptions {
+  analyzer?: AnalyzerConfig;
+  /** Parameters the MaxScore bounds are stored for (default k1 0.9, b 0.4). */
+  params?: Bm25Params;
+  /**
+   * Bytes of postings held in memory before a sorted run is spilled to a temporary file
+   * (default 1 GiB; 16 bytes a posting while buffered and sorted).
+   */
+  memoryBudget?: number;
+  /** Folder for the temporary run files (default: a new folder beside the output). */
+  tempDir?: string;
+  createdBy?: Record<string, string>;
+}
+
+/** What {@link DiskIndexBuilder.finish} made. */
+export interface DiskIndexSummary {
+  path: string;
+  documents: number;
+  terms: number;
+  postings: number;
+  bytes: number;
+  /** Sorted runs spilled and merged. */
+  runs: number;
+  fingerprint: string;
+}
+
+const pad8 = (n: number) => Math.ceil(n / 8) * 8;
+const BYTES_PER_POSTING = 16; // 4 term + 4 doc + 2 tf buffered, 4 + 2 sorted at spill
+
+/**
+ * A comparator of positions in `strings` by their strings' UTF-8 byte order: JavaScript's
+ * own string comparison (UTF-16 code units, much faster) when no string holds a surrogate,
+ * for then the two orders agree; {@link compareBytewise} otherwise.
+ */
+function byteOrder(strings: readonly string[]): (a: number, b: number) => number {
+  if (!strings.some((s) => SURROGATE.test(s)))
+    return (a, b) => {
+      const x = strings[a]!;
+      const y = strings[b]!;
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
+  return (a, b) => compareBytewise(strings[a]!, strings[b]!);
+}
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Writes bytes at increasing positions of a file through a buffer. */
+class PositionedWriter {
+  private readonly buffer: Buffer;
+  private used = 0;
+  constructor(
+    private readonly fd: number,
+    private position: number,
+    size = 1 << 22,
+  ) {
+    this.buffer = Buffer.allocUnsafe(size);
+  }
+  write(bytes: Uint8Array): void {
+    if (bytes.length > this.buffer.length - this.used) this.flush();
+    if (bytes.length > this.buffer.length) {
+      writeAll(this.fd, bytes, this.position);
+      this.position += bytes.length;
+      return;
+    }
+    this.buffer.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+  string(value: string): void {
+    if (3 * value.length > this.buffer.length - this.used) {
+      this.write(Buffer.from(value, 'utf8'));
+      return;
+    }
+    this.used += this.buffer.write(value, this.used, 'utf8');
+  }
+  u32(value: number): void {
+    if (this.used + 4 > this.buffer.length) this.flush();
+    this.buffer.writeUInt32LE(value, this.used);
+    this.used += 4;
+  }
+  u16(value: number): void {
+    if (this.used + 2 > this.buffer.length) this.flush();
+    this.buffer.writeUInt16LE(value, this.used);
+    this.used += 2;
+  }
+  flush(): void {
+    if (this.used === 0) return;
+    writeAll(this.fd, this.buffer.subarray(0, this.used), this.position);
+    this.position += this.used;
+    this.used = 0;
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < bytes.length)
+    done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+}
+
+const viewBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** Reads u32 or u16 values in order from a region of a run file, a chunk at a time. */
+class RunReader {
+  private chunk: Uint32Array | Uint16Array;
+  private at = 0;
+  private filled = 0;
+  private position: number;
+  private left: number;
+  constructor(
+    private readonly fd: number,
+    offset: number,
+    count: number,
+    private readonly width: 2 | 4,
+    chunk = 1 << 20,
+  ) {
+    this.chunk = width === 4 ? new Uint32Array(chunk) : new Uint16Array(chunk);
+    this.position = offset;
+    this.left = count;
+  }
+  /** The next value. */
+  next(): number {
+    if (this.at === this.filled) this.fill();
+    return this.chunk[this.at++]!;
+  }
+  private fill(): void {
+    const count = Math.min(this.chunk.length, this.left);
+    if (count === 0) throw new Error('run file ended early');
+    readAll(this.fd, viewBytes(this.chunk).subarray(0, count * this.width), this.position, '');
+    this.position += count * this.width;
+    this.left -= count;
+    this.at = 0;
+    this.filled = count;
+  }
+}
+
+function readAll(fd: number, into: Uint8Array, position: number, file: string): void {
+  let done = 0;
+  while (done < into.length) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) throw new IndexFileError(file, 'truncated index file');
+    done += n;
+  }
+}
+
+/** A spilled run: per term (by build term number) its posting count, then docs, then tfs. */
+interface Run {
+  file: string;
+  terms: number;
+  counts: Uint32Array;
+  postings: number;
+}
+
+/**
+ * Builds an on-disk BM25 index one document at a time, without holding the collection's
+ * postings as objects: postings are buffered in typed arrays, spilled as runs sorted by
+ * term when the memory budget is reached, and merged into the index file by
+ * {@link finish}. Documents are analysed exactly as {@link IndexBuilder} analyses them, so
+ * the index scores as the in-memory one does.
+ */
+export class DiskIndexBuilder {
+  private readonly analyzer: Analyzer;
+  private readonly config: AnalyzerConfig;
+  private readonly params: Bm25Params;
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly docIds: string[] = [];
+  private readonly lengths = new GrowableUint32();
+  private digests = Buffer.alloc(32 * 1024);
+  private scratch = new Uint32Array(1024);
+  private readonly touched: number[] = [];
+  private readonly capacity: number;
+  private runTerms: Uint32Array;
+  private runDocs: Uint32Array;
+  private runTfs: Uint16Array;
+  private runSize = 0;
+  private readonly runs: Run[] = [];
+  private readonly tempDir: string;
+  private totalLength = 0;
+  private postings = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly options: DiskIndexBuildOptions = {},
+  ) {
+    this.config = options.analyzer ?? DEFAULT_ANALYZER;
+    this.analyzer = createAnalyzer(this.config);
+    this.params = options.params ?? DEFAULT_BM25;
+    this.capacity = Math.max(16, Math.floor((options.memoryBudget ?? 2 ** 30) / BYTES_PER_POSTING));
+    const initial = Math.min(this.capacity, 1 << 16);
+    this.runTerms = new Uint32Array(initial);
+    this.runDocs = new Uint32Array(initial);
+    this.runTfs = new Uint16Array(initial);
+    this.tempDir = mkdtempSync(join(options.tempDir ?? dirname(path), '.assay-index-runs-'));
+  }
+
+  /** Number of documents added so far. */
+  get size(): number {
+    return this.docIds.length;
+  }
+
+  /** Sorted runs spilled so far. */
+  get runCount(): number {
+    return this.runs.length;
+  }
+
+  /** Analyses and adds one document (title and text together). */
+  add(doc: IndexableDocument): void {
+    const d = this.docIds.length;
+    if (32 * (d + 1) > this.digests.length) {
+      const next = Buffer.alloc(this.digests.length * 2);
+      this.digests.copy(next);
+      this.digests = next;
+    }
+    createHash('sha256')
+      .update(`${doc.id}\u0000${doc.title ?? ''}\u0000${doc.text}`)
+      .digest()
+      .copy(this.digests, 32 * d);
+    const tokens = this.analyzer.analyze(documentText(doc));
+    const touched = this.touched;
+    touched.length = 0;
+    for (const token of tokens) {
+      let t = this.termIds.get(token);
+      if (t === undefined) {
+        t = this.terms.length;
+        this.termIds.set(token, t);
+        this.terms.push(token);
+        if (t >= this.scratch.length) {
+          const next = new Uint32Array(this.scratch.length * 2);
+          next.set(this.scratch);
+          this.scratch = next;
+        }
+      }
+      if (this.scratch[t] === 0) touched.push(t);
+      this.scratch[t]!++;
+    }
+    if (this.runSize + touched.length > this.capacity && this.runSize > 0) this.spill();
+    this.reserve(this.runSize + touched.length);
+    for (const t of touched) {
+      const at = this.runSize++;
+      this.runTerms[at] = t;
+      this.runDocs[at] = d;
+      this.runTfs[at] = Math.min(this.scratch[t]!, 0xffff);
+      this.scratch[t] = 0;
+    }
+    this.postings += touched.length;
+    this.lengths.push(tokens.length);
+    this.totalLength += tokens.length;
+    this.docIds.push(doc.id);
+  }
+
+  private reserve(size: number): void {
+    if (size <= this.runTerms.length) return;
+    let next = this.runTerms.length * 2;
+    while (next < size) next *= 2;
+    next = Math.max(size, Math.min(next, this.capacity));
+    const grow = <T extends Uint32Array | Uint16Array>(a: T, make: (n: number) => T): T => {
+      const b = make(next);
+      b.set(a.subarray(0, this.runSize));
+      return b;
+    };
+    this.runTerms = grow(this.runTerms, (n) => new Uint32Array(n));
+    this.runDocs = grow(this.runDocs, (n) => new Uint32Array(n));
+    this.runTfs = grow(this.runTfs, (n) => new Uint16Array(n));
+  }
+
+  /** Sorts the buffered postings by term (a counting sort; documents stay ascending) and writes them. */
+  private spill(): void {
+    const n = this.runSize;
+    const termCount = this.terms.length;
+    const counts = new Uint32Array(termCount);
+    for (let i = 0; i < n; i++) counts[this.runTerms[i]!]!++;
+    const next = new Float64Array(termCount);
+    for (let t = 1; t < termCount; t++) next[t] = next[t - 1]! + counts[t - 1]!;
+    const docs = new Uint32Array(n);
+    const tfs = new Uint16Array(n);
+    for (let i = 0; i < n; i++) {
+      const at = next[this.runTerms[i]!]!++;
+      docs[at] = this.runDocs[i]!;
+      tfs[at] = this.runTfs[i]!;
+    }
+    const file = join(this.tempDir, `run-${this.runs.length}`);
+    const fd = openSync(file, 'w');
+    try {
+      const out = new PositionedWriter(fd, 0);
+      out.write(viewBytes(counts));
+      out.write(viewBytes(docs));
+      out.write(viewBytes(tfs));
+      out.flush();
+    } finally {
+      closeSync(fd);
+    }
+    this.runs.push({ file, terms: termCount, counts, postings: n });
+    this.runSize = 0;
+  }
+
+  /** Removes the temporary run files (after a failure; {@link finish} removes them itself). */
+  abort(): void {
+    rmSync(this.tempDir, { recursive: true, force: true });
+  }
+
+  /** Merges the runs into the index file (written beside it, then renamed into place). */
+  finish(): DiskIndexSummary {
+    try {
+      return this.write();
+    } finally {
+      this.abort();
+    }
+  }
+
+  private write(): DiskIndexSummary {
+    if (this.runSize > 0) this.spill();
+    const N = this.docIds.length;
+    const T = this.terms.length;
+    const P = this.postings;
+    const ids = this.docIds;
+    const docOrder = Uint32Array.from(Array.from({ length: N }, (_, d) => d).sort(byteOrder(ids)));
+    const docnoRank = new Uint32Array(N);
+    const hash = createHash('sha256');
+    for (let r = 0; r < N; r++) {
+      const d = docOrder[r]!;
+      docnoRank[d] = r;
+      hash.update(this.digests.subarray(32 * d, 32 * d + 32));
+    }
+    const fingerprint = `sha256:${hash.digest('hex')}`;
+    this.digests = Buffer.alloc(0);
+    // Document ids and terms as UTF-8 with offsets.
+    const docIdOffsets = new Uint32Array(N + 1);
+    let idBytes = 0;
+    for (let d = 0; d < N; d++) {
+      idBytes += Buffer.byteLength(ids[d]!, 'utf8');
+      if (idBytes > 0xffffffff) throw new Error('document ids exceed 4 GiB');
+      docIdOffsets[d + 1] = idBytes;
+    }
+    const terms = this.terms;
+    const termOrder = new Uint32Array(T);
+    if (terms.some((term) => SURROGATE.test(term))) {
+      const order = Array.from({ length: T }, (_, t) => t).sort(byteOrder(terms));
+      termOrder.set(order);
+    } else {
+      // JavaScript's own sort of the (distinct) strings, then their numbers: much faster.
+      const sorted = terms.slice().sort();
+      for (let r = 0; r < T; r++) termOrder[r] = this.termIds.get(sorted[r]!)!;
+    }
+    const termOffsets = new Uint32Array(T + 1);
+    let termBytes = 0;
+    for (let r = 0; r < T; r++) {
+      termBytes += Buffer.byteLength(terms[termOrder[r]!]!, 'utf8');
+      termOffsets[r + 1] = termBytes;
+    }
+    const sizes: Record<Section, number> = {
+      docLengths: 4 * N,
+      docnoRank: 4 * N,
+      docIdOffsets: 4 * (N + 1),
+      docIdBytes: idBytes,
+      termOffsets: 4 * (T + 1),
+      termBytes,
+      termStart: 8 * T,
+      termDf: 4 * T,
+      termBound: 8 * T,
+      postingDocs: 4 * P,
+      postingTfs: 2 * P,
+    };
+    const header: DiskIndexHeader = {
+      format: DISK_INDEX_FORMAT_VERSION,
+      analyzer: this.config,
+      analyzerVersion: ANALYZER_VERSION,
+      params: this.params,
+      fingerprint,
+      documents: N,
+      terms: T,
+      postings: P,
+      totalLength: this.totalLength,
+      sections: {} as DiskIndexHeader['sections'],
+      fileBytes: 0,
+      ...(this.options.createdBy ? { createdBy: this.options.createdBy } : {}),
+    };
+    // The header's length depends on the offsets it names: lay out until it settles.
+    let json = Buffer.alloc(0);
+    for (let attempt = 0; attempt < 4; attempt++) {
+      let at = pad8(16 + json.length);
+      for (const s of SECTIONS) {
+        header.sections[s] = { offset: at, bytes: sizes[s] };
+        at = pad8(at + sizes[s]);
+      }
+      header.fileBytes = at;
+      const next = Buffer.from(JSON.stringify(header), 'utf8');
+      if (next.length === json.length) break;
+      json = next;
+    }
+    const temporary = `${this.path}.tmp-${process.pid}`;
+    const fd = openSync(temporary, 'w');
+    try {
+      const start = Buffer.alloc(pad8(16 + json.length));
+      start.write(MAGIC, 0, 'latin1');
+      start.writeUInt32LE(DISK_INDEX_FORMAT_VERSION, 8);
+      start.writeUInt32LE(json.length, 12);
+      json.copy(start, 16);
+      writeAll(fd, start, 0);
+      const at = (s: Section) => header.sections[s].offset;
+      const lengths = this.lengths.toArray();
+      writeAll(fd, viewBytes(lengths), at('docLengths'));
+      writeAll(fd, viewBytes(docnoRank), at('docnoRank'));
+      writeAll(fd, viewBytes(docIdOffsets), at('docIdOffsets'));
+      let out = new PositionedWriter(fd, at('docIdBytes'));
+      for (let d = 0; d < N; d++) out.string(ids[d]!);
+      out.flush();
+      writeAll(fd, viewBytes(termOffsets), at('termOffsets'));
+      out = new PositionedWriter(fd, at('termBytes'));
+      for (let r = 0; r < T; r++) out.string(terms[termOrder[r]!]!);
+      out.flush();
+      // Norms as the in-memory index computes them, for the stored MaxScore bounds.
+      const avg = N === 0 ? 1 : this.totalLength / N || 1;
+      const { k1, b } = this.params;
+      const norms = new Float64Array(N);
+      for (let d = 0; d < N; d++) norms[d] = k1 * (1 - b + (b * lengths[d]!) / avg);
+      const {
+        start: termStart,
+        df,
+        bound,
+      } = this.merge(fd, at('postingDocs'), at('postingTfs'), norms);
+      const sorted = (values: Float64Array | Uint32Array, make: (n: number) => typeof values) => {
+        const out = make(T);
+        for (let r = 0; r < T; r++) out[r] = values[termOrder[r]!]!;
+        return out;
+      };
+      writeAll(fd, viewBytes(sorted(termStart, (n) => new Float64Array(n))), at('termStart'));
+      writeAll(fd, viewBytes(sorted(df, (n) => new Uint32Array(n))), at('termDf'));
+      writeAll(fd, viewBytes(sorted(bound, (n) => new Float64Array(n))), at('termBound'));
+      // Pad the file to its full length (the last section may end before an 8-byte boundary).
+      const end = header.sections.postingTfs.offset + sizes.postingTfs;
+      if (header.fileBytes > end) writeAll(fd, Buffer.alloc(header.fileBytes - end), end);
+    } catch (error) {
+      closeSync(fd);
+      rmSync(temporary, { force: true });
+      throw error;
+    }
+    closeSync(fd);
+    renameSync(temporary, this.path);
+    return {
+      path: this.path,
+      documents: N,
+      terms: T,
+      postings: P,
+      bytes: header.fileBytes,
+      runs: this.runs.length,
+      fingerprint,
+    };
+  }
+
+  /** Writes every term's postings (runs in order, so documents ascend) and their bounds. */
+  private merge(
+    fd: number,
+    docsAt: number,
+    tfsAt: number,
+    norms: Float64Array,
+  ): { start: Float64Array; df: Uint32Array; bound: Float64Array } {
+    const T = this.terms.length;
+    const start = new Float64Array(T);
+    const df = new Uint32Array(T);
+    const bound = new Float64Array(T);
+    const docsOut = new PositionedWriter(fd, docsAt);
+    const tfsOut = new PositionedWriter(fd, tfsAt);
+    const open = this.runs.map((run) => {
+      const runFd = openSync(run.file, 'r');
+      return {
+        run,
+        fd: runFd,
+        docs: new RunReader(runFd, 4 * run.terms, run.postings, 4),
+        tfs: new RunReader(runFd, 4 * run.terms + 4 * run.postings, run.postings, 2),
+      };
+    });
+    try {
+      let written = 0;
+      for (let t = 0; t < T; t++) {
+        start[t] = written;
+        let max = 0;
+        for (const r of open) {
+          if (t >= r.run.terms) continue;
+          const c = r.run.counts[t]!;
+          for (let i = 0; i < c; i++) {
+            const d = r.docs.next();
+            const tf = r.tfs.next();
+            docsOut.u32(d);
+            tfsOut.u16(tf);
+            const v = tf / (tf + norms[d]!);
+            if (v > max) max = v;
+          }
+          written += c;
+        }
+        df[t] = written - start[t]!;
+        bound[t] = max;
+      }
+      docsOut.flush();
+      tfsOut.flush();
+    } finally {
+      for (const r of open) closeSync(r.fd);
+    }
+    return { start, df, bound };
+  }
+}
+
+/** Builds an on-disk index of `docs` at `path` in one call. */
+export function buildDiskIndex(
+  docs: Iterable<IndexableDocument>,
+  path: string,
+  options: DiskIndexBuildOptions = {},
+): DiskIndexSummary {
+  const builder = new DiskIndexBuilder(path, options);
+  try {
+    for (const doc of docs) builder.add(doc);
+  } catch (error) {
+    builder.abort();
+    throw error;
+  }
+  return builder.finish();
+}
+
+/** True when `path` starts as an on-disk index does (false when it cannot be read). */
+export function isDiskIndexFile(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const start = Buffer.alloc(8);
+    return readSync(fd, start, 0, 8, 0) === 8 && start.toString('latin1') === MAGIC;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Options of {@link DiskBm25Index.open}. */
+export interface DiskIndexOpenOptions {
+  /** Refuse an index made with another analyzer. */
+  analyzer?: AnalyzerConfig;
+  /** Bytes of recently read postings kept in memory (default 64 MiB; 0 keeps none). */
+  cacheBytes?: number;
+}
+
+/**
+ * An on-disk BM25 index, open for search. Holds in memory only what is per document
+ * (lengths, docno order, id offsets and bytes: about 12 bytes a document plus the ids)
+ * and the term table (offsets, bytes, first posting, df, bound: about 24 bytes a term
+ * plus the terms); postings are read from the file per query term, through a small cache.
+ */
+export class DiskBm25Index {
+  readonly analyzer: Analyzer;
+  readonly documentCount: number;
+  readonly termCount: number;
+  readonly postingCount: number;
+  readonly averageLength: number;
+  private readonly docLengths: Uint32Array;
+  private readonly docnoRank: Uint32Array;
+  private readonly docIdOffsets: Uint32Array;
+  private readonly docIdBytes: Buffer;
+  private readonly termOffsets: Uint32Array;
+  private readonly termBytes: Buffer;
+  private readonly termStart: Float64Array;
+  private readonly termDf: Uint32Array;
+  private readonly termBound: Float64Array;
+  private readonly cache = new Map<number, { docs: Uint32Array; tfs: Uint16Array }>();
+  private cached = 0;
+  private readonly cacheBytes: number;
+  private normCache: { key: string; norms: Float64Array } | undefined;
+  private boundCache: { key: string; bounds: Float64Array } | undefined;
+  private fd: number | undefined;
+
+  private constructor(
+    readonly file: string,
+    fd: number,
+    readonly header: DiskIndexHeader,
+    cacheBytes: number,
+  ) {
+    this.fd = fd;
+    this.cacheBytes = cacheBytes;
+    this.analyzer = createAnalyzer(header.analyzer);
+    this.documentCount = header.documents;
+    this.termCount = header.terms;
+    this.postingCount = header.postings;
+    this.averageLength = header.documents === 0 ? 0 : header.totalLength / header.documents;
+    const read = (s: Section) => {
+      const { offset, bytes } = header.sections[s];
+      const buffer = new ArrayBuffer(pad8(bytes));
+      readAll(fd, new Uint8Array(buffer, 0, bytes), offset, file);
+      return buffer;
+    };
+    const N = header.documents;
+    const T = header.terms;
+    this.docLengths = new Uint32Array(read('docLengths'), 0, N);
+    this.docnoRank = new Uint32Array(read('docnoRank'), 0, N);
+    this.docIdOffsets = new Uint32Array(read('docIdOffsets'), 0, N + 1);
+    this.docIdBytes = Buffer.from(read('docIdBytes'), 0, header.sections.docIdBytes.bytes);
+    this.termOffsets = new Uint32Array(read('termOffsets'), 0, T + 1);
+    this.termBytes = Buffer.from(read('termBytes'), 0, header.sections.termBytes.bytes);
+    this.termStart = new Float64Array(read('termStart'), 0, T);
+    this.termDf = new Uint32Array(read('termDf'), 0, T);
+    this.termBound = new Float64Array(read('termBound'), 0, T);
+    let sum = 0;
+    for (let t = 0; t < T; t++) {
+      if (this.termStart[t]! + this.termDf[t]! > header.postings)
+        throw new IndexFileError(file, 'term table points past the postings: corrupt index');
+      sum += this.termDf[t]!;
+    }
+    if (
+      sum !== header.postings ||
+      this.docIdOffsets[N] !== header.sections.docIdBytes.bytes ||
+      this.termOffsets[T] !== header.sections.termBytes.bytes
+    )
+      throw new IndexFileError(file, 'index sections do not agree: corrupt index');
+  }
+
+  /**
+   * Opens an on-disk index made by {@link DiskIndexBuilder}. Refuses a file that is not
+   * one, is truncated, has another layout or analyzer version, or (when `options.analyzer`
+   * is given) another analyzer.
+   */
+  static open(path: string, options: DiskIndexOpenOptions = {}): DiskBm25Index {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (error) {
+      throw new IndexFileError(path, `cannot read index: ${(error as Error).message}`);
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const start = Buffer.alloc(16);
+      if (size < 16) throw new IndexFileError(path, 'not an assay on-disk index (too short)');
+      readAll(fd, start, 0, path);
+      if (start.toString('latin1', 0, 8) !== MAGIC)
+        throw new IndexFileError(path, 'not an assay on-disk index (made with buildDiskIndex)');
+      const format = start.readUInt32LE(8);
+      if (format !== DISK_INDEX_FORMAT_VERSION)
+        throw new IndexFileError(
+          path,
+          `on-disk index format ${format}, this assay reads format ${DISK_INDEX_FORMAT_VERSION}: rebuild it`,
+        );
+      const jsonLength = start.readUInt32LE(12);
+      if (16 + jsonLength > size) throw new IndexFileError(path, 'truncated index header');
+      const json = Buffer.alloc(jsonLength);
+      readAll(fd, json, 16, path);
+      let header: DiskIndexHeader;
+      try {
+        header = JSON.parse(json.toString('utf8')) as DiskIndexHeader;
+      } catch {
+        throw new IndexFileError(path, 'unreadable index header');
+      }
+      if (header.analyzerVersion !== ANALYZER_VERSION)
+        throw new IndexFileError(
+          path,
+          `index made with analyzer version ${header.analyzerVersion}, this assay analyses text with version ${ANALYZER_VERSION}: rebuild it`,
+        );
+      if (options.analyzer && !sameAnalyzer(options.analyzer, header.analyzer))
+        throw new IndexFileError(
+          path,
+          `index analyzer is ${describeAnalyzer(header.analyzer)}, not the requested ${describeAnalyzer(options.analyzer)}`,
+        );
+      if (size < header.fileBytes)
+        throw new IndexFileError(
+          path,
+          `truncated index file: ${size} bytes, the header says ${header.fileBytes}`,
+        );
+      for (const s of SECTIONS) {
+        const section = header.sections?.[s];
+        if (!section || section.offset + section.bytes > header.fileBytes)
+          throw new IndexFileError(path, `index header lacks or misplaces section ${s}`);
+      }
+      return new DiskBm25Index(path, fd, header, options.cacheBytes ?? 64 * 2 ** 20);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** Closes the file (the index cannot read postings afterwards). */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.cache.clear();
+    this.cached = 0;
+  }
+
+  /** The term number of `term` (binary search of the term table), or -1. */
+  termNumber(term: string): number {
+    const key = Buffer.from(term, 'utf8');
+    const offsets = this.termOffsets;
+    let lo = 0;
+    let hi = this.termCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.termBytes.compare(key, 0, key.length, offsets[mid]!, offsets[mid + 1]!);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+
+  /** Term number `t`'s text. */
+  term(t: number): string {
+    return this.termBytes.toString('utf8', this.termOffsets[t]!, this.termOffsets[t + 1]!);
+  }
+
+  /** Number of documents containing term number `t`. */
+  df(t: number): number {
+    return this.termDf[t]!;
+  }
+
+  /** Lucene idf of term number `t`. */
+  idf(t: number): number {
+    return bm25Idf(this.documentCount, this.termDf[t]!);
+  }
+
+  /** Document number `d`'s id. */
+  docno(d: number): string {
+    return this.docIdBytes.toString('utf8', this.docIdOffsets[d]!, this.docIdOffsets[d + 1]!);
+  }
+
+  /** Each document's position in docno byte order (ties are broken by it, as trec_eval does). */
+  docnoOrder(): Uint32Array {
+    return this.docnoRank;
+  }
+
+  /** Bytes the open index holds in memory (arrays, cached postings and norms). */
+  get memoryBytes(): number {
+    const arrays = [
+      this.docLengths,
+      this.docnoRank,
+      this.docIdOffsets,
+      this.docIdBytes,
+      this.termOffsets,
+      this.termBytes,
+      this.termStart,
+      this.termDf,
+      this.termBound,
+    ];
+    return (
+      arrays.reduce((sum, a) => sum + a.byteLength, 0) +
+      this.cached +
+      (this.normCache?.norms.byteLength ?? 0) +
+      (this.boundCache?.bounds.byteLength ?? 0)
+    );
+  }
+
+  /** k1·(1 − b + b·dl/avgdl) for every document, cached for the last parameters. */
+  lengthNorms(params: Bm25Params): Float64Array {
+    const key = `${params.k1}/${params.b}`;
+    if (this.normCache?.key === key) return this.normCache.norms;
+    const { k1, b } = params;
+    const lengths = this.docLengths;
+    const norms = new Float64Array(lengths.length);
+    const avg = this.averageLength || 1;
+    for (let d = 0; d < lengths.length; d++) norms[d] = k1 * (1 - b + (b * lengths[d]!) / avg);
+    this.normCache = { key, norms };
+    return norms;
+  }
+
+  /**
+   * The largest tf/(tf + k1·(1 − b + b·dl/avgdl)) among term t's postings: stored at build
+   * for the build's parameters, worked out from the postings (and kept) for others.
+   */
+  bound(t: number, params: Bm25Params): number {
+    const p = this.header.params;
+    if (params.k1 === p.k1 && params.b === p.b) return this.termBound[t]!;
+    const key = `${params.k1}/${params.b}`;
+    if (this.boundCache?.key !== key)
+      this.boundCache = { key, bounds: new Float64Array(this.termCount).fill(Number.NaN) };
+    let b = this.boundCache.bounds[t]!;
+    if (Number.isNaN(b)) {
+      const norms = this.lengthNorms(params);
+      const { docs, tfs } = this.postings(t);
+      b = 0;
+      for (let i = 0; i < docs.length; i++) {
+        const v = tfs[i]! / (tfs[i]! + norms[docs[i]!]!);
+        if (v > b) b = v;
+      }
+      this.boundCache.bounds[t] = b;
+    }
+    return b;
+  }
+
+  /** Term number `t`'s postings (documents ascending, with their tfs), read from the file. */
+  postings(t: number): { docs: Uint32Array; tfs: Uint16Array } {
+    const hit = this.cache.get(t);
+    if (hit) {
+      this.cache.delete(t);
+      this.cache.set(t, hit);
+      return hit;
+    }
+    if (this.fd === undefined) throw new IndexFileError(this.file, 'index is closed');
+    const df = this.termDf[t]!;
+    const first = this.termStart[t]!;
+    const { sections } = this.header;
+    const docs = new Uint32Array(df);
+    const tfs = new Uint16Array(df);
+    readAll(this.fd, viewBytes(docs), sections.postingDocs.offset + 4 * first, this.file);
+    readAll(this.fd, viewBytes(tfs), sections.postingTfs.offset + 2 * first, this.file);
+    const entry = { docs, tfs };
+    const bytes = 6 * df;
+    if (bytes <= this.cacheBytes) {
+      this.cache.set(t, entry);
+      this.cached += bytes;
+      for (const [key, value] of this.cache) {
+        if (this.cached <= this.cacheBytes) break;
+        this.cache.delete(key);
+        this.cached -= 6 * value.docs.length;
+      }
+    }
+    return entry;
+  }
+
+  /** The query's terms (after analysis) as weights: each known term's count in the text. */
+  analyzeQuery(text: string): WeightedQuery {
+    const query: WeightedQuery = new Map();
+    for (const term of this.analyzer.analyze(text)) {
+      const t = this.termNumber(term);
+      if (t >= 0) query.set(t, (query.get(t) ?? 0) + 1);
+    }
+    return query;
+  }
+}
+
+/**
+ * BM25 search over an on-disk index, with the formula, parameters, summing order and tie
+ * order of {@link Bm25Searcher}: the same documents indexed either way give the same hits
+ * with the same scores. `pruning` turns on MaxScore (same results, fewer documents scored).
+ * Keeps one score buffer for all queries (not safe to share between concurrent callers).
+ */
+export class DiskBm25Searcher {
+  private scores: Float64Array | undefined;
+  private seen: Uint8Array | undefined;
+  private touched: Uint32Array | undefined;
+
+  constructor(
+    readonly index: DiskBm25Index,
+    readonly params: Bm25Params = DEFAULT_BM25,
+    readonly pruning = false,
+  ) {}
+
+  /** The top `k` documents for query text, ordered score desc, then docno desc. */
+  search(text: string, k: number): Hit[] {
+    return this.searchWeighted(this.index.analyzeQuery(text), k);
+  }
+
+  /** The top `k` documents for a weighted query (term numbers of this index); weights ≤ 0 are ignored. */
+  searchWeighted(query: WeightedQuery, k: number): Hit[] {
+    const terms: { t: number; factor: number }[] = [];
+    for (const [t, weight] of query)
+      if (weight > 0) terms.push({ t, factor: weight * this.index.idf(t) });
+    if (k < 1 || terms.length === 0) return [];
+    return this.pruning && terms.length > 1 ? this.maxScore(terms, k) : this.exhaustive(terms, k);
+  }
+
+  private hits(top: TopK): Hit[] {
+    return top.results().map(({ doc, score }) => ({ doc, docno: this.index.docno(doc), score }));
+  }
+
+  /** Term at a time into one score array; then the bounded heap over every match. */
+  private exhaustive(terms: { t: number; factor: number }[], k: number): Hit[] {
+    const { index } = this;
+    const N = index.documentCount;
+    const scores = (this.scores ??= new Float64Array(N));
+    const seen = (this.seen ??= new Uint8Array(N));
+    const touched = (this.touched ??= new Uint32Array(N));
+    const norms = index.lengthNorms(this.params);
+    let count = 0;
+    for (const { t, factor } of terms) {
+      const { docs, tfs } = index.postings(t);
+      for (let i = 0; i < docs.length; i++) {
+        const d = docs[i]!;
+        const tf = tfs[i]!;
+        if (seen[d] === 0) {
+          seen[d] = 1;
+          touched[count++] = d;
+          scores[d] = 0;
+        }
+        scores[d]! += (factor * tf) / (tf + norms[d]!);
+      }
+    }
+    const top = new TopK(Math.min(k, count), index.docnoOrder());
+    for (let i = 0; i < count; i++) {
+      const d = touched[i]!;
+      seen[d] = 0;
+      const s = scores[d]!;
+      if (s >= top.threshold) top.offer(d, s);
+    }
+    return this.hits(top);
+  }
+
+  /** MaxScore, document at a time, as {@link Bm25Searcher} runs it (bounds from the file). */
+  private maxScore(terms: { t: number; factor: number }[], k: number): Hit[] {
+    const { index } = this;
+    const norms = index.lengthNorms(this.params);
+    const n = terms.length;
+    const ub = terms.map(({ t, factor }) => factor * index.bound(t, this.params) * (1 + 1e-9));
+    const order = terms.map((_, i) => i).sort((a, b) => ub[a]! - ub[b]!);
+    const factor = order.map((i) => terms[i]!.factor);
+    const lists = order.map((i) => index.postings(terms[i]!.t));
+    const docs = lists.map((l) => l.docs);
+    const tfs = lists.map((l) => l.tfs);
+    const pos = order.map(() => 0);
+    const end = lists.map((l) => l.docs.length);
+    const prefix = new Float64Array(n + 1);
+    for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + ub[order[i]!]!;
+    const contribution = new Float64Array(n);
+    const top = new TopK(k, index.docnoOrder());
+    let threshold = -Infinity;
+    let essential = 0;
+    for (;;) {
+      let d = Infinity;
+      for (let i = essential; i < n; i++)
+        if (pos[i]! < end[i]! && docs[i]![pos[i]!]! < d) d = docs[i]![pos[i]!]!;
+      if (d === Infinity) break;
+      contribution.fill(0);
+      let partial = 0;
+      const norm = norms[d]!;
+      for (let i = essential; i < n; i++) {
+        const p = pos[i]!;
+        if (p < end[i]! && docs[i]![p] === d) {
+          const tf = tfs[i]![p]!;
+          const c = (factor[i]! * tf) / (tf + norm);
+          contribution[order[i]!] = c;
+          partial += c;
+          pos[i] = p + 1;
+        }
+      }
+      let pruned = false;
+      for (let i = essential - 1; i >= 0; i--) {
+        if (partial + prefix[i + 1]! < threshold) {
+          pruned = true;
+          break;
+        }
+        const p = advance(docs[i]!, pos[i]!, end[i]!, d);
+        pos[i] = p;
+        if (p < end[i]! && docs[i]![p] === d) {
+          const tf = tfs[i]![p]!;
+          const c = (factor[i]! * tf) / (tf + norm);
+          contribution[order[i]!] = c;
+          partial += c;
+        }
+      }
+      if (pruned) continue;
+      let score = 0;
+      for (let q = 0; q < n; q++) if (contribution[q] !== 0) score += contribution[q]!;
+      top.offer(d, score);
+      if (top.threshold > threshold) {
+        threshold = top.threshold;
+        while (essential < n && prefix[essential + 1]! < threshold) essential++;
+      }
+    }
+    return this.hits(top);
+  }
+}
+
+/** The first position in [from, end) whose document is ≥ d (galloping, then binary search). */
+function advance(docs: Uint32Array, from: number, end: number, d: number): number {
+  if (from >= end || docs[from]! >= d) return from;
+  let lo = from;
+  let step = 1;
+  let probe = lo + 1;
+  while (probe < end && docs[probe]! < d) {
+    lo = probe;
+    step *= 2;
+    probe = lo + step;
+  }
+  let a = lo + 1;
+  let b = Math.min(probe, end);
+  while (a < b) {
+    const m = (a + b) >> 1;
+    if (docs[m]! < d) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
