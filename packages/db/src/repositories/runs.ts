@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import { bulkCopy, withTransaction, type Queryable } from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
@@ -68,13 +68,13 @@ export function toRun(row: Row<'runs'>): Run {
 }
 
 /**
- * Creates a run and bulk-inserts its entries in one transaction (or in `db` if it is
+ * Creates a run and bulk-loads its entries (COPY) in one transaction (or in `db` if it is
  * one): a duplicate (topic, docno) or a taken name leaves nothing behind.
  */
 export async function createRun(
   db: Queryable,
   input: NewRun,
-  options: { batchSize?: number } = {},
+  options: { chunkChars?: number } = {},
 ): Promise<RunSummary> {
   return withTransaction(db, async (trx) => {
     const row = await trx
@@ -89,6 +89,7 @@ export async function createRun(
       .executeTakeFirstOrThrow();
     const entries = input.entries;
     const byTopic = !Array.isArray(entries);
+    // The run is new in this transaction: no other writer can delete it before we commit.
     const entryCount = await insertEntries(
       trx,
       row.id,
@@ -109,16 +110,24 @@ export async function createRun(
 }
 
 /**
- * Adds entries to an existing run in batched multi-row inserts and brings the run's stored
- * entry and topic counts up to date; returns how many entries were added.
+ * Adds entries to an existing run (COPY) and brings the run's stored entry and topic counts
+ * up to date; returns how many entries were added. The run is locked against deletion
+ * first (as a foreign key would, once instead of per row); an error with code 23503
+ * (foreign_key_violation) when it does not exist.
  */
 export async function insertRunEntries(
   db: Queryable,
   runId: number,
   entries: readonly RunEntry[],
-  options: { batchSize?: number } = {},
+  options: { chunkChars?: number } = {},
 ): Promise<number> {
   return withTransaction(db, async (trx) => {
+    const run = await sql`select id from runs where id = ${runId} for key share`.execute(trx);
+    // What the foreign key reported when it checked each row (SQLSTATE foreign_key_violation).
+    if (run.rows.length === 0)
+      throw Object.assign(new Error(`run ${runId} does not exist: no entries written`), {
+        code: '23503',
+      });
     const written = await insertEntries(trx, runId, entries, options);
     // Counted once per write (one run's entries, through its index), never on a read.
     await sql`
@@ -130,10 +139,32 @@ export async function insertRunEntries(
   });
 }
 
-/** The entries of each topic as rows, made one at a time as the bulk insert reads them. */
+/**
+ * The entries of each topic as rows, made one at a time as the bulk load reads them, in
+ * the primary key's order (topics, then each topic's docnos, in code-unit order): the
+ * index then grows at its right end instead of taking each row at a random place.
+ */
 function* flatten(byTopic: EntriesByTopic): Generator<RunEntry> {
-  for (const [topicId, list] of byTopic)
-    for (const e of list) yield { topicId, docId: e.docno, rank: e.rank, score: e.score };
+  const topics = [...byTopic.keys()].sort(byCodeUnits);
+  for (const topicId of topics) {
+    const list = byTopic.get(topicId)!;
+    const order = sortedByDocno(list);
+    for (let i = 0; i < order.length; i++) {
+      const e = list[order[i]!]!;
+      yield { topicId, docId: e.docno, rank: e.rank, score: e.score };
+    }
+  }
+}
+
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Positions of a topic's entries in docno order (code units). */
+function sortedByDocno(list: readonly TopicEntry[]): Uint32Array {
+  const order = new Uint32Array(list.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  return order.sort((x, y) => byCodeUnits(list[x]!.docno, list[y]!.docno));
 }
 
 /** How many topics have at least one entry. */
@@ -148,14 +179,14 @@ function countTopics(entries: EntriesByTopic | readonly RunEntry[]): number {
   return seen.size;
 }
 
-/** The bulk insert of a run's entries, without touching its stored counts. */
+/** The bulk load of a run's entries, without touching its stored counts. */
 function insertEntries(
   trx: Queryable,
   runId: number,
   entries: readonly RunEntry[] | Iterable<RunEntry>,
-  options: { batchSize?: number },
+  options: { chunkChars?: number },
 ): Promise<number> {
-  return bulkInsert(trx, {
+  return bulkCopy(trx, {
     table: 'run_entries',
     constant: { run_id: runId },
     columns: [
