@@ -146,7 +146,7 @@ export function isCopyQuery(query: CompiledQuery): query is CopyQuery {
 }
 
 /** Characters of COPY text per chunk handed to the driver (about 2 MB of rows). */
-export const COPY_CHUNK_CHARS = 2 * 1024 * 1024;
+const COPY_CHUNK_CHARS = 2 * 1024 * 1024;
 
 /** Options of {@link bulkCopy}: those of {@link bulkInsert} without a suffix or batches. */
 export type BulkCopyOptions<R> = Omit<BulkInsertOptions<R>, 'suffix' | 'batchSize' | 'rows'> & {
@@ -238,7 +238,7 @@ const COPY_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** A value in COPY's text format: backslash, tab, newline and carriage return escaped. */
-export function copyText(value: string | number): string {
+function copyText(value: string | number): string {
   const text = String(value);
   return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text;
 }
