@@ -172,23 +172,35 @@ export async function bulkCopy<R>(db: Queryable, options: BulkCopyOptions<R>): P
   const prefix = constant.map(([, value]) => copyText(value) + '\t').join('');
   const encoders = columns.map((column) => encoderOf(column));
   let written = 0;
+  let parts: string[] = [];
+  let size = 0;
+  /** Adds a row's line; a full chunk when there is one to hand over. */
+  const add = (row: R): string | undefined => {
+    let line = prefix;
+    for (let i = 0; i < encoders.length; i++) {
+      if (i > 0) line += '\t';
+      line += encoders[i]!(row);
+    }
+    parts.push(line + '\n');
+    size += line.length + 1;
+    written++;
+    if (size < chunkChars) return undefined;
+    const chunk = parts.join('');
+    parts = [];
+    size = 0;
+    return chunk;
+  };
   async function* chunks(): AsyncGenerator<string> {
-    let parts: string[] = [];
-    let size = 0;
-    for await (const row of rows as AsyncIterable<R>) {
-      let line = prefix;
-      for (let i = 0; i < encoders.length; i++) {
-        if (i > 0) line += '\t';
-        line += encoders[i]!(row);
+    if (Symbol.asyncIterator in rows) {
+      for await (const row of rows) {
+        const chunk = add(row);
+        if (chunk !== undefined) yield chunk;
       }
-      line += '\n';
-      parts.push(line);
-      size += line.length;
-      written++;
-      if (size >= chunkChars) {
-        yield parts.join('');
-        parts = [];
-        size = 0;
+    } else {
+      // Rows at hand are read without a promise per row.
+      for (const row of rows) {
+        const chunk = add(row);
+        if (chunk !== undefined) yield chunk;
       }
     }
     if (parts.length > 0) yield parts.join('');

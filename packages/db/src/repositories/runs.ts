@@ -139,32 +139,10 @@ export async function insertRunEntries(
   });
 }
 
-/**
- * The entries of each topic as rows, made one at a time as the bulk load reads them, in
- * the primary key's order (topics, then each topic's docnos, in code-unit order): the
- * index then grows at its right end instead of taking each row at a random place.
- */
+/** The entries of each topic as rows, made one at a time as the bulk load reads them. */
 function* flatten(byTopic: EntriesByTopic): Generator<RunEntry> {
-  const topics = [...byTopic.keys()].sort(byCodeUnits);
-  for (const topicId of topics) {
-    const list = byTopic.get(topicId)!;
-    const order = sortedByDocno(list);
-    for (let i = 0; i < order.length; i++) {
-      const e = list[order[i]!]!;
-      yield { topicId, docId: e.docno, rank: e.rank, score: e.score };
-    }
-  }
-}
-
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Positions of a topic's entries in docno order (code units). */
-function sortedByDocno(list: readonly TopicEntry[]): Uint32Array {
-  const order = new Uint32Array(list.length);
-  for (let i = 0; i < order.length; i++) order[i] = i;
-  return order.sort((x, y) => byCodeUnits(list[x]!.docno, list[y]!.docno));
+  for (const [topicId, list] of byTopic)
+    for (const e of list) yield { topicId, docId: e.docno, rank: e.rank, score: e.score };
 }
 
 /** How many topics have at least one entry. */
