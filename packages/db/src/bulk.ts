@@ -140,6 +140,17 @@ export interface CopyQuery extends CompiledQuery {
   copyFrom: AsyncIterable<string> | Iterable<string>;
 }
 
+/**
+ * What a driver throws for a {@link CopyQuery} it cannot run (postgres.js through a shared
+ * PGlite's socket: PGlite takes no COPY FROM STDIN there), before reading any chunk.
+ */
+export class CopyUnsupportedError extends Error {
+  constructor() {
+    super('this connection cannot run COPY FROM STDIN');
+    this.name = 'CopyUnsupportedError';
+  }
+}
+
 /** Whether a compiled query is a {@link CopyQuery}. */
 export function isCopyQuery(query: CompiledQuery): query is CopyQuery {
   return (query as Partial<CopyQuery>).copyFrom !== undefined;
@@ -209,7 +220,19 @@ export async function bulkCopy<R>(db: Queryable, options: BulkCopyOptions<R>): P
     ...CompiledQuery.raw(`copy ${quote(table)} (${names.map(quote).join(', ')}) from stdin`, []),
     copyFrom: chunks(),
   };
-  await db.executeQuery(query);
+  try {
+    await db.executeQuery(query);
+  } catch (error) {
+    // No row was read yet: the same rows go in by INSERT instead.
+    if (error instanceof CopyUnsupportedError && !(Symbol.asyncIterator in rows))
+      return bulkInsert(db, {
+        table,
+        columns,
+        rows,
+        ...(options.constant ? { constant: options.constant } : {}),
+      });
+    throw error;
+  }
   return written;
 }
 

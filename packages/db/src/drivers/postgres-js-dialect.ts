@@ -18,7 +18,7 @@ import {
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import postgres from 'postgres';
-import { isCopyQuery, type CopyQuery } from '../bulk.js';
+import { CopyUnsupportedError, isCopyQuery, type CopyQuery } from '../bulk.js';
 import { affectedRows } from './affected-rows.js';
 import { ConnectionLostError } from './connection-errors.js';
 
@@ -38,6 +38,11 @@ export interface PostgresJsDialectConfig {
   options?: postgres.Options<Record<string, postgres.PostgresType>>;
   /** Most connections open at once (default 10). */
   maxConnections?: number;
+  /**
+   * Whether the server takes COPY FROM STDIN (default true; a shared PGlite's socket does
+   * not: bulk loads then fall back to INSERT).
+   */
+  copy?: boolean;
 }
 
 /**
@@ -120,6 +125,11 @@ export class PostgresJsDriver extends PostgresDriver implements Driver {
   }
 
   override async init(): Promise<void> {}
+
+  /** Whether connections run COPY FROM STDIN. */
+  get copies(): boolean {
+    return this.#config.copy ?? true;
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     return new SessionConnection(await this.#take(), this);
@@ -255,7 +265,10 @@ class SessionConnection implements DatabaseConnection {
       if (this.inTransaction) throw new ConnectionLostError();
       this.beforeBegin();
     }
-    if (isCopyQuery(compiledQuery)) return this.#copy(compiledQuery);
+    if (isCopyQuery(compiledQuery)) {
+      if (!this.driver.copies) throw new CopyUnsupportedError();
+      return this.#copy(compiledQuery);
+    }
     const result = (await this.session.sql.unsafe(compiledQuery.sql, [
       ...compiledQuery.parameters,
     ] as Parameters)) as unknown as RowList;
