@@ -35,6 +35,8 @@ const SLOW_TESTS = [
   'apps/web/test/campaign-trust-e2e.test.ts',
   'apps/web/test/e2e.test.ts',
   'apps/web/test/rag-e2e.test.ts',
+  // a million-line run file, parsed twice per database
+  'packages/platform/test/import-run-million.test.ts',
   // public TREC data from ../shared/data
   'packages/platform/test/rag-files.test.ts',
   'packages/pooling/test/dl2019.test.ts',

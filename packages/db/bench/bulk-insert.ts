@@ -41,8 +41,8 @@ async function benchmark(assay: AssayDb): Promise<void> {
   };
 
   await fresh();
-  await timed(`${assay.kind}: createRun (unnest, 10k rows/batch)`, ROWS, () =>
-    createRun(db, { collectionId: collection.id, name: 'unnest', entries }),
+  await timed(`${assay.kind}: createRun (COPY, 2 MB chunks)`, ROWS, () =>
+    createRun(db, { collectionId: collection.id, name: 'copy', entries }),
   );
 
   // Reference: Kysely multi-row VALUES, as many rows as postgres.js's 65,534 parameters allow.

@@ -129,3 +129,151 @@ function* batches<R>(rows: readonly R[] | Iterable<R>, size: number): Generator<
 function quote(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;
 }
+
+/**
+ * A COPY FROM STDIN statement with the data it reads: the drivers of both engines recognise
+ * `copyFrom` on the compiled query they are handed (postgres.js streams the chunks to the
+ * server; PGlite loads them as `/dev/blob`, one COPY per chunk, in the same transaction).
+ */
+export interface CopyQuery extends CompiledQuery {
+  /** Chunks of COPY text-format rows (each ends with `\n`), of about {@link COPY_CHUNK_CHARS}. */
+  copyFrom: AsyncIterable<string> | Iterable<string>;
+}
+
+/**
+ * What a driver throws for a {@link CopyQuery} it cannot run (postgres.js through a shared
+ * PGlite's socket: PGlite takes no COPY FROM STDIN there), before reading any chunk.
+ */
+export class CopyUnsupportedError extends Error {
+  constructor() {
+    super('this connection cannot run COPY FROM STDIN');
+    this.name = 'CopyUnsupportedError';
+  }
+}
+
+/** Whether a compiled query is a {@link CopyQuery}. */
+export function isCopyQuery(query: CompiledQuery): query is CopyQuery {
+  return (query as Partial<CopyQuery>).copyFrom !== undefined;
+}
+
+/** Characters of COPY text per chunk handed to the driver (about 2 MB of rows). */
+const COPY_CHUNK_CHARS = 2 * 1024 * 1024;
+
+/** Options of {@link bulkCopy}: those of {@link bulkInsert} without a suffix or batches. */
+export type BulkCopyOptions<R> = Omit<BulkInsertOptions<R>, 'suffix' | 'batchSize' | 'rows'> & {
+  rows: readonly R[] | Iterable<R> | AsyncIterable<R>;
+  /** Characters per chunk (default {@link COPY_CHUNK_CHARS}; tests use small ones). */
+  chunkChars?: number;
+};
+
+/**
+ * Writes rows with COPY (text format) instead of INSERT statements: the server parses
+ * plain rows, no statement per batch, and on PostgreSQL the rows stream while the next are
+ * made. Values are escaped for COPY's text format (backslash, tab, newline, carriage
+ * return); `null` travels as `\N`. The rows go in as INSERT would put them in (constraints,
+ * triggers and all); a failure fails the statement, and the caller's transaction then
+ * leaves nothing. Returns the number of rows written. Not transactional by itself.
+ */
+export async function bulkCopy<R>(db: Queryable, options: BulkCopyOptions<R>): Promise<number> {
+  const { table, columns, rows } = options;
+  const chunkChars = options.chunkChars ?? COPY_CHUNK_CHARS;
+  const constant = Object.entries(options.constant ?? {});
+  const names = [...constant.map(([name]) => name), ...columns.map((c) => c.name)];
+  // Constant columns are written into every row: COPY has no column defaults of its own.
+  const prefix = constant.map(([, value]) => copyText(value) + '\t').join('');
+  const encoders = columns.map((column) => encoderOf(column));
+  let written = 0;
+  let parts: string[] = [];
+  let size = 0;
+  /** Adds a row's line; a full chunk when there is one to hand over. */
+  const add = (row: R): string | undefined => {
+    let line = prefix;
+    for (let i = 0; i < encoders.length; i++) {
+      if (i > 0) line += '\t';
+      line += encoders[i]!(row);
+    }
+    parts.push(line + '\n');
+    size += line.length + 1;
+    written++;
+    if (size < chunkChars) return undefined;
+    const chunk = parts.join('');
+    parts = [];
+    size = 0;
+    return chunk;
+  };
+  async function* chunks(): AsyncGenerator<string> {
+    if (Symbol.asyncIterator in rows) {
+      for await (const row of rows) {
+        const chunk = add(row);
+        if (chunk !== undefined) yield chunk;
+      }
+    } else {
+      // Rows at hand are read without a promise per row.
+      for (const row of rows) {
+        const chunk = add(row);
+        if (chunk !== undefined) yield chunk;
+      }
+    }
+    if (parts.length > 0) yield parts.join('');
+  }
+  const query: CopyQuery = {
+    ...CompiledQuery.raw(`copy ${quote(table)} (${names.map(quote).join(', ')}) from stdin`, []),
+    copyFrom: chunks(),
+  };
+  try {
+    await db.executeQuery(query);
+  } catch (error) {
+    // No row was read yet: the same rows go in by INSERT instead.
+    if (error instanceof CopyUnsupportedError && !(Symbol.asyncIterator in rows))
+      return bulkInsert(db, {
+        table,
+        columns,
+        rows,
+        ...(options.constant ? { constant: options.constant } : {}),
+      });
+    throw error;
+  }
+  return written;
+}
+
+/** How one column's value is written as COPY text. */
+function encoderOf<R>(column: BulkColumn<R>): (row: R) => string {
+  const { value } = column;
+  switch (column.type) {
+    case 'jsonb':
+      return (row) => {
+        const v = value(row);
+        return v == null ? '\\N' : copyText(JSON.stringify(v));
+      };
+    case 'bool':
+      return (row) => {
+        const v = value(row);
+        return v == null ? '\\N' : v ? 't' : 'f';
+      };
+    case 'text':
+      return (row) => {
+        const v = value(row);
+        return v == null ? '\\N' : copyText(v as string);
+      };
+    default:
+      // Numbers: String() is the shortest text that reads back to the same double.
+      return (row) => {
+        const v = value(row);
+        return v == null ? '\\N' : String(v);
+      };
+  }
+}
+
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+};
+
+/** A value in COPY's text format: backslash, tab, newline and carriage return escaped. */
+function copyText(value: string | number): string {
+  const text = String(value);
+  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text;
+}

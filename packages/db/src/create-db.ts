@@ -279,7 +279,8 @@ async function joinShared(inUse: DatabaseInUseError, max: number): Promise<Opene
     await probe.end({ timeout: 0 });
   }
   const db = new Kysely<Database>({
-    dialect: new PostgresJsDialect({ maxConnections: max, options }),
+    // PGlite answers no COPY FROM STDIN through the socket: bulk loads use INSERT there.
+    dialect: new PostgresJsDialect({ maxConnections: max, options, copy: false }),
   });
   return {
     db,

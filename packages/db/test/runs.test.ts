@@ -33,10 +33,10 @@ async function countEntries(db: Parameters<typeof getRun>[0]): Promise<number> {
 }
 
 forEachDatabase('runs', (database) => {
-  it('creates a run from entries grouped by topic, inserted in batches as they are read', async () => {
+  it('creates a run from entries grouped by topic, loaded in chunks as they are read', async () => {
     const { db } = database;
     const { id: collectionId } = await createCollection(db, { name: 'grouped' });
-    // 2 topics × 1,500 entries in batches of 1,000: a batch spans the two topics.
+    // 2 topics × 1,500 entries in chunks of 16 KB: a chunk spans the two topics.
     const depth = 1_500;
     const topic = (qid: string) =>
       Array.from({ length: depth }, (_, i) => ({
@@ -51,7 +51,7 @@ forEachDatabase('runs', (database) => {
     const run = await createRun(
       db,
       { collectionId, name: 'grouped', entries: byTopic },
-      { batchSize: 1_000 },
+      { chunkChars: 16_384 },
     );
     expect(run).toMatchObject({ entryCount: 3_000, topicCount: 2 });
     const stored = await getRunEntries(db, run.id);
@@ -77,7 +77,7 @@ forEachDatabase('runs', (database) => {
         description: 'k1=0.9 b=0.4',
         entries: makeEntries(['1', '2', '3'], 1_000),
       },
-      { batchSize: 700 },
+      { chunkChars: 10_000 },
     );
     expect(bm25).toMatchObject({
       collectionId,
@@ -136,7 +136,7 @@ forEachDatabase('runs', (database) => {
     const entries = makeEntries(['1', '2'], 600);
     entries.push({ topicId: '2', docId: '2-doc3', rank: 601, score: 0 });
     await expect(
-      createRun(db, { collectionId, name: 'dup-entry', entries }, { batchSize: 250 }),
+      createRun(db, { collectionId, name: 'dup-entry', entries }, { chunkChars: 4_096 }),
     ).rejects.toMatchObject({ code: '23505' });
     expect(await findRunByName(db, collectionId, 'dup-entry')).toBeUndefined();
     expect(await countEntries(db)).toBe(0);

@@ -9,7 +9,14 @@ import { dirname, join } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDb, DatabaseInUseError, type AssayDb } from '../src/index.js';
+import {
+  createCollection,
+  createDb,
+  createRun,
+  DatabaseInUseError,
+  getRunEntries,
+  type AssayDb,
+} from '../src/index.js';
 import { FifoMutex } from '../src/drivers/mutex.js';
 import { PGliteDialect } from '../src/drivers/pglite-dialect.js';
 import { PGliteSocketServer } from '../src/drivers/pglite-socket.js';
@@ -390,6 +397,54 @@ describe('createDb with share', () => {
         expect(seen.rows.map((r) => r.name)).toContain('through the socket');
       } finally {
         await reopened?.close();
+      }
+    },
+    OPEN_TIMEOUT_MS,
+  );
+
+  it(
+    'loads a run through the socket (by INSERT: PGlite takes no COPY FROM STDIN there), and a failed load leaves nothing',
+    async () => {
+      const dataDir = join(scratchFolder(), 'pglite');
+      const { owner, client } = await ownerAndClient(dataDir, true);
+      try {
+        const { id: collectionId } = await createCollection(client.db, { name: 'c' });
+        const entries = Array.from({ length: 3_000 }, (_, i) => ({
+          topicId: String(1 + Math.floor(i / 1000)),
+          docId: `d\t${i}`,
+          rank: (i % 1000) + 1,
+          score: 1 / (i + 1),
+        }));
+        // COPY is refused before a row is read, and the rows go in by INSERT.
+        const run = await createRun(
+          client.db,
+          { collectionId, name: 'r', entries },
+          { chunkChars: 16_384 },
+        );
+        expect(run).toMatchObject({ entryCount: 3_000, topicCount: 3 });
+        const stored = await getRunEntries(owner.db, run.id, { topicIds: ['3'] });
+        expect(stored.get('3')![999]).toEqual({
+          topicId: '3',
+          docId: 'd\t2999',
+          rank: 1000,
+          score: 1 / 3000,
+        });
+        // The last row is refused (rank beyond int4) after the others went through.
+        const refused = [...entries, { topicId: '3', docId: 'late', rank: 2 ** 31, score: 0 }];
+        await expect(
+          createRun(
+            client.db,
+            { collectionId, name: 's', entries: refused },
+            { chunkChars: 16_384 },
+          ),
+        ).rejects.toMatchObject({ code: '22003' });
+        const counts = await sql<{ n: number }>`select count(*)::int as n from run_entries`.execute(
+          owner.db,
+        );
+        expect(counts.rows[0]!.n).toBe(3_000);
+      } finally {
+        await client.close();
+        await owner.close();
       }
     },
     OPEN_TIMEOUT_MS,

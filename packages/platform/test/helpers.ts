@@ -44,3 +44,18 @@ export async function runSql(db: Queryable, text: string): Promise<void> {
     queryId: { queryId: 'test' },
   } as unknown as Parameters<Queryable['executeQuery']>[0]);
 }
+
+/** A run of `lines` lines, 1,000 per topic, with the given line replaced. */
+export function bigRun(
+  lines: number,
+  tag: string,
+  replace?: { line: number; text: string },
+): string {
+  const out: string[] = [];
+  for (let i = 1; i <= lines; i++)
+    out.push(
+      `${1 + Math.floor((i - 1) / 1000)} Q0 doc${i} ${((i - 1) % 1000) + 1} ${1 / i} ${tag}`,
+    );
+  if (replace) out[replace.line - 1] = replace.text;
+  return `${out.join('\n')}\n`;
+}

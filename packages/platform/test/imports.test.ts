@@ -19,20 +19,9 @@ import {
   PlatformError,
   resolveCollection,
 } from '../src/index.js';
-import { countRows, rejection, runSql, snapshotCounts } from './helpers.js';
+import { bigRun, countRows, rejection, runSql, snapshotCounts } from './helpers.js';
 
 const TINY = { name: 'c', format: 'tsv', file: 'docs.tsv', text: 'd1\ttext one\n' } as const;
-
-/** A run of `lines` lines, 1,000 per topic, with the given line replaced. */
-function bigRun(lines: number, tag: string, replace?: { line: number; text: string }): string {
-  const out: string[] = [];
-  for (let i = 1; i <= lines; i++)
-    out.push(
-      `${1 + Math.floor((i - 1) / 1000)} Q0 doc${i} ${((i - 1) % 1000) + 1} ${1 / i} ${tag}`,
-    );
-  if (replace) out[replace.line - 1] = replace.text;
-  return `${out.join('\n')}\n`;
-}
 
 forEachDatabase('importCollection', (t) => {
   it('reads JSONL with id aliases, titles and metadata', async () => {

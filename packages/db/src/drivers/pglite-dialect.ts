@@ -15,6 +15,7 @@ import {
   type PostgresDialectConfig,
   type QueryResult,
 } from 'kysely';
+import { isCopyQuery, type CopyQuery } from '../bulk.js';
 import { FifoMutex } from './mutex.js';
 import { affectedRows } from './affected-rows.js';
 import type { PGliteHandle } from './pglite-thread.js';
@@ -131,6 +132,7 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    if (isCopyQuery(compiledQuery)) return this.#copy(compiledQuery);
     let result: Results<R> | undefined;
     if (compiledQuery.parameters.length === 0) {
       const results = await this.#pglite.exec(compiledQuery.sql);
@@ -143,6 +145,27 @@ class PGliteConnection implements DatabaseConnection {
     return numAffectedRows === undefined
       ? { rows: result.rows }
       : { rows: result.rows, numAffectedRows };
+  }
+
+  /**
+   * COPY FROM STDIN as PGlite has it: one `COPY … FROM '/dev/blob'` per chunk, each chunk
+   * made while PGlite loads the one before.
+   */
+  async #copy<R>(query: CopyQuery): Promise<QueryResult<R>> {
+    const sql = query.sql.replace(/ from stdin$/i, " from '/dev/blob'");
+    let loading: Promise<unknown> | undefined;
+    try {
+      for await (const chunk of query.copyFrom) {
+        await loading;
+        loading = this.#pglite.query(sql, [], { blob: new Blob([chunk]) });
+      }
+      await loading;
+    } catch (error) {
+      // The chunk being loaded ends (its error, if any, is the one already thrown or lost).
+      await loading?.catch(() => {});
+      throw error;
+    }
+    return { rows: [] };
   }
 
   async *streamQuery<R>(

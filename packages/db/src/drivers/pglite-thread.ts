@@ -104,9 +104,15 @@ export class PGliteThread implements PGliteHandle {
     });
   }
 
-  /** One statement, with parameters (PGlite's extended protocol). */
-  query<T>(sql: string, params?: unknown[]): Promise<Results<T>> {
-    return this.#send({ kind: 'query', sql, params: params ?? [] });
+  /**
+   * One statement, with parameters (PGlite's extended protocol); `blob` is what
+   * `COPY … FROM '/dev/blob'` reads.
+   */
+  async query<T>(sql: string, params?: unknown[], options?: { blob?: Blob }): Promise<Results<T>> {
+    if (options?.blob === undefined)
+      return this.#send({ kind: 'query', sql, params: params ?? [] });
+    const bytes = await options.blob.arrayBuffer();
+    return this.#send({ kind: 'query', sql, params: params ?? [], blob: bytes }, [bytes]);
   }
 
   /** The data folder as a gzipped tar file (PGlite's dumpDataDir). */

@@ -3,7 +3,7 @@
 // of the main thread go on while a statement executes. Plain JavaScript so it runs from
 // the sources and from the bundle alike.
 //
-// Messages in:  { id, kind: 'query', sql, params } | { id, kind: 'exec', sql }
+// Messages in:  { id, kind: 'query', sql, params, blob? } | { id, kind: 'exec', sql }
 //               | { id, kind: 'protocol', bytes } | { id, kind: 'dump' } | { id, kind: 'close' }
 // workerData: { dataDir, template? }: a new database starts from the gzipped data folder
 // `template` (a dump of one made earlier) instead of running initdb.
@@ -63,7 +63,13 @@ parentPort.on('message', async (message) => {
     if (kind === 'query') {
       parentPort.postMessage({
         id,
-        result: plain(await pglite.query(message.sql, message.params)),
+        result: plain(
+          await pglite.query(
+            message.sql,
+            message.params,
+            message.blob ? { blob: new Blob([message.blob]) } : undefined,
+          ),
+        ),
       });
     } else if (kind === 'exec') {
       const results = await pglite.exec(message.sql);

@@ -15,7 +15,10 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import postgres from 'postgres';
+import { CopyUnsupportedError, isCopyQuery, type CopyQuery } from '../bulk.js';
 import { affectedRows } from './affected-rows.js';
 import { ConnectionLostError } from './connection-errors.js';
 
@@ -35,6 +38,11 @@ export interface PostgresJsDialectConfig {
   options?: postgres.Options<Record<string, postgres.PostgresType>>;
   /** Most connections open at once (default 10). */
   maxConnections?: number;
+  /**
+   * Whether the server takes COPY FROM STDIN (default true; a shared PGlite's socket does
+   * not: bulk loads then fall back to INSERT).
+   */
+  copy?: boolean;
 }
 
 /**
@@ -117,6 +125,11 @@ export class PostgresJsDriver extends PostgresDriver implements Driver {
   }
 
   override async init(): Promise<void> {}
+
+  /** Whether connections run COPY FROM STDIN. */
+  get copies(): boolean {
+    return this.#config.copy ?? true;
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     return new SessionConnection(await this.#take(), this);
@@ -214,6 +227,12 @@ export class PostgresJsDriver extends PostgresDriver implements Driver {
   }
 }
 
+/** The parts of a postgres.js statement a COPY FROM STDIN uses. */
+interface CopyStatement {
+  reject(error: unknown): void;
+  writable(): Promise<Writable>;
+}
+
 /** A postgres.js row list: an array of rows plus the statement's command tag and count. */
 type RowList = unknown[] & { command?: string; count?: number | null };
 
@@ -246,6 +265,10 @@ class SessionConnection implements DatabaseConnection {
       if (this.inTransaction) throw new ConnectionLostError();
       this.beforeBegin();
     }
+    if (isCopyQuery(compiledQuery)) {
+      if (!this.driver.copies) throw new CopyUnsupportedError();
+      return this.#copy(compiledQuery);
+    }
     const result = (await this.session.sql.unsafe(compiledQuery.sql, [
       ...compiledQuery.parameters,
     ] as Parameters)) as unknown as RowList;
@@ -257,6 +280,26 @@ class SessionConnection implements DatabaseConnection {
     const numAffectedRows = affectedRows(last.command, last.count);
     const rows = Array.from(last) as R[];
     return numAffectedRows === undefined ? { rows } : { rows, numAffectedRows };
+  }
+
+  /** COPY FROM STDIN: the chunks stream to the server as they are made. */
+  async #copy<R>(query: CopyQuery): Promise<QueryResult<R>> {
+    const pending = this.session.sql.unsafe(query.sql) as unknown as CopyStatement;
+    // postgres.js settles the statement with the stream once the server asks for data; an
+    // error the server sends after the last chunk (a duplicate key among the final rows)
+    // then reaches only the statement's `reject`, and the stream would wait forever for
+    // its end: catch it there.
+    let failed: (error: unknown) => void = () => {};
+    const serverError = new Promise<never>((_, reject) => (failed = reject));
+    serverError.catch(() => {});
+    const reject = pending.reject;
+    pending.reject = (error) => {
+      failed(error);
+      reject(error);
+    };
+    const writable = await pending.writable();
+    await Promise.race([pipeline(Readable.from(query.copyFrom), writable), serverError]);
+    return { rows: [] };
   }
 
   async *streamQuery<R>(

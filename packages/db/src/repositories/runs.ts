@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import { bulkCopy, withTransaction, type Queryable } from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
@@ -68,13 +68,13 @@ export function toRun(row: Row<'runs'>): Run {
 }
 
 /**
- * Creates a run and bulk-inserts its entries in one transaction (or in `db` if it is
+ * Creates a run and bulk-loads its entries (COPY) in one transaction (or in `db` if it is
  * one): a duplicate (topic, docno) or a taken name leaves nothing behind.
  */
 export async function createRun(
   db: Queryable,
   input: NewRun,
-  options: { batchSize?: number } = {},
+  options: { chunkChars?: number } = {},
 ): Promise<RunSummary> {
   return withTransaction(db, async (trx) => {
     const row = await trx
@@ -89,6 +89,7 @@ export async function createRun(
       .executeTakeFirstOrThrow();
     const entries = input.entries;
     const byTopic = !Array.isArray(entries);
+    // The run is new in this transaction: no other writer can delete it before we commit.
     const entryCount = await insertEntries(
       trx,
       row.id,
@@ -109,16 +110,24 @@ export async function createRun(
 }
 
 /**
- * Adds entries to an existing run in batched multi-row inserts and brings the run's stored
- * entry and topic counts up to date; returns how many entries were added.
+ * Adds entries to an existing run (COPY) and brings the run's stored entry and topic counts
+ * up to date; returns how many entries were added. The run is locked against deletion
+ * first (as a foreign key would, once instead of per row); an error with code 23503
+ * (foreign_key_violation) when it does not exist.
  */
 export async function insertRunEntries(
   db: Queryable,
   runId: number,
   entries: readonly RunEntry[],
-  options: { batchSize?: number } = {},
+  options: { chunkChars?: number } = {},
 ): Promise<number> {
   return withTransaction(db, async (trx) => {
+    const run = await sql`select id from runs where id = ${runId} for key share`.execute(trx);
+    // What the foreign key reported when it checked each row (SQLSTATE foreign_key_violation).
+    if (run.rows.length === 0)
+      throw Object.assign(new Error(`run ${runId} does not exist: no entries written`), {
+        code: '23503',
+      });
     const written = await insertEntries(trx, runId, entries, options);
     // Counted once per write (one run's entries, through its index), never on a read.
     await sql`
@@ -130,7 +139,7 @@ export async function insertRunEntries(
   });
 }
 
-/** The entries of each topic as rows, made one at a time as the bulk insert reads them. */
+/** The entries of each topic as rows, made one at a time as the bulk load reads them. */
 function* flatten(byTopic: EntriesByTopic): Generator<RunEntry> {
   for (const [topicId, list] of byTopic)
     for (const e of list) yield { topicId, docId: e.docno, rank: e.rank, score: e.score };
@@ -148,14 +157,14 @@ function countTopics(entries: EntriesByTopic | readonly RunEntry[]): number {
   return seen.size;
 }
 
-/** The bulk insert of a run's entries, without touching its stored counts. */
+/** The bulk load of a run's entries, without touching its stored counts. */
 function insertEntries(
   trx: Queryable,
   runId: number,
   entries: readonly RunEntry[] | Iterable<RunEntry>,
-  options: { batchSize?: number },
+  options: { chunkChars?: number },
 ): Promise<number> {
-  return bulkInsert(trx, {
+  return bulkCopy(trx, {
     table: 'run_entries',
     constant: { run_id: runId },
     columns: [
