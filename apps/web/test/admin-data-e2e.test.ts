@@ -34,7 +34,12 @@ const RUN_B = [1, 2, 3]
 const PHONE = { width: 390, height: 844 };
 
 /** How wide the page is laid out: wider than the viewport means it scrolls sideways. */
-const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
+const pageWidth = (page: Page) =>
+  page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+        .documentElement.scrollWidth,
+  );
 
 describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () => {
   let app: WebAppUnderTest;
@@ -145,7 +150,7 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
     await judge.locator('option[value="graded-0-3"]').waitFor({ state: 'attached' });
     const offered = await judge
       .locator('option')
-      .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
     const templates = (await (await app.call('GET', '/judges', ADMIN)).json()) as Array<{
       id: string;
       kind: string;
@@ -185,9 +190,15 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
     await admin.getByText('A mark after a mean lists the runs', { exact: false }).waitFor();
     // The table comes before the first chart.
     const order = await admin.evaluate(() => {
-      const board = document.querySelector('table.board')!;
-      const chart = document.querySelector('figure svg')!;
-      return Boolean(board.compareDocumentPosition(chart) & Node.DOCUMENT_POSITION_FOLLOWING);
+      // The test's types have no DOM: the page's objects are typed by what is used.
+      type Element = { compareDocumentPosition(other: Element): number };
+      const page = globalThis as unknown as {
+        document: { querySelector(selector: string): Element | null };
+        Node: { DOCUMENT_POSITION_FOLLOWING: number };
+      };
+      const board = page.document.querySelector('table.board')!;
+      const chart = page.document.querySelector('figure svg')!;
+      return Boolean(board.compareDocumentPosition(chart) & page.Node.DOCUMENT_POSITION_FOLLOWING);
     });
     expect(order).toBe(true);
     // The date as people read it.
