@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
@@ -168,18 +167,25 @@ forEachDatabase('the assessor’s workflow: topic by topic, history, notes', (t)
       [ids[1], 1],
     ]);
     // Both grades of Ada are revisions; the campaign's label is now 3 (Ada 3, Bob 3).
-    const revisions = await sql<{ grade: number }>`
-      select r.grade from label_revisions r join users u on u.id = r.user_id
-      where u.name = 'ada' and r.topic_id = '1' and r.doc_id = 'd1' order by r.id`.execute(t.db);
-    expect(revisions.rows.map((r) => r.grade)).toEqual([0, 3]);
-    const labels = await api.call('GET', `/api/campaigns/${c.id}/disagreements`, {
-      token: api.admin,
-    });
-    expect(labels.status).toBe(200);
-    const stored = await sql<{ grade: number }>`
-      select l.grade from labels l join campaigns c on c.label_set_id = l.label_set_id
-      where c.id = ${c.id} and l.topic_id = '1' and l.doc_id = 'd1'`.execute(t.db);
-    expect(stored.rows.map((r) => r.grade)).toEqual([3]);
+    const revisions = await t.db
+      .selectFrom('label_revisions as r')
+      .innerJoin('users as u', 'u.id', 'r.user_id')
+      .select('r.grade')
+      .where('u.name', '=', 'ada')
+      .where('r.topic_id', '=', '1')
+      .where('r.doc_id', '=', 'd1')
+      .orderBy('r.id')
+      .execute();
+    expect(revisions.map((r) => r.grade)).toEqual([0, 3]);
+    const stored = await t.db
+      .selectFrom('labels as l')
+      .innerJoin('campaigns as c', 'c.label_set_id', 'l.label_set_id')
+      .select('l.grade')
+      .where('c.id', '=', c.id)
+      .where('l.topic_id', '=', '1')
+      .where('l.doc_id', '=', 'd1')
+      .execute();
+    expect(stored.map((r) => r.grade)).toEqual([3]);
   });
 
   it('refuses other people’s items and campaigns', async () => {
