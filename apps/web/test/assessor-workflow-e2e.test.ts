@@ -64,12 +64,10 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')(
 
     /** Waits until the item on screen is not `before` (or everything is labelled). */
     async function nextShown(page: Page, before: string) {
+      const prev = JSON.stringify(before);
       await page.waitForFunction(
-        (prev) =>
-          document.body.innerText.includes('Everything is labelled') ||
-          (document.querySelector('section[aria-label="passage"] h2')?.textContent ?? prev) !==
-            prev,
-        before,
+        `document.body.innerText.includes('Everything is labelled') || ` +
+          `(document.querySelector('section[aria-label="passage"] h2')?.textContent ?? ${prev}) !== ${prev}`,
       );
     }
 
@@ -121,7 +119,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')(
           await page.keyboard.press('n');
           await page.getByRole('group', { name: 'note or flag' }).waitFor();
           await page.getByRole('radio', { name: 'no flag' }).waitFor();
-          await page.waitForFunction(() => document.activeElement?.tagName === 'INPUT');
+          await page.waitForFunction(`document.activeElement?.tagName === 'INPUT'`);
           await page.keyboard.press('ArrowDown');
           await page.keyboard.press('Tab');
           await page.keyboard.type('cut off after two words');
