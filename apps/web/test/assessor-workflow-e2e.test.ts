@@ -8,6 +8,13 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, screenshots, startE2e, type E2e } from './e2e-harness.js';
 
+/** What the test reads of the page's document (its types have no DOM). */
+interface PageDocument {
+  body: { innerText: string };
+  activeElement: { tagName: string } | null;
+  querySelector(selector: string): { textContent: string | null } | null;
+}
+
 const ADMIN = 'assay_e2e-assessor-admin-token-0123456789';
 const LONG = 'flutter of the wing '.repeat(625);
 const DOCS = [
@@ -64,11 +71,13 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')(
 
     /** Waits until the item on screen is not `before` (or everything is labelled). */
     async function nextShown(page: Page, before: string) {
-      const prev = JSON.stringify(before);
-      await page.waitForFunction(
-        `document.body.innerText.includes('Everything is labelled') || ` +
-          `(document.querySelector('section[aria-label="passage"] h2')?.textContent ?? ${prev}) !== ${prev}`,
-      );
+      await page.waitForFunction((prev) => {
+        const doc = (globalThis as unknown as { document: PageDocument }).document;
+        return (
+          doc.body.innerText.includes('Everything is labelled') ||
+          (doc.querySelector('section[aria-label="passage"] h2')?.textContent ?? prev) !== prev
+        );
+      }, before);
     }
 
     it('serves topic 1’s items before topic 2’s with the narrative in view; a flag by keyboard', async () => {
@@ -119,7 +128,11 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')(
           await page.keyboard.press('n');
           await page.getByRole('group', { name: 'note or flag' }).waitFor();
           await page.getByRole('radio', { name: 'no flag' }).waitFor();
-          await page.waitForFunction(`document.activeElement?.tagName === 'INPUT'`);
+          await page.waitForFunction(
+            () =>
+              (globalThis as unknown as { document: PageDocument }).document.activeElement
+                ?.tagName === 'INPUT',
+          );
           await page.keyboard.press('ArrowDown');
           await page.keyboard.press('Tab');
           await page.keyboard.type('cut off after two words');
