@@ -4,8 +4,8 @@ import type { AppEnv } from './router.js';
 
 /**
  * What an annotator may call: who they are, the campaigns they have items in (their next
- * item, their own items, labels, undo and skip; each use-case refuses items that are not
- * theirs), labelling RAG answers by hand, and their own tokens. Nothing else: no label
+ * item, their own items, history, notes, labels, undo and skip; each use-case refuses items
+ * that are not theirs), labelling RAG answers by hand, and their own tokens. Nothing else: no label
  * set, report, run or judge job, so no route shows them another label set's grades.
  */
 const ANNOTATOR_ROUTES: readonly RegExp[] = [
@@ -13,6 +13,9 @@ const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^GET \/api\/campaigns$/,
   /^GET \/api\/campaigns\/\d+\/next$/,
   /^GET \/api\/campaigns\/\d+\/items\/\d+$/,
+  // Their history of labelled items, and their notes and flags on their items.
+  /^GET \/api\/campaigns\/\d+\/history$/,
+  /^(GET|PUT) \/api\/campaigns\/\d+\/items\/\d+\/note$/,
   /^POST \/api\/campaigns\/\d+\/labels$/,
   /^POST \/api\/campaigns\/\d+\/labels\/\d+\/undo$/,
   /^POST \/api\/campaigns\/\d+\/skip$/,

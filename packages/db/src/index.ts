@@ -397,5 +397,15 @@ export type {
 } from './repositories/campaigns.js';
 export type { CampaignGrade } from './schema.js';
 
+/** Annotators' notes and flags on campaign items (theirs, and all of a campaign for admins). */
+export { getItemNote, listCampaignItemNotes, setItemNote } from './repositories/item-notes.js';
+/** A note on an item, and one with its author and pair. */
+export type { CampaignItemNote, ItemNote } from './repositories/item-notes.js';
+export type { ItemFlag, ItemNotesTable } from './schema.js';
+/** The items an annotator labelled in a campaign, most recently changed first. */
+export { listLabelledItems } from './repositories/annotator-history.js';
+/** One item of an annotator's history. */
+export type { LabelledItem } from './repositories/annotator-history.js';
+
 /** One round trip to the database (`select 1`). */
 export { pingDatabase } from './ping.js';

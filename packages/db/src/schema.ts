@@ -314,6 +314,19 @@ export interface CampaignAssignmentsTable {
   updated_at: CreatedAt;
 }
 
+/** What an annotator flags an item as: its passage is broken, or they are unsure. */
+export type ItemFlag = 'broken' | 'unsure';
+
+/** Table `item_notes`: an annotator's note and/or flag on one campaign item. */
+export interface ItemNotesTable {
+  campaign_id: number;
+  item_id: number;
+  user_id: number;
+  flag: ItemFlag | null;
+  note: ColumnType<string, string | undefined, string>;
+  updated_at: CreatedAt;
+}
+
 /** The assay database, as Kysely sees it. */
 export interface Database {
   collections: CollectionsTable;
@@ -348,6 +361,7 @@ export interface Database {
   campaigns: CampaignsTable;
   campaign_items: CampaignItemsTable;
   campaign_assignments: CampaignAssignmentsTable;
+  item_notes: ItemNotesTable;
 }
 
 /** A row of `table` as read. */

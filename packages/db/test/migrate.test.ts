@@ -20,6 +20,7 @@ const EXPECTED_TABLES = [
   'collections',
   'documents',
   'hand_scores',
+  'item_notes',
   'judge_jobs',
   'judge_tasks',
   'label_revisions',

@@ -50,6 +50,15 @@ export function interleave<T>(groups: ReadonlyArray<readonly T[]>): T[] {
 }
 
 /**
+ * The items with each topic's items together, topics in the order their first item comes
+ * and each topic's items in their order: served so, an annotator judges one topic's items
+ * before the next topic's (as TREC assessors do), also when overlap gives them a subset.
+ */
+export function groupByTopic<T extends CampaignCandidate>(items: readonly T[]): T[] {
+  return [...groupBy(items, (i) => i.topicId).values()].flat();
+}
+
+/**
  * How far the label sets that grade an item disagree: the spread of their grades
  * (highest − lowest), or −1 when fewer than two of them grade it.
  */

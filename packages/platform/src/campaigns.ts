@@ -21,6 +21,7 @@ import { loadJudgeTemplates } from '@assay/judge';
 import { gradeScaleProblem } from '@assay/trec';
 import {
   assignAnnotators,
+  groupByTopic,
   sampleCampaignItems,
   type CampaignCandidate,
   type CampaignSampling,
@@ -70,6 +71,11 @@ export interface CreateCampaignInput {
   blind?: boolean;
   /** What annotators see of the campaign instead of its name (default: the name). */
   title?: string;
+  /**
+   * Serve each annotator one topic's items before the next topic's (default false: the
+   * sampling's order, which may interleave topics). Stored as `settings.order: 'topic'`.
+   */
+  topicByTopic?: boolean;
   /** Where judge templates live (default: the repository's judges/). */
   judgesDir?: string;
 }
@@ -142,7 +148,8 @@ export async function createCampaign(
   for (const ref of input.compareWith ?? [])
     compareWith.push(await resolveLabelSet(db, collection, ref));
   const sampling = await resolveSampling(db, collection, input.sampling ?? { mode: 'all' });
-  const items = sampleCampaignItems(candidates, sampling.sampling);
+  const sampled = sampleCampaignItems(candidates, sampling.sampling);
+  const items = input.topicByTopic ? groupByTopic(sampled) : sampled;
   if (items.length === 0)
     throw new PlatformError(
       'invalid_input',
@@ -160,6 +167,7 @@ export async function createCampaign(
     compareWith: compareWith.map((s) => s.id),
     annotators: annotators.map((a) => a.id),
     leftOut: leftOut as unknown as JsonObject,
+    order: input.topicByTopic ? 'topic' : 'sampling',
   };
   const blind = input.blind ?? true;
   const campaign = await writing(

@@ -342,6 +342,7 @@ export {
 export {
   assignAnnotators,
   disagreement,
+  groupByTopic,
   interleave,
   sampleCampaignItems,
   type CampaignCandidate,
@@ -361,6 +362,18 @@ export {
   type AnnotatorCampaign,
   type SavedLabel,
 } from './annotation.js';
+/** An annotator's history of labelled items, and notes and flags on items. */
+export {
+  ITEM_FLAGS,
+  listCampaignNotes,
+  listMyLabelledItemsPage,
+  MAX_NOTE_LENGTH,
+  myItemNote,
+  saveMyItemNote,
+  type CampaignNote,
+  type HistoryItem,
+  type ItemNoteView,
+} from './annotator-history.js';
 /** Agreement of a campaign: among annotators and against compared label sets. */
 export {
   campaignAgreement,

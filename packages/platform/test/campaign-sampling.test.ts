@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   assignAnnotators,
   disagreement,
+  groupByTopic,
   interleave,
   sampleCampaignItems,
   type CampaignCandidate,
@@ -22,6 +23,19 @@ const grades = (spec: Record<string, number>) => {
   }
   return map;
 };
+
+describe('groupByTopic', () => {
+  it('puts each topic’s items together, topics in first-seen order, items in their order', () => {
+    expect(keys(groupByTopic(items('2/a 1/b 2/c 3/d 1/e 2/f')))).toEqual([
+      '2/a',
+      '2/c',
+      '2/f',
+      '1/b',
+      '1/e',
+      '3/d',
+    ]);
+  });
+});
 
 describe('assignAnnotators', () => {
   it('gives each item `overlap` consecutive annotators, round robin', () => {

@@ -11,8 +11,14 @@ import {
   MAX_GRADE,
   MIN_GRADE,
   MAX_CAMPAIGN_ITEMS,
+  ITEM_FLAGS,
+  listCampaignNotes,
+  listMyLabelledItemsPage,
+  MAX_NOTE_LENGTH,
+  myItemNote,
   nextAnnotationItem,
   saveAnnotationLabel,
+  saveMyItemNote,
   skipAnnotationItem,
   undoAnnotationLabel,
   type CampaignSummary,
@@ -96,6 +102,10 @@ const NewCampaign = z
       description:
         'what annotators see of the campaign instead of its name (default: the name), e.g. a neutral title for a blind campaign named after what it compares',
     }),
+    topicByTopic: z.boolean().optional().openapi({
+      description:
+        'serve each annotator one topic’s items before the next topic’s, as TREC assessors judge (default false: the sampling’s order); stored as `settings.order: "topic"`',
+    }),
   })
   .openapi('NewCampaign');
 
@@ -120,6 +130,17 @@ const ItemParams = IdParam.extend({
 function present(s: CampaignSummary) {
   return { ...s, createdAt: s.createdAt.toISOString() } as Record<string, unknown>;
 }
+
+const NoteBody = z
+  .object({
+    flag: z
+      .enum(ITEM_FLAGS as [string, ...string[]])
+      .nullable()
+      .optional()
+      .openapi({ description: 'broken: the passage is broken; unsure: not sure of the grade' }),
+    note: z.string().max(MAX_NOTE_LENGTH).optional(),
+  })
+  .openapi('ItemNoteInput');
 
 const json = (schema: z.ZodType, description: string) => ({
   description,
@@ -166,6 +187,7 @@ export const collectionCampaigns = createRouter()
         ...(body.compareWith ? { compareWith: body.compareWith } : {}),
         ...(body.blind !== undefined ? { blind: body.blind } : {}),
         ...(body.title !== undefined ? { title: body.title } : {}),
+        ...(body.topicByTopic !== undefined ? { topicByTopic: body.topicByTopic } : {}),
       });
       return c.json(present(summary), 201);
     },
@@ -372,6 +394,95 @@ export const campaigns = createRouter()
         c.req.valid('json').item,
       );
       return c.json(saved as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/history',
+      tags: ['campaigns'],
+      summary: 'The items the caller labelled, most recently changed first (cursor paging)',
+      description:
+        'Each with the caller’s own grade, seconds spent, when it was last changed and their ' +
+        'note; nobody else’s grade. Open one with `GET /api/campaigns/{id}/items/{item}` and ' +
+        'relabel it with `POST /api/campaigns/{id}/labels` (a new revision).',
+      ...anyUser,
+      request: { params: IdParam, query: z.object(pageQuery(SMALL_PAGE)) },
+      responses: {
+        200: pageResponse('a page of labelled items', Opaque('HistoryItem')),
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const page = await listMyLabelledItemsPage(
+        c.var.db,
+        c.req.valid('param').id,
+        c.get('user'),
+        pageOptions(c.req.valid('query')),
+      );
+      c.header('cache-control', 'no-store');
+      linkNextPage(c, page.next);
+      return c.json(page.items as unknown as Array<Record<string, unknown>>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/items/{item}/note',
+      tags: ['campaigns'],
+      summary: 'The caller’s note and flag on one of their items (empty when none)',
+      ...anyUser,
+      request: { params: ItemParams },
+      responses: { 200: json(Opaque('ItemNote'), 'the note'), ...readErrors },
+    }),
+    async (c) => {
+      const { id, item } = c.req.valid('param');
+      const note = await myItemNote(c.var.db, id, item, c.get('user'));
+      return c.json(note as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/{id}/items/{item}/note',
+      tags: ['campaigns'],
+      summary: 'Set the caller’s note and flag on one of their items (none and empty: remove)',
+      description:
+        'The campaign’s admins see it (`GET /api/campaigns/{id}/notes` and the campaign page); ' +
+        'other annotators do not.',
+      ...anyUser,
+      request: {
+        params: ItemParams,
+        body: { required: true, content: { 'application/json': { schema: NoteBody } } },
+      },
+      responses: { 200: json(Opaque('ItemNote'), 'the note as stored'), ...writeErrors },
+    }),
+    async (c) => {
+      const { id, item } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const note = await saveMyItemNote(c.var.db, id, item, c.get('user'), {
+        flag: body.flag ?? null,
+        note: body.note ?? '',
+      });
+      return c.json(note as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/notes',
+      tags: ['campaigns'],
+      summary: 'Every annotator’s notes and flags on the campaign’s items, newest first',
+      ...adminOnly,
+      request: { params: IdParam },
+      responses: {
+        200: json(z.array(Opaque('CampaignNote')), 'who flagged or noted what, and when'),
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const notes = await listCampaignNotes(c.var.db, c.req.valid('param').id);
+      return c.json(notes as unknown as Array<Record<string, unknown>>, 200);
     },
   )
   .openapi(

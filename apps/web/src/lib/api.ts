@@ -123,6 +123,8 @@ export interface Campaign {
   items: number;
   labelled: number;
   compareWith: Array<{ id: number; name: string }>;
+  /** Source, sampling, judge, order (`order: 'topic'`: served topic by topic). */
+  settings?: Record<string, unknown>;
   annotators: AnnotatorProgress[];
 }
 
