@@ -8,6 +8,7 @@ import {
   getCampaign,
   getLabelGrades,
   getLabelSet,
+  getUser,
   listCampaignItems,
   listCampaigns as listStoredCampaigns,
   type AnnotatorProgress,
@@ -25,6 +26,7 @@ import {
   type CampaignCandidate,
   type CampaignSampling,
 } from './campaign-sampling.js';
+import { campaignClosed, removedAnnotatorIds } from './campaign-state.js';
 import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { NOTHING_LEFT_OUT, requireHeldPairs, type LeftOutPairs } from './held-pairs.js';
@@ -98,6 +100,10 @@ export interface CampaignSummary {
   compareWith: Array<{ id: number; name: string }>;
   settings: JsonObject;
   annotators: AnnotatorProgress[];
+  /** When the campaign was closed (it takes no labels then), or null while open. */
+  closed: { at: string; by: number | null } | null;
+  /** Annotators removed from the campaign (their labels stay). */
+  removedAnnotators: Array<{ id: number; name: string }>;
   createdAt: Date;
 }
 
@@ -397,8 +403,22 @@ export async function campaignSummary(db: Queryable, id: number): Promise<Campai
     compareWith,
     settings: campaign.settings,
     annotators: await campaignProgress(db, id),
+    closed: campaignClosed(campaign),
+    removedAnnotators: await removedAnnotatorsOf(db, campaign),
     createdAt: campaign.createdAt,
   };
+}
+
+async function removedAnnotatorsOf(
+  db: Queryable,
+  campaign: Campaign,
+): Promise<Array<{ id: number; name: string }>> {
+  const out = [];
+  for (const id of removedAnnotatorIds(campaign)) {
+    const user = await getUser(db, id);
+    if (user) out.push({ id, name: user.name });
+  }
+  return out;
 }
 
 function storedLeftOut(settings: JsonObject): LeftOutPairs | null {
