@@ -48,7 +48,11 @@ const Sampling = z
     z.object({ mode: z.literal('all') }),
     z.object({
       mode: z.literal('random'),
-      perTopic: z.number().int().min(1).max(100_000),
+      perTopic: z
+        .number()
+        .int('items per topic is a whole number')
+        .min(1, 'random sampling takes at least 1 item per topic')
+        .max(100_000, 'random sampling takes at most 100000 items per topic'),
       seed: z.number().int().optional(),
     }),
     z.object({
@@ -59,7 +63,10 @@ const Sampling = z
     }),
     z.object({
       mode: z.literal('disagreement'),
-      labelSets: z.array(NameOrId).min(2).max(50),
+      labelSets: z
+        .array(NameOrId)
+        .min(2, 'disagreement-first sampling needs two label sets to compare')
+        .max(50, 'disagreement-first sampling compares at most 50 label sets'),
       limit: z.number().int().min(1).optional(),
     }),
     z.object({
@@ -75,7 +82,11 @@ const Sampling = z
 
 const NewCampaign = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'a campaign needs a name')
+      .max(200, 'a campaign name has at most 200 characters'),
     pool: PoolSpecSchema.optional().openapi({ description: 'items from a pool of stored runs' }),
     items: z
       .array(z.object({ topic: TopicId, docno: z.string().min(1) }))
@@ -95,8 +106,16 @@ const NewCampaign = z
       .optional(),
     gradeLabels: z.record(z.string(), z.string().max(500)).optional(),
     rubric: z.string().max(20_000).optional(),
-    annotators: z.array(NameOrId).min(1).max(1000),
-    overlap: z.number().int().min(1).max(100).optional(),
+    annotators: z
+      .array(NameOrId)
+      .min(1, 'a campaign needs at least one annotator')
+      .max(1000, 'a campaign has at most 1000 annotators'),
+    overlap: z
+      .number()
+      .int('overlap (annotators per item) is a whole number')
+      .min(1, 'overlap (annotators per item) is at least 1')
+      .max(100, 'overlap (annotators per item) is at most 100')
+      .optional(),
     sampling: Sampling.optional(),
     compareWith: z.array(NameOrId).max(50).optional(),
     blind: z.boolean().optional(),
