@@ -65,14 +65,21 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('campaign admin in Ch
           }),
         );
       }
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     await app?.stop();
   }, 60_000);
 
   const noHorizontalScroll = (page: import('playwright-core').Page) =>
-    page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    page.evaluate(() => {
+      // Browser globals, which the test does not type.
+      const w = globalThis as unknown as {
+        innerWidth: number;
+        document: { documentElement: { scrollWidth: number } };
+      };
+      return w.document.documentElement.scrollWidth <= w.innerWidth;
+    });
 
   it('adjudicates a 1-vs-2 tie from the document view at 1280×800, with no horizontal scroll', async () => {
     const admin = await app.signedIn(ADMIN, `/admin/campaigns/${id}`, { width: 1280, height: 800 });
@@ -106,7 +113,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('campaign admin in Ch
     expect(labels.find((l) => l.docId === D1)?.grade).toBe(2);
     expect(await noHorizontalScroll(admin)).toBe(true);
     await admin.close();
-  });
+  }, 180_000);
 
   it('shows the confusion matrix of the two annotators', async () => {
     const admin = await app.signedIn(ADMIN, `/admin/campaigns/${id}`, { width: 1280, height: 800 });
@@ -127,7 +134,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('campaign admin in Ch
     ]);
     expect(await noHorizontalScroll(admin)).toBe(true);
     await admin.close();
-  });
+  }, 180_000);
 
   it('closes the campaign from its page (the annotator is refused and told), then reopens it', async () => {
     const admin = await app.signedIn(ADMIN, `/admin/campaigns/${id}`, { width: 1280, height: 800 });
@@ -163,5 +170,5 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('campaign admin in Ch
     });
     expect(again.status).toBe(201);
     await admin.close();
-  });
+  }, 180_000);
 });
