@@ -507,6 +507,16 @@ export class ApiError extends Error {
  */
 export function failureOf(error: unknown): Failure {
   if (!(error instanceof ApiError)) return { kind: 'offline' };
+  // A closed campaign (or one the annotator was removed from) is a 409 that trying again
+  // will not cure: it is shown with its reason, never taken for a lost connection.
+  const closed =
+    error.status === 409 &&
+    /^(campaign closed|you were removed from this campaign)/.test(error.message);
+  if (closed)
+    return {
+      kind: 'refused',
+      reason: { status: error.status, code: error.code, message: error.message },
+    };
   if (error.code === 'network' || error.status >= 500 || [408, 409, 429].includes(error.status))
     return { kind: 'offline' };
   if (error.status === 401) return { kind: 'signed-out' };
