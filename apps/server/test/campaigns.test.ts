@@ -264,6 +264,7 @@ forEachDatabase('annotation campaigns API', (t) => {
         ],
         label: 3,
         adjudicated: 3,
+        status: 'adjudicated',
       },
     ]);
     expect(await queue('?labelSets=1')).toMatchObject([

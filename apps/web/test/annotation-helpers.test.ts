@@ -137,6 +137,12 @@ describe('outbox', () => {
       kind: 'refused',
       reason: { status: 403, code: 'forbidden', message: 'admins only' },
     });
+    // A closed campaign is a 409 that retrying does not cure: shown with its reason.
+    const closed = 'campaign closed: the admin has closed this campaign';
+    expect(failureOf(new ApiError('conflict', closed, 409))).toEqual({
+      kind: 'refused',
+      reason: { status: 409, code: 'conflict', message: closed },
+    });
   });
 
   it('keeps hand scores per criterion of an answer, a newer grade replacing the queued one', () => {

@@ -366,11 +366,14 @@ export type {
 /** Annotation campaigns: items, per-annotator assignments and grades, adjudication. */
 export {
   adjudicateCampaignItem,
+  addCampaignAssignments,
   appendLabelRevision,
   blindnessConflicts,
   campaignProgress,
   campaignsUsingLabelSet,
+  countCampaignLabels,
   createCampaign,
+  deleteUnlabelledAssignments,
   findCampaignByLabelSet,
   getCampaign,
   getCampaignAssignment,
@@ -382,6 +385,7 @@ export {
   listCampaigns,
   listUserItemRevisions,
   nextCampaignItem,
+  patchCampaignSettings,
   saveAssignmentGrade,
   updateCampaignAssignment,
 } from './repositories/campaigns.js';

@@ -28,6 +28,7 @@ import {
   type User,
 } from '@assay/db';
 import { compareWithIds, requireCampaign } from './campaigns.js';
+import { campaignClosed, removedAnnotatorIds, requireLabelling } from './campaign-state.js';
 import { PlatformError } from './errors.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
 
@@ -73,6 +74,10 @@ export interface AnnotatorCampaign {
   title: string;
   blind: boolean;
   progress: { done: number; total: number };
+  /** The campaign is closed: it takes no more labels. */
+  closed: boolean;
+  /** The caller was removed from the campaign: it takes no more labels from them. */
+  removed: boolean;
 }
 
 async function progressOf(db: Queryable, campaignId: number, userId: number) {
@@ -112,6 +117,8 @@ async function withProgress(
       title: campaignTitle(c),
       blind: c.blind,
       progress: await progressOf(db, c.id, user.id),
+      closed: campaignClosed(c) !== null,
+      removed: removedAnnotatorIds(c).includes(user.id),
     });
   return out;
 }
@@ -157,6 +164,8 @@ export async function nextAnnotationItem(
     campaignOfAnnotator(db, campaignId, user),
     nextCampaignItem(db, campaignId, user.id),
   ]);
+  // A closed campaign (or one the caller was removed from) serves no item: the page says why.
+  requireLabelling(campaign, user.id);
   if (!item) return undefined;
   return presentItem(db, campaign, item, progress, user);
 }
@@ -261,12 +270,13 @@ export async function saveAnnotationLabel(
       progress: { done: saved.done, total: saved.total },
     };
   const campaign = await requireCampaign(db, campaignId);
+  await itemOfAnnotator(db, campaign, input.item, user);
+  requireLabelling(campaign, user.id);
   if (!campaign.grades.some((g) => g.grade === input.grade))
     throw new PlatformError(
       'invalid_input',
       `grade ${input.grade} is not on this campaign's scale (${campaign.grades.map((g) => g.grade).join(', ')})`,
     );
-  await itemOfAnnotator(db, campaign, input.item, user);
   // Campaign, grade and item all check out now: something changed between the two looks.
   throw new PlatformError('conflict', `item ${input.item} changed while saving: save it again`);
 }
@@ -283,6 +293,7 @@ export async function undoAnnotationLabel(
   itemId: number,
 ): Promise<SavedLabel> {
   const campaign = await requireCampaign(db, campaignId);
+  requireLabelling(campaign, user.id);
   return withTransaction(db, async (trx) => {
     const item = await itemOfAnnotator(trx, campaign, itemId, user, true);
     const revisions = await listUserItemRevisions(trx, {
@@ -327,6 +338,7 @@ export async function skipAnnotationItem(
   itemId: number,
 ): Promise<SavedLabel> {
   const campaign = await requireCampaign(db, campaignId);
+  requireLabelling(campaign, user.id);
   const item = await itemOfAnnotator(db, campaign, itemId, user);
   const assignment = await getCampaignAssignment(db, item.id, user.id);
   if (assignment?.grade !== null)

@@ -16,10 +16,18 @@ import {
 } from './analysis/agreement.js';
 import { compareWithIds, requireCampaign } from './campaigns.js';
 
+/**
+ * Below this many items a topic's coefficient is too noisy to read as a figure: pages say
+ * "too few items for a figure" instead (the value stays in the report, with `tooFew`).
+ */
+export const MIN_TOPIC_ITEMS = 10;
+
 /** Agreement within one topic. */
 export interface TopicAgreement {
   topic: string;
   n: number;
+  /** n < MIN_TOPIC_ITEMS: too few items for a figure. */
+  tooFew: boolean;
   exactAgreement: number;
   cohenKappa: number;
   krippendorffAlpha: number;
@@ -43,7 +51,13 @@ export interface CampaignAgreement {
       krippendorffAlpha: { nominal: number; ordinal: number; interval: number };
     };
     /** Ordinal alpha among annotators, topic by topic. */
-    perTopic: Array<{ topic: string; items: number; krippendorffAlpha: number }>;
+    perTopic: Array<{
+      topic: string;
+      items: number;
+      /** items < MIN_TOPIC_ITEMS: too few items for a figure. */
+      tooFew: boolean;
+      krippendorffAlpha: number;
+    }>;
   };
   /** The campaign's labels against each compared label set. */
   compareWith: Array<
@@ -161,7 +175,12 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
   const topics = [...new Set(items.map((it) => it.topic))].sort();
   const perTopic = topics.map((topic) => {
     const subset = items.filter((it) => it.topic === topic && it.grades.size >= 2);
-    return { topic, items: subset.length, krippendorffAlpha: alphaOver(subset, 'ordinal') };
+    return {
+      topic,
+      items: subset.length,
+      tooFew: subset.length < MIN_TOPIC_ITEMS,
+      krippendorffAlpha: alphaOver(subset, 'ordinal'),
+    };
   });
 
   const campaignGrades = await getLabelGrades(db, campaign.labelSetId);
@@ -188,6 +207,7 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
       topicRows.push({
         topic,
         n: r.n,
+        tooFew: r.n < MIN_TOPIC_ITEMS,
         exactAgreement: r.exactAgreement,
         cohenKappa: r.cohenKappa.unweighted,
         krippendorffAlpha: r.krippendorffAlpha.ordinal,

@@ -2,6 +2,7 @@
 // each with every annotator's grade, the campaign's label as it stands and, only when the
 // admin asks for them, the grades of the label sets the campaign is compared with.
 import {
+  getDocument,
   getLabelGrades,
   getLabelSet,
   getTopic,
@@ -11,6 +12,7 @@ import {
   type Queryable,
 } from '@assay/db';
 import { compareWithIds, requireCampaign } from './campaigns.js';
+import { PlatformError } from './errors.js';
 
 /** One item the annotators disagree on. */
 export interface Disagreement {
@@ -24,6 +26,12 @@ export interface Disagreement {
   label: number | null;
   /** The admin's decision, if any. */
   adjudicated: number | null;
+  /**
+   * How the label stands: `tie` when the most given grades are given equally often (two
+   * annotators, one grade each: a 1-vs-1 tie; the label takes the lower grade until the
+   * admin decides), `majority` when one grade is given most, `adjudicated` once decided.
+   */
+  status: 'tie' | 'majority' | 'adjudicated';
   /** The compared label sets' grades (only with `withLabelSets`). */
   labelSets?: Array<{ labelSet: string; grade: number | null }>;
 }
@@ -70,6 +78,7 @@ export async function listCampaignDisagreements(
     grades: byItem.get(item.id)!,
     label: labels.get(item.topicId)?.get(item.docId) ?? null,
     adjudicated: item.adjudicatedGrade,
+    status: item.adjudicatedGrade !== null ? 'adjudicated' : ballotStatus(byItem.get(item.id)!),
     ...(options.withLabelSets
       ? {
           labelSets: compared.map((s) => ({
@@ -79,4 +88,85 @@ export async function listCampaignDisagreements(
         }
       : {}),
   }));
+}
+
+/** `tie` when two or more grades share the highest count, else `majority`. */
+export function ballotStatus(grades: ReadonlyArray<{ grade: number }>): 'tie' | 'majority' {
+  const counts = new Map<number, number>();
+  for (const g of grades) counts.set(g.grade, (counts.get(g.grade) ?? 0) + 1);
+  const top = Math.max(...counts.values());
+  return [...counts.values()].filter((n) => n === top).length > 1 ? 'tie' : 'majority';
+}
+
+/** One item of a campaign as the adjudicator reads it: query, passage and every grade. */
+export interface AdjudicationItem extends Omit<Disagreement, 'status'> {
+  status: Disagreement['status'] | 'agreed' | 'unlabelled';
+  topic: { id: string; query: string; description?: string; narrative?: string };
+  document: { id: string; title?: string; text: string };
+}
+
+/**
+ * One item of a campaign with its topic (query, description, narrative), its passage and
+ * every annotator's grade, for the adjudicator's document view; not_found if the item is
+ * not the campaign's. The compared label sets' grades only with `withLabelSets`.
+ */
+export async function adjudicationItem(
+  db: Queryable,
+  campaignId: number,
+  itemId: number,
+  options: { withLabelSets?: boolean } = {},
+): Promise<AdjudicationItem> {
+  const campaign = await requireCampaign(db, campaignId);
+  const item = (await listCampaignItems(db, campaignId)).find((i) => i.id === itemId);
+  if (!item) throw new PlatformError('not_found', `no item ${itemId} in campaign ${campaignId}`);
+  const names = new Map((await listUsers(db)).map((u) => [u.id, u.name]));
+  const grades = (await listAnnotatorGrades(db, campaignId))
+    .filter((g) => g.itemId === itemId)
+    .map((g) => ({ annotator: names.get(g.userId) ?? `user ${g.userId}`, grade: g.grade }));
+  const [topic, doc, labels] = await Promise.all([
+    getTopic(db, campaign.collectionId, item.topicId),
+    getDocument(db, campaign.collectionId, item.docId),
+    getLabelGrades(db, campaign.labelSetId, { topicIds: [item.topicId] }),
+  ]);
+  const labelSets = [];
+  if (options.withLabelSets)
+    for (const setId of compareWithIds(campaign)) {
+      const set = await getLabelSet(db, setId);
+      if (!set) continue;
+      const other = await getLabelGrades(db, setId, { topicIds: [item.topicId] });
+      labelSets.push({
+        labelSet: set.name,
+        grade: other.get(item.topicId)?.get(item.docId) ?? null,
+      });
+    }
+  const distinct = new Set(grades.map((g) => g.grade)).size;
+  return {
+    item: item.id,
+    topicId: item.topicId,
+    query: topic?.query ?? '',
+    docId: item.docId,
+    grades,
+    label: labels.get(item.topicId)?.get(item.docId) ?? null,
+    adjudicated: item.adjudicatedGrade,
+    status:
+      item.adjudicatedGrade !== null
+        ? 'adjudicated'
+        : grades.length === 0
+          ? 'unlabelled'
+          : distinct === 1
+            ? 'agreed'
+            : ballotStatus(grades),
+    ...(options.withLabelSets ? { labelSets } : {}),
+    topic: {
+      id: item.topicId,
+      query: topic?.query ?? '',
+      ...(topic?.description ? { description: topic.description } : {}),
+      ...(topic?.narrative ? { narrative: topic.narrative } : {}),
+    },
+    document: {
+      id: item.docId,
+      ...(doc?.title ? { title: doc.title } : {}),
+      text: doc?.text ?? '',
+    },
+  };
 }

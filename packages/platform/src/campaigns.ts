@@ -8,6 +8,7 @@ import {
   getCampaign,
   getLabelGrades,
   getLabelSet,
+  getUser,
   listCampaignItems,
   listCampaigns as listStoredCampaigns,
   type AnnotatorProgress,
@@ -26,6 +27,7 @@ import {
   type CampaignCandidate,
   type CampaignSampling,
 } from './campaign-sampling.js';
+import { campaignClosed, removedAnnotatorIds } from './campaign-state.js';
 import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { NOTHING_LEFT_OUT, requireHeldPairs, type LeftOutPairs } from './held-pairs.js';
@@ -104,6 +106,10 @@ export interface CampaignSummary {
   compareWith: Array<{ id: number; name: string }>;
   settings: JsonObject;
   annotators: AnnotatorProgress[];
+  /** When the campaign was closed (it takes no labels then), or null while open. */
+  closed: { at: string; by: number | null } | null;
+  /** Annotators removed from the campaign (their labels stay). */
+  removedAnnotators: Array<{ id: number; name: string }>;
   createdAt: Date;
 }
 
@@ -117,19 +123,25 @@ export async function createCampaign(
   const collection = await resolveCollection(db, input.collection);
   const name = checkNewName(input.name, 'campaign name');
   if ((input.pool === undefined) === (input.items === undefined))
-    throw new PlatformError('invalid_input', 'give either a pool or a list of items');
+    throw new PlatformError(
+      'invalid_input',
+      'a campaign takes its items from a pool of runs or from a list of items: give one of the two',
+    );
   const { scale, grades, rubric } = campaignScale(input);
   const overlap = input.overlap ?? 1;
   if (!Number.isInteger(overlap) || overlap < 1)
-    throw new PlatformError('invalid_input', 'overlap must be a positive integer');
+    throw new PlatformError(
+      'invalid_input',
+      'overlap (annotators per item) is a whole number of at least 1',
+    );
   const annotators: User[] = [];
   for (const ref of input.annotators) annotators.push(await resolveUser(db, ref));
   if (new Set(annotators.map((a) => a.id)).size !== annotators.length)
-    throw new PlatformError('invalid_input', 'an annotator is listed twice');
+    throw new PlatformError('invalid_input', 'a person is listed twice among the annotators');
   if (annotators.length < overlap)
     throw new PlatformError(
       'invalid_input',
-      `overlap ${overlap} needs at least ${overlap} annotators (got ${annotators.length})`,
+      `each item goes to ${overlap} annotators (overlap ${overlap}), so a campaign needs at least ${overlap} annotators; ${annotators.length} ${annotators.length === 1 ? 'is' : 'are'} given`,
     );
 
   const title = input.title === undefined ? null : checkTitle(input.title);
@@ -292,7 +304,10 @@ function campaignScale(input: CreateCampaignInput): {
     ].join('\n');
   }
   if (!scale)
-    throw new PlatformError('invalid_input', 'give a judge template or a scale {min, max}');
+    throw new PlatformError(
+      'invalid_input',
+      'a campaign needs a grade scale: name a judge template (it has one) or give a scale {min, max}',
+    );
   const problem = gradeScaleProblem(scale.min, scale.max);
   if (problem) throw new PlatformError('invalid_input', problem, { field: 'scale' });
   if (scale.max - scale.min > 20)
@@ -347,7 +362,7 @@ async function resolveSampling(
       if (spec.labelSets.length < 2)
         throw new PlatformError(
           'invalid_input',
-          'disagreement-first sampling needs two label sets',
+          'disagreement-first sampling needs two label sets to compare',
         );
       const sets = [];
       for (const ref of spec.labelSets) sets.push(await resolveLabelSet(db, collection, ref));
@@ -405,8 +420,22 @@ export async function campaignSummary(db: Queryable, id: number): Promise<Campai
     compareWith,
     settings: campaign.settings,
     annotators: await campaignProgress(db, id),
+    closed: campaignClosed(campaign),
+    removedAnnotators: await removedAnnotatorsOf(db, campaign),
     createdAt: campaign.createdAt,
   };
+}
+
+async function removedAnnotatorsOf(
+  db: Queryable,
+  campaign: Campaign,
+): Promise<Array<{ id: number; name: string }>> {
+  const out = [];
+  for (const id of removedAnnotatorIds(campaign)) {
+    const user = await getUser(db, id);
+    if (user) out.push({ id, name: user.name });
+  }
+  return out;
 }
 
 function storedLeftOut(settings: JsonObject): LeftOutPairs | null {

@@ -377,11 +377,31 @@ export {
 /** Agreement of a campaign: among annotators and against compared label sets. */
 export {
   campaignAgreement,
+  MIN_TOPIC_ITEMS,
   type CampaignAgreement,
   type PairAgreement,
   type TopicAgreement,
 } from './campaign-agreement.js';
 /** The items a campaign's annotators disagree on, for an admin to adjudicate. */
-export { listCampaignDisagreements, type Disagreement } from './campaign-disagreements.js';
+export {
+  adjudicationItem,
+  ballotStatus,
+  listCampaignDisagreements,
+  type AdjudicationItem,
+  type Disagreement,
+} from './campaign-disagreements.js';
+/** Campaigns as objects: close, reopen, add and remove annotators, delete. */
+export {
+  addCampaignAnnotators,
+  campaignDeletionPreview,
+  closeCampaign,
+  deleteCampaign,
+  removeCampaignAnnotator,
+  reopenCampaign,
+  type AddedAnnotators,
+  type CampaignDeletion,
+  type RemovedAnnotator,
+} from './campaign-admin.js';
+export { ANNOTATOR_REMOVED, CAMPAIGN_CLOSED } from './campaign-state.js';
 /** The first-start demo's runs: Cranfield retrieved by bm25, rm3 and rocchio. */
 export { storeDemoRuns } from './demo.js';

@@ -1,5 +1,12 @@
 import {
+  addCampaignAnnotators,
   adjudicateItem,
+  adjudicationItem,
+  campaignDeletionPreview,
+  closeCampaign,
+  deleteCampaign,
+  removeCampaignAnnotator,
+  reopenCampaign,
   annotationItem,
   campaignAgreement,
   campaignSummary,
@@ -38,6 +45,7 @@ import {
   writeErrors,
   adminComputation,
   busyError,
+  QueryFlag,
 } from '../schemas.js';
 import { PoolSpecSchema, poolSpec } from './pools.js';
 
@@ -46,7 +54,11 @@ const Sampling = z
     z.object({ mode: z.literal('all') }),
     z.object({
       mode: z.literal('random'),
-      perTopic: z.number().int().min(1).max(100_000),
+      perTopic: z
+        .number()
+        .int('items per topic is a whole number')
+        .min(1, 'random sampling takes at least 1 item per topic')
+        .max(100_000, 'random sampling takes at most 100000 items per topic'),
       seed: z.number().int().optional(),
     }),
     z.object({
@@ -57,7 +69,10 @@ const Sampling = z
     }),
     z.object({
       mode: z.literal('disagreement'),
-      labelSets: z.array(NameOrId).min(2).max(50),
+      labelSets: z
+        .array(NameOrId)
+        .min(2, 'disagreement-first sampling needs two label sets to compare')
+        .max(50, 'disagreement-first sampling compares at most 50 label sets'),
       limit: z.number().int().min(1).optional(),
     }),
     z.object({
@@ -73,7 +88,11 @@ const Sampling = z
 
 const NewCampaign = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'a campaign needs a name')
+      .max(200, 'a campaign name has at most 200 characters'),
     pool: PoolSpecSchema.optional().openapi({ description: 'items from a pool of stored runs' }),
     items: z
       .array(z.object({ topic: TopicId, docno: z.string().min(1) }))
@@ -93,8 +112,16 @@ const NewCampaign = z
       .optional(),
     gradeLabels: z.record(z.string(), z.string().max(500)).optional(),
     rubric: z.string().max(20_000).optional(),
-    annotators: z.array(NameOrId).min(1).max(1000),
-    overlap: z.number().int().min(1).max(100).optional(),
+    annotators: z
+      .array(NameOrId)
+      .min(1, 'a campaign needs at least one annotator')
+      .max(1000, 'a campaign has at most 1000 annotators'),
+    overlap: z
+      .number()
+      .int('overlap (annotators per item) is a whole number')
+      .min(1, 'overlap (annotators per item) is at least 1')
+      .max(100, 'overlap (annotators per item) is at most 100')
+      .optional(),
     sampling: Sampling.optional(),
     compareWith: z.array(NameOrId).max(50).optional(),
     blind: z.boolean().optional(),
@@ -539,4 +566,179 @@ export const campaigns = createRouter()
       });
       return c.json(result, 200);
     },
+  ) // --- Campaigns as objects: close, reopen, annotators, deletion; the adjudicator's item ---
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/adjudication/{item}',
+      tags: ['campaigns'],
+      summary: 'One item with its query, passage and every annotator’s grade (to adjudicate)',
+      description:
+        'Admin only. `status` says how the label stands: `tie` (the most given grades are ' +
+        'given equally often, e.g. two annotators grading 1 and 2; the label takes the lower ' +
+        'grade until decided), `majority`, `adjudicated`, `agreed` or `unlabelled`.',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: {
+        params: ItemParams,
+        query: z.object({
+          labelSets: z
+            .enum(['0', '1'])
+            .optional()
+            .openapi({ description: '1: add the compared label sets’ grades' }),
+        }),
+      },
+      responses: { 200: json(Opaque('AdjudicationItem'), 'the item'), ...readErrors },
+    }),
+    async (c) => {
+      const { id, item } = c.req.valid('param');
+      const found = await adjudicationItem(c.var.db, id, item, {
+        withLabelSets: c.req.valid('query').labelSets === '1',
+      });
+      return c.json(found as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/close',
+      tags: ['campaigns'],
+      summary: 'Close a campaign: annotators can no longer label in it (labels are kept)',
+      description:
+        'Admin only. While closed, saving, undoing or skipping a label and asking for the next ' +
+        'item are a 409 "campaign closed"; adjudication goes on. Closing twice changes nothing.',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: { params: IdParam },
+      responses: { 200: json(CampaignSchema, 'the campaign, with `closed`'), ...writeErrors },
+    }),
+    async (c) =>
+      c.json(present(await closeCampaign(c.var.db, c.req.valid('param').id, c.get('user'))), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/reopen',
+      tags: ['campaigns'],
+      summary: 'Reopen a closed campaign',
+      ...adminOnly,
+      request: { params: IdParam },
+      responses: { 200: json(CampaignSchema, 'the campaign'), ...writeErrors },
+    }),
+    async (c) => c.json(present(await reopenCampaign(c.var.db, c.req.valid('param').id)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/annotators',
+      tags: ['campaigns'],
+      summary: 'Add annotators to a campaign (or bring back removed ones)',
+      description:
+        'Admin only. Each gets the items with fewer than `overlap` annotators (those left by ' +
+        'someone removed), or with `allItems` every item they lack. Someone who would then be ' +
+        'in a blind and a non-blind campaign over the same pairs is a 409 (nobody is added).',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: {
+        params: IdParam,
+        body: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: z.object({
+                annotators: z.array(NameOrId).min(1).max(1000),
+                allItems: z.boolean().optional(),
+              }),
+            },
+          },
+        },
+      },
+      responses: {
+        200: json(Opaque('AddedAnnotators'), 'the items each was given, and the campaign'),
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const result = await addCampaignAnnotators(c.var.db, c.req.valid('param').id, {
+        annotators: body.annotators,
+        ...(body.allItems === undefined ? {} : { allItems: body.allItems }),
+      });
+      return c.json({ added: result.added, campaign: present(result.campaign) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}/annotators/{user}',
+      tags: ['campaigns'],
+      summary: 'Remove an annotator from a campaign (the labels they gave are kept)',
+      description:
+        'Admin only. Their unlabelled items are taken back; they can no longer label in the ' +
+        'campaign (409). The response says how many labels were kept.',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: {
+        params: IdParam.extend({
+          user: z
+            .string()
+            .min(1)
+            .openapi({ param: { name: 'user', in: 'path' } }),
+        }),
+      },
+      responses: {
+        200: json(Opaque('RemovedAnnotator'), 'labels kept, items taken back'),
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const { id, user } = c.req.valid('param');
+      const result = await removeCampaignAnnotator(c.var.db, id, user);
+      return c.json({ ...result, campaign: present(result.campaign) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/deletion',
+      tags: ['campaigns'],
+      summary: 'What deleting the campaign would delete (items, labels, its label set)',
+      ...adminOnly,
+      request: { params: IdParam },
+      responses: { 200: json(Opaque('CampaignDeletion'), 'what would go'), ...writeErrors },
+    }),
+    async (c) => {
+      const preview = await campaignDeletionPreview(c.var.db, c.req.valid('param').id);
+      return c.json(preview as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}',
+      tags: ['campaigns'],
+      summary: 'Delete a campaign with its items, labels and label set',
+      description:
+        'Admin only. When another campaign compares with its label set or sampled by it, 409 ' +
+        'naming them unless `?force=true`. The response names what was deleted.',
+      security: adminOnly.security,
+      middleware: adminOnly.middleware,
+      request: {
+        params: IdParam,
+        query: z.object({
+          force: QueryFlag.openapi({
+            type: 'boolean',
+            description: 'delete it even though other campaigns use its label set',
+          }),
+        }),
+      },
+      responses: { 200: json(Opaque('CampaignDeletion'), 'what was deleted'), ...writeErrors },
+    }),
+    async (c) => {
+      const deleted = await deleteCampaign(c.var.db, c.req.valid('param').id, {
+        force: c.req.valid('query').force,
+      });
+      return c.json(deleted as unknown as Record<string, unknown>, 200);
+    },
   );
+// --- end of campaigns as objects ---

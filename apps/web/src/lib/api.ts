@@ -126,6 +126,21 @@ export interface Campaign {
   /** Source, sampling, judge, order (`order: 'topic'`: served topic by topic). */
   settings?: Record<string, unknown>;
   annotators: AnnotatorProgress[];
+  /** When it was closed (it takes no labels then), or null while open. */
+  closed: { at: string; by: number | null } | null;
+  /** People removed from it (their labels stay). */
+  removedAnnotators: Array<{ id: number; name: string }>;
+}
+
+/** What deleting a campaign deletes (GET /campaigns/{id}/deletion) or deleted. */
+export interface CampaignDeletion {
+  id: number;
+  name: string;
+  items: number;
+  labels: number;
+  labelSet: { id: number; name: string };
+  usedBy: Array<{ id: number; name: string }>;
+  message: string;
 }
 
 /** An estimate with its interval (null where undefined). */
@@ -163,7 +178,16 @@ export interface Disagreement {
   grades: Array<{ annotator: string; grade: number }>;
   label: number | null;
   adjudicated: number | null;
+  /** tie: the most given grades are given equally often (the label takes the lower one). */
+  status: 'tie' | 'majority' | 'adjudicated';
   labelSets?: Array<{ labelSet: string; grade: number | null }>;
+}
+
+/** One item for the adjudicator's document view (GET /campaigns/{id}/adjudication/{item}). */
+export interface AdjudicationItem extends Omit<Disagreement, 'status'> {
+  status: Disagreement['status'] | 'agreed' | 'unlabelled';
+  topic: { id: string; query: string; description?: string; narrative?: string };
+  document: { id: string; title?: string; text: string };
 }
 
 export interface PublishedLeaderboard {
@@ -178,6 +202,10 @@ export interface MyCampaign {
   title: string;
   blind: boolean;
   progress: { done: number; total: number };
+  /** Closed by the admin: it takes no more labels. */
+  closed?: boolean;
+  /** The caller was removed from it. */
+  removed?: boolean;
 }
 
 export interface ConversationTurn {
@@ -245,7 +273,13 @@ export interface CampaignAgreement {
         interval: number | null;
       };
     };
-    perTopic: Array<{ topic: string; items: number; krippendorffAlpha: number | null }>;
+    perTopic: Array<{
+      topic: string;
+      items: number;
+      /** Too few items for a figure (fewer than 10). */
+      tooFew?: boolean;
+      krippendorffAlpha: number | null;
+    }>;
   };
   compareWith: Array<
     PairAgreement & {
@@ -253,6 +287,7 @@ export interface CampaignAgreement {
       perTopic: Array<{
         topic: string;
         n: number;
+        tooFew?: boolean;
         exactAgreement: number | null;
         cohenKappa: number | null;
         krippendorffAlpha: number | null;
@@ -480,6 +515,16 @@ export class ApiError extends Error {
  */
 export function failureOf(error: unknown): Failure {
   if (!(error instanceof ApiError)) return { kind: 'offline' };
+  // A closed campaign (or one the annotator was removed from) is a 409 that trying again
+  // will not cure: it is shown with its reason, never taken for a lost connection.
+  const closed =
+    error.status === 409 &&
+    /^(campaign closed|you were removed from this campaign)/.test(error.message);
+  if (closed)
+    return {
+      kind: 'refused',
+      reason: { status: error.status, code: error.code, message: error.message },
+    };
   if (error.code === 'network' || error.status >= 500 || [408, 409, 429].includes(error.status))
     return { kind: 'offline' };
   if (error.status === 401) return { kind: 'signed-out' };
@@ -612,6 +657,27 @@ export const api = {
       `/campaigns/${id}/items/${item}/adjudicate`,
       { grade },
     ),
+  adjudicationItem: (id: number, item: number, withLabelSets: boolean) =>
+    request<AdjudicationItem>(
+      'GET',
+      `/campaigns/${id}/adjudication/${item}${withLabelSets ? '?labelSets=1' : ''}`,
+    ),
+  closeCampaign: (id: number) => request<Campaign>('POST', `/campaigns/${id}/close`),
+  reopenCampaign: (id: number) => request<Campaign>('POST', `/campaigns/${id}/reopen`),
+  addAnnotators: (id: number, annotators: string[], allItems: boolean) =>
+    request<{ added: Array<{ userId: number; name: string; items: number }>; campaign: Campaign }>(
+      'POST',
+      `/campaigns/${id}/annotators`,
+      { annotators, allItems },
+    ),
+  removeAnnotator: (id: number, user: number) =>
+    request<{ kept: number; released: number; message: string; campaign: Campaign }>(
+      'DELETE',
+      `/campaigns/${id}/annotators/${user}`,
+    ),
+  campaignDeletion: (id: number) => request<CampaignDeletion>('GET', `/campaigns/${id}/deletion`),
+  deleteCampaign: (id: number, force: boolean) =>
+    request<CampaignDeletion>('DELETE', `/campaigns/${id}${force ? '?force=true' : ''}`),
   myCampaigns: () => listAll<MyCampaign>('/campaigns'),
   next: (id: number) => request<AnnotationItem | undefined>('GET', `/campaigns/${id}/next`),
   item: (id: number, item: number) =>

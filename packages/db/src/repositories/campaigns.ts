@@ -531,8 +531,9 @@ export interface SavedAssignmentGrade {
  * (the adjudicated grade, else the majority of the annotators' grades, ties to the lower
  * grade: the rule of label-writer.ts, here over the ballot with the new grade), and counts
  * their progress. Undefined when the campaign, the item or the
- * assignment does not exist or the grade is not on the campaign's scale (nothing is
- * written then).
+ * assignment does not exist, the grade is not on the campaign's scale, the campaign is
+ * closed (`settings.closedAt`) or the annotator was removed from it
+ * (`settings.removedAnnotators`): nothing is written then.
  *
  * The item row and then all its assignment rows are locked (in that order, as every other
  * writer of an item does): a save of the same item by another annotator waits, and the
@@ -550,6 +551,9 @@ export async function saveAssignmentGrade(
     with campaign as (
       select c.id, c.label_set_id from campaigns c
       where c.id = ${campaignId}
+        -- a closed campaign, or an annotator removed from it, takes no label
+        and c.settings ->> 'closedAt' is null
+        and not coalesce(c.settings -> 'removedAnnotators', '[]'::jsonb) @> to_jsonb(${userId}::bigint)
         and exists (
           select 1 from jsonb_array_elements(c.grades) g
           where (g ->> 'grade')::int = ${grade}::int
@@ -606,3 +610,84 @@ export async function saveAssignmentGrade(
   const row = result.rows[0];
   return row && { itemId: Number(row.item_id), done: Number(row.done), total: Number(row.total) };
 }
+
+// --- Campaigns as objects: closing, annotators joining and leaving, deletion ---------------
+
+/**
+ * Sets keys of a campaign's settings and removes others in one statement (other keys are
+ * left as they are, so two changes of different keys never undo each other).
+ */
+export async function patchCampaignSettings(
+  db: Queryable,
+  campaignId: number,
+  patch: { set?: JsonObject; remove?: readonly string[] },
+): Promise<Campaign | undefined> {
+  let settings = sql<JsonObject>`settings || ${JSON.stringify(patch.set ?? {})}::text::jsonb`;
+  for (const key of patch.remove ?? []) settings = sql<JsonObject>`(${settings}) - ${key}::text`;
+  const row = await db
+    .updateTable('campaigns')
+    .set({ settings })
+    .where('id', '=', campaignId)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toCampaign(row);
+}
+
+/** Deletes an annotator's unlabelled assignments in a campaign; how many went. */
+export async function deleteUnlabelledAssignments(
+  db: Queryable,
+  campaignId: number,
+  userId: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('campaign_assignments')
+    .where('campaign_id', '=', campaignId)
+    .where('user_id', '=', userId)
+    .where('grade', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Gives a user the campaign's items they do not have yet: with `all`, every such item;
+ * otherwise only those with fewer than `overlap` annotators. How many were given.
+ */
+export async function addCampaignAssignments(
+  db: Queryable,
+  campaignId: number,
+  userId: number,
+  options: { overlap: number; all: boolean },
+): Promise<number> {
+  const result = await sql`
+    insert into campaign_assignments (campaign_id, item_id, user_id, position)
+    select i.campaign_id, i.id, ${userId}::bigint, i.position
+    from campaign_items i
+    where i.campaign_id = ${campaignId}
+      and not exists (
+        select 1 from campaign_assignments a where a.item_id = i.id and a.user_id = ${userId}
+      )
+      and (${options.all}::boolean
+           or (select count(*) from campaign_assignments a where a.item_id = i.id) < ${options.overlap}::int)
+    order by i.position`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/**
+ * How many labels the campaign's annotators (or one of them) have given: current grades,
+ * one per person and item.
+ */
+export async function countCampaignLabels(
+  db: Queryable,
+  campaignId: number,
+  userId?: number,
+): Promise<number> {
+  let query = db
+    .selectFrom('campaign_assignments')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('campaign_id', '=', campaignId)
+    .where('grade', 'is not', null);
+  if (userId !== undefined) query = query.where('user_id', '=', userId);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+// --- end of campaigns as objects -------------------------------------------------------------
