@@ -4,14 +4,14 @@ import type { AppEnv } from './router.js';
 
 /**
  * What an annotator may call: who they are, the campaigns they have items in (their next
- * item, their own items, labels, undo and skip; each use-case refuses items that are not
+ * items, their own items, labels, undo and skip; each use-case refuses items that are not
  * theirs), labelling RAG answers by hand, and their own tokens. Nothing else: no label
  * set, report, run or judge job, so no route shows them another label set's grades.
  */
 const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^GET \/api\/me$/,
   /^GET \/api\/campaigns$/,
-  /^GET \/api\/campaigns\/\d+\/next$/,
+  /^GET \/api\/campaigns\/\d+\/next(-items)?$/,
   /^GET \/api\/campaigns\/\d+\/items\/\d+$/,
   /^POST \/api\/campaigns\/\d+\/labels$/,
   /^POST \/api\/campaigns\/\d+\/labels\/\d+\/undo$/,

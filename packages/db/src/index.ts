@@ -382,6 +382,7 @@ export {
   listCampaigns,
   listUserItemRevisions,
   nextCampaignItem,
+  nextCampaignItems,
   saveAssignmentGrade,
   updateCampaignAssignment,
 } from './repositories/campaigns.js';
