@@ -31,6 +31,7 @@ const SLOW_TESTS = [
   'packages/db/test/data-dir-lock.test.ts',
   'packages/db/test/shared-pglite.test.ts',
   // the web app built and driven in Chromium
+  'apps/web/test/annotate-flow-e2e.test.ts',
   'apps/web/test/campaign-trust-e2e.test.ts',
   'apps/web/test/e2e.test.ts',
   'apps/web/test/rag-e2e.test.ts',
