@@ -17,9 +17,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import postgres from 'postgres';
-import { chromium } from 'playwright-core';
 import { numberFlag } from './args.mjs';
 import { ensureCliBundle, quantile, startServer } from './serve.mjs';
 
@@ -41,14 +40,16 @@ const LAUNCH_ARGS = [
   '--disable-sync',
 ];
 const root = fileURLToPath(new URL('../', import.meta.url));
+// The web app's own browser driver (a dependency of apps/web, as its e2e tests use it).
+const webRequire = createRequire(join(root, 'apps/web/package.json'));
+const { chromium } = await import(pathToFileURL(webRequire.resolve('playwright-core')).href);
 
 ensureCliBundle();
 
 /** The web app built from the current sources, into a folder of its own. */
 function buildWebApp() {
   const out = mkdtempSync(join(tmpdir(), 'assay-bench-web-'));
-  const require = createRequire(join(root, 'apps/web/package.json'));
-  const vite = join(dirname(require.resolve('vite/package.json')), 'bin/vite.js');
+  const vite = join(dirname(webRequire.resolve('vite/package.json')), 'bin/vite.js');
   console.log('building the web app …');
   execFileSync(process.execPath, [vite, 'build'], {
     cwd: join(root, 'apps/web'),
@@ -78,7 +79,7 @@ function measureInPage() {
   const w = /** @type {any} */ (globalThis);
   w.__latencies = [];
   let pending = null;
-  const onScreen = () => document.querySelector('section[aria-label="passage"]')?.dataset.item;
+  const onScreen = () => w.document.querySelector('section[aria-label="passage"]')?.dataset.item;
   w.addEventListener(
     'keydown',
     (event) => {
@@ -86,13 +87,13 @@ function measureInPage() {
     },
     true,
   );
-  new MutationObserver(() => {
+  new w.MutationObserver(() => {
     const now = onScreen();
     if (!pending || !now || now === pending.from) return;
     const { at } = pending;
     pending = null;
-    requestAnimationFrame(() => setTimeout(() => w.__latencies.push(performance.now() - at), 0));
-  }).observe(document, {
+    w.requestAnimationFrame(() => setTimeout(() => w.__latencies.push(performance.now() - at), 0));
+  }).observe(w.document, {
     subtree: true,
     childList: true,
     attributes: true,

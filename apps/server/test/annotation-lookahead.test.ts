@@ -74,9 +74,9 @@ forEachDatabase('the next items fetched ahead and the input lock', (t) => {
     // d1 labelled, d2 skipped: d3, d4, then d2 at the back.
     const [d1, d2] = first.items.map((i) => i.item.id);
     const json = { item: d1, grade: 2, seconds: 1 };
-    expect((await api.call('POST', `/api/campaigns/${id}/labels`, { token: ada, json })).status).toBe(
-      201,
-    );
+    expect(
+      (await api.call('POST', `/api/campaigns/${id}/labels`, { token: ada, json })).status,
+    ).toBe(201);
     await api.call('POST', `/api/campaigns/${id}/skip`, { token: ada, json: { item: d2 } });
     const after = await ahead(id, 5);
     expect(docs(after.items)).toEqual(['d3', 'd4', 'd2']);
@@ -94,9 +94,8 @@ forEachDatabase('the next items fetched ahead and the input lock', (t) => {
     const { id } = (await (await create()).json()) as { id: number };
     for (const count of ['0', '21', 'x'])
       expect(
-        (
-          await api.call('GET', `/api/campaigns/${id}/next-items?count=${count}`, { token: ada })
-        ).status,
+        (await api.call('GET', `/api/campaigns/${id}/next-items?count=${count}`, { token: ada }))
+          .status,
       ).toBe(400);
     const stranger = await api.call('GET', `/api/campaigns/${id}/next-items`, {
       token: api.annotator,
