@@ -42,7 +42,8 @@ const LAUNCH_ARGS = [
 const root = fileURLToPath(new URL('../', import.meta.url));
 // The web app's own browser driver (a dependency of apps/web, as its e2e tests use it).
 const webRequire = createRequire(join(root, 'apps/web/package.json'));
-const { chromium } = await import(pathToFileURL(webRequire.resolve('playwright-core')).href);
+const playwright = await import(pathToFileURL(webRequire.resolve('playwright-core')).href);
+const { chromium } = playwright.default ?? playwright;
 
 ensureCliBundle();
 
