@@ -34,6 +34,7 @@ const SLOW_TESTS = [
   'apps/web/test/admin-data-e2e.test.ts',
   'apps/web/test/assessor-workflow-e2e.test.ts',
   'apps/web/test/campaign-admin-e2e.test.ts',
+  'apps/web/test/annotate-flow-e2e.test.ts',
   'apps/web/test/campaign-trust-e2e.test.ts',
   'apps/web/test/e2e.test.ts',
   'apps/web/test/rag-e2e.test.ts',

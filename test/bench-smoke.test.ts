@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { sharedData, SHARED_DATA_SKIP } from '@assay/test-support/shared-data';
@@ -142,6 +143,20 @@ describe('every bench at a tiny size', () => {
       expect(out).toMatch(/p50/);
       expect(out).toMatch(/lost/);
       expect(out).not.toMatch(/lost[^\n]*[1-9]\d* of/);
+    },
+  );
+
+  it.skipIf(!existsSync(process.env.ASSAY_CHROMIUM ?? '/usr/bin/chromium'))(
+    'bench/annotate-latency.mjs times key → next item painted in Chromium, losing no label',
+    { timeout: TIMEOUT },
+    async () => {
+      const out = await node(['bench/annotate-latency.mjs', '--items', '4', '--think-ms', '0']);
+      for (const engine of engines)
+        expect(out).toMatch(
+          new RegExp(
+            `${engine} +3 key presses: key → next item painted p50 ${number} ms, p95 ${number} ms, max ${number} ms; labels stored 4 of 4, lost 0`,
+          ),
+        );
     },
   );
 

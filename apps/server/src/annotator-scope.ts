@@ -11,7 +11,7 @@ import type { AppEnv } from './router.js';
 const ANNOTATOR_ROUTES: readonly RegExp[] = [
   /^GET \/api\/me$/,
   /^GET \/api\/campaigns$/,
-  /^GET \/api\/campaigns\/\d+\/next$/,
+  /^GET \/api\/campaigns\/\d+\/next(-items)?$/,
   /^GET \/api\/campaigns\/\d+\/items\/\d+$/,
   // Their history of labelled items, and their notes and flags on their items.
   /^GET \/api\/campaigns\/\d+\/history$/,

@@ -167,6 +167,7 @@ forEachDatabase('assay API', (t) => {
           'GET /api/campaigns/{id}',
           'GET /api/campaigns/{id}/agreement',
           'GET /api/campaigns/{id}/next',
+          'GET /api/campaigns/{id}/next-items',
           'GET /api/campaigns/{id}/items/{item}',
           'POST /api/campaigns/{id}/labels',
           'POST /api/campaigns/{id}/labels/{item}/undo',

@@ -386,6 +386,7 @@ export {
   listUserItemRevisions,
   nextCampaignItem,
   patchCampaignSettings,
+  nextCampaignItems,
   saveAssignmentGrade,
   updateCampaignAssignment,
 } from './repositories/campaigns.js';

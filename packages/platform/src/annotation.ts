@@ -16,6 +16,7 @@ import {
   listAnnotatorCampaigns,
   listUserItemRevisions,
   nextCampaignItem,
+  nextCampaignItems,
   saveAssignmentGrade,
   refreshCampaignLabel,
   updateCampaignAssignment,
@@ -27,7 +28,7 @@ import {
   type TopicContext,
   type User,
 } from '@assay/db';
-import { compareWithIds, requireCampaign } from './campaigns.js';
+import { campaignInputLockMs, compareWithIds, requireCampaign } from './campaigns.js';
 import { campaignClosed, removedAnnotatorIds, requireLabelling } from './campaign-state.js';
 import { PlatformError } from './errors.js';
 import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from './paging.js';
@@ -37,8 +38,11 @@ export const UNDO_REVISION = 'undo';
 
 /** What an annotator sees of one item. */
 export interface AnnotationItem {
-  /** The campaign as annotators see it: its title, never its name. */
-  campaign: { id: number; title: string };
+  /**
+   * The campaign as annotators see it: its title, never its name, and how long keys are
+   * ignored after a new item appears (ms, 0: never).
+   */
+  campaign: { id: number; title: string; inputLockMs: number };
   item: {
     id: number;
     topic: {
@@ -170,6 +174,41 @@ export async function nextAnnotationItem(
   return presentItem(db, campaign, item, progress, user);
 }
 
+/** The most items one look-ahead returns. */
+export const MAX_NEXT_ITEMS = 20;
+
+/** The annotator's next items, in the order they are served, and their progress. */
+export interface NextAnnotationItems {
+  items: AnnotationItem[];
+  progress: { done: number; total: number };
+}
+
+/**
+ * The annotator's next `count` items (1 to 20) in the order they are served, so the
+ * labelling screen can show the next one from memory; empty when everything is labelled.
+ */
+export async function nextAnnotationItems(
+  db: Queryable,
+  campaignId: number,
+  user: User,
+  count: number,
+): Promise<NextAnnotationItems> {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_NEXT_ITEMS)
+    throw new PlatformError(
+      'invalid_input',
+      `count must be a whole number from 1 to ${MAX_NEXT_ITEMS}; got ${count}`,
+    );
+  const [{ campaign, progress }, rows] = await Promise.all([
+    campaignOfAnnotator(db, campaignId, user),
+    nextCampaignItems(db, campaignId, user.id, count),
+  ]);
+  // As for one item: a closed campaign, or one the caller was removed from, serves none.
+  requireLabelling(campaign, user.id);
+  const items = [];
+  for (const item of rows) items.push(await presentItem(db, campaign, item, progress, user));
+  return { items, progress };
+}
+
 /** One of the annotator's items (to look at again, e.g. after an undo). */
 export async function annotationItem(
   db: Queryable,
@@ -199,7 +238,11 @@ async function presentItem(
     getLabelSet(db, campaign.labelSetId),
   ]);
   const out: AnnotationItem = {
-    campaign: { id: campaign.id, title: campaignTitle(campaign) },
+    campaign: {
+      id: campaign.id,
+      title: campaignTitle(campaign),
+      inputLockMs: campaignInputLockMs(campaign),
+    },
     item: {
       id: item.id,
       topic: {

@@ -78,6 +78,11 @@ export interface CreateCampaignInput {
    * sampling's order, which may interleave topics). Stored as `settings.order: 'topic'`.
    */
   topicByTopic?: boolean;
+  /**
+   * How long keys are ignored after a new item appears, in ms (default 250, 0: never), so
+   * no grade is given to an item nobody saw.
+   */
+  inputLockMs?: number;
   /** Where judge templates live (default: the repository's judges/). */
   judgesDir?: string;
 }
@@ -145,6 +150,7 @@ export async function createCampaign(
     );
 
   const title = input.title === undefined ? null : checkTitle(input.title);
+  const inputLockMs = checkInputLockMs(input.inputLockMs ?? DEFAULT_INPUT_LOCK_MS);
   let candidates: CampaignCandidate[];
   let leftOut: LeftOutPairs;
   if (input.pool) {
@@ -180,6 +186,7 @@ export async function createCampaign(
     annotators: annotators.map((a) => a.id),
     leftOut: leftOut as unknown as JsonObject,
     order: input.topicByTopic ? 'topic' : 'sampling',
+    inputLockMs,
   };
   const blind = input.blind ?? true;
   const campaign = await writing(
@@ -387,6 +394,34 @@ export async function requireCampaign(db: Queryable, id: number): Promise<Campai
   const campaign = await getCampaign(db, id);
   if (!campaign) throw new PlatformError('not_found', `no campaign ${id}`);
   return campaign;
+}
+
+/** Keys are ignored this long after a new item appears, unless a campaign says otherwise. */
+export const DEFAULT_INPUT_LOCK_MS = 250;
+/** The longest input lock a campaign may set (a longer one would only slow people down). */
+export const MAX_INPUT_LOCK_MS = 5000;
+
+function checkInputLockMs(value: unknown): number {
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 0 ||
+    value > MAX_INPUT_LOCK_MS
+  )
+    throw new PlatformError(
+      'invalid_input',
+      `the input lock must be a whole number of milliseconds from 0 (no lock) to ${MAX_INPUT_LOCK_MS}; got ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
+/** How long a campaign's labelling screen ignores keys after a new item appears, in ms. */
+export function campaignInputLockMs(campaign: Campaign): number {
+  const value = campaign.settings.inputLockMs;
+  // Campaigns made before the setting existed get the default.
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0
+    ? Math.min(value, MAX_INPUT_LOCK_MS)
+    : DEFAULT_INPUT_LOCK_MS;
 }
 
 /** A campaign's settings, item counts and per-annotator progress. */

@@ -331,8 +331,10 @@ export type { ApiToken } from '@assay/db';
 export {
   campaignSummary,
   createCampaign,
+  DEFAULT_INPUT_LOCK_MS,
   listCollectionCampaignsPage,
   MAX_CAMPAIGN_ITEMS,
+  MAX_INPUT_LOCK_MS,
   requireCampaign,
   type CampaignSamplingSpec,
   type CampaignSummary,
@@ -353,13 +355,16 @@ export {
   adjudicateItem,
   annotationItem,
   listMyCampaignsPage,
+  MAX_NEXT_ITEMS,
   nextAnnotationItem,
+  nextAnnotationItems,
   saveAnnotationLabel,
   skipAnnotationItem,
   undoAnnotationLabel,
   UNDO_REVISION,
   type AnnotationItem,
   type AnnotatorCampaign,
+  type NextAnnotationItems,
   type SavedLabel,
 } from './annotation.js';
 /** An annotator's history of labelled items, and notes and flags on items. */

@@ -24,6 +24,10 @@ import {
   MAX_NOTE_LENGTH,
   myItemNote,
   nextAnnotationItem,
+  nextAnnotationItems,
+  MAX_NEXT_ITEMS,
+  DEFAULT_INPUT_LOCK_MS,
+  MAX_INPUT_LOCK_MS,
   saveAnnotationLabel,
   saveMyItemNote,
   skipAnnotationItem,
@@ -133,6 +137,13 @@ const NewCampaign = z
       description:
         'serve each annotator one topic’s items before the next topic’s, as TREC assessors judge (default false: the sampling’s order); stored as `settings.order: "topic"`',
     }),
+    inputLockMs: z
+      .number()
+      .optional()
+      .openapi({
+        description: `how long the labelling screen ignores keys after a new item appears, in whole milliseconds from 0 (no lock) to ${MAX_INPUT_LOCK_MS} (default ${DEFAULT_INPUT_LOCK_MS}), so no grade goes to an item nobody saw`,
+        example: DEFAULT_INPUT_LOCK_MS,
+      }),
   })
   .openapi('NewCampaign');
 
@@ -215,6 +226,7 @@ export const collectionCampaigns = createRouter()
         ...(body.blind !== undefined ? { blind: body.blind } : {}),
         ...(body.title !== undefined ? { title: body.title } : {}),
         ...(body.topicByTopic !== undefined ? { topicByTopic: body.topicByTopic } : {}),
+        ...(body.inputLockMs !== undefined ? { inputLockMs: body.inputLockMs } : {}),
       });
       return c.json(present(summary), 201);
     },
@@ -323,6 +335,45 @@ export const campaigns = createRouter()
       const next = await nextAnnotationItem(c.var.db, c.req.valid('param').id, c.get('user'));
       c.header('cache-control', 'no-store');
       if (!next) return c.body(null, 204);
+      return c.json(next as unknown as Record<string, unknown>, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}/next-items',
+      tags: ['campaigns'],
+      summary: 'The caller’s next items in the order they are served (empty when none is left)',
+      description:
+        'What the labelling screen fetches ahead, so the next item shows from memory: up to ' +
+        '`count` items (default 5, at most ' +
+        `${MAX_NEXT_ITEMS}), each as \`GET /next\` gives it, and the caller's progress.`,
+      ...anyUser,
+      request: {
+        params: IdParam,
+        query: z.object({
+          count: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(MAX_NEXT_ITEMS)
+            .optional()
+            .openapi({ param: { name: 'count', in: 'query' }, example: 5 }),
+        }),
+      },
+      responses: {
+        200: json(Opaque('NextAnnotationItems'), 'the items and progress'),
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const next = await nextAnnotationItems(
+        c.var.db,
+        c.req.valid('param').id,
+        c.get('user'),
+        c.req.valid('query').count ?? 5,
+      );
+      c.header('cache-control', 'no-store');
       return c.json(next as unknown as Record<string, unknown>, 200);
     },
   )

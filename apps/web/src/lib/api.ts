@@ -214,7 +214,8 @@ export interface ConversationTurn {
 }
 
 export interface AnnotationItem {
-  campaign: { id: number; title: string };
+  /** inputLockMs: how long keys are ignored after a new item appears (0: never). */
+  campaign: { id: number; title: string; inputLockMs: number };
   item: {
     id: number;
     topic: {
@@ -233,6 +234,12 @@ export interface AnnotationItem {
   /** Why other label sets' grades are not shown (a blind campaign has the same item). */
   referenceHidden?: string;
   grade?: number | null;
+}
+
+/** The caller's next items, in the order they are served, and their progress. */
+export interface NextItems {
+  items: AnnotationItem[];
+  progress: { done: number; total: number };
 }
 
 export interface SavedLabel {
@@ -679,7 +686,8 @@ export const api = {
   deleteCampaign: (id: number, force: boolean) =>
     request<CampaignDeletion>('DELETE', `/campaigns/${id}${force ? '?force=true' : ''}`),
   myCampaigns: () => listAll<MyCampaign>('/campaigns'),
-  next: (id: number) => request<AnnotationItem | undefined>('GET', `/campaigns/${id}/next`),
+  nextItems: (id: number, count: number) =>
+    request<NextItems>('GET', `/campaigns/${id}/next-items?count=${count}`),
   item: (id: number, item: number) =>
     request<AnnotationItem>('GET', `/campaigns/${id}/items/${item}`),
   label: (id: number, item: number, grade: number, seconds: number) =>

@@ -359,7 +359,21 @@ export async function nextCampaignItem(
   campaignId: number,
   userId: number,
 ): Promise<CampaignItem | undefined> {
-  const row = await db
+  const [first] = await nextCampaignItems(db, campaignId, userId, 1);
+  return first;
+}
+
+/**
+ * An annotator's next `limit` items in the order they are served: unlabelled, unskipped
+ * ones in their order, then the skipped ones in theirs. Empty when everything is labelled.
+ */
+export async function nextCampaignItems(
+  db: Queryable,
+  campaignId: number,
+  userId: number,
+  limit: number,
+): Promise<CampaignItem[]> {
+  const rows = await db
     .selectFrom('campaign_assignments as a')
     .innerJoin('campaign_items as i', 'i.id', 'a.item_id')
     .selectAll('i')
@@ -368,9 +382,9 @@ export async function nextCampaignItem(
     .where('a.grade', 'is', null)
     .orderBy('a.skipped')
     .orderBy('a.position')
-    .limit(1)
-    .executeTakeFirst();
-  return row && toItem(row);
+    .limit(limit)
+    .execute();
+  return rows.map(toItem);
 }
 
 /** A campaign's item by id, if it belongs to the campaign. */
