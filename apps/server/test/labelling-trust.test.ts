@@ -410,10 +410,16 @@ forEachDatabase('the labelling loop people can trust', (t) => {
           title: 'Passage relevance, round 1',
           blind: true,
           progress: { done: 0, total: 1 },
+          closed: false,
+          removed: false,
         },
       ]);
       const n = await next(c.id, people.ada!.token);
-      expect(n!.campaign).toEqual({ id: c.id, title: 'Passage relevance, round 1' });
+      expect(n!.campaign).toEqual({
+        id: c.id,
+        title: 'Passage relevance, round 1',
+        inputLockMs: 250, // the default lock
+      });
       expect(JSON.stringify(n)).not.toContain('gpt4o');
       // Without a title annotators see the name.
       const plain = await create({ name: 'plain', items: items('2/d4'), annotators: ['cy'] });
