@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { compareBytewise } from '@assay/trec';
 import { type Analyzer, type AnalyzerConfig, createAnalyzer } from './analysis.js';
+import { TermCounter } from './term-counter.js';
 import { GrowableUint32 } from './growable.js';
 
 /** BM25 parameters: term-frequency saturation k1 and length normalisation b. */
@@ -136,8 +137,7 @@ export class Bm25Index {
 /** Builds an index one document at a time (the CLI reports progress between documents). */
 export class IndexBuilder {
   private readonly analyzer: Analyzer;
-  private readonly termIds = new Map<string, number>();
-  private readonly terms: string[] = [];
+  private readonly counter = new TermCounter();
   private readonly docIds: string[] = [];
   private readonly lengths = new GrowableUint32();
   private readonly df = new GrowableUint32();
@@ -145,9 +145,6 @@ export class IndexBuilder {
   private readonly docTerms = new GrowableUint32(1 << 16);
   private readonly docTfs = new GrowableUint32(1 << 16);
   private readonly digests: Buffer[] = [];
-  // Per-document scratch: term number -> frequency, and the terms touched.
-  private scratch = new Uint32Array(1024);
-  private readonly touched: number[] = [];
 
   constructor(readonly config: AnalyzerConfig) {
     this.analyzer = createAnalyzer(config);
@@ -163,29 +160,12 @@ export class IndexBuilder {
   add(doc: IndexableDocument): void {
     this.digests.push(documentDigest(doc));
     const tokens = this.analyzer.analyze(documentText(doc));
-    const touched = this.touched;
-    touched.length = 0;
-    for (const token of tokens) {
-      let t = this.termIds.get(token);
-      if (t === undefined) {
-        t = this.terms.length;
-        this.termIds.set(token, t);
-        this.terms.push(token);
-        if (t >= this.scratch.length) {
-          const next = new Uint32Array(this.scratch.length * 2);
-          next.set(this.scratch);
-          this.scratch = next;
-        }
-      }
-      if (this.scratch[t] === 0) touched.push(t);
-      this.scratch[t]!++;
-    }
+    const touched = this.counter.count(tokens);
     touched.sort((a, b) => a - b);
     for (const t of touched) {
       this.docTerms.push(t);
-      this.docTfs.push(Math.min(this.scratch[t]!, 0xffff));
+      this.docTfs.push(this.counter.take(t));
       this.df.increment(t);
-      this.scratch[t] = 0;
     }
     this.docOffsets.push(this.docTerms.length);
     this.lengths.push(tokens.length);
@@ -194,7 +174,7 @@ export class IndexBuilder {
 
   /** The finished index (postings laid out term by term). */
   finish(): Bm25Index {
-    const termCount = this.terms.length;
+    const termCount = this.counter.terms.length;
     const df = this.df.toArray();
     const termOffsets = new Uint32Array(termCount + 1);
     for (let t = 0; t < termCount; t++) termOffsets[t + 1] = termOffsets[t]! + (df[t] ?? 0);
@@ -215,7 +195,7 @@ export class IndexBuilder {
     return new Bm25Index({
       analyzer: this.config,
       docIds: this.docIds,
-      terms: this.terms,
+      terms: this.counter.terms,
       docLengths: this.lengths.toArray(),
       termOffsets,
       postingDocs,
@@ -229,7 +209,7 @@ export class IndexBuilder {
 }
 
 /** SHA-256 of one document's id, title and text. */
-function documentDigest(doc: IndexableDocument): Buffer {
+export function documentDigest(doc: IndexableDocument): Buffer {
   return createHash('sha256')
     .update(`${doc.id}\u0000${doc.title ?? ''}\u0000${doc.text}`)
     .digest();

@@ -24,12 +24,14 @@ import {
   bm25Idf,
   type Bm25Params,
   DEFAULT_BM25,
+  documentDigest,
   documentText,
   type IndexableDocument,
 } from './bm25-index.js';
 import { GrowableUint32 } from './growable.js';
 import { IndexFileError } from './index-file.js';
-import type { Hit, WeightedQuery } from './search.js';
+import { advance, type Hit, type WeightedQuery } from './search.js';
+import { TermCounter } from './term-counter.js';
 import { TopK } from './top-k.js';
 
 // An on-disk BM25 index: built by streaming documents, spilling sorted runs of postings
@@ -246,13 +248,10 @@ export class DiskIndexBuilder {
   private readonly analyzer: Analyzer;
   private readonly config: AnalyzerConfig;
   private readonly params: Bm25Params;
-  private readonly termIds = new Map<string, number>();
-  private readonly terms: string[] = [];
+  private readonly counter = new TermCounter();
   private readonly docIds: string[] = [];
   private readonly lengths = new GrowableUint32();
   private digests = Buffer.alloc(32 * 1024);
-  private scratch = new Uint32Array(1024);
-  private readonly touched: number[] = [];
   private readonly capacity: number;
   private runTerms: Uint32Array;
   private runDocs: Uint32Array;
@@ -296,36 +295,16 @@ export class DiskIndexBuilder {
       this.digests.copy(next);
       this.digests = next;
     }
-    createHash('sha256')
-      .update(`${doc.id}\u0000${doc.title ?? ''}\u0000${doc.text}`)
-      .digest()
-      .copy(this.digests, 32 * d);
+    documentDigest(doc).copy(this.digests, 32 * d);
     const tokens = this.analyzer.analyze(documentText(doc));
-    const touched = this.touched;
-    touched.length = 0;
-    for (const token of tokens) {
-      let t = this.termIds.get(token);
-      if (t === undefined) {
-        t = this.terms.length;
-        this.termIds.set(token, t);
-        this.terms.push(token);
-        if (t >= this.scratch.length) {
-          const next = new Uint32Array(this.scratch.length * 2);
-          next.set(this.scratch);
-          this.scratch = next;
-        }
-      }
-      if (this.scratch[t] === 0) touched.push(t);
-      this.scratch[t]!++;
-    }
+    const touched = this.counter.count(tokens);
     if (this.runSize + touched.length > this.capacity && this.runSize > 0) this.spill();
     this.reserve(this.runSize + touched.length);
     for (const t of touched) {
       const at = this.runSize++;
       this.runTerms[at] = t;
       this.runDocs[at] = d;
-      this.runTfs[at] = Math.min(this.scratch[t]!, 0xffff);
-      this.scratch[t] = 0;
+      this.runTfs[at] = this.counter.take(t);
     }
     this.postings += touched.length;
     this.lengths.push(tokens.length);
@@ -351,7 +330,7 @@ export class DiskIndexBuilder {
   /** Sorts the buffered postings by term (a counting sort; documents stay ascending) and writes them. */
   private spill(): void {
     const n = this.runSize;
-    const termCount = this.terms.length;
+    const termCount = this.counter.terms.length;
     const counts = new Uint32Array(termCount);
     for (let i = 0; i < n; i++) counts[this.runTerms[i]!]!++;
     const next = new Float64Array(termCount);
@@ -395,7 +374,7 @@ export class DiskIndexBuilder {
   private write(): DiskIndexSummary {
     if (this.runSize > 0) this.spill();
     const N = this.docIds.length;
-    const T = this.terms.length;
+    const T = this.counter.terms.length;
     const P = this.postings;
     const ids = this.docIds;
     const docOrder = Uint32Array.from(Array.from({ length: N }, (_, d) => d).sort(byteOrder(ids)));
@@ -416,7 +395,7 @@ export class DiskIndexBuilder {
       if (idBytes > 0xffffffff) throw new Error('document ids exceed 4 GiB');
       docIdOffsets[d + 1] = idBytes;
     }
-    const terms = this.terms;
+    const terms = this.counter.terms;
     const termOrder = new Uint32Array(T);
     if (terms.some((term) => SURROGATE.test(term))) {
       const order = Array.from({ length: T }, (_, t) => t).sort(byteOrder(terms));
@@ -424,7 +403,7 @@ export class DiskIndexBuilder {
     } else {
       // JavaScript's own sort of the (distinct) strings, then their numbers: much faster.
       const sorted = terms.slice().sort();
-      for (let r = 0; r < T; r++) termOrder[r] = this.termIds.get(sorted[r]!)!;
+      for (let r = 0; r < T; r++) termOrder[r] = this.counter.termIds.get(sorted[r]!)!;
     }
     const termOffsets = new Uint32Array(T + 1);
     let termBytes = 0;
@@ -539,7 +518,7 @@ export class DiskIndexBuilder {
     tfsAt: number,
     norms: Float64Array,
   ): { start: Float64Array; df: Uint32Array; bound: Float64Array } {
-    const T = this.terms.length;
+    const T = this.counter.terms.length;
     const start = new Float64Array(T);
     const df = new Uint32Array(T);
     const bound = new Float64Array(T);
@@ -1034,25 +1013,4 @@ export class DiskBm25Searcher {
     }
     return this.hits(top);
   }
-}
-
-/** The first position in [from, end) whose document is ≥ d (galloping, then binary search). */
-function advance(docs: Uint32Array, from: number, end: number, d: number): number {
-  if (from >= end || docs[from]! >= d) return from;
-  let lo = from;
-  let step = 1;
-  let probe = lo + 1;
-  while (probe < end && docs[probe]! < d) {
-    lo = probe;
-    step *= 2;
-    probe = lo + step;
-  }
-  let a = lo + 1;
-  let b = Math.min(probe, end);
-  while (a < b) {
-    const m = (a + b) >> 1;
-    if (docs[m]! < d) a = m + 1;
-    else b = m;
-  }
-  return a;
 }

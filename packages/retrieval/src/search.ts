@@ -191,7 +191,7 @@ export class Bm25Searcher {
 }
 
 /** The first position in [from, end) whose document is ≥ d (galloping, then binary search). */
-function advance(docs: Uint32Array, from: number, end: number, d: number): number {
+export function advance(docs: Uint32Array, from: number, end: number, d: number): number {
   if (from >= end || docs[from]! >= d) return from;
   let lo = from;
   let step = 1;
