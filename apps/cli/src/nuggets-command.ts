@@ -34,6 +34,7 @@ import {
   scoreCommand,
   scoreOptions,
   runStepBatch,
+  stepRunOptions,
   stepDeps,
   stepExit,
   stepSetup,
@@ -335,10 +336,7 @@ async function createSub(argv: readonly string[], io: PlatformCommandIo): Promis
       creator,
       scorer,
       ...numbers,
-      settings: setup.settings,
-      concurrency: setup.concurrency,
-      dryRun: setup.dryRun,
-      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+      ...stepRunOptions(setup),
     };
     const batched = await runStepBatch(
       io,
@@ -400,10 +398,7 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
       bank: { name: bank, ...(version === undefined ? {} : { version }) },
       template,
       ...(batchSize === undefined ? {} : { batchSize }),
-      settings: setup.settings,
-      concurrency: setup.concurrency,
-      dryRun: setup.dryRun,
-      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+      ...stepRunOptions(setup),
     };
     const batched = await runStepBatch(
       io,

@@ -229,6 +229,16 @@ export async function stepSetup(
   };
 }
 
+/** What every LLM step's use-case takes from the step options: settings, pacing, dry run, budget. */
+export function stepRunOptions(setup: StepSetup) {
+  return {
+    settings: setup.settings,
+    concurrency: setup.concurrency,
+    dryRun: setup.dryRun,
+    ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+  };
+}
+
 /** The endpoint client, pacing, prices and the database's call store of a step. */
 export function stepDeps(setup: StepSetup, db: ConstructorParameters<typeof DbCallStore>[0]) {
   return {

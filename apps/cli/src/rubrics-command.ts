@@ -21,6 +21,7 @@ import {
   scoreCommand,
   scoreOptions,
   runStepBatch,
+  stepRunOptions,
   stepDeps,
   stepSetup,
   stepTemplate,
@@ -148,10 +149,7 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
       rubricSet: rubricSet!,
       template,
       ...(batchSize === undefined ? {} : { batchSize }),
-      settings: setup.settings,
-      concurrency: setup.concurrency,
-      dryRun: setup.dryRun,
-      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+      ...stepRunOptions(setup),
     };
     const batched = await runStepBatch(
       io,

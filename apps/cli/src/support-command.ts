@@ -18,6 +18,7 @@ import {
   scoreCommand,
   scoreOptions,
   runStepBatch,
+  stepRunOptions,
   stepDeps,
   stepSetup,
   stepTemplate,
@@ -98,10 +99,7 @@ async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promis
       ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
       responseSet,
       template,
-      settings: setup.settings,
-      concurrency: setup.concurrency,
-      dryRun: setup.dryRun,
-      ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+      ...stepRunOptions(setup),
     };
     const batched = await runStepBatch(
       io,
