@@ -319,6 +319,19 @@ export interface LeaderboardRow {
   differsFrom: Record<string, string[]>;
 }
 
+/** One paired test between runs a and b on one measure. */
+export interface PairTest {
+  a: string;
+  b: string;
+  measure: string;
+  /** Mean over topics of a − b. */
+  meanDiff: number;
+  p: number;
+  /** p after the per-measure correction. */
+  pAdjusted: number;
+  significant: boolean;
+}
+
 export interface Comparison {
   measures: string[];
   topics: number;
@@ -328,6 +341,11 @@ export interface Comparison {
   /** Set when every run was tested against this one only. */
   baseline?: string;
   runs: LeaderboardRow[];
+  /** The pairwise tests (absent from older published leaderboards). */
+  pairs?: PairTest[];
+  /** Per-topic values by measure and run, in `topicIds` order (stored reports only). */
+  perTopic?: Record<string, Record<string, number[]>>;
+  topicIds?: string[];
 }
 
 export interface CompareResult {
@@ -357,7 +375,13 @@ export interface CompareJson {
   qrels?: string;
   topics?: number;
   runs?: LeaderboardRow[];
-  leaderboards?: Array<{ qrels: string; topics: number; runs: LeaderboardRow[] }>;
+  pairs?: PairTest[];
+  leaderboards?: Array<{
+    qrels: string;
+    topics: number;
+    runs: LeaderboardRow[];
+    pairs?: PairTest[];
+  }>;
   rankCorrelation?: CompareResult['rankCorrelation'];
 }
 
@@ -493,12 +517,22 @@ export function fromCompareJson(json: CompareJson): CompareResult {
     ...(json.baseline === undefined ? {} : { baseline: json.baseline }),
   };
   const boards = json.leaderboards ?? [
-    { qrels: json.qrels ?? '', topics: json.topics ?? 0, runs: json.runs ?? [] },
+    {
+      qrels: json.qrels ?? '',
+      topics: json.topics ?? 0,
+      runs: json.runs ?? [],
+      ...(json.pairs ? { pairs: json.pairs } : {}),
+    },
   ];
   return {
     leaderboards: boards.map((b) => ({
       qrels: b.qrels,
-      comparison: { ...settings, topics: b.topics, runs: b.runs },
+      comparison: {
+        ...settings,
+        topics: b.topics,
+        runs: b.runs,
+        ...(b.pairs ? { pairs: b.pairs } : {}),
+      },
     })),
     ...(json.rankCorrelation ? { rankCorrelation: json.rankCorrelation } : {}),
   };
