@@ -201,6 +201,13 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
       return Boolean(board.compareDocumentPosition(chart) & page.Node.DOCUMENT_POSITION_FOLLOWING);
     });
     expect(order).toBe(true);
+    // After the table: the interval plot, the per-topic differences and the p-value matrix.
+    await expectPlotsAfterTable(admin);
+    expect(
+      await admin
+        .getByRole('img', { name: 'Per-topic ndcg_cut_10 differences: runA − second' })
+        .count(),
+    ).toBe(1);
     // The date as people read it.
     expect(
       await admin.getByText(/^Computed \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC\.$/).count(),
@@ -223,6 +230,9 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
       'Judged@10',
     ]);
     await visitor.getByText(/^Published \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC\.$/).waitFor();
+    await expectPlotsAfterTable(visitor);
+    // A published leaderboard carries the means, not each topic's scores: said in words.
+    await visitor.getByText('No per-topic differences of ndcg_cut_10', { exact: false }).waitFor();
     await visitor.screenshot({ path: join(shots, 'public-leaderboard-table.png'), fullPage: true });
   }, 240_000);
 
@@ -241,3 +251,40 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
     }
   }, 120_000);
 });
+
+/** The interval plot and the p-value matrix follow the leaderboard table. */
+async function expectPlotsAfterTable(page: Page): Promise<void> {
+  const plot = page.getByRole('img', { name: 'ndcg_cut_10: means with 95% confidence intervals' });
+  await plot.waitFor();
+  const matrix = page.locator('table.matrix');
+  await matrix.waitFor();
+  const cells = await matrix
+    .locator('tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('th, td')].map((td) => td.textContent!.trim())),
+    );
+  // Two runs, one test: its corrected p in both off-diagonal cells.
+  const p = /^(\d\.\d{4}|\d\.\d\de-\d+)( \(row (better|worse)\))?$/;
+  expect(cells.map((row) => row.map((c) => (p.test(c) ? 'p' : c)))).toEqual([
+    ['a runA', '–', 'p'],
+    ['b second', 'p', '–'],
+  ]);
+  const order = await page.evaluate(() => {
+    type Element = { compareDocumentPosition(other: Element): number };
+    const doc = globalThis as unknown as {
+      document: { querySelector(selector: string): Element | null };
+      Node: { DOCUMENT_POSITION_FOLLOWING: number };
+    };
+    const board = doc.document.querySelector('table.board')!;
+    const plot = doc.document.querySelector(
+      'svg[aria-label$="means with 95% confidence intervals"]',
+    )!;
+    const matrix = doc.document.querySelector('table.matrix')!;
+    const follows = doc.Node.DOCUMENT_POSITION_FOLLOWING;
+    return [
+      board.compareDocumentPosition(plot) & follows,
+      plot.compareDocumentPosition(matrix) & follows,
+    ];
+  });
+  expect(order.map(Boolean)).toEqual([true, true]);
+}
