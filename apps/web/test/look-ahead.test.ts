@@ -48,19 +48,31 @@ describe('progress between two answers of the server', () => {
   it('adds the grades given since the count was taken', () => {
     const count = new ProgressCount();
     count.graded(); // given before any count, and sent before it: counted by the server
-    count.counted({ done: 5, total: 10 }, 0);
+    count.counted({ done: 5, total: 10 }, count.asking(0));
     expect(count.now).toEqual({ done: 5, total: 10 });
     count.graded();
     count.graded();
     expect(count.now).toEqual({ done: 7, total: 10 });
     // The server counted 6, while one of the two was still on its way: 7.
-    count.counted({ done: 6, total: 10 }, 1);
+    count.counted({ done: 6, total: 10 }, count.asking(1));
     expect(count.now).toEqual({ done: 7, total: 10 });
+  });
+
+  it('counts a grade given while the count was on its way', () => {
+    const count = new ProgressCount();
+    count.counted({ done: 4, total: 12 }, count.asking(0));
+    // Asked with nothing unsent: the answer will include the 4 labels already sent.
+    const included = count.asking(0);
+    count.graded(); // the fifth grade, given while the request is out
+    expect(count.now).toEqual({ done: 5, total: 12 });
+    // The server counted 4: the fifth was not in its answer, so 5 it stays.
+    count.counted({ done: 4, total: 12 }, included);
+    expect(count.now).toEqual({ done: 5, total: 12 });
   });
 
   it('never counts past the total', () => {
     const count = new ProgressCount();
-    count.counted({ done: 2, total: 2 }, 0);
+    count.counted({ done: 2, total: 2 }, count.asking(0));
     count.graded();
     expect(count.now).toEqual({ done: 2, total: 2 });
   });

@@ -66,11 +66,20 @@ export class ProgressCount {
   private givenAtCount = 0;
   private given = 0;
 
-  /** What the server counted, when `unsent` grades given here had not reached it. */
-  counted(progress: { done: number; total: number }, unsent: number): void {
+  /**
+   * Called as the count is asked for, while `unsent` grades given here have not reached
+   * the server: how many grades given here the server's answer includes (pass it to
+   * {@link counted}). Grades given while the request is on its way are not in the answer.
+   */
+  asking(unsent: number): number {
+    return this.given - unsent;
+  }
+
+  /** What the server counted; `included` is what {@link asking} said when it was asked. */
+  counted(progress: { done: number; total: number }, included: number): void {
     this.done = progress.done;
     this.total = progress.total;
-    this.givenAtCount = this.given - unsent;
+    this.givenAtCount = included;
   }
 
   /** One more grade given here. */
