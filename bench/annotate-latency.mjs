@@ -13,7 +13,7 @@
 //   npm run build && node bench/annotate-latency.mjs [--items N] [--think-ms MS]
 //     [--database-url postgres://…]
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -29,17 +29,10 @@ const urlAt = args.indexOf('--database-url');
 const databaseUrl = urlAt >= 0 ? args.splice(urlAt, 2)[1] : process.env.TEST_DATABASE_URL;
 const engines = databaseUrl ? ['pglite', 'postgres'] : ['pglite'];
 const ADMIN = 'assay_bench-admin-token-0123456789';
-const CHROMIUM = process.env.ASSAY_CHROMIUM ?? '/usr/bin/chromium';
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const root = fileURLToPath(new URL('../', import.meta.url));
+// Chromium's path and flags, as the web app's browser tests launch it.
+const launch = JSON.parse(readFileSync(join(root, 'apps/web/test/chromium.json'), 'utf8'));
+const CHROMIUM = process.env.ASSAY_CHROMIUM ?? launch.executablePath;
 // The web app's own browser driver (a dependency of apps/web, as its e2e tests use it).
 const webRequire = createRequire(join(root, 'apps/web/package.json'));
 const playwright = await import(pathToFileURL(webRequire.resolve('playwright-core')).href);
@@ -176,7 +169,7 @@ async function run(engine, webDir, browser) {
 }
 
 const webDir = buildWebApp();
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: launch.args });
 try {
   console.log(
     `${items} items, one annotator, keys after the 250 ms input lock and ${thinkMs} ms more`,

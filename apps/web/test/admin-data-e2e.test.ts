@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBrowserTests, shots, startWebApp, type WebAppUnderTest } from './browser-harness.js';
+import { runBrowserTests, shots, startWebHarness, type WebHarness } from './harness.js';
 
 const ADMIN = 'assay_e2e-data-admin-token-0123456789';
 
@@ -42,10 +42,10 @@ const pageWidth = (page: Page) =>
   );
 
 describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () => {
-  let app: WebAppUnderTest;
+  let app: WebHarness;
 
   beforeAll(async () => {
-    app = await startWebApp(ADMIN);
+    app = await startWebHarness(ADMIN);
   }, 240_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, screenshots, startE2e, type E2e } from './e2e-harness.js';
+import { hasChromium, shots as screenshots, startWebHarness, type WebHarness } from './harness.js';
 
 /** What the test reads of the page's document (its types have no DOM). */
 interface PageDocument {
@@ -44,12 +44,12 @@ const RUN = '1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n1 Q0 d3 3 1 r\n2 Q0 d4 1 3 r\n2 Q0 d5
 describe.skipIf(!hasChromium && process.env.CI !== 'true')(
   'the assessor’s workflow in Chromium',
   () => {
-    let e2e: E2e;
+    let e2e: WebHarness;
     let ada = '';
     let campaign = 0;
 
     beforeAll(async () => {
-      e2e = await startE2e(ADMIN, 'assessor');
+      e2e = await startWebHarness(ADMIN, { name: 'assessor' });
       const ok = async (r: Promise<Response>) => {
         const response = await r;
         expect(response.status, await response.clone().text()).toBe(201);

@@ -4,7 +4,7 @@
 // campaign (the annotator's label is refused and her page says it is closed) and reopens it.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, shots, startWebApp, type WebApp } from './web-harness.js';
+import { runBrowserTests, shots, startWebHarness, type WebHarness } from './harness.js';
 
 const ADMIN = 'assay_e2e-campaign-admin-token-0123456789';
 // Long document ids, as MS MARCO v2 has them: the table must wrap or clip them.
@@ -15,14 +15,14 @@ const DOCS = `${D1}\tWing flutter is a self-excited oscillation of a lifting sur
 const TOPICS =
   '1\twhat causes wing flutter in aircraft at high speed and how do engineers test for it in wind tunnels\n';
 
-describe.skipIf(!hasChromium && process.env.CI !== 'true')('campaign admin in Chromium', () => {
-  let app: WebApp;
+describe.skipIf(!runBrowserTests)('campaign admin in Chromium', () => {
+  let app: WebHarness;
   const tokens: Record<string, string> = {};
   let id = 0;
   const items: Record<string, number> = {};
 
   beforeAll(async () => {
-    app = await startWebApp(ADMIN);
+    app = await startWebHarness(ADMIN);
     const ok = async (r: Promise<Response>, status = 201) => {
       const response = await r;
       expect(response.status, await response.clone().text()).toBe(status);
@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('campaign admin in Ch
   }, 600_000);
 
   afterAll(async () => {
-    await app?.stop();
+    await app?.close();
   }, 60_000);
 
   const noHorizontalScroll = (page: import('playwright-core').Page) =>

@@ -2,23 +2,11 @@
 // topics and documents the collection lacks says what it left out, and its first item is
 // never blank; an annotator labelling blind is never also put where other label sets'
 // grades of the same items show, and sees the campaign's neutral title, not its name.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '@assay/platform';
-import { startServer, type RunningServer } from '@assay/server';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, shots, startWebHarness, type WebHarness } from './harness.js';
 
-const CHROMIUM = process.env.ASSAY_CHROMIUM ?? '/usr/bin/chromium';
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
-const webRoot = fileURLToPath(new URL('..', import.meta.url));
-const shots = join(webRoot, 'e2e-screenshots');
 const ADMIN = 'assay_e2e-trust-admin-token-0123456789';
-const hasChromium = existsSync(CHROMIUM);
 
 const DOCS = 'd1\tpassage one about wings\nd2\tpassage two about flutter\nd3\tpassage three\n';
 const TOPICS = '1\twing flutter\n2\tboundary layer\n';
@@ -36,46 +24,14 @@ const LLM = '1 0 d1 3\n1 0 d2 0\n2 0 d3 2\n';
 describe.skipIf(!hasChromium && process.env.CI !== 'true')(
   'trustworthy campaigns in Chromium',
   () => {
-    let server: RunningServer;
-    let browser: Browser;
-    let base: string;
-    let dataDir: string;
-    let webBuild: string;
+    let h: WebHarness;
     const tokens: Record<string, string> = {};
-
-    async function call(method: string, path: string, token: string, body?: string | object) {
-      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-      if (body !== undefined)
-        headers['content-type'] = typeof body === 'string' ? 'text/plain' : 'application/json';
-      return fetch(`${base}/api${path}`, {
-        method,
-        headers,
-        ...(body === undefined
-          ? {}
-          : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      });
-    }
+    const call = (method: string, path: string, token: string, body?: string | object) =>
+      h.call(method, path, token, body);
+    const signedIn = (token: string, path?: string) => h.signedIn(token, path);
 
     beforeAll(async () => {
-      const vite = join(
-        dirname(createRequire(import.meta.url).resolve('vite/package.json')),
-        'bin/vite.js',
-      );
-      webBuild = mkdtempSync(join(tmpdir(), 'assay-e2e-trust-web-'));
-      execFileSync(process.execPath, [vite, 'build'], {
-        cwd: webRoot,
-        stdio: 'ignore',
-        env: { ...process.env, ASSAY_WEB_BUILD_DIR: webBuild },
-      });
-      mkdirSync(shots, { recursive: true });
-      dataDir = mkdtempSync(join(tmpdir(), 'assay-e2e-trust-'));
-      server = await startServer({
-        config: { ...loadConfig({ ASSAY_DATA_DIR: dataDir, ASSAY_ADMIN_TOKEN: ADMIN }), port: 0 },
-        log: () => {},
-        hostname: '127.0.0.1',
-        webDir: webBuild,
-      });
-      base = `http://127.0.0.1:${server.port}`;
+      h = await startWebHarness(ADMIN, { name: 'trust' });
       const ok = async (r: Promise<Response>) => {
         const response = await r;
         expect(response.status, await response.clone().text()).toBe(201);
@@ -89,21 +45,11 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')(
         const r = await ok(call('POST', '/users', ADMIN, { name, role: 'annotator' }));
         tokens[name] = ((await r.json()) as { token: string }).token;
       }
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
     }, 240_000);
 
     afterAll(async () => {
-      await browser?.close();
-      await server?.close({ graceMs: 1000 });
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      if (webBuild) rmSync(webBuild, { recursive: true, force: true });
+      await h?.close();
     }, 60_000);
-
-    async function signedIn(token: string, path = '/'): Promise<Page> {
-      const page = await browser.newPage();
-      await page.goto(`${base}${path}#token=${encodeURIComponent(token)}`);
-      return page;
-    }
 
     it('makes a campaign from runs with unknown topics, says what it left out, never shows a blank item', async () => {
       const admin = await signedIn(ADMIN, '/admin/collections/aero');

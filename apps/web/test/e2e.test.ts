@@ -2,30 +2,20 @@
 // the real assay server on embedded PGlite. Screenshots go to apps/web/e2e-screenshots/
 // (git-ignored). Without /usr/bin/chromium the suite is skipped, unless CI=true, where a
 // missing browser is a failure.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '@assay/platform';
-import { startServer, type RunningServer } from '@assay/server';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keysTaken } from './harness.js';
+import {
+  CHROMIUM,
+  keysTaken,
+  runBrowserTests,
+  shots,
+  startWebHarness,
+  webRoot,
+  type WebHarness,
+} from './harness.js';
 
-const CHROMIUM = process.env.ASSAY_CHROMIUM ?? '/usr/bin/chromium';
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const webRoot = fileURLToPath(new URL('..', import.meta.url));
-const shots = join(webRoot, 'e2e-screenshots');
 const ADMIN = 'assay_e2e-admin-token-0123456789';
 const XSS = '<img src=x onerror=alert(1)>';
 
@@ -41,8 +31,7 @@ function snapshot(dir: string): string {
     .join('\n');
 }
 
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium && process.env.CI !== 'true') {
+if (!runBrowserTests) {
   console.warn(
     `web e2e skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set ASSAY_CHROMIUM)`,
   );
@@ -109,72 +98,33 @@ const LLM_SCORES =
     })
     .join('\n') + '\n';
 
-describe.skipIf(!hasChromium && process.env.CI !== 'true')('web app in Chromium', () => {
-  let server: RunningServer;
+describe.skipIf(!runBrowserTests)('web app in Chromium', () => {
+  let h: WebHarness;
   let browser: Browser;
   let base: string;
-  let dataDir: string;
   let webBuild: string;
   let servedBefore: string;
-
-  async function call(method: string, path: string, token: string, body?: string | object) {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-    if (body !== undefined)
-      headers['content-type'] = typeof body === 'string' ? 'text/plain' : 'application/json';
-    const response = await fetch(`${base}/api${path}`, {
-      method,
-      headers,
-      ...(body === undefined
-        ? {}
-        : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    return response;
-  }
+  const call = (method: string, path: string, token: string, body?: string | object) =>
+    h.call(method, path, token, body);
+  const signedIn = (token: string, path?: string): Promise<Page> => h.signedIn(token, path);
 
   beforeAll(async () => {
     // The app under test is the one built from the current sources, into a folder of its
     // own: apps/web/build may be what a running `npm start` serves.
-    const vite = join(
-      dirname(createRequire(import.meta.url).resolve('vite/package.json')),
-      'bin/vite.js',
-    );
     servedBefore = snapshot(join(webRoot, 'build'));
-    webBuild = mkdtempSync(join(tmpdir(), 'assay-e2e-web-'));
-    execFileSync(process.execPath, [vite, 'build'], {
-      cwd: webRoot,
-      stdio: 'ignore',
-      env: { ...process.env, ASSAY_WEB_BUILD_DIR: webBuild },
-    });
-    mkdirSync(shots, { recursive: true });
-    dataDir = mkdtempSync(join(tmpdir(), 'assay-e2e-'));
-    server = await startServer({
-      config: { ...loadConfig({ ASSAY_DATA_DIR: dataDir, ASSAY_ADMIN_TOKEN: ADMIN }), port: 0 },
-      log: () => {},
-      hostname: '127.0.0.1',
-      webDir: webBuild,
-    });
-    base = `http://127.0.0.1:${server.port}`;
+    h = await startWebHarness(ADMIN);
+    ({ browser, base, webBuild } = h);
     const ok = async (r: Promise<Response>) => expect((await r).status).toBe(201);
     await ok(call('POST', '/collections?name=aero&format=tsv', ADMIN, DOCS));
     await ok(call('POST', '/collections/aero/topics', ADMIN, TOPICS));
     await ok(call('POST', '/collections/aero/runs?name=runA', ADMIN, RUN));
     await ok(call('POST', '/collections/aero/runs?name=runB', ADMIN, RUN_B));
     await ok(call('POST', '/collections/aero/label-sets?name=llm-judge', ADMIN, LLM));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
   }, 240_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close({ graceMs: 1000 });
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (webBuild) rmSync(webBuild, { recursive: true, force: true });
+    await h?.close();
   }, 60_000);
-
-  async function signedIn(token: string, path = '/'): Promise<Page> {
-    const page = await browser.newPage();
-    await page.goto(`${base}${path}#token=${encodeURIComponent(token)}`);
-    return page;
-  }
 
   it('built the app under test without touching apps/web/build, which `npm start` serves', () => {
     expect(existsSync(join(webBuild, 'index.html'))).toBe(true);

@@ -2,26 +2,15 @@
 // embedded PGlite and the OpenAI-compatible test double: a person post-edits a nugget bank,
 // the LLM assigns its nuggets to answers, and the person assigns them too by keyboard; the
 // page shows how far the two agree. Skipped without /usr/bin/chromium unless CI=true.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig } from '@assay/platform';
-import { startServer, type RunningServer } from '@assay/server';
-import { chromium, type Browser } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers.
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
+import { runBrowserTests, shots, startWebHarness, type WebHarness } from './harness.js';
 
-const CHROMIUM = process.env.ASSAY_CHROMIUM ?? '/usr/bin/chromium';
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
-const webRoot = fileURLToPath(new URL('..', import.meta.url));
-const shots = join(webRoot, 'e2e-screenshots');
 const ADMIN = 'assay_e2e-rag-admin-token-0123456789';
 const XSS = '<img src=x onerror=alert(1)>';
-const hasChromium = existsSync(CHROMIUM);
 
 const BANK = JSON.stringify({
   qid: 't1',
@@ -55,13 +44,11 @@ function oracle(answer: string, nugget: string): string {
   return a.includes(nugget.split(' ')[0]!) ? 'partial_support' : 'not_support';
 }
 
-describe.skipIf(!hasChromium && process.env.CI !== 'true')('RAG evaluation in Chromium', () => {
-  let server: RunningServer;
+describe.skipIf(!runBrowserTests)('RAG evaluation in Chromium', () => {
+  let h: WebHarness;
   let llm: TestServer;
   let browser: Browser;
   let base: string;
-  let dataDir: string;
-  let webBuild: string;
 
   async function call(method: string, path: string, body?: object) {
     return fetch(`${base}/api${path}`, {
@@ -72,17 +59,6 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('RAG evaluation in Ch
   }
 
   beforeAll(async () => {
-    const vite = join(
-      dirname(createRequire(import.meta.url).resolve('vite/package.json')),
-      'bin/vite.js',
-    );
-    webBuild = mkdtempSync(join(tmpdir(), 'assay-rag-e2e-web-'));
-    execFileSync(process.execPath, [vite, 'build'], {
-      cwd: webRoot,
-      stdio: 'ignore',
-      env: { ...process.env, ASSAY_WEB_BUILD_DIR: webBuild },
-    });
-    mkdirSync(shots, { recursive: true });
     llm = await startOpenAITestServer((body) => {
       const user = (body.messages as Array<{ content: string }>)[1]!.content;
       const answer = /The answer to check:\n([\s\S]*?)\n\nNuggets, numbered:/.exec(user)![1]!;
@@ -95,42 +71,20 @@ describe.skipIf(!hasChromium && process.env.CI !== 'true')('RAG evaluation in Ch
         ),
       };
     });
-    dataDir = mkdtempSync(join(tmpdir(), 'assay-rag-e2e-'));
-    server = await startServer({
-      config: {
-        ...loadConfig({
-          ASSAY_DATA_DIR: dataDir,
-          ASSAY_ADMIN_TOKEN: ADMIN,
-          OPENAI_BASE_URL: llm.baseURL,
-          OPENAI_API_KEY: 'test-key',
-          ASSAY_JUDGE_MODEL: 'm',
-        }),
-        port: 0,
-      },
-      log: () => {},
-      hostname: '127.0.0.1',
-      webDir: webBuild,
+    h = await startWebHarness(ADMIN, {
+      name: 'rag',
+      env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key', ASSAY_JUDGE_MODEL: 'm' },
     });
-    base = `http://127.0.0.1:${server.port}`;
+    ({ browser, base } = h);
     const created = async (r: Promise<Response>) => expect((await r).status).toBe(201);
-    await created(
-      fetch(`${base}/api/collections?name=rag&format=tsv`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'text/plain' },
-        body: '',
-      }),
-    );
+    await created(h.call('POST', '/collections?name=rag&format=tsv', ADMIN, ''));
     await created(call('POST', '/collections/rag/nugget-banks', { name: 'nist', nuggets: BANK }));
     await created(call('POST', '/response-sets', { name: 'answers', responses: RESPONSES }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close({ graceMs: 1000 });
+    await h?.close();
     await llm?.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (webBuild) rmSync(webBuild, { recursive: true, force: true });
   }, 60_000);
 
   it('post-edits a nugget bank, assigns nuggets by keyboard, and shows the agreement with the LLM', async () => {
