@@ -616,7 +616,7 @@ async function listAll<T>(path: string): Promise<T[]> {
 }
 
 /** A request and its answer: the parsed body and the headers; ApiError when it failed. */
-async function exchange<T>(
+export async function exchange<T>(
   method: string,
   path: string,
   body?: unknown,

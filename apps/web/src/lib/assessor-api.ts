@@ -1,6 +1,6 @@
 // The annotator's history and item notes, and the admin's list of them: calls of
 // /api/campaigns/{id}/history, /items/{item}/note and /notes.
-import { ApiError, getToken } from './api';
+import { exchange } from './api';
 
 /** What an annotator can flag an item as. */
 export type ItemFlag = 'broken' | 'unsure';
@@ -38,35 +38,14 @@ export interface CampaignNote extends ItemNote {
   docno: string;
 }
 
+/** A call through the app's one request function, with the next page's cursor. */
 async function call<T>(
   method: string,
   path: string,
   body?: unknown,
 ): Promise<{ body: T; next: string | null }> {
-  const headers: Record<string, string> = {};
-  const token = getToken();
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(`/api${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch {
-    throw new ApiError('network', 'the server cannot be reached', 0);
-  }
-  const parsed = (await response.json().catch(() => undefined)) as unknown;
-  if (!response.ok) {
-    const error = (parsed as { error?: { code: string; message: string } } | undefined)?.error;
-    throw new ApiError(
-      error?.code ?? 'internal',
-      error?.message ?? `HTTP ${response.status}`,
-      response.status,
-    );
-  }
-  return { body: parsed as T, next: response.headers.get('x-next-cursor') };
+  const answer = await exchange<T>(method, path, body);
+  return { body: answer.body, next: answer.headers.get('x-next-cursor') };
 }
 
 /** A page of my labelled items, most recently changed first, and the next page's cursor. */
