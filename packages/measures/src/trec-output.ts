@@ -25,25 +25,31 @@ export function formatTrecValue(
 
 /**
  * Collects text as UTF-8 bytes. Lines go out of scope as soon as they are written, so a
- * report of millions of lines does not keep millions of strings alive until the end.
+ * report of millions of lines does not keep millions of strings alive until the end; the
+ * common pieces (names, topic ids, four-decimal values) are written as bytes, with no
+ * string per line at all.
  */
 class TextBytes {
   private bytes = new Uint8Array(1 << 16);
   private used = 0;
-  private readonly encoder = new TextEncoder();
 
-  add(text: string): void {
-    if (this.used + text.length * 3 > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.used + text.length * 3));
+  /** Makes room for `n` more bytes. */
+  private reserve(n: number): Uint8Array {
+    if (this.used + n > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.used + n));
       grown.set(this.bytes.subarray(0, this.used));
       this.bytes = grown;
     }
-    const bytes = this.bytes;
+    return this.bytes;
+  }
+
+  add(text: string): void {
+    const bytes = this.reserve(text.length * 3);
     let at = this.used;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c >= 128) {
-        at += this.encoder.encodeInto(text.slice(i), bytes.subarray(at)).written;
+        at += encoder.encodeInto(text.slice(i), bytes.subarray(at)).written;
         break;
       }
       bytes[at++] = c;
@@ -51,10 +57,51 @@ class TextBytes {
     this.used = at;
   }
 
+  addBytes(piece: Uint8Array): void {
+    const bytes = this.reserve(piece.length);
+    bytes.set(piece, this.used);
+    this.used += piece.length;
+  }
+
+  /**
+   * Writes `value` as formatFixed(value, 4) does on its fast path (a value in [0, 1e9) not
+   * near a rounding tie), digit by digit, and returns true; returns false, writing nothing,
+   * for any other value.
+   */
+  addFixed4(value: number): boolean {
+    if (!(value >= 0 && value < 1e9) || Object.is(value, -0)) return false;
+    const scaled = value * 10000;
+    const nearest = Math.round(scaled);
+    if (!(Math.abs(scaled - nearest) < 0.49)) return false;
+    const whole = Math.floor(nearest / 10000);
+    let fraction = nearest - whole * 10000;
+    const bytes = this.reserve(15);
+    let at = this.used;
+    let digits = 1;
+    for (let w = whole; w >= 10; w = Math.floor(w / 10)) digits++;
+    at += digits;
+    let w = whole;
+    for (let k = 1; k <= digits; k++) {
+      const next = Math.floor(w / 10);
+      bytes[at - k] = 48 + (w - next * 10);
+      w = next;
+    }
+    bytes[at] = 46; // .
+    for (let k = 4; k >= 1; k--) {
+      const next = Math.floor(fraction / 10);
+      bytes[at + k] = 48 + (fraction - next * 10);
+      fraction = next;
+    }
+    this.used = at + 5;
+    return true;
+  }
+
   toString(): string {
     return new TextDecoder().decode(this.bytes.subarray(0, this.used));
   }
 }
+
+const encoder = new TextEncoder();
 
 /** Renders an evaluation exactly as trec_eval 10.0 prints it (per-topic lines first). */
 export function formatTrecText(result: RunEvaluation, options: TrecTextOptions = {}): string {
@@ -66,12 +113,23 @@ export function formatTrecText(result: RunEvaluation, options: TrecTextOptions =
   const show = (output: 'float' | 'long' | 'string', v: number | string) =>
     formatTrecValue(z && output === 'long' ? 'float' : output, v);
   if (options.perQuery) {
+    const labelBytes = labels.map((label) => encoder.encode(label));
+    const newline = encoder.encode('\n');
+    const columns = result.columns;
     for (const topic of result.topics) {
-      const qid = topic.qid;
-      for (let i = 0; i < result.columns.length; i++) {
-        const col = result.columns[i]!;
+      // "\t<qid>\t", written after each name.
+      const qidBytes = encoder.encode(`\t${topic.qid}\t`);
+      const values = topic.values;
+      for (let i = 0; i < columns.length; i++) {
+        const col = columns[i]!;
         if (!col.perQuery) continue;
-        out.add(`${labels[i]}\t${qid}\t${show(col.output, topic.values[i]!)}\n`);
+        out.addBytes(labelBytes[i]!);
+        out.addBytes(qidBytes);
+        const value = values[i]!;
+        const float = col.output === 'float' || (z && col.output === 'long');
+        if (!(float && typeof value === 'number' && out.addFixed4(value)))
+          out.add(show(col.output, value));
+        out.addBytes(newline);
       }
     }
   }
