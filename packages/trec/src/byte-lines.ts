@@ -266,6 +266,28 @@ export function isIntegerBytes(buf: Uint8Array, start: number, end: number): boo
 }
 
 /**
+ * Whether `buf[start..end)` is a plain `[+-]digits[.digits]` score (at least one digit)
+ * short enough to be finite: a sure yes to "is it a finite number" without computing it.
+ * False means only "not plain" (parseScoreBytes decides then).
+ */
+export function isPlainScoreBytes(buf: Uint8Array, start: number, end: number): boolean {
+  // Far below the 309 digits where a decimal overflows to Infinity.
+  if (end - start > 300) return false;
+  let i = start;
+  const first = buf[i];
+  if (first === 45 /* - */ || first === 43 /* + */) i++;
+  let digits = 0;
+  let point = false;
+  for (; i < end; i++) {
+    const c = buf[i]!;
+    if (c >= 48 && c <= 57) digits++;
+    else if (c === 46 /* . */ && !point) point = true;
+    else return false;
+  }
+  return digits > 0;
+}
+
+/**
  * The score as parseRun reads it: a plain `[+-]digits[.digits]` is one exact integer over an
  * exact power of ten (correctly rounded, equal to `Number()`); anything else is decoded and
  * read by parseDecimal.

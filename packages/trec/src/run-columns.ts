@@ -1,7 +1,14 @@
 // A run parsed straight from bytes into compact per-topic columns (typed arrays), for
 // evaluation at TREC scale: no string or object per line, file read in chunks. It accepts
 // and rejects exactly what parseRun does, with the same `file:line: reason` errors.
-import { ByteLineParser, copy, isIntegerBytes, parseScoreBytes, text } from './byte-lines.js';
+import {
+  ByteLineParser,
+  copy,
+  isIntegerBytes,
+  isPlainScoreBytes,
+  parseScoreBytes,
+  text,
+} from './byte-lines.js';
 import { TrecFormatError, quote } from './errors.js';
 import { firstRepeatedDocno } from './repeated-docno.js';
 
@@ -210,10 +217,6 @@ export class RunColumnsParser extends ByteLineParser {
     if (count < 6) this.fail(`expected 6 fields (qid Q0 docno rank score tag), found ${count}`);
     if (!isIntegerBytes(buf, b[6]!, b[7]!))
       this.fail(`rank ${quote(text(buf, b[6]!, b[7]!))} is not an integer`);
-    const score = parseScoreBytes(buf, b[8]!, b[9]!);
-    if (Number.isNaN(score))
-      this.fail(`score ${quote(text(buf, b[8]!, b[9]!))} is not a finite number`);
-
     // Runs are nearly always grouped by topic: compare the qid's bytes with the last one's.
     const qidStart = b[0]!;
     const qidEnd = b[1]!;
@@ -231,10 +234,18 @@ export class RunColumnsParser extends ByteLineParser {
       }
       this.current = builder;
     }
+    // The score of a line whose topic is not kept is only checked, not computed.
+    const current = this.current;
+    const score =
+      current === undefined && isPlainScoreBytes(buf, b[8]!, b[9]!)
+        ? 0
+        : parseScoreBytes(buf, b[8]!, b[9]!);
+    if (Number.isNaN(score))
+      this.fail(`score ${quote(text(buf, b[8]!, b[9]!))} is not a finite number`);
     this.tagBuffer = buf;
     this.tagStart = b[10]!;
     this.tagEnd = b[11]!;
-    this.current?.add(buf, b[4]!, b[5]!, score, lineNo);
+    current?.add(buf, b[4]!, b[5]!, score, lineNo);
   }
 
   /**

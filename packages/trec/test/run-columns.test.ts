@@ -77,6 +77,21 @@ describe('parseRunColumns', () => {
     ).toBe('r:1: rank "x" is not an integer');
   });
 
+  it('checks the scores of topics it does not keep as it checks kept ones', () => {
+    const only2 = { topics: new Set(['2']) };
+    const scoreError = (score: string) =>
+      errorOf(() => parseRunColumns(`1 Q0 a 1 ${score} t\n2 Q0 b 1 1 t\n`, 'r', only2)).message;
+    for (const bad of ['.', '-', '1.2.3', '1e', '0x10', 'inf'])
+      expect(scoreError(bad)).toBe(`r:1: score "${bad}" is not a finite number`);
+    // 400 digits overflow to Infinity (the message shortens the field).
+    expect(scoreError('1'.repeat(400))).toMatch(/^r:1: score "1+\.\.\." is not a finite number$/);
+    // Exponents, 20-digit mantissas, bare points and signs are numbers.
+    for (const good of ['1e5', '-2.5E-3', '12345678901234567890.5', '5.', '.5', '+3'])
+      expect(entries(parseRunColumns(`1 Q0 a 1 ${good} t\n2 Q0 b 1 1 t\n`, 'r', only2))).toEqual({
+        '2': ['b 1@2'],
+      });
+  });
+
   // The same messages parseRun gives for the same text.
   const errors: [string, string, string][] = [
     [
