@@ -48,12 +48,19 @@ export async function takeTokenFromLink(): Promise<void> {
   session.invite = { token, who: (await whoIs(token)) ?? null };
 }
 
+let started: Promise<void> | null = null;
+
 /**
- * The first check of a page load: who the stored token signs in, and an invite link's
- * token taken (or, when someone is signed in, put to them); `session.checked` is set only
- * when both are known, so pages start with the token they will use.
+ * The first check of a page load, made once (every caller waits for the same check): who
+ * the stored token signs in, and an invite link's token taken (or, when someone is signed
+ * in, put to them); `session.checked` is set only when both are known, so pages, and their
+ * load functions, start with the token they will use.
  */
-export async function startSession(): Promise<void> {
+export function sessionStarted(): Promise<void> {
+  return (started ??= startSession());
+}
+
+async function startSession(): Promise<void> {
   const token = linkToken();
   const stored = getToken();
   if (token && (!stored || token === stored)) setToken(token);
