@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { bulkCopy, withTransaction, type Queryable } from '../bulk.js';
+import { bulkCopy, copyText, withTransaction, type Queryable } from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
@@ -205,6 +205,9 @@ function insertEntries(
   entries: readonly RunEntry[] | Iterable<RunEntry>,
   options: { chunkChars?: number },
 ): Promise<number> {
+  // Entries come topic by topic: a topic id is escaped once for its run of entries.
+  let topicId: string | undefined;
+  let topicText = '';
   return bulkCopy(trx, {
     table: 'run_entries',
     constant: { run_id: runId },
@@ -215,6 +218,14 @@ function insertEntries(
       { name: 'score', type: 'float8', value: (e) => e.score },
     ],
     rows: entries,
+    encode: (e) => {
+      if (e.topicId !== topicId) {
+        topicId = e.topicId;
+        topicText = copyText(topicId);
+      }
+      // Numbers: String() is the shortest text that reads back to the same double.
+      return `${topicText}\t${copyText(e.docId)}\t${e.rank}\t${e.score}`;
+    },
     ...options,
   });
 }
