@@ -7,7 +7,8 @@
 // yardstick is the same file loaded by plain COPY into a plain table of the same four
 // columns (no key, no index): psql's `\copy` for PostgreSQL (COPY FROM STDIN from
 // postgres.js where psql is missing), `COPY … FROM '/dev/blob'` in a fresh PGlite for
-// PGlite. Prints both times and their ratio.
+// PGlite. Prints both times and their ratio; on PostgreSQL also psql's `\copy` into a table
+// like run_entries (the same indexes), which is what the schema costs by itself.
 //
 //   npm run build && node bench/import.mjs [pglite] [postgres] [--lines N]
 import { spawnSync } from 'node:child_process';
@@ -96,7 +97,7 @@ function timeImport(env) {
   return { wall, importing: Number(m[2]) };
 }
 
-function report(label, imported, plain, plainLabel) {
+function report(label, imported, plain, plainLabel, same) {
   const n = lines.toLocaleString('en-US');
   console.log(`${label}: ${n} lines`);
   console.log(
@@ -105,6 +106,11 @@ function report(label, imported, plain, plainLabel) {
   console.log(`  ${plainLabel}: ${plain.toFixed(2)} s`);
   console.log(
     `  assay/plain COPY: ${(imported.wall / plain).toFixed(2)}x whole command, ${(imported.importing / plain).toFixed(2)}x reading and writing`,
+  );
+  if (same === undefined) return;
+  console.log(`  psql \\copy into a table like run_entries (its indexes): ${same.toFixed(2)} s`);
+  console.log(
+    `  assay/same-schema COPY: ${(imported.importing / same).toFixed(2)}x reading and writing; same-schema/plain COPY: ${(same / plain).toFixed(2)}x`,
   );
 }
 
@@ -137,17 +143,28 @@ async function postgresEngine() {
     await admin.unsafe(`set search_path to "${schema}"; ${PLAIN_TABLE}`);
     let plain;
     let how;
+    let same;
     const psql = spawnSync('psql', ['--version']);
     if (psql.error === undefined && psql.status === 0) {
       how = 'psql \\copy into a plain table';
-      const start = process.hrtime.bigint();
-      const copied = spawnSync(
-        'psql',
-        [base, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy "${schema}".plain_run from '${copyText}'`],
-        { encoding: 'utf8' },
+      /** Seconds psql's `\copy` of the rows into `table` takes. */
+      const psqlCopy = (table) => {
+        const start = process.hrtime.bigint();
+        const copied = spawnSync(
+          'psql',
+          [base, '-v', 'ON_ERROR_STOP=1', '-c', `\\copy "${schema}".${table} from '${copyText}'`],
+          { encoding: 'utf8' },
+        );
+        if (copied.status !== 0) throw new Error(`psql \\copy failed:\n${copied.stderr}`);
+        return seconds(start);
+      };
+      plain = psqlCopy('plain_run');
+      // The schema's own table and index, the run id a column default (one run, as imported).
+      await admin.unsafe(
+        `create table "${schema}".same_run (like "${schema}".run_entries including indexes);
+         alter table "${schema}".same_run alter column run_id set default 1`,
       );
-      plain = seconds(start);
-      if (copied.status !== 0) throw new Error(`psql \\copy failed:\n${copied.stderr}`);
+      same = psqlCopy('same_run (topic_id, doc_id, rank, score)');
     } else {
       how = 'COPY FROM STDIN (postgres.js) into a plain table';
       const start = process.hrtime.bigint();
@@ -159,7 +176,7 @@ async function postgresEngine() {
       `select count(*)::int as count from "${schema}".plain_run`,
     );
     if (count !== lines) throw new Error(`the plain COPY loaded ${count} rows, not ${lines}`);
-    report(`PostgreSQL ${version} (fresh schema)`, imported, plain, how);
+    report(`PostgreSQL ${version} (fresh schema)`, imported, plain, how, same);
   } finally {
     await admin.unsafe(`drop schema if exists "${schema}" cascade`);
     await admin.end();

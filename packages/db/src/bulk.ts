@@ -164,6 +164,13 @@ export type BulkCopyOptions<R> = Omit<BulkInsertOptions<R>, 'suffix' | 'batchSiz
   rows: readonly R[] | Iterable<R> | AsyncIterable<R>;
   /** Characters per chunk (default {@link COPY_CHUNK_CHARS}; tests use small ones). */
   chunkChars?: number;
+  /**
+   * A row's columns as COPY text, in the order of `columns`, tab-separated, without the
+   * constant columns or the newline (values escaped with {@link copyText}). Default: each
+   * column's value encoded by its type. A writer that knows its rows (e.g. a run's entries
+   * arrive topic by topic) encodes them with less work per row.
+   */
+  encode?: (row: R) => string;
 };
 
 /**
@@ -182,16 +189,22 @@ export async function bulkCopy<R>(db: Queryable, options: BulkCopyOptions<R>): P
   // Constant columns are written into every row: COPY has no column defaults of its own.
   const prefix = constant.map(([, value]) => copyText(value) + '\t').join('');
   const encoders = columns.map((column) => encoderOf(column));
+  const encode =
+    options.encode ??
+    ((row: R): string => {
+      let line = '';
+      for (let i = 0; i < encoders.length; i++) {
+        if (i > 0) line += '\t';
+        line += encoders[i]!(row);
+      }
+      return line;
+    });
   let written = 0;
   let parts: string[] = [];
   let size = 0;
   /** Adds a row's line; a full chunk when there is one to hand over. */
   const add = (row: R): string | undefined => {
-    let line = prefix;
-    for (let i = 0; i < encoders.length; i++) {
-      if (i > 0) line += '\t';
-      line += encoders[i]!(row);
-    }
+    const line = prefix + encode(row);
     parts.push(line + '\n');
     size += line.length + 1;
     written++;
@@ -273,7 +286,7 @@ const COPY_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** A value in COPY's text format: backslash, tab, newline and carriage return escaped. */
-function copyText(value: string | number): string {
+export function copyText(value: string | number): string {
   const text = String(value);
   return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text;
 }

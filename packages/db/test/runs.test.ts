@@ -140,6 +140,26 @@ forEachDatabase('runs', (database) => {
     ).rejects.toMatchObject({ code: '23505' });
     expect(await findRunByName(db, collectionId, 'dup-entry')).toBeUndefined();
     expect(await countEntries(db)).toBe(0);
+    // Grouped by topic as a parsed run is: the same docno under another topic is no repeat.
+    const grouped = new Map([
+      ['1', [{ docno: 'a', rank: 1, score: 2 }]],
+      [
+        '2',
+        [
+          { docno: 'a', rank: 1, score: 2 },
+          { docno: 'b', rank: 2, score: 1 },
+          { docno: 'a', rank: 3, score: 0 },
+        ],
+      ],
+    ]);
+    await expect(
+      createRun(db, { collectionId, name: 'dup-grouped', entries: grouped }),
+    ).rejects.toMatchObject({ code: '23505', message: expect.stringContaining('"a"') });
+    grouped.get('2')!.pop();
+    const distinct = await createRun(db, { collectionId, name: 'dup-grouped', entries: grouped });
+    expect([distinct.entryCount, distinct.topicCount]).toEqual([3, 2]);
+    await deleteRun(db, distinct.id);
+    expect(await countEntries(db)).toBe(0);
 
     await createRun(db, { collectionId, name: 'taken', entries: makeEntries(['1'], 5) });
     await expect(
@@ -179,6 +199,15 @@ forEachDatabase('runs', (database) => {
     const keep = await createRun(db, { collectionId, name: 'k', entries: makeEntries(['1'], 2) });
     expect(await insertRunEntries(db, run.id, makeEntries(['2'], 4))).toBe(4);
     expect((await listRuns(db, collectionId))[1]).toMatchObject({ entryCount: 7, topicCount: 2 });
+    // An entry the run already has (topic 2's doc3) is refused, and nothing of the call stays.
+    await expect(
+      insertRunEntries(db, run.id, [
+        { topicId: '3', docId: 'x', rank: 1, score: 1 },
+        { topicId: '2', docId: '2-doc3', rank: 9, score: 0 },
+      ]),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect((await listRuns(db, collectionId))[1]).toMatchObject({ entryCount: 7, topicCount: 2 });
+    expect(await countEntries(db)).toBe(9);
     expect(await deleteRun(db, run.id)).toBe(true);
     expect(await deleteRun(db, run.id)).toBe(false);
     expect(await countEntries(db)).toBe(2);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { bulkCopy, withTransaction, type Queryable } from '../bulk.js';
+import { bulkCopy, copyText, withTransaction, type Queryable } from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
@@ -69,7 +69,8 @@ export function toRun(row: Row<'runs'>): Run {
 
 /**
  * Creates a run and bulk-loads its entries (COPY) in one transaction (or in `db` if it is
- * one): a duplicate (topic, docno) or a taken name leaves nothing behind.
+ * one): a duplicate (topic, docno) or a taken name leaves nothing behind (both fail with
+ * code 23505, unique_violation).
  */
 export async function createRun(
   db: Queryable,
@@ -90,10 +91,11 @@ export async function createRun(
     const entries = input.entries;
     const byTopic = !Array.isArray(entries);
     // The run is new in this transaction: no other writer can delete it before we commit.
+    // No index checks the entries' uniqueness (see migration 0015): they are checked here.
     const entryCount = await insertEntries(
       trx,
       row.id,
-      byTopic ? flatten(entries as EntriesByTopic) : (entries as readonly RunEntry[]),
+      byTopic ? flatten(entries as EntriesByTopic) : checkedOnce(entries as readonly RunEntry[]),
       options,
     );
     const topicCount = byTopic
@@ -111,9 +113,11 @@ export async function createRun(
 
 /**
  * Adds entries to an existing run (COPY) and brings the run's stored entry and topic counts
- * up to date; returns how many entries were added. The run is locked against deletion
- * first (as a foreign key would, once instead of per row); an error with code 23503
- * (foreign_key_violation) when it does not exist.
+ * up to date; returns how many entries were added. The run is locked first, against
+ * deletion (as a foreign key would, once instead of per row) and against other writers
+ * adding entries to it; an error with code 23503 (foreign_key_violation) when it does not
+ * exist, and with code 23505 (unique_violation) when a document then appears twice for a
+ * topic of the run.
  */
 export async function insertRunEntries(
   db: Queryable,
@@ -122,13 +126,19 @@ export async function insertRunEntries(
   options: { chunkChars?: number } = {},
 ): Promise<number> {
   return withTransaction(db, async (trx) => {
-    const run = await sql`select id from runs where id = ${runId} for key share`.execute(trx);
+    const run = await sql`select id from runs where id = ${runId} for no key update`.execute(trx);
     // What the foreign key reported when it checked each row (SQLSTATE foreign_key_violation).
     if (run.rows.length === 0)
       throw Object.assign(new Error(`run ${runId} does not exist: no entries written`), {
         code: '23503',
       });
     const written = await insertEntries(trx, runId, entries, options);
+    // No index checks uniqueness (see migration 0015): the run's entries are checked once.
+    const repeated = await sql<{ topic_id: string; doc_id: string }>`
+      select topic_id, doc_id from run_entries where run_id = ${runId}
+      group by topic_id, doc_id having count(*) > 1 limit 1`.execute(trx);
+    const twice = repeated.rows[0];
+    if (twice !== undefined) throw duplicateEntry(twice.topic_id, twice.doc_id);
     // Counted once per write (one run's entries, through its index), never on a read.
     await sql`
       update runs set
@@ -139,10 +149,41 @@ export async function insertRunEntries(
   });
 }
 
-/** The entries of each topic as rows, made one at a time as the bulk load reads them. */
+/**
+ * The entries of each topic as rows, made one at a time as the bulk load reads them; throws
+ * {@link duplicateEntry} at a docno repeated within its topic.
+ */
 function* flatten(byTopic: EntriesByTopic): Generator<RunEntry> {
-  for (const [topicId, list] of byTopic)
-    for (const e of list) yield { topicId, docId: e.docno, rank: e.rank, score: e.score };
+  for (const [topicId, list] of byTopic) {
+    const docnos = new Set<string>();
+    for (const e of list) {
+      const before = docnos.size;
+      docnos.add(e.docno);
+      if (docnos.size === before) throw duplicateEntry(topicId, e.docno);
+      yield { topicId, docId: e.docno, rank: e.rank, score: e.score };
+    }
+  }
+}
+
+/** The entries as they are; throws {@link duplicateEntry} at a (topic, docno) seen before. */
+function* checkedOnce(entries: readonly RunEntry[]): Generator<RunEntry> {
+  const byTopic = new Map<string, Set<string>>();
+  for (const entry of entries) {
+    let docnos = byTopic.get(entry.topicId);
+    if (docnos === undefined) byTopic.set(entry.topicId, (docnos = new Set()));
+    const before = docnos.size;
+    docnos.add(entry.docId);
+    if (docnos.size === before) throw duplicateEntry(entry.topicId, entry.docId);
+    yield entry;
+  }
+}
+
+/** What a unique index on (run, topic, docno) reported (SQLSTATE unique_violation). */
+function duplicateEntry(topicId: string, docId: string): Error {
+  return Object.assign(
+    new Error(`document "${docId}" appears twice for topic "${topicId}" in the run`),
+    { code: '23505' },
+  );
 }
 
 /** How many topics have at least one entry. */
@@ -164,6 +205,9 @@ function insertEntries(
   entries: readonly RunEntry[] | Iterable<RunEntry>,
   options: { chunkChars?: number },
 ): Promise<number> {
+  // Entries come topic by topic: a topic id is escaped once for its run of entries.
+  let topicId: string | undefined;
+  let topicText = '';
   return bulkCopy(trx, {
     table: 'run_entries',
     constant: { run_id: runId },
@@ -174,6 +218,14 @@ function insertEntries(
       { name: 'score', type: 'float8', value: (e) => e.score },
     ],
     rows: entries,
+    encode: (e) => {
+      if (e.topicId !== topicId) {
+        topicId = e.topicId;
+        topicText = copyText(topicId);
+      }
+      // Numbers: String() is the shortest text that reads back to the same double.
+      return `${topicText}\t${copyText(e.docId)}\t${e.rank}\t${e.score}`;
+    },
     ...options,
   });
 }
