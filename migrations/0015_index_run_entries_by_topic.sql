@@ -10,3 +10,8 @@
 ALTER TABLE run_entries DROP CONSTRAINT run_entries_pkey;
 
 CREATE INDEX run_entries_run_id_topic_id_idx ON run_entries (run_id, topic_id);
+
+-- The delete trigger's function names run_entries without a schema: it now keeps the
+-- search path it was migrated under, so a run deleted from a session with another search
+-- path (psql, a script) still deletes its entries.
+ALTER FUNCTION assay_delete_run_entries() SET search_path FROM CURRENT;

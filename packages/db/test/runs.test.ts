@@ -216,4 +216,18 @@ forEachDatabase('runs', (database) => {
       code: '23503',
     });
   });
+  it('deletes a run’s entries when the run is deleted from a session with another search path', async () => {
+    const { db } = database;
+    const { id: collectionId } = await createCollection(db, { name: 'search-path' });
+    const run = await createRun(db, { collectionId, name: 'sp', entries: makeEntries(['1'], 3) });
+    const before = await countEntries(db);
+    await withTransaction(db, async (trx) => {
+      const schema = await sql<{ s: string }>`select current_schema() as s`.execute(trx);
+      const runs = `"${schema.rows[0]!.s}".runs`;
+      // A session that does not see assay's tables by name, as psql might be.
+      await sql`set local search_path to pg_catalog`.execute(trx);
+      await sql.raw(`delete from ${runs} where id = ${run.id}`).execute(trx);
+    });
+    expect(await countEntries(db)).toBe(before - 3);
+  });
 });
