@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AGREE_OPTIONS } from '../src/agree-command.js';
+import {
+  ANSWERS_AGREE_OPTIONS,
+  ANSWERS_REPORT_OPTIONS,
+  ANSWERS_SCORE_OPTIONS,
+} from '../src/answers-command.js';
 import { COMPARE_OPTIONS } from '../src/compare-command.js';
 import { CONSENSUS_OPTIONS } from '../src/consensus-command.js';
 import { EVAL_OPTIONS } from '../src/eval-command.js';
@@ -20,6 +25,10 @@ import { cli } from './run-cli.js';
 // subcommands `assay CMD SUB --help`), against the options its parser reads.
 const COMMANDS: Array<[string[], readonly OptionSpec[]]> = [
   [['agree'], AGREE_OPTIONS],
+  [
+    ['answers', 'score'],
+    [...ANSWERS_SCORE_OPTIONS, ...ANSWERS_REPORT_OPTIONS, ...ANSWERS_AGREE_OPTIONS],
+  ],
   [['compare'], COMPARE_OPTIONS],
   [['consensus'], CONSENSUS_OPTIONS],
   [['eval'], EVAL_OPTIONS],
