@@ -75,6 +75,7 @@ correctness)`,
     long: 'mode',
     key: 'mode',
     kind: oneOf('pointwise', 'comparative'),
+    arg: 'MODE',
     help: `pointwise (one answer per call; default) or comparative (all systems'
 answers to a topic in one call, as A, B, C … in a seeded order)`,
   },
@@ -166,19 +167,22 @@ export const ANSWERS_REPORT_OPTIONS: readonly OptionSpec[] = [
     long: 'test',
     key: 'test',
     kind: oneOf('paired', 'welch'),
-    help: "paired t-test (default) or Welch's t-test, per pair of systems and criterion",
+    arg: 'T',
+    help: "paired (t-test; default) or welch (Welch's t-test), per pair and criterion",
   },
   {
     long: 'correction',
     key: 'correction',
     kind: oneOf('holm', 'bonferroni', 'bh', 'none'),
-    help: 'multiple-comparison correction, per criterion over its pairs (default holm)',
+    arg: 'C',
+    help: 'holm (default), bonferroni, bh or none: the correction per criterion over its pairs',
   },
   {
     long: 'format',
     key: 'format',
     kind: oneOf('table', 'json', 'csv', 'latex', 'html'),
-    help: 'output format (default table)',
+    arg: 'F',
+    help: 'table (default), json, csv, latex or html',
   },
   {
     long: 'alpha',
@@ -205,7 +209,13 @@ export const ANSWERS_AGREE_OPTIONS: readonly OptionSpec[] = [
     kind: SCALE,
     help: 'the grade scale, e.g. 0..5 (or 0-5, 0:5; default 0..5)',
   },
-  { long: 'format', key: 'format', kind: oneOf('table', 'json'), help: 'table (default) or json' },
+  {
+    long: 'format',
+    key: 'format',
+    kind: oneOf('table', 'json'),
+    arg: 'F',
+    help: 'table (default) or json',
+  },
   HELP_OPTION,
 ];
 

@@ -274,6 +274,9 @@ describeOnEngines(
       expect(failed[1].reason).toContain('context length exceeded');
       expect(run.stderr).toContain('failed: topic q6, system react, trial 1');
       expect(run.stderr).toContain('raw answer:');
+      // judge-model has no price: its cost is unknown, never $0.0000.
+      expect(run.stderr).toContain('calls paid (cost unknown: the model has no price)');
+      expect(run.stderr).not.toContain('$0.0000');
       // Every scored line carries the scripted grades.
       for (const l of lines) {
         const s = SYSTEMS.indexOf(l.system);
