@@ -158,6 +158,12 @@ describe('assay answers: arguments', () => {
       );
       expect(trials.code).toBe(1);
       expect(trials.stderr).toContain('--trials must be an integer >= 1, got "0"');
+      const poll = await assay(
+        env,
+        ...['answers', 'score', '--judge', 'answer-quality', '--batch', '--batch-poll', '0'],
+      );
+      expect(poll.code).toBe(1);
+      expect(poll.stderr).toContain('--batch-poll must be a number > 0, got "0"');
       // A scale in any of the forms assay takes everywhere; MIN = MAX is refused.
       const scale = await assay(env, 'answers', 'agree', file, file, '--scale', '0..5x');
       expect(scale.code).toBe(1);
