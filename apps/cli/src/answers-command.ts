@@ -1,5 +1,4 @@
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { JudgeTemplate } from '@assay/judge';
 import {
   checkAnswerTemplate,
@@ -26,130 +25,235 @@ import {
 } from '@assay/stats';
 import { parseCollection, parseTopics } from '@assay/trec';
 import { readText } from './evaluate-files.js';
+import {
+  commandHelp,
+  FILE,
+  getopt,
+  HELP_OPTION,
+  integer,
+  number,
+  oneOf,
+  type OptionSpec,
+  SCALE,
+  TEXT,
+  UsageError,
+} from './getopt.js';
 import { CliError } from './io.js';
-import { loadCheckedTemplate } from './judge-options.js';
+import { ENDPOINT_OPTIONS, endpointOptions, loadCheckedTemplate } from './judge-options.js';
 import { writeAtomically } from './write-atomically.js';
-import { afterBatchClient, batchMode, runBatchMode } from './batch-options.js';
-
-/** The batch options' keys as this command's option names. */
-const BATCH_FLAGS: Record<string, string> = {
-  batchExport: 'batch-export',
-  batchImport: 'batch-import',
-  batchPoll: 'batch-poll',
-};
+import { afterBatchClient, BATCH_OPTIONS, batchMode, runBatchMode } from './batch-options.js';
 import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
+import { runSubcommand } from './rag-cli.js';
 
 /** Exit status of `assay answers score` when some answers could not be scored. */
 export const ANSWERS_EXIT = { failed: 5 } as const;
 
-export const ANSWERS_USAGE = `Usage: assay answers score --judge ID --responses FILE --out SCORES.jsonl [options]
+/** The options of `assay answers score`. */
+export const ANSWERS_SCORE_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'judge',
+    key: 'judge',
+    kind: TEXT,
+    arg: 'ID',
+    help: `answer-quality (informativeness, completeness, novelty, actionability;
+the SRSA rubric) or rag-groundedness (groundedness, answer_relevance,
+correctness)`,
+  },
+  {
+    long: 'responses',
+    key: 'responses',
+    kind: FILE,
+    help: 'JSONL {"topic","system","answer","query"?,"references"?}',
+  },
+  {
+    long: 'topics',
+    key: 'topics',
+    kind: FILE,
+    help: 'the requests (TSV, JSONL or TREC), for responses without "query"',
+  },
+  {
+    long: 'mode',
+    key: 'mode',
+    kind: oneOf('pointwise', 'comparative'),
+    arg: 'MODE',
+    help: `pointwise (one answer per call; default) or comparative (all systems'
+answers to a topic in one call, as A, B, C … in a seeded order)`,
+  },
+  {
+    long: 'examples',
+    key: 'examples',
+    kind: FILE,
+    help: 'answers graded by people: JSONL {"query","answer","scores","justification"?}',
+  },
+  {
+    long: 'example-sets',
+    key: 'exampleSets',
+    kind: integer({ min: 1 }),
+    arg: 'K',
+    help: 'split the examples into K prompts and average the K evaluations (default 1)',
+  },
+  {
+    long: 'trials',
+    key: 'trials',
+    kind: integer({ min: 1 }),
+    help: `repeat every evaluation N times (each its own request; use a
+--temperature above 0 for differing answers; default 1)`,
+  },
+  {
+    long: 'gold',
+    key: 'gold',
+    kind: FILE,
+    help: 'gold answers, JSONL {"topic","answer"} (rag-groundedness correctness)',
+  },
+  {
+    long: 'docs',
+    key: 'docs',
+    kind: FILE,
+    help: 'documents (.jsonl or .tsv) to resolve references given as document ids',
+  },
+  {
+    long: 'out',
+    key: 'out',
+    kind: FILE,
+    help: 'the score file (written to a temporary file, then renamed)',
+  },
+  {
+    long: 'failures',
+    key: 'failures',
+    kind: FILE,
+    help: 'also write the failed answers as JSONL {"topic","system","trial","reason","raw"}',
+  },
+  {
+    long: 'model',
+    key: 'model',
+    kind: TEXT,
+    arg: 'M',
+    help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
+  },
+  {
+    long: 'temperature',
+    key: 'temperature',
+    kind: number({ min: 0, max: 2 }),
+    arg: 'T',
+    help: "sampling temperature (default the judge's, 0)",
+  },
+  {
+    long: 'seed',
+    key: 'seed',
+    kind: integer(),
+    help: 'seed of the comparative order (default 42)',
+  },
+  {
+    long: 'concurrency',
+    key: 'concurrency',
+    kind: integer({ min: 1 }),
+    help: 'calls in flight (default 8)',
+  },
+  ...ENDPOINT_OPTIONS,
+  {
+    long: 'judges',
+    key: 'judges',
+    kind: FILE,
+    arg: 'DIR',
+    help: 'read judge templates from DIR instead of the shipped judges/',
+  },
+  ...BATCH_OPTIONS,
+  HELP_OPTION,
+];
+
+/** The options of `assay answers report`. */
+export const ANSWERS_REPORT_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'test',
+    key: 'test',
+    kind: oneOf('paired', 'welch'),
+    arg: 'T',
+    help: "paired (t-test; default) or welch (Welch's t-test), per pair and criterion",
+  },
+  {
+    long: 'correction',
+    key: 'correction',
+    kind: oneOf('holm', 'bonferroni', 'bh', 'none'),
+    arg: 'C',
+    help: 'holm (default), bonferroni, bh or none: the correction per criterion over its pairs',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    kind: oneOf('table', 'json', 'csv', 'latex', 'html'),
+    arg: 'F',
+    help: 'table (default), json, csv, latex or html',
+  },
+  {
+    long: 'alpha',
+    key: 'alpha',
+    kind: number({ above: 0, below: 1 }),
+    arg: 'A',
+    help: 'significance level (default 0.05)',
+  },
+  { long: 'seed', key: 'seed', kind: integer(), help: 'seed of the bootstrap (default 42)' },
+  {
+    long: 'samples',
+    key: 'samples',
+    kind: integer({ min: 1 }),
+    help: 'bootstrap resamples of the 95% intervals (default 10000)',
+  },
+  HELP_OPTION,
+];
+
+/** The options of `assay answers agree`. */
+export const ANSWERS_AGREE_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'scale',
+    key: 'scale',
+    kind: SCALE,
+    help: 'the grade scale, e.g. 0..5 (or 0-5, 0:5; default 0..5)',
+  },
+  {
+    long: 'format',
+    key: 'format',
+    kind: oneOf('table', 'json'),
+    arg: 'F',
+    help: 'table (default) or json',
+  },
+  HELP_OPTION,
+];
+
+export const ANSWERS_USAGE = commandHelp({
+  usage: `assay answers score --judge ID --responses FILE --out SCORES.jsonl [options]
        assay answers report SCORES.jsonl [--test paired|welch] [--correction holm|bonferroni|bh|none]
                             [--format table|json|csv|latex|html] [--alpha A] [--seed N] [--samples N]
-       assay answers agree A.jsonl B.jsonl [--scale 0-5] [--format table|json]
-
-assay answers score grades generated answers with an LLM judge and writes one line per
+       assay answers agree A.jsonl B.jsonl [--scale MIN..MAX] [--format table|json]`,
+  about: `assay answers score grades generated answers with an LLM judge and writes one line per
 (topic, system, trial): {"topic","system","trial","scores":{criterion: value},"justification"}
 (comparative mode adds the answer's "label"). Every call is kept in the database
 (DATABASE_URL, else embedded PGlite under ASSAY_DATA_DIR), so a rerun pays for nothing
-it already asked.
-
-  --judge ID            answer-quality (informativeness, completeness, novelty, actionability;
-                        the SRSA rubric) or rag-groundedness (groundedness, answer_relevance,
-                        correctness)
-  --responses FILE      JSONL {"topic","system","answer","query"?,"references"?}
-  --topics FILE         the requests (TSV, JSONL or TREC), for responses without "query"
-  --mode M              pointwise (one answer per call; default) or comparative (all systems'
-                        answers to a topic in one call, as A, B, C … in a seeded order)
-  --examples FILE       answers graded by people: JSONL {"query","answer","scores","justification"?}
-  --example-sets K      split the examples into K prompts and average the K evaluations
-  --trials N            repeat every evaluation N times (each its own request; use a
-                        --temperature above 0 for differing answers)
-  --gold FILE           gold answers, JSONL {"topic","answer"} (rag-groundedness correctness)
-  --docs FILE           documents (JSONL or TSV) to resolve references given as document ids
-  --out FILE            the score file (written to a temporary file, then renamed)
-  --failures FILE       also write the failed answers as JSONL {"topic","system","trial","reason","raw"}
-  --model M             model name (default ASSAY_JUDGE_MODEL, then the judge's own)
-  --temperature T       sampling temperature (default the judge's, 0)
-  --seed N              seed of the comparative order (default 42)
-  --concurrency N       calls in flight (default 8)
-  --base-url URL        an OpenAI-compatible endpoint (default OPENAI_BASE_URL); key from OPENAI_API_KEY
-  --rpm N, --tpm N      at most N requests / tokens per minute
-  --timeout SECONDS     per-request timeout (default 120)
-  --judges DIR          read judge templates from DIR instead of the shipped judges/
-  --batch               send the calls through the OpenAI Batch API (batch prices); polls
-                        every 30 s (--batch-poll SECONDS), stores the answers, then scores
-                        from them with nothing sent live; a rerun waits for the same batch
-  --batch-export FILE   write the calls still needed as a batch input file (JSONL, as the
-                        Batch API and 'vllm run-batch' read it) and stop
-  --batch-import FILE   load a batch output file into the call store, then score from the
-                        stored answers with nothing sent live
-
-A judge answer with a missing criterion or a grade outside 0-5 is asked again, then
-reported on stderr as failed with its raw text; it is never counted as 0.
-Exit status: 0 every answer scored; 1 usage or configuration error; 2 unreadable or
-malformed input; 5 some answers failed (the score file holds the others).
+it already asked. A judge answer with a missing criterion or a grade outside 0-5 is asked
+again, then reported on stderr as failed with its raw text; it is never counted as 0.
+--batch sends the calls still needed through the OpenAI Batch API (batch prices), polls
+it, stores the answers, then scores from them with nothing sent live.
 
 assay answers report reads a score file and prints, per system and criterion, the mean
-over topics (trials averaged first) with a 95% bootstrap interval (--seed, default 42;
---samples, default 10000), the win rate (share of the topics every system answered where
-it has the top score; ties win for each) and the win rates normalised to sum to 1, and
-per pair of systems and criterion a paired t-test (default) or Welch's t-test with the
-correction applied per criterion over its pairs (default holm; significant at --alpha,
-default 0.05). JSON: {systems: [{system, n, means, ci, winRate, winRateNormalised}],
+over topics (trials averaged first) with a 95% bootstrap interval, the win rate (share of
+the topics every system answered where it has the top score; ties win for each) and the
+win rates normalised to sum to 1, and per pair of systems and criterion a paired t-test
+or Welch's t-test with the correction applied per criterion over its pairs (significant
+at --alpha). JSON: {systems: [{system, n, means, ci, winRate, winRateNormalised}],
 tests: [{a, b, criterion, test, statistic, p, pAdjusted, significant}]}.
 
 assay answers agree compares two score files of the same answers (an LLM judge and people
 scoring on the same rubric, or two judges): per criterion both grade, over the answers both
 scored (trials averaged), exact agreement, Cohen's kappa with linear and quadratic weights
 and Krippendorff's ordinal alpha on the grades rounded to the --scale, and interval alpha
-on the unrounded means.`;
-
-function usage(message: string): CliError {
-  return new CliError(`${message}\n\n${ANSWERS_USAGE}`, EXIT.usage);
-}
-
-/** Parses `--name value` options (every option takes a value) and positionals. */
-function parse(
-  argv: readonly string[],
-  names: readonly string[],
-  flagNames: readonly string[] = [],
-): { values: Record<string, string | undefined>; flags: Set<string>; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({
-      args: [...argv],
-      options: Object.fromEntries([
-        ...names.map((n) => [n, { type: 'string' as const }]),
-        ...flagNames.map((n) => [n, { type: 'boolean' as const }]),
-      ]),
-      allowPositionals: true,
-      strict: true,
-    });
-    const all = values as Record<string, string | boolean | undefined>;
-    const flags = new Set(flagNames.filter((n) => all[n] === true));
-    for (const n of flagNames) delete all[n];
-    return { values: all as Record<string, string | undefined>, flags, positionals };
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-}
-
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw usage(`--${name} must be a positive integer`);
-  return n;
-}
-
-function oneOf<T extends string>(
-  name: string,
-  value: string | undefined,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  if (value === undefined) return fallback;
-  if (!allowed.includes(value as T)) throw usage(`--${name} must be one of ${allowed.join(', ')}`);
-  return value as T;
-}
+on the unrounded means.`,
+  sections: [
+    { title: 'score options', specs: ANSWERS_SCORE_OPTIONS },
+    { title: 'report options', specs: ANSWERS_REPORT_OPTIONS },
+    { title: 'agree options', specs: ANSWERS_AGREE_OPTIONS },
+  ],
+  notes: `Exit status: 0 done (score: every answer scored); 1 usage or configuration error;
+2 unreadable or malformed input; 5 some answers failed (the score file holds the others).`,
+});
 
 function loadTemplate(id: string, dir: string | undefined): JudgeTemplate {
   return loadCheckedTemplate(id, dir, checkAnswerTemplate);
@@ -159,66 +263,41 @@ function docsFormat(file: string): 'jsonl' | 'tsv' {
   const name = basename(file).toLowerCase();
   if (/\.jsonl?$/.test(name)) return 'jsonl';
   if (/\.tsv$/.test(name)) return 'tsv';
-  throw usage(`cannot tell the format of ${file}; name it .jsonl or .tsv`);
+  throw new UsageError(`cannot tell the format of ${file}; name it .jsonl or .tsv`);
 }
 
 async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
-  const { values, flags, positionals } = parse(
-    argv,
-    [
-      'judge',
-      'responses',
-      'topics',
-      'mode',
-      'examples',
-      'example-sets',
-      'trials',
-      'gold',
-      'docs',
-      'out',
-      'failures',
-      'model',
-      'temperature',
-      'seed',
-      'concurrency',
-      'base-url',
-      'rpm',
-      'tpm',
-      'timeout',
-      'judges',
-      'batch-export',
-      'batch-import',
-      'batch-poll',
-    ],
-    ['batch'],
-  );
-  if (positionals.length) throw usage(`unexpected argument ${positionals[0]}`);
-  if (!values.judge) throw usage('--judge is required');
+  const p = getopt(argv, ANSWERS_SCORE_OPTIONS);
+  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
+  const values = {
+    judge: p.option('judge'),
+    responses: p.option('responses'),
+    topics: p.option('topics'),
+    examples: p.option('examples'),
+    gold: p.option('gold'),
+    docs: p.option('docs'),
+    out: p.option('out'),
+    failures: p.option('failures'),
+    model: p.option('model'),
+    judges: p.option('judges'),
+  };
+  if (!values.judge) throw new UsageError('--judge is required');
   const batch = batchMode(
-    (key) => values[BATCH_FLAGS[key] ?? key],
-    (key) => (key === 'batch' ? flags.has('batch') : values[BATCH_FLAGS[key] ?? key] !== undefined),
+    (key) => p.option(key),
+    (key) => p.has(key),
   );
-  if (!values.responses) throw usage('--responses is required');
-  if (!values.out) throw usage('--out is required');
-  if (values['example-sets'] !== undefined && !values.examples)
-    throw usage('--example-sets needs --examples');
+  if (!values.responses) throw new UsageError('--responses is required');
+  if (!values.out) throw new UsageError('--out is required');
+  if (p.has('exampleSets') && !values.examples)
+    throw new UsageError('--example-sets needs --examples');
   const template = loadTemplate(values.judge, values.judges);
-  const mode = oneOf('mode', values.mode, ['pointwise', 'comparative'] as const, 'pointwise');
-  const trials = positiveInt('trials', values.trials, 1);
-  const exampleSets = positiveInt('example-sets', values['example-sets'], 1);
-  const concurrency = positiveInt('concurrency', values.concurrency, 8);
-  let temperature: number | undefined;
-  if (values.temperature !== undefined) {
-    temperature = Number(values.temperature);
-    if (!(temperature >= 0 && temperature <= 2)) throw usage('--temperature must be in [0, 2]');
-  }
-  let seed = 42;
-  if (values.seed !== undefined) {
-    seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) throw usage('--seed must be an integer');
-  }
-  const timeout =
-    values.timeout === undefined ? undefined : positiveInt('timeout', values.timeout, 120);
+  const mode = (p.option('mode') ?? 'pointwise') as 'pointwise' | 'comparative';
+  const trials = p.number('trials') ?? 1;
+  const exampleSets = p.number('exampleSets') ?? 1;
+  const concurrency = p.number('concurrency') ?? 8;
+  const temperature = p.number('temperature');
+  const seed = p.number('seed') ?? 42;
+  const endpoint = endpointOptions(p);
 
   // Every file is read and checked before the database is opened or a call is made.
   const input = await asCliErrors(async () => {
@@ -259,13 +338,7 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
 
   return withDatabase(io, async (db, config) => {
     const model = values.model ?? config.judgeModel ?? template.model.name;
-    if (!model) throw usage('no model: give --model or set ASSAY_JUDGE_MODEL');
-    const endpoint = {
-      ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
-      ...(values.rpm ? { rpm: positiveInt('rpm', values.rpm, 1) } : {}),
-      ...(values.tpm ? { tpm: positiveInt('tpm', values.tpm, 1) } : {}),
-      ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
-    };
+    if (!model) throw new UsageError('no model: give --model or set ASSAY_JUDGE_MODEL');
     const deps = { ...judgeWorkerDeps(config, endpoint, concurrency), store: new DbCallStore(db) };
     const scoring = {
       ...input,
@@ -305,33 +378,15 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
 }
 
 function reportCommand(argv: readonly string[], io: PlatformCommandIo): number {
-  const { values, positionals } = parse(argv, [
-    'test',
-    'correction',
-    'format',
-    'alpha',
-    'seed',
-    'samples',
-  ]);
-  if (positionals.length !== 1) throw usage('give one score file');
-  const test = oneOf('test', values.test, ['paired', 'welch'] as const, 'paired');
-  const correction = oneOf<PValueAdjustment>(
-    'correction',
-    values.correction,
-    ['holm', 'bonferroni', 'bh', 'none'],
-    'holm',
-  );
-  const format = oneOf<AnswersReportFormat>(
-    'format',
-    values.format,
-    ['table', 'json', 'csv', 'latex', 'html'],
-    'table',
-  );
-  const alpha = values.alpha === undefined ? 0.05 : Number(values.alpha);
-  if (!(alpha > 0 && alpha < 1)) throw usage('--alpha must be in (0, 1)');
-  const seed = values.seed === undefined ? 42 : Number(values.seed);
-  if (!Number.isSafeInteger(seed)) throw usage('--seed must be an integer');
-  const samples = positiveInt('samples', values.samples, 10000);
+  const p = getopt(argv, ANSWERS_REPORT_OPTIONS);
+  const { positionals } = p;
+  if (positionals.length !== 1) throw new UsageError('give one score file');
+  const test = (p.option('test') ?? 'paired') as 'paired' | 'welch';
+  const correction = (p.option('correction') ?? 'holm') as PValueAdjustment;
+  const format = (p.option('format') ?? 'table') as AnswersReportFormat;
+  const alpha = p.number('alpha') ?? 0.05;
+  const seed = p.number('seed') ?? 42;
+  const samples = p.number('samples') ?? 10000;
   const lines = readScores(positionals[0]!);
   const report = answerQualityReport(lines, { test, correction, alpha, seed, samples });
   io.stdout(
@@ -356,12 +411,15 @@ function readScores(file: string) {
 }
 
 function agreeCommand(argv: readonly string[], io: PlatformCommandIo): number {
-  const { values, positionals } = parse(argv, ['scale', 'format']);
-  if (positionals.length !== 2) throw usage('give two score files');
-  const format = oneOf('format', values.format, ['table', 'json'] as const, 'table');
-  const m = /^(-?\d+)-(-?\d+)$/.exec(values.scale ?? '0-5');
-  if (!m || Number(m[1]) >= Number(m[2])) throw usage('--scale must be MIN-MAX, e.g. 0-5');
-  const scale = { min: Number(m[1]), max: Number(m[2]) };
+  const p = getopt(argv, ANSWERS_AGREE_OPTIONS);
+  const { positionals } = p;
+  if (positionals.length !== 2) throw new UsageError('give two score files');
+  const format = p.option('format') ?? 'table';
+  const scale = p.scale('scale') ?? { min: 0, max: 5 };
+  if (scale.min === scale.max)
+    throw new UsageError(
+      `--scale ${p.option('scale')}: the lowest grade must be below the highest`,
+    );
   const rows = answerScoreAgreement(
     readScores(positionals[0]!),
     readScores(positionals[1]!),
@@ -402,15 +460,9 @@ export async function answersCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
 ): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === '-h' || sub === '--help' || sub === 'help') {
-    io.stdout(`${ANSWERS_USAGE}\n`);
-    return 0;
-  }
-  if (sub === 'score') return scoreCommand(rest, io);
-  if (sub === 'report') return reportCommand(rest, io);
-  if (sub === 'agree') return agreeCommand(rest, io);
-  throw usage(
-    sub === undefined ? 'give a subcommand: score, report or agree' : `unknown subcommand '${sub}'`,
-  );
+  return runSubcommand(argv, io, ANSWERS_USAGE, {
+    score: (rest) => scoreCommand(rest, io),
+    report: (rest) => Promise.resolve(reportCommand(rest, io)),
+    agree: (rest) => Promise.resolve(agreeCommand(rest, io)),
+  });
 }

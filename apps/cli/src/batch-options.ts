@@ -15,7 +15,7 @@ import {
   type ModelPrice,
 } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
-import { checkNumber, FILE, FLAG, number, UsageError, type OptionSpec } from './getopt.js';
+import { FILE, FLAG, number, UsageError, type OptionSpec } from './getopt.js';
 import type { PlatformCommandIo } from './platform-session.js';
 import { formatCost } from './progress.js';
 import { readText } from './read-input.js';
@@ -89,8 +89,8 @@ export function batchMode(
     throw new UsageError(`give only one of --${submit}, --batch-export and --batch-import`);
   const poll = option('batchPoll');
   if (poll !== undefined && !has(key)) throw new UsageError(`--batch-poll goes with --${submit}`);
-  // Checked again here for the commands that read their options without the option layer.
-  const seconds = poll === undefined ? 30 : checkNumber('--batch-poll', POLL_SECONDS, poll);
+  // Every command reads --batch-poll through the option layer, which checked it (> 0).
+  const seconds = poll === undefined ? 30 : Number(poll);
   if (has(key)) return { kind: 'submit', pollMs: seconds * 1000 };
   const exported = option('batchExport');
   if (exported !== undefined) return { kind: 'export', file: nonEmpty('--batch-export', exported) };

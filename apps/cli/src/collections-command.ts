@@ -1,5 +1,5 @@
 import { deleteCollection, PlatformError } from '@assay/platform';
-import { FLAG, getopt, HELP_OPTION, UsageError, type OptionSpec } from './getopt.js';
+import { commandHelp, FLAG, getopt, HELP_OPTION, UsageError, type OptionSpec } from './getopt.js';
 import { CliError } from './io.js';
 import {
   EXIT,
@@ -8,43 +8,42 @@ import {
   type PlatformCommandIo,
 } from './platform-session.js';
 
-export const COLLECTIONS_USAGE = `Usage: assay collections delete NAME [--force]
-
-  delete NAME   delete collection NAME (or its id) from the configured database
-                (PostgreSQL when DATABASE_URL is set, else embedded PGlite under
-                ASSAY_DATA_DIR) with its documents, topics, runs, label sets, judge jobs,
-                campaigns and reports, in one transaction, and say what went; as
-                DELETE /api/collections/{collection}
-  --force       also when reports of the collection are published as leaderboards,
-                which are then unpublished and deleted too (without it such a collection
-                is kept and the leaderboards are named)
-
-Exit status: 0 deleted; 1 usage, configuration or database error; 3 no such collection;
-4 kept because of published leaderboards (delete again with --force).`;
-
 /** The options of `assay collections delete`. */
-const COLLECTIONS_OPTIONS: readonly OptionSpec[] = [
-  { long: 'force', key: 'force', kind: FLAG },
+export const COLLECTIONS_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'force',
+    key: 'force',
+    kind: FLAG,
+    help: `also when reports of the collection are published as leaderboards,
+which are then unpublished and deleted too (without it such a collection
+is kept and the leaderboards are named)`,
+  },
   HELP_OPTION,
 ];
+
+export const COLLECTIONS_USAGE = commandHelp({
+  usage: 'assay collections delete NAME [--force]',
+  about: `Deletes collection NAME (or its id) from the configured database (PostgreSQL when
+DATABASE_URL is set, else embedded PGlite under ASSAY_DATA_DIR) with its documents,
+topics, runs, label sets, judge jobs, campaigns and reports, in one transaction, and says
+what went; as DELETE /api/collections/{collection}.`,
+  sections: [{ specs: COLLECTIONS_OPTIONS }],
+  notes: `Exit status: 0 deleted; 1 usage, configuration or database error; 3 no such collection;
+4 kept because of published leaderboards (delete again with --force).`,
+});
 
 /** `assay collections delete NAME [--force]`. */
 export async function collectionsCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
 ): Promise<number> {
-  const [what, ...rest] = argv;
-  if (what === undefined || what === '-h' || what === '--help' || rest.includes('--help')) {
+  const parsed = getopt(argv, COLLECTIONS_OPTIONS);
+  const [what, ...positionals] = parsed.positionals;
+  if (parsed.has('help') || what === undefined) {
     io.stdout(`${COLLECTIONS_USAGE}\n`);
-    return what === undefined ? EXIT.usage : 0;
+    return parsed.has('help') ? EXIT.ok : EXIT.usage;
   }
   if (what !== 'delete') throw new UsageError(`unknown collections command '${what}' (delete)`);
-  const parsed = getopt(rest, COLLECTIONS_OPTIONS);
-  if (parsed.has('help')) {
-    io.stdout(`${COLLECTIONS_USAGE}\n`);
-    return 0;
-  }
-  const { positionals } = parsed;
   if (positionals.length !== 1)
     throw new UsageError("'collections delete' takes one collection NAME");
   const name = positionals[0]!;

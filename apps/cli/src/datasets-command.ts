@@ -1,5 +1,5 @@
 import { listDatasets, loadDataset } from '@assay/platform';
-import { UsageError } from './getopt.js';
+import { commandHelp, getopt, HELP_OPTION, type OptionSpec, UsageError } from './getopt.js';
 import {
   EXIT,
   describeDatabase,
@@ -8,29 +8,34 @@ import {
   type PlatformCommandIo,
 } from './platform-session.js';
 
-export const DATASETS_USAGE = `Usage: assay datasets list
-       assay datasets load NAME
+/** The options of `assay datasets`: only its help. */
+const DATASETS_OPTIONS: readonly OptionSpec[] = [HELP_OPTION];
 
-Datasets shipped with assay in datasets/ (see datasets/<name>/README.md for provenance,
+export const DATASETS_USAGE = commandHelp({
+  usage: `assay datasets list
+       assay datasets load NAME`,
+  about: `Datasets shipped with assay in datasets/ (see datasets/<name>/README.md for provenance,
 licence and how assay maps ids and grades).
 
   list        the shipped datasets: name, then description
   load NAME   load one into the configured database (PostgreSQL when DATABASE_URL is
               set, else embedded PGlite under ASSAY_DATA_DIR) as collection NAME with its
-              topics and judgments, in one transaction
-
-Exit status: 0 done; 1 usage, configuration or database error; 3 unknown dataset;
-4 already loaded.`;
+              topics and judgments, in one transaction`,
+  sections: [{ specs: DATASETS_OPTIONS }],
+  notes: `Exit status: 0 done; 1 usage, configuration or database error; 3 unknown dataset;
+4 already loaded.`,
+});
 
 /** `assay datasets list|load NAME`. */
 export async function datasetsCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
 ): Promise<number> {
-  const [what, ...rest] = argv;
-  if (what === undefined || what === '-h' || what === '--help' || rest.includes('--help')) {
+  const parsed = getopt(argv, DATASETS_OPTIONS);
+  const [what, ...rest] = parsed.positionals;
+  if (parsed.has('help') || what === undefined) {
     io.stdout(`${DATASETS_USAGE}\n`);
-    return what === undefined ? EXIT.usage : 0;
+    return parsed.has('help') ? EXIT.ok : EXIT.usage;
   }
   if (what === 'list') {
     if (rest.length > 0) throw new UsageError("'datasets list' takes no arguments");

@@ -1,5 +1,5 @@
 import { migrateDatabase } from '@assay/platform';
-import { UsageError } from './getopt.js';
+import { commandHelp, getopt, HELP_OPTION, type OptionSpec, UsageError } from './getopt.js';
 import { CliError } from './io.js';
 import {
   EXIT,
@@ -8,21 +8,26 @@ import {
   type PlatformCommandIo,
 } from './platform-session.js';
 
-export const DB_USAGE = `Usage: assay db migrate
+/** The options of `assay db`: only its help. */
+const DB_OPTIONS: readonly OptionSpec[] = [HELP_OPTION];
 
-Applies pending migrations (migrations/NNNN_verb_noun.sql, each in its own transaction)
+export const DB_USAGE = commandHelp({
+  usage: 'assay db migrate',
+  about: `Applies pending migrations (migrations/NNNN_verb_noun.sql, each in its own transaction)
 to the configured database: PostgreSQL when DATABASE_URL is set, else embedded PGlite
 under ASSAY_DATA_DIR (default ./.assay). Safe to run from several processes at once.
-Other assay commands migrate on start too; this one only migrates, and says what it did.
-
-Exit status: 0 migrated or up to date; 1 usage, configuration or database error.`;
+Other assay commands migrate on start too; this one only migrates, and says what it did.`,
+  sections: [{ specs: DB_OPTIONS }],
+  notes: 'Exit status: 0 migrated or up to date; 1 usage, configuration or database error.',
+});
 
 /** `assay db migrate`. */
 export async function dbCommand(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
-  const [what, ...rest] = argv;
-  if (what === undefined || what === '-h' || what === '--help') {
+  const parsed = getopt(argv, DB_OPTIONS);
+  const [what, ...rest] = parsed.positionals;
+  if (parsed.has('help') || what === undefined) {
     io.stdout(`${DB_USAGE}\n`);
-    return what === undefined ? EXIT.usage : 0;
+    return parsed.has('help') ? EXIT.ok : EXIT.usage;
   }
   if (what !== 'migrate') throw new UsageError(`unknown db command '${what}' (migrate)`);
   if (rest.length > 0) throw new UsageError("'db migrate' takes no arguments");

@@ -67,26 +67,3 @@ export function analyzerFrom(
       .filter((w) => w !== '' && !w.startsWith('#'));
   return { stemmer: (stemmer ?? 'porter') as 'porter' | 'none', stopwords: list };
 }
-
-/** A number option that must be finite (and ≥ min). */
-export function numberOption(
-  name: string,
-  text: string | undefined,
-  min = -Infinity,
-): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < min)
-    throw new UsageError(
-      `${name} needs a number${min > -Infinity ? ` >= ${min}` : ''}, not '${text}'`,
-    );
-  return value;
-}
-
-/** A positive integer option. */
-export function countOption(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
-    throw new UsageError(`${name} needs a positive integer, not '${text}'`);
-  return Number(text);
-}

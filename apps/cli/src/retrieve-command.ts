@@ -48,8 +48,6 @@ import {
 import {
   analyzerFrom,
   ASSAY_CLI_VERSION,
-  countOption,
-  numberOption,
   readCollection,
   readQueries,
 } from './retrieval-inputs.js';
@@ -86,7 +84,8 @@ export async function retrieveCommand(
   argv: readonly string[],
   io: PlatformCommandIo & { stderrIsTTY?: boolean },
 ): Promise<number> {
-  const { options, positionals } = getopt(argv, OPTIONS);
+  const parsed = getopt(argv, OPTIONS);
+  const { options, positionals } = parsed;
   if (options.has('h')) {
     io.stdout(`${RETRIEVE_USAGE}\n`);
     return 0;
@@ -122,10 +121,9 @@ export async function retrieveCommand(
   if (topicsFile === undefined) throw new UsageError('--topics is required');
   const out = option('out');
   if (out === undefined) throw new UsageError('--out is required');
-  const k = countOption('--k', option('k')) ?? 1000;
-  const b = numberOption('--b', option('b'), 0);
-  if (b !== undefined && b > 1) throw new UsageError(`--b must be between 0 and 1, not ${b}`);
-  const bm25 = defined({ k1: numberOption('--k1', option('k1'), 0), b });
+  const k = parsed.number('k') ?? 1000;
+  const b = parsed.number('b');
+  const bm25 = defined({ k1: parsed.number('k1'), b });
   const tag = option('tag') ?? method;
   const strict = options.has('strict');
 
@@ -167,7 +165,7 @@ export async function retrieveCommand(
         passagePrefix: option('passagePrefix'),
         temperature: numeric(option('temperature')) as number | undefined,
         topP: numeric(option('topP')) as number | undefined,
-        budgetUsd: numberOption('--budget', option('budget'), 0),
+        budgetUsd: parsed.number('budget'),
       }),
       ...(Object.keys(steps).length ? { steps } : {}),
     };
@@ -183,15 +181,13 @@ export async function retrieveCommand(
       methodsDir: option('methods'),
     });
   }
-  const concurrency = countOption('--concurrency', option('concurrency'));
-  const fbDocs = countOption('--fb-docs', option('fbDocs'));
-  const fbTerms = countOption('--fb-terms', option('fbTerms'));
-  const fbWeight = numberOption('--fb-weight', option('fbWeight'), 0);
-  if (fbWeight !== undefined && fbWeight > 1)
-    throw new UsageError(`--fb-weight must be between 0 and 1, not ${fbWeight}`);
-  const alpha = numberOption('--alpha', option('alpha'));
-  const beta = numberOption('--beta', option('beta'));
-  const gamma = numberOption('--gamma', option('gamma'));
+  const concurrency = parsed.number('concurrency');
+  const fbDocs = parsed.number('fbDocs');
+  const fbTerms = parsed.number('fbTerms');
+  const fbWeight = parsed.number('fbWeight');
+  const alpha = parsed.number('alpha');
+  const beta = parsed.number('beta');
+  const gamma = parsed.number('gamma');
   const retrieveOptions: RetrieveOptions = {
     method: (withModels ? 'bm25' : method) as RetrievalMethod,
     k,
@@ -203,8 +199,8 @@ export async function retrieveCommand(
       alpha,
       beta,
       gamma,
-      depth: countOption('--fb-depth', option('fbDepth')),
-      positives: countOption('--positives', option('positives')),
+      depth: parsed.number('fbDepth'),
+      positives: parsed.number('positives'),
     }),
     qbd: defined({ fbDocs, fbTerms }),
     tag,

@@ -8,7 +8,10 @@ import {
   settingsCatalogue,
   type ModelMethod,
 } from '@assay/methods';
-import { FLAG, optionsHelp, type OptionSpec, TEXT } from './getopt.js';
+import { FLAG, integer, number, optionsHelp, type OptionSpec, TEXT } from './getopt.js';
+
+/** A count: a whole number, at least 1. */
+const COUNT = integer({ min: 1 });
 
 /** The options every method takes (input, output, BM25). */
 export const RUN_OPTIONS: OptionSpec[] = [
@@ -50,9 +53,9 @@ simple-search, react or rerank (see below)`,
     help: 'TSV, JSONL or TREC topics, or Cranfield cran.qry (ids 1..225 by position)',
   },
   { long: 'out', key: 'out', kind: TEXT, arg: 'RUN', help: 'the run file to write' },
-  { long: 'k', key: 'k', kind: TEXT, arg: 'N', help: 'documents per topic (default 1000)' },
-  { long: 'k1', key: 'k1', kind: TEXT, arg: 'X', help: 'BM25 k1 (default 0.9)' },
-  { long: 'b', key: 'b', kind: TEXT, arg: 'Y', help: 'BM25 b (default 0.4)' },
+  { long: 'k', key: 'k', kind: COUNT, arg: 'N', help: 'documents per topic (default 1000)' },
+  { long: 'k1', key: 'k1', kind: number({ min: 0 }), arg: 'X', help: 'BM25 k1 (default 0.9)' },
+  { long: 'b', key: 'b', kind: number({ min: 0, max: 1 }), arg: 'Y', help: 'BM25 b (default 0.4)' },
   { long: 'tag', key: 'tag', kind: TEXT, arg: 'NAME', help: 'run tag (default: the method)' },
   {
     long: 'stemmer',
@@ -95,44 +98,44 @@ export const FEEDBACK_OPTIONS: OptionSpec[] = [
   {
     long: 'fb-docs',
     key: 'fbDocs',
-    kind: TEXT,
+    kind: COUNT,
     arg: 'N',
     help: 'feedback documents: rm3 [10], rocchio [10], qbd documents as queries [10]',
   },
   {
     long: 'fb-terms',
     key: 'fbTerms',
-    kind: TEXT,
+    kind: COUNT,
     arg: 'N',
     help: 'expansion terms (rm3, rocchio, rocchio-weighted) or terms per document (qbd) [10]',
   },
   {
     long: 'fb-weight',
     key: 'fbWeight',
-    kind: TEXT,
+    kind: number({ min: 0, max: 1 }),
     arg: 'W',
     help: 'rm3: weight of the original query [0.5]',
   },
   {
     long: 'alpha',
     key: 'alpha',
-    kind: TEXT,
+    kind: number(),
     arg: 'A',
     help: 'Rocchio weights α, β, γ: rocchio [1, 0.75, 0], rocchio-weighted [1, 1, 1]',
   },
-  { long: 'beta', key: 'beta', kind: TEXT, arg: 'B' },
-  { long: 'gamma', key: 'gamma', kind: TEXT, arg: 'G' },
+  { long: 'beta', key: 'beta', kind: number(), arg: 'B' },
+  { long: 'gamma', key: 'gamma', kind: number(), arg: 'G' },
   {
     long: 'fb-depth',
     key: 'fbDepth',
-    kind: TEXT,
+    kind: COUNT,
     arg: 'N',
     help: 'rocchio-weighted: documents re-ranked by cosine [50]',
   },
   {
     long: 'positives',
     key: 'positives',
-    kind: TEXT,
+    kind: COUNT,
     arg: 'N',
     help: 'rocchio-weighted: how many of them are positives [5]',
   },
@@ -215,7 +218,7 @@ rankgpt …); repeatable`,
   {
     long: 'budget',
     key: 'budget',
-    kind: TEXT,
+    kind: number({ min: 0 }),
     arg: 'USD',
     help: `send no call once USD were spent (every model priced: assay's list prices and
 the data directory's prices.json)`,
@@ -229,7 +232,7 @@ the data directory's prices.json)`,
   {
     long: 'concurrency',
     key: 'concurrency',
-    kind: TEXT,
+    kind: COUNT,
     arg: 'N',
     help: 'topics worked on at once [4]',
   },

@@ -9,6 +9,7 @@ import {
   rotateUserToken,
 } from '@assay/platform';
 import {
+  commandHelp,
   getopt,
   HELP_OPTION,
   integer,
@@ -19,14 +20,33 @@ import {
 } from './getopt.js';
 import { EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
 
-export const USERS_USAGE = `Usage: assay users add NAME [--role annotator|admin]
+/** The options of `assay users`; each belongs to some of its subcommands (checked below). */
+export const USERS_OPTIONS: readonly OptionSpec[] = [
+  {
+    long: 'role',
+    key: 'role',
+    kind: oneOf('annotator', 'admin'),
+    help: "add: the new user's role (default annotator)",
+  },
+  { long: 'label', key: 'label', kind: TEXT, help: 'token: a label for the new token' },
+  {
+    long: 'token',
+    key: 'token',
+    kind: integer({ min: 1 }),
+    arg: 'ID',
+    help: 'revoke, rotate: the token (its id, as users tokens lists it)',
+  },
+  HELP_OPTION,
+];
+
+export const USERS_USAGE = commandHelp({
+  usage: `assay users add NAME [--role annotator|admin]
        assay users list
        assay users tokens NAME
        assay users token NAME [--label LABEL]      (also: token-add)
        assay users revoke NAME | --token ID
-       assay users rotate --token ID
-
-People who label in the web app or administer assay, and their API tokens.
+       assay users rotate --token ID`,
+  about: `People who label in the web app or administer assay, and their API tokens.
   add      create a user (role annotator by default) and print their API token and
            sign-in link; the token is shown only this once (only its hash is stored)
   list     users with their role, live tokens and last use
@@ -39,23 +59,16 @@ A user name may not be all digits. ASSAY_ADMIN_TOKEN only makes the first admin;
 change the admin's token later, use rotate.
 
 Works on the configured database (DATABASE_URL, else embedded PGlite under
-ASSAY_DATA_DIR); the sign-in link uses PORT (default 8080).
-
-Exit status: 0 done; 1 usage; 2 a bad name or label; 3 no such user or token;
-4 the name is taken, the token is already revoked, or it is the last admin's.`;
+ASSAY_DATA_DIR); the sign-in link uses PORT (default 8080).`,
+  sections: [{ specs: USERS_OPTIONS }],
+  notes: `Exit status: 0 done; 1 usage; 2 a bad name or label; 3 no such user or token;
+4 the name is taken, the token is already revoked, or it is the last admin's.`,
+});
 
 function signInLink(io: PlatformCommandIo, token: string): string {
   const port = (io.env ?? process.env).PORT || '8080';
   return `http://localhost:${port}/#token=${token}`;
 }
-
-/** The options of `assay users`; each belongs to some of its subcommands (checked below). */
-const USERS_OPTIONS: readonly OptionSpec[] = [
-  { long: 'role', key: 'role', kind: oneOf('annotator', 'admin') },
-  { long: 'label', key: 'label', kind: TEXT },
-  { long: 'token', key: 'token', kind: integer({ min: 1 }), arg: 'ID' },
-  HELP_OPTION,
-];
 
 /** `assay users add|list|tokens|token|revoke|rotate`. */
 export async function usersCommand(

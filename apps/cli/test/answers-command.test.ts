@@ -56,7 +56,7 @@ describe('assay answers agree', () => {
         join(dir, 'judge.jsonl'),
         join(dir, 'person.jsonl'),
         '--scale',
-        '0-2',
+        '0..2',
         '--format',
         'json',
       );
@@ -82,6 +82,25 @@ describe('assay answers agree', () => {
 });
 
 describe('assay answers: arguments', () => {
+  it('prints the one help for the command and each subcommand, exit 0', async () => {
+    const outs = [];
+    for (const argv of [
+      ['--help'],
+      ['score', '--help'],
+      ['report', '-h'],
+      ['agree', 'a', '--help'],
+    ]) {
+      const r = await assay({}, 'answers', ...argv);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      outs.push(r.stdout);
+    }
+    expect(new Set(outs).size).toBe(1);
+    expect(outs[0]).toMatch(/^Usage: assay answers score /);
+    expect(outs[0]).toContain('\nreport options:\n');
+    expect(outs[0]).toMatch(/\n {2}--alpha A {2,}significance level \(default 0\.05\)\n/);
+  });
+
   it('names the problem and exits 1 on bad usage, 2 on a bad responses line', async () => {
     const env = { ASSAY_DATA_DIR: '/nonexistent' };
     const r = await assay(env, 'answers', 'score', '--judge', 'answer-quality');
@@ -122,6 +141,36 @@ describe('assay answers: arguments', () => {
       const report = await assay(env, 'answers', 'report', file, '--format', 'pdf');
       expect(report.code).toBe(1);
       expect(report.stderr).toContain('--format must be one of table, json, csv, latex, html');
+      // Numbers are checked by the option layer, in its words, before any file is read.
+      const alpha = await assay(env, 'answers', 'report', 'missing.jsonl', '--alpha', '1.5');
+      expect(alpha.code).toBe(1);
+      expect(alpha.stderr).toContain(
+        '--alpha must be a number strictly between 0 and 1, got "1.5"',
+      );
+      const trials = await assay(
+        env,
+        'answers',
+        'score',
+        '--judge',
+        'answer-quality',
+        '--trials',
+        '0',
+      );
+      expect(trials.code).toBe(1);
+      expect(trials.stderr).toContain('--trials must be an integer >= 1, got "0"');
+      const poll = await assay(
+        env,
+        ...['answers', 'score', '--judge', 'answer-quality', '--batch', '--batch-poll', '0'],
+      );
+      expect(poll.code).toBe(1);
+      expect(poll.stderr).toContain('--batch-poll must be a number > 0, got "0"');
+      // A scale in any of the forms assay takes everywhere; MIN = MAX is refused.
+      const scale = await assay(env, 'answers', 'agree', file, file, '--scale', '0..5x');
+      expect(scale.code).toBe(1);
+      expect(scale.stderr).toContain('--scale must be a grade scale MIN..MAX');
+      const flat = await assay(env, 'answers', 'agree', file, file, '--scale', '3:3');
+      expect(flat.code).toBe(1);
+      expect(flat.stderr).toContain('--scale 3:3: the lowest grade must be below the highest');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -231,6 +280,9 @@ describeOnEngines(
       expect(failed[1].reason).toContain('context length exceeded');
       expect(run.stderr).toContain('failed: topic q6, system react, trial 1');
       expect(run.stderr).toContain('raw answer:');
+      // judge-model has no price: its cost is unknown, never $0.0000.
+      expect(run.stderr).toContain('calls paid (cost unknown: the model has no price)');
+      expect(run.stderr).not.toContain('$0.0000');
       // Every scored line carries the scripted grades.
       for (const l of lines) {
         const s = SYSTEMS.indexOf(l.system);

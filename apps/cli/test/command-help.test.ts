@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AGREE_OPTIONS } from '../src/agree-command.js';
+import {
+  ANSWERS_AGREE_OPTIONS,
+  ANSWERS_REPORT_OPTIONS,
+  ANSWERS_SCORE_OPTIONS,
+} from '../src/answers-command.js';
+import { COLLECTIONS_OPTIONS } from '../src/collections-command.js';
 import { COMPARE_OPTIONS } from '../src/compare-command.js';
 import { CONSENSUS_OPTIONS } from '../src/consensus-command.js';
 import { EVAL_OPTIONS } from '../src/eval-command.js';
@@ -13,6 +19,7 @@ import { JUDGE_REPORT_OPTIONS } from '../src/judge-report-command.js';
 import { POOL_OPTIONS } from '../src/pool-command.js';
 import { PPI_OPTIONS, PPI_SAMPLE_OPTIONS } from '../src/ppi-command.js';
 import { SERVE_OPTIONS } from '../src/serve-command.js';
+import { USERS_OPTIONS } from '../src/users-command.js';
 import { WORKER_OPTIONS } from '../src/worker-command.js';
 import { cli } from './run-cli.js';
 
@@ -20,6 +27,11 @@ import { cli } from './run-cli.js';
 // subcommands `assay CMD SUB --help`), against the options its parser reads.
 const COMMANDS: Array<[string[], readonly OptionSpec[]]> = [
   [['agree'], AGREE_OPTIONS],
+  [
+    ['answers', 'score'],
+    [...ANSWERS_SCORE_OPTIONS, ...ANSWERS_REPORT_OPTIONS, ...ANSWERS_AGREE_OPTIONS],
+  ],
+  [['collections', 'delete'], COLLECTIONS_OPTIONS],
   [['compare'], COMPARE_OPTIONS],
   [['consensus'], CONSENSUS_OPTIONS],
   [['eval'], EVAL_OPTIONS],
@@ -32,6 +44,7 @@ const COMMANDS: Array<[string[], readonly OptionSpec[]]> = [
   [['pool'], POOL_OPTIONS],
   [['ppi'], [...PPI_OPTIONS, ...PPI_SAMPLE_OPTIONS]],
   [['serve'], SERVE_OPTIONS],
+  [['users', 'add'], USERS_OPTIONS],
   [['worker'], WORKER_OPTIONS],
 ];
 
@@ -68,6 +81,33 @@ describe('every command prints its help from its option declarations', () => {
         const m = optionLine.exec(line);
         if (m && m[3] !== undefined) expect(flags, line).toContain(m[1]);
       }
+    });
+  }
+});
+
+describe('--help is the same everywhere on a command line', () => {
+  // Commands without options of their own, and commands with subcommands: the help of
+  // `assay CMD --help`, `assay CMD SUB --help` and `assay CMD SUB -h` is one text, exit 0.
+  const cases: Array<[string, string[]]> = [
+    ['db', ['migrate']],
+    ['datasets', ['load', 'cranfield']],
+    ['collections', ['delete', 'c']],
+    ['users', ['add', 'ann']],
+    ['answers', ['agree', 'a.jsonl']],
+    ['nuggets', ['score']],
+  ];
+  for (const [command, sub] of cases) {
+    it(`assay ${command} ${sub.join(' ')} --help`, async () => {
+      const top = await cli(command, '--help');
+      const inner = await cli(command, ...sub, '--help');
+      const short = await cli(command, ...sub, '-h');
+      for (const r of [top, inner, short]) {
+        expect(r.code).toBe(0);
+        expect(r.stderr).toBe('');
+      }
+      expect(top.stdout.startsWith(`Usage: assay ${command} `)).toBe(true);
+      expect(inner.stdout).toBe(top.stdout);
+      expect(short.stdout).toBe(top.stdout);
     });
   }
 });

@@ -275,3 +275,21 @@ describe('assay retrieve and fuse: bad input', () => {
     ]);
   });
 });
+
+describe('assay retrieve: numbers', () => {
+  it('refuses a bad number in the words of the option layer, before reading anything', async () => {
+    const args = ['retrieve', '--method', 'rm3', '--docs', 'no-such-file', '--topics', 'x'];
+    const cases: Array<[string[], string]> = [
+      [['--k', '0'], '--k must be an integer >= 1, got "0"'],
+      [['--b', '1.5'], '--b must be a number between 0 and 1, got "1.5"'],
+      [['--fb-weight', 'half'], '--fb-weight must be a number between 0 and 1, got "half"'],
+      [['--fb-docs', '2.5'], '--fb-docs must be an integer >= 1, got "2.5"'],
+    ];
+    for (const [extra, message] of cases) {
+      const r = await cli(...args, '--out', path('never.run'), ...extra);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(message);
+    }
+    expect(existsSync(path('never.run'))).toBe(false);
+  });
+});
