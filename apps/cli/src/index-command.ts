@@ -85,7 +85,7 @@ export const INDEX_OPTIONS: readonly OptionSpec[] = [
     long: 'on-disk',
     key: 'onDisk',
     kind: FLAG,
-    help: 'stream the collection into an on-disk index, searched without loading it (BM25 only; for collections too large to hold, like MS MARCO)',
+    help: 'stream the collection into an on-disk index, searched without loading it (bm25 and the methods with models; for collections too large to hold, like MS MARCO)',
   },
   {
     long: 'memory-mib',
