@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
+import { buildCollectionDiskIndex } from '@assay/platform';
 import {
   describeAnalyzer,
   DiskIndexBuilder,
@@ -23,6 +24,7 @@ import {
   UsageError,
 } from './getopt.js';
 import type { CommandIo } from './io.js';
+import { secondsSince, withDatabase, type PlatformCommandIo } from './platform-session.js';
 import { ProgressReporter } from './progress.js';
 import {
   analyzerFrom,
@@ -46,6 +48,13 @@ export const INDEX_OPTIONS: readonly OptionSpec[] = [
     help: 'collection format (default from the file name)',
   },
   { long: 'out', key: 'out', kind: FILE, arg: 'INDEX', help: 'where to write the index' },
+  {
+    long: 'collection',
+    key: 'collection',
+    kind: TEXT,
+    arg: 'NAME',
+    help: "with --on-disk: a stored collection's index, under the data directory, which its retrievals then search (instead of --docs and --out)",
+  },
   {
     long: 'stemmer',
     key: 'stemmer',
@@ -76,7 +85,7 @@ export const INDEX_OPTIONS: readonly OptionSpec[] = [
     long: 'on-disk',
     key: 'onDisk',
     kind: FLAG,
-    help: 'stream the collection into an on-disk index, searched without loading it (BM25 only; for collections too large to hold, like MS MARCO)',
+    help: 'stream the collection into an on-disk index, searched without loading it (bm25 and the methods with models; for collections too large to hold, like MS MARCO)',
   },
   {
     long: 'memory-mib',
@@ -91,14 +100,20 @@ export const INDEX_OPTIONS: readonly OptionSpec[] = [
 export const INDEX_USAGE = commandHelp({
   usage: `assay index build --docs FILE --out INDEX [--format jsonl|tsv|cranfield]
                          [--stemmer porter|none] [--stopwords english|none|FILE] [--k1 X] [--b Y]
-                         [--on-disk [--memory-mib N]]`,
+                         [--on-disk [--memory-mib N]]
+       assay index build --collection NAME --on-disk [--memory-mib N]`,
   about: `Builds a BM25 index of a collection (title and text indexed together) and saves it to one
 file that 'assay retrieve --index INDEX' loads. The file records the analyzer, the BM25
 parameters and a fingerprint of the collection; an index made by an assay with another
 analyzer version is refused (rebuild it). With --on-disk the collection is read a piece
 at a time and the index is built through sorted runs on disk; 'assay retrieve --index'
-then reads each query term's postings from the file (method bm25 only), with the same
-run as the in-memory index gives.`,
+then reads each query term's postings from the file, with the same run as the in-memory
+index gives: for bm25, and for the methods with models (their BM25 first stage and the
+queries they generate; their documents' texts from --docs).
+With --collection the on-disk index of a stored collection is built under the data
+directory (default analyzer); its retrievals (bm25 and the methods with models, through
+the API too) then search it instead of building an index in memory, for as long as it
+matches the collection's documents (otherwise they are refused: build it again).`,
   sections: [{ specs: INDEX_OPTIONS }],
 });
 
@@ -127,7 +142,10 @@ export function indexDocuments(
 }
 
 /** `assay index build`: a collection file into a saved BM25 index. */
-export function indexCommand(argv: readonly string[], io: CommandIo): number {
+export function indexCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+): number | Promise<number> {
   const [what, ...rest] = argv;
   if (what === undefined || what === '-h' || what === '--help') {
     io.stdout(`${INDEX_USAGE}\n`);
@@ -142,6 +160,21 @@ export function indexCommand(argv: readonly string[], io: CommandIo): number {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const option = (key: string) => options.get(key)?.at(-1);
+  const collection = option('collection');
+  if (collection !== undefined) {
+    if (!options.has('onDisk'))
+      throw new UsageError(
+        "--collection builds the stored collection's on-disk index: give --on-disk",
+      );
+    const stray = ['docs', 'out', 'format', 'stemmer', 'stopwords', 'k1', 'b'].find((k) =>
+      options.has(k),
+    );
+    if (stray !== undefined)
+      throw new UsageError(
+        `--${stray} does not go with --collection (a stored collection is indexed with the default analyzer, under the data directory)`,
+      );
+    return indexCollectionOnDisk(io, collection, parsed.number('memoryMib') ?? 1024);
+  }
   const docsFile = option('docs');
   const out = option('out');
   if (docsFile === undefined) throw new UsageError('--docs is required');
@@ -230,4 +263,37 @@ function indexOnDisk(
     `indexed ${summary.documents} documents on disk (${summary.terms} terms, ${summary.postings} postings, ${summary.runs} sorted runs, ${describeAnalyzer(input.analyzer)}) in ${seconds.toFixed(2)} s; wrote ${input.out} (${(summary.bytes / 1e6).toFixed(1)} MB, ${summary.fingerprint})\n`,
   );
   return 0;
+}
+
+/** `assay index build --collection NAME --on-disk`: a stored collection's on-disk index. */
+function indexCollectionOnDisk(
+  io: PlatformCommandIo & { stderrIsTTY?: boolean },
+  collection: string,
+  memoryMib: number,
+): Promise<number> {
+  const started = performance.now();
+  return withDatabase(io, async (db, config) => {
+    const progress = new ProgressReporter({
+      label: 'indexing',
+      write: io.stderr,
+      tty: io.stderrIsTTY ?? process.stderr.isTTY === true,
+      unit: 'docs',
+      showCost: false,
+    });
+    let built;
+    try {
+      built = await buildCollectionDiskIndex(db, config.dataDir, {
+        collection,
+        memoryBudget: memoryMib * 2 ** 20,
+        onProgress: (done) =>
+          progress.update({ done, doneThisRun: done, failed: 0, tokens: 0, costUsd: 0 }),
+      });
+    } finally {
+      progress.finish();
+    }
+    io.stdout(
+      `indexed ${built.documents} documents of collection "${built.collection}" on disk (${built.terms} terms, ${built.postings} postings, ${built.runs} sorted runs) in ${secondsSince(started).toFixed(2)} s; wrote ${built.file} (${(built.bytes / 1e6).toFixed(1)} MB, ${built.fingerprint})${built.replaced ? ', replacing the index built before' : ''}\n`,
+    );
+    return 0;
+  });
 }

@@ -19,6 +19,7 @@ import {
   METHOD_DEFINITIONS,
   methodsWithSetting,
   MODEL_METHODS,
+  readsTermVectors,
   settingsCatalogue,
   valueFromText,
   type ModelMethod,
@@ -37,6 +38,7 @@ import {
   prepareModelCommand,
   retrieveWithModelsCommand,
   topicsSummary,
+  type ModelRetrieveInput,
 } from './retrieve-models.js';
 import {
   appliesTo,
@@ -115,8 +117,13 @@ export async function retrieveCommand(
 
   const docsFile = option('docs');
   const indexFile = option('index');
-  if ((docsFile === undefined) === (indexFile === undefined))
+  if (docsFile === undefined && indexFile === undefined)
     throw new UsageError('give either --docs FILE or --index INDEX');
+  // With a saved index, --docs gives the documents' texts to the methods with models.
+  if (docsFile !== undefined && indexFile !== undefined && !withModels)
+    throw new UsageError(
+      `give either --docs FILE or --index INDEX (both: the index, and the documents' texts for the methods with models, not ${method})`,
+    );
   const topicsFile = option('topics');
   if (topicsFile === undefined) throw new UsageError('--topics is required');
   const out = option('out');
@@ -211,9 +218,18 @@ export async function retrieveCommand(
   // Read and check every input before any work that takes long, and before writing.
   const topics = await readQueries(topicsFile);
   if (indexFile !== undefined && isDiskIndexFile(indexFile)) {
-    if (method !== 'bm25')
+    if (!withModels && method !== 'bm25')
       throw new UsageError(
-        `${indexFile} is an on-disk index, which serves --method bm25 only; for ${method}, build an index without --on-disk or give --docs`,
+        `${indexFile} is an on-disk index, which serves bm25 and the methods with models (no term vectors); for ${method}, build an index without --on-disk or give --docs`,
+      );
+    if (
+      prepared &&
+      readsTermVectors(prepared.prepared.request.method, prepared.prepared.settings, {
+        embeddings: prepared.prepared.embeds,
+      })
+    )
+      throw new UsageError(
+        `${indexFile} is an on-disk index, which holds no term vectors; --method ${method} reads them (query-by-document, tf-idf feedback): build an index without --on-disk or give --docs alone`,
       );
     let disk: DiskBm25Index;
     try {
@@ -221,6 +237,18 @@ export async function retrieveCommand(
     } catch (error) {
       throw new CliError((error as Error).message, 2);
     }
+    if (prepared)
+      try {
+        return await retrieveWithModelsCommand(
+          modelInput(
+            disk,
+            docsFile === undefined ? undefined : readCollection(docsFile, option('format')),
+          ),
+          io,
+        );
+      } finally {
+        disk.close();
+      }
     try {
       return retrieveLexical(io, {
         retrieve: (onProgress) => retrieveDiskRun(disk, topics, { k, bm25, tag, onProgress }),
@@ -243,43 +271,12 @@ export async function retrieveCommand(
     } catch (error) {
       throw new CliError((error as Error).message, 2);
     }
+    if (docsFile !== undefined) docs = readCollection(docsFile, option('format'));
   } else {
     docs = readCollection(docsFile!, option('format'));
     index = indexDocuments(docs, new IndexBuilder(analyzer), io);
   }
-
-  // The first stage of methods that start from BM25: a run file, read and checked now.
-  const firstStageFile = prepared?.prepared.settings.firstStage as string | undefined;
-  const firstStage =
-    firstStageFile === undefined
-      ? undefined
-      : firstStageOf(firstStageFile, parseRun(readText(firstStageFile), firstStageFile));
-
-  if (prepared)
-    return retrieveWithModelsCommand(
-      {
-        prepared,
-        ...(firstStage ? { firstStage } : {}),
-        index,
-        topics,
-        topicsFile,
-        source: docsFile !== undefined ? { docs: docsFile } : { 'index file': indexFile! },
-        ...(docs ? { documents: docs } : {}),
-        out,
-        strict,
-        ...defined({ answersFile: option('answers') }),
-        dryRun: options.has('dryRun'),
-        options: {
-          method: method as ModelMethod,
-          settings: prepared.prepared.request.settings ?? {},
-          k,
-          bm25,
-          tag,
-          ...defined({ budgetUsd: prepared.prepared.request.budgetUsd, concurrency }),
-        },
-      },
-      io,
-    );
+  if (prepared) return retrieveWithModelsCommand(modelInput(index, docs), io);
   return retrieveLexical(io, {
     retrieve: (onProgress) => retrieveRun(index, topics, { ...retrieveOptions, onProgress }),
     topics,
@@ -289,6 +286,44 @@ export async function retrieveCommand(
     method,
     source: docsFile !== undefined ? { docs: docsFile } : { 'index file': indexFile! },
   });
+
+  /** What a method with models is run with: the own index (in memory or on disk) and the texts. */
+  function modelInput(
+    own: Bm25Index | DiskBm25Index,
+    texts: CollectionDocument[] | undefined,
+  ): ModelRetrieveInput {
+    const request = prepared!;
+    // The first stage of methods that start from BM25: a run file, read and checked now.
+    const firstStageFile = request.prepared.settings.firstStage as string | undefined;
+    const firstStage =
+      firstStageFile === undefined
+        ? undefined
+        : firstStageOf(firstStageFile, parseRun(readText(firstStageFile), firstStageFile));
+    return {
+      prepared: request,
+      ...(firstStage ? { firstStage } : {}),
+      index: own,
+      topics,
+      topicsFile: topicsFile!,
+      source: {
+        ...(indexFile !== undefined ? { 'index file': indexFile } : {}),
+        ...(docsFile !== undefined ? { docs: docsFile } : {}),
+      },
+      ...(texts ? { documents: texts } : {}),
+      out: out!,
+      strict,
+      ...defined({ answersFile: option('answers') }),
+      dryRun: options.has('dryRun'),
+      options: {
+        method: method as ModelMethod,
+        settings: request.prepared.request.settings ?? {},
+        k,
+        bm25,
+        tag,
+        ...defined({ budgetUsd: request.prepared.request.budgetUsd, concurrency }),
+      },
+    };
+  }
 }
 
 /** The lexical methods: retrieve, write the run with its header, summarise the topics. */

@@ -22,7 +22,7 @@ import {
   type ModelRetrievalRequest,
   type PreparedModelRetrieval,
 } from '@assay/platform';
-import { runHeader, type Bm25Index } from '@assay/retrieval';
+import { runHeader, type Bm25Index, type DiskBm25Index } from '@assay/retrieval';
 import { formatRun, type CollectionDocument } from '@assay/trec';
 import { UsageError } from './getopt.js';
 import { CliError } from './io.js';
@@ -75,7 +75,7 @@ export async function prepareModelCommand(
   const searchTexts = prepared.settings.search !== undefined && !prepared.embeds;
   if ((prepared.needs.documentText || prepared.embeds) && !options.hasDocs && !searchTexts)
     throw new UsageError(
-      `--method ${request.method} reads the documents' text: give --docs FILE, not --index`,
+      `--method ${request.method} reads the documents' text: give --docs FILE (alone, or with --index for the texts)`,
     );
   let prompts: Map<string, MethodPrompt>;
   try {
@@ -89,7 +89,8 @@ export async function prepareModelCommand(
 /** What `assay retrieve` read for a method that calls models. */
 export interface ModelRetrieveInput {
   prepared: PreparedCommand;
-  index: Bm25Index;
+  /** The own index: loaded or built in memory, or on disk. */
+  index: Bm25Index | DiskBm25Index;
   topics: MethodTopic[];
   topicsFile: string;
   source: Record<string, string>;

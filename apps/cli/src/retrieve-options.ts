@@ -43,7 +43,8 @@ simple-search, react or rerank (see below)`,
     key: 'index',
     kind: TEXT,
     arg: 'INDEX',
-    help: 'a saved index (assay index build) instead of --docs',
+    help: `a saved index (assay index build) instead of --docs; an on-disk one serves bm25
+and the methods with models, which read documents' texts from --docs given too`,
   },
   {
     long: 'topics',
@@ -346,7 +347,7 @@ export function appliesTo(key: string, method: string): string {
 /** The help of `assay retrieve`, its option lists made from the declarations. */
 export function retrieveUsage(): string {
   const settings = settingOptions();
-  return `Usage: assay retrieve --method METHOD (--docs FILE | --index INDEX) --topics FILE --out RUN
+  return `Usage: assay retrieve --method METHOD (--docs FILE | --index INDEX [--docs FILE]) --topics FILE --out RUN
                       [--k 1000] [--k1 0.9] [--b 0.4] [--tag NAME] [--strict] [options]
 
 Retrieves the top k documents of every topic and writes a TREC run, ranked as trec_eval

@@ -48,7 +48,9 @@ describe('assay retrieve srsa: arguments', () => {
     ).toContain("--today needs a date YYYY-MM-DD, not '2026-02-30'");
     expect(
       (await retrieveArgumentsOnly(['--method', 'srsa', '--model', 'm'], 'index')).stderr,
-    ).toContain("--method srsa reads the documents' text: give --docs FILE, not --index");
+    ).toContain(
+      "--method srsa reads the documents' text: give --docs FILE (alone, or with --index for the texts)",
+    );
   });
 });
 

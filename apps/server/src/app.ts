@@ -14,6 +14,7 @@ import { assessmentSets, collectionAssessmentSets } from './routes/assessment-se
 import { nuggetBanks } from './routes/nugget-banks.js';
 import { rubricSets } from './routes/rubric-sets.js';
 import { campaigns, collectionCampaigns } from './routes/campaigns.js';
+import { collectionIndex } from './routes/collection-index.js';
 import { collections } from './routes/collections.js';
 import { documents } from './routes/documents.js';
 import { evaluations } from './routes/evaluations.js';
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps) {
   const routes = app
     .route('/api/health', health)
     .route('/api/collections', collections)
+    .route('/api/collections/:collection/index', collectionIndex)
     .route('/api/collections/:collection/documents', documents)
     .route('/api/collections/:collection/topics', topics)
     .route('/api/collections/:collection/runs/retrieve', retrieve)

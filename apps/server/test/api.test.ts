@@ -97,6 +97,7 @@ forEachDatabase('assay API', (t) => {
           'POST /api/collections',
           'GET /api/collections/{collection}',
           'DELETE /api/collections/{collection}',
+          'POST /api/collections/{collection}/index',
           'GET /api/collections/{collection}/documents',
           'GET /api/collections/{collection}/documents/{docId}',
           'GET /api/collections/{collection}/topics',
@@ -405,7 +406,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(76);
+      expect(checked).toBe(77);
       expect(await counts(t.db)).toEqual(before);
     });
   });

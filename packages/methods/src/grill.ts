@@ -18,6 +18,7 @@ import {
   type ScoredDoc,
   searchOf,
   topicCandidates,
+  memoryIndexOf,
 } from './method-context.js';
 import { rrfLists } from './ranked-lists.js';
 import { FILTER_JUDGE, RelevanceFilter } from './relevance-filter.js';
@@ -342,7 +343,7 @@ async function pipeline(
    * document the own index lacks is its text analyzed as a query.
    */
   const documentAsQuery = (docno: string): WeightedQuery => {
-    const index = context.bm25.index;
+    const index = memoryIndexOf(context, 'grill query-by-document').index;
     const doc = docNumbers.get(docno) ?? docNumberIn(index, docno);
     if (doc === undefined) return analyzeQuery(index, documentText(documentOf(context, docno)));
     return options.qbdQuery === 'document'
@@ -366,7 +367,10 @@ async function pipeline(
   let seeds = first!.map((h) => h.docno);
   for (let round = 1; round <= options.rounds; round++) {
     const found = seeds.map((docno) =>
-      context.bm25.searchWeighted(documentAsQuery(docno), options.qbdNeighbours),
+      memoryIndexOf(context, 'grill query-by-document').searchWeighted(
+        documentAsQuery(docno),
+        options.qbdNeighbours,
+      ),
     );
     const kept = await keep('expansion', found, round);
     lists.push(...kept);
@@ -491,6 +495,7 @@ export const grillMethod = defineMethod({
   needsChat: () => true,
   embeddings: () => 'none',
   needsDocumentText: () => true,
+  readsTermVectors: (s) => s.rounds > 0,
   firstStageTexts: (s) => s.candidates,
   parameters(_s, p) {
     p['grill.qbd-seeds'] = 'every kept document of the previous stage';

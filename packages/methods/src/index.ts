@@ -113,6 +113,7 @@ export { formatTrace, type TraceEntry } from './trace.js';
 /** Running a method over topics. */
 export {
   methodNeeds,
+  readsTermVectors,
   modelMethodParameters,
   retrieveWithModels,
   type EmbeddingResources,

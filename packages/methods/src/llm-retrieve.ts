@@ -9,11 +9,14 @@ import {
   UnusableAnswerError,
 } from '@assay/llm';
 import {
+  Bm25Index,
   Bm25Searcher,
   DEFAULT_BM25,
   describeAnalyzer,
+  DiskBm25Searcher,
   documentText,
-  type Bm25Index,
+  type Bm25Params,
+  type DiskBm25Index,
 } from '@assay/retrieval';
 import type { Run, RunEntry } from '@assay/trec';
 import { DenseIndex, type DenseSearcher } from './dense-index.js';
@@ -24,6 +27,7 @@ import {
   type FirstStage,
   type MethodContext,
   type MethodTopic,
+  type OwnIndexSearcher,
   type Reranker,
   type ScoredDoc,
   type StepSettings,
@@ -48,7 +52,11 @@ export interface EmbeddingResources {
 
 /** Endpoints, prompts and the collection a model method works with. */
 export interface ModelResources {
-  index: Bm25Index;
+  /**
+   * assay's own BM25 index: held in memory, or on disk (BM25 searches only; methods that
+   * read documents' term vectors refuse it, see {@link readsTermVectors}).
+   */
+  index: Bm25Index | DiskBm25Index;
   prompts: ReadonlyMap<string, MethodPrompt>;
   /** Where calls are kept; `beforePaidCall`/`onPaidCall` are set by the run. */
   deps: CallDeps;
@@ -129,9 +137,28 @@ export function methodNeeds(method: ModelMethod, settings: Record<string, unknow
   };
 }
 
+/**
+ * Whether a method with these (parsed) settings reads documents' term vectors from the own
+ * index (query-by-document, tf-idf feedback), so that it needs the index held in memory.
+ */
+export function readsTermVectors(
+  method: ModelMethod,
+  settings: Record<string, unknown>,
+  models: RunModels,
+): boolean {
+  return methodDefinition(method).readsTermVectors?.(settings, models) ?? false;
+}
+
+/** BM25 over the own index, in memory or on disk. */
+function ownSearcher(index: Bm25Index | DiskBm25Index, params: Bm25Params): OwnIndexSearcher {
+  return index instanceof Bm25Index
+    ? new Bm25Searcher(index, params)
+    : new DiskBm25Searcher(index, params);
+}
+
 /** The settings a model method uses, defaults filled in, for the run's header. */
 export function modelMethodParameters(
-  index: Bm25Index,
+  index: Bm25Index | DiskBm25Index,
   options: ModelRetrieveOptions,
   settings: Record<string, unknown>,
   models: {
@@ -148,11 +175,11 @@ export function modelMethodParameters(
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
   const p: Record<string, string | number> = {
     method: options.method,
-    analyzer: describeAnalyzer(index.data.analyzer),
+    analyzer: describeAnalyzer(index instanceof Bm25Index ? index.data.analyzer : index.header.analyzer),
     k1: bm25.k1,
     b: bm25.b,
     k: options.k ?? 1000,
-    index: index.data.fingerprint,
+    index: index instanceof Bm25Index ? index.data.fingerprint : index.header.fingerprint,
     documents: index.documentCount,
   };
   const embeds = needs.embeddings !== 'none' && models.embeddingModel !== undefined;
@@ -224,7 +251,7 @@ export async function retrieveWithModels(
   const context: MethodContext = {
     prompts: resources.prompts,
     deps,
-    bm25: new Bm25Searcher(resources.index, { ...DEFAULT_BM25, ...options.bm25 }),
+    bm25: ownSearcher(resources.index, { ...DEFAULT_BM25, ...options.bm25 }),
     k,
     today:
       typeof settings.today === 'string' ? settings.today : new Date().toISOString().slice(0, 10),
@@ -258,6 +285,14 @@ export async function retrieveWithModels(
   const embeds = needs.embeddings === 'required' || (needs.embeddings === 'optional' && !!resources.embeddings);
   if (needs.embeddings === 'required' && !resources.embeddings)
     throw new SettingsError('embeddingModel', `${options.method} needs an embeddings model`);
+  if (
+    !(resources.index instanceof Bm25Index) &&
+    readsTermVectors(options.method, settings, { embeddings: embeds })
+  )
+    throw new SettingsError(
+      'index',
+      `${options.method} reads documents' term vectors (query-by-document, tf-idf feedback), which the on-disk index ${resources.index.file} does not hold: use an index held in memory`,
+    );
   const parameters = () =>
     modelMethodParameters(resources.index, options, settings, modelNames(resources, embeds));
   if (embeds) {

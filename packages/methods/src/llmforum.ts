@@ -19,6 +19,7 @@ import {
   type MethodContext,
   type MethodTopic,
   type ScoredDoc,
+  memoryIndexOf,
 } from './method-context.js';
 import {
   defaultsOf,
@@ -137,9 +138,10 @@ async function weightedRocchioRanking(
     );
     return dense.index.search(vector, depth);
   }
-  const index = context.bm25.index;
+  const own = memoryIndexOf(context, 'llmforum without an embeddings model (tf-idf Rocchio)');
+  const index = own.index;
   const terms = analyzeQuery(index, query);
-  const first = context.bm25.searchWeighted(terms, o.depth);
+  const first = own.searchWeighted(terms, o.depth);
   const expanded = weightedRocchioQuery(index, terms, first, o);
   context.trace({
     ...BASE,
@@ -150,7 +152,7 @@ async function weightedRocchioRanking(
       .map(([t, w]) => `${index.data.terms[t]}^${w.toFixed(4)}`)
       .join(' '),
   });
-  return context.bm25.searchWeighted(expanded, depth);
+  return own.searchWeighted(expanded, depth);
 }
 
 /** One answer of the forum, as later speakers and the supervisor see it. */
@@ -422,6 +424,7 @@ export const llmforumMethod = defineMethod({
   needsChat: () => true,
   embeddings: () => 'optional',
   needsDocumentText: () => true,
+  readsTermVectors: (_s, models) => !models.embeddings,
   warnings: (_s, models) => (models.embeddings ? [] : [WITHOUT_EMBEDDINGS]),
   parameters(_s, p, models) {
     p['llmforum.retrieval'] = models.embeddings ? 'dense' : 'sparse';

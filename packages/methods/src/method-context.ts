@@ -7,7 +7,7 @@ import {
   type EmbeddingClient,
   type MethodPrompt,
 } from '@assay/llm';
-import { analyzeQuery, type Bm25Searcher } from '@assay/retrieval';
+import { analyzeQuery, Bm25Searcher, DiskBm25Searcher } from '@assay/retrieval';
 import type { DenseSearcher } from './dense-index.js';
 import { IndexSearch, type SearchService } from './search-service.js';
 import type { TraceEntry } from './trace.js';
@@ -81,8 +81,11 @@ export interface MethodContext {
   embeddings?: MethodEmbeddings;
   prompts: ReadonlyMap<string, MethodPrompt>;
   deps: CallDeps;
-  /** assay's own BM25 index (query-by-document, term weights, first stages without a run). */
-  bm25: Bm25Searcher;
+  /**
+   * assay's own BM25 index (first stages without a run, generated queries without a search
+   * service; held in memory, also query-by-document and term weights: see {@link memoryIndexOf}).
+   */
+  bm25: OwnIndexSearcher;
   /**
    * Where generated queries are searched: an external service (`--search`), whose hits also
    * bring the documents' texts; absent, the own index (see {@link searchOf}).
@@ -102,6 +105,32 @@ export interface MethodContext {
   k: number;
   /** Where generated texts go. */
   trace: (entry: TraceEntry) => void;
+}
+
+/**
+ * assay's own BM25 index as methods search it: held in memory, or an on-disk index read a
+ * query term at a time (the same hits; no documents' term vectors).
+ */
+export type OwnIndexSearcher = Bm25Searcher | DiskBm25Searcher;
+
+/** Whether a text has at least one term the own index knows (in memory or on disk). */
+export function ownIndexHasTerm(searcher: OwnIndexSearcher, text: string): boolean {
+  const query =
+    searcher instanceof DiskBm25Searcher
+      ? searcher.index.analyzeQuery(text)
+      : analyzeQuery(searcher.index, text);
+  return query.size > 0;
+}
+
+/**
+ * The own index held in memory, for what reads documents' term vectors (query-by-document,
+ * tf-idf feedback); an on-disk index holds none, so `what` is named in the error.
+ */
+export function memoryIndexOf(context: MethodContext, what: string): Bm25Searcher {
+  if (context.bm25 instanceof Bm25Searcher) return context.bm25;
+  throw new Error(
+    `${what} reads documents' term vectors, which an on-disk index does not hold: use an index held in memory`,
+  );
 }
 
 /** The run's search service: the one configured, else the own BM25 index. */
@@ -244,7 +273,7 @@ export function embedQueries(
 
 /** Whether a text has at least one term the collection's index knows. */
 export function hasCollectionTerm(context: MethodContext, text: string): boolean {
-  return analyzeQuery(context.bm25.index, text).size > 0;
+  return ownIndexHasTerm(context.bm25, text);
 }
 
 /**

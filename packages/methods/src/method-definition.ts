@@ -68,6 +68,11 @@ export interface MethodDefinition<S extends SettingsShape = SettingsShape> {
   answers?: boolean;
   /** Whether it reads documents' text (reranking, query-by-document, answers). */
   needsDocumentText?(settings: SettingsOf<S>): boolean;
+  /**
+   * Whether it reads documents' term vectors from the own index (query-by-document, tf-idf
+   * feedback), which an on-disk index does not hold.
+   */
+  readsTermVectors?(settings: SettingsOf<S>, models: RunModels): boolean;
   /** How many of each topic's first-stage documents it reads the text of (`--first-stage`). */
   firstStageTexts?(settings: SettingsOf<S>): number;
   /** What a user should know about how the run departs from the paper (stderr, run header). */

@@ -1,14 +1,14 @@
 // Where methods search: assay's own BM25 index (the default), or a search service the user
 // already runs (Anserini's REST API, an Elasticsearch or OpenSearch `_search` endpoint).
-import {
-  analyzeQuery,
-  createAnalyzer,
-  DEFAULT_ANALYZER,
-  type Analyzer,
-  type Bm25Searcher,
-} from '@assay/retrieval';
+import { createAnalyzer, DEFAULT_ANALYZER, type Analyzer } from '@assay/retrieval';
 import { rankEntries, type Run } from '@assay/trec';
-import type { DocumentText, FirstStage, ScoredDoc } from './method-context.js';
+import {
+  ownIndexHasTerm,
+  type DocumentText,
+  type FirstStage,
+  type OwnIndexSearcher,
+  type ScoredDoc,
+} from './method-context.js';
 import { choice, SettingsError, text, type Spell } from './settings.js';
 
 /** One search engine as methods use it: a query in, ranked docnos out. */
@@ -21,16 +21,16 @@ export interface SearchService {
   textOf?(docno: string): DocumentText | undefined;
 }
 
-/** assay's own BM25 index as a search service (what every method used before services). */
+/** assay's own BM25 index (in memory or on disk) as a search service: the default. */
 export class IndexSearch implements SearchService {
-  constructor(private readonly searcher: Bm25Searcher) {}
+  constructor(private readonly searcher: OwnIndexSearcher) {}
 
   search(query: string, k: number): Promise<ScoredDoc[]> {
     return Promise.resolve(this.searcher.search(query, k));
   }
 
   hasTerm(query: string): boolean {
-    return analyzeQuery(this.searcher.index, query).size > 0;
+    return ownIndexHasTerm(this.searcher, query);
   }
 }
 

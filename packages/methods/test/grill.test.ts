@@ -142,7 +142,7 @@ function grillContext(
     prompts: PROMPTS,
     deps: r.deps,
     chat: r.chat!,
-    bm25: new Bm25Searcher(r.index),
+    bm25: new Bm25Searcher(buildIndex(DOCS, DEFAULT_ANALYZER)),
     documents: new Map(DOCS.map((d) => [d.id, { text: d.text }])),
     today: '2026-01-01',
     k: 1000,

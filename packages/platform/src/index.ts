@@ -276,6 +276,16 @@ export {
   type RetrieveStoredRunInput,
   type RetrieveStoredRunResult,
 } from './retrieval-runs.js';
+/**
+ * A stored collection's on-disk BM25 index, built under the data directory and searched by
+ * its retrievals instead of an index in memory while it matches the collection's documents.
+ */
+export {
+  buildCollectionDiskIndex,
+  collectionIndexFile,
+  type BuildCollectionDiskIndexInput,
+  type CollectionDiskIndexBuilt,
+} from './collection-disk-index.js';
 /** The retrieval methods a stored retrieval accepts. */
 export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
 

@@ -23,7 +23,7 @@ import {
   type Spell,
   type StepSettings,
 } from '@assay/methods';
-import type { Bm25Index } from '@assay/retrieval';
+import type { Bm25Index, DiskBm25Index } from '@assay/retrieval';
 import { z } from 'zod';
 import type { AssayConfig } from './config.js';
 import { PlatformError } from './errors.js';
@@ -303,7 +303,7 @@ export function methodPrompts(
 export function modelResources(
   prepared: PreparedModelRetrieval,
   input: {
-    index: Bm25Index;
+    index: Bm25Index | DiskBm25Index;
     prompts: ReadonlyMap<string, MethodPrompt>;
     store: CallStore;
     documents?: readonly { id: string; title?: string; text: string }[];

@@ -15,11 +15,13 @@ import {
   firstStageOf,
   isModelMethod,
   MODEL_METHODS,
+  readsTermVectors,
   retrieveWithModels,
   SettingsError,
   type MethodTopic,
 } from '@assay/methods';
 import { DbCallStore } from './call-store.js';
+import { storedCollectionDiskIndex } from './collection-disk-index.js';
 import type { AssayConfig } from './config.js';
 import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
@@ -122,9 +124,15 @@ export async function retrieveStoredModelRun(
     );
   }
   const report = input.onProgress;
-  const index = await collectionIndex(db, collection, (done, total) =>
-    report?.({ phase: 'indexing', done, total }),
-  );
+  // The collection's on-disk index when one was built (checked against its documents),
+  // unless the method reads term vectors; else the index in memory, built on first use.
+  const disk = await storedCollectionDiskIndex(db, config.dataDir, collection);
+  const index =
+    disk && !readsTermVectors(input.method, prepared.settings, { embeddings: prepared.embeds })
+      ? disk
+      : await collectionIndex(db, collection, (done, total) =>
+          report?.({ phase: 'indexing', done, total }),
+        );
   const resources = modelResources(prepared, {
     ...(firstStage ? { firstStage } : {}),
     index,

@@ -10,11 +10,13 @@ import {
   DEFAULT_ANALYZER,
   IndexBuilder,
   RETRIEVAL_METHODS,
+  retrieveDiskRun,
   retrieveRun,
   type Bm25Index,
   type RetrievalMethod,
   type RetrieveOptions,
 } from '@assay/retrieval';
+import { storedCollectionDiskIndex } from './collection-disk-index.js';
 import { writeInCollection } from './collection-writes.js';
 import { PlatformError, writing } from './errors.js';
 import { createRunUnderName } from './run-under-name.js';
@@ -57,6 +59,11 @@ export interface RetrieveStoredRunInput {
   strict?: boolean;
   /** Called as indexing and retrieval advance. */
   onProgress?: (progress: RetrieveProgress) => void;
+  /**
+   * The data directory: bm25 searches the collection's on-disk index there when one was
+   * built (see `buildCollectionDiskIndex`); the other methods read term vectors in memory.
+   */
+  dataDir?: string;
 }
 
 /** Where a retrieval is: indexing documents, then retrieving topics. */
@@ -235,11 +242,21 @@ export async function retrieveStoredRun(
     throw new PlatformError('conflict', taken);
   const stored = await selectTopics(db, collection, input.topics);
   const report = input.onProgress;
-  const index = await collectionIndex(db, collection, (done, total) =>
-    report?.({ phase: 'indexing', done, total }),
-  );
+  const disk =
+    input.method === 'bm25' && input.dataDir !== undefined
+      ? await storedCollectionDiskIndex(db, input.dataDir, collection)
+      : undefined;
+  const index = disk
+    ? undefined
+    : await collectionIndex(db, collection, (done, total) =>
+        report?.({ phase: 'indexing', done, total }),
+      );
   const topics = stored.map((t) => ({ id: t.topicId, text: t.query }));
   const options = retrieveOptions(input.method, input.params ?? {}, name);
+  const retrieve = (slice: typeof topics) =>
+    disk
+      ? retrieveDiskRun(disk, slice, { k: options.k!, bm25: options.bm25!, tag: name })
+      : retrieveRun(index!, slice, options);
   // Topics in slices, giving the event loop a turn between them, so a server keeps
   // answering while a large retrieval runs. A slice holds as many topics as take about
   // SLICE_MS (RM3 or Rocchio on a big collection: one topic; BM25 on a small one: 25).
@@ -252,7 +269,7 @@ export async function retrieveStoredRun(
     const slice = topics.slice(from, from + size);
     from += slice.length;
     const started = performance.now();
-    const part = retrieveRun(index, slice, options);
+    const part = retrieve(slice);
     const took = performance.now() - started;
     parameters = part.parameters;
     missing.push(...part.missing);

@@ -448,8 +448,9 @@ export class DiskIndexBuilder {
       }
       header.fileBytes = at;
       const next = Buffer.from(JSON.stringify(header), 'utf8');
-      if (next.length === json.length) break;
-      json = next;
+      const settled = next.length === json.length;
+      json = next; // the header as laid out now (it names these offsets)
+      if (settled) break;
     }
     const temporary = `${this.path}.tmp-${process.pid}`;
     const fd = openSync(temporary, 'w');

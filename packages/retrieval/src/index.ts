@@ -17,6 +17,7 @@ export {
   Bm25Index,
   buildIndex,
   DEFAULT_BM25,
+  documentDigest,
   documentText,
   IndexBuilder,
   type Bm25IndexData,

@@ -297,6 +297,8 @@ export const retrieve = createRouter()
         ...(body.topics ? { topics: body.topics } : {}),
         ...(body.replace ? { replace: true } : {}),
         ...(body.strict ? { strict: true } : {}),
+        // bm25 searches the collection's on-disk index when one was built there.
+        ...(c.var.config ? { dataDir: c.var.config.dataDir } : {}),
       };
       if (body.background) return c.json(presentJob(await startRetrieveJob(c.var.db, input)), 202);
       return c.json(await retrieveStoredRun(c.var.db, input), 201);
