@@ -73,9 +73,18 @@ forEachDatabase('assay API', (t) => {
 
   describe('public endpoints', () => {
     it('answers /api/health without a token', async () => {
-      const response = await api.call('GET', '/api/health');
-      expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ status: 'ok', database: 'ok' });
+      // A check waits 25 ms for the database's round trip, then says "busy"; on a loaded
+      // machine a round trip can take longer, so the test asks until it has been answered.
+      let body: { status?: string; database?: string } = {};
+      for (let attempt = 0; attempt < 50 && body.database !== 'ok'; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        const response = await api.call('GET', '/api/health');
+        expect(response.status).toBe(200);
+        body = (await response.json()) as typeof body;
+        expect(body.status).toBe('ok');
+        expect(['ok', 'busy']).toContain(body.database);
+      }
+      expect(body.database).toBe('ok');
     });
 
     it('serves an OpenAPI 3.1 document describing every route and the bearer scheme', async () => {
