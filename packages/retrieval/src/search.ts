@@ -26,63 +26,96 @@ export function weightTerms(index: Bm25Index, terms: readonly string[]): Weighte
   return query;
 }
 
+/** A term's postings: documents ascending, with their term frequencies. */
+export interface Postings {
+  docs: Uint32Array;
+  tfs: Uint16Array;
+}
+
 /**
- * Scores documents for weighted queries with Lucene's BM25:
- * Σ_t w_t · idf(t) · tf / (tf + k1·(1 − b + b·dl/avgdl)), idf = ln(1 + (N − df + 0.5)/(df + 0.5)).
- * Keeps one score buffer for all queries (not safe to share between concurrent callers).
+ * What BM25 top-k search reads from an index: the in-memory {@link Bm25Index} (views of
+ * its arrays) and the on-disk `DiskBm25Index` (positioned reads through a cache) both are one.
  */
-export class Bm25Searcher {
-  private readonly scores: Float64Array;
-  private readonly seen: Uint8Array;
-  private readonly touched: Uint32Array;
+export interface PostingsSource {
+  readonly documentCount: number;
+  /** Number of documents containing term number `t`. */
+  df(t: number): number;
+  /** Lucene idf of term number `t`. */
+  idf(t: number): number;
+  /** Term number `t`'s postings. */
+  postings(t: number): Postings;
+  /** The largest tf/(tf + k1·(1 − b + b·dl/avgdl)) among term t's postings (MaxScore's bound). */
+  bound(t: number, params: Bm25Params): number;
+  /** k1·(1 − b + b·dl/avgdl) for every document. */
+  lengthNorms(params: Bm25Params): Float64Array;
+  /** Each document's position in docno byte order. */
+  docnoOrder(): Uint32Array;
+  /** Document number `d`'s id. */
+  docno(d: number): string;
+}
 
-  // Per term, the largest tf/(tf + norm) of its postings (NaN until first needed).
-  private readonly bounds: Float64Array;
+/**
+ * Scores documents of a {@link PostingsSource} for weighted queries with Lucene's BM25:
+ * Σ_t w_t · idf(t) · tf / (tf + k1·(1 − b + b·dl/avgdl)), idf = ln(1 + (N − df + 0.5)/(df + 0.5)),
+ * and keeps the top k, ordered score desc, then docno desc (as trec_eval breaks ties).
+ * Keeps one score buffer for all queries (not safe to share between concurrent callers).
+ *
+ * `pruning` turns on MaxScore, which skips documents that cannot reach the top k; the
+ * results are identical to scoring every document, scores included. It is off by
+ * default: on Cranfield-like text (short documents, queries of frequent terms) scoring
+ * every posting into one array was as fast or faster in bench/retrieval's collections.
+ */
+export abstract class PostingsSearcher<S extends PostingsSource> {
+  private scores: Float64Array | undefined;
+  private seen: Uint8Array | undefined;
+  private touched: Uint32Array | undefined;
 
-  /**
-   * `pruning` turns on MaxScore, which skips documents that cannot reach the top k; the
-   * results are identical to scoring every document, scores included. It is off by
-   * default: on Cranfield-like text (short documents, queries of frequent terms) scoring
-   * every posting into one array was as fast or faster in bench/retrieval's collections.
-   */
   constructor(
-    readonly index: Bm25Index,
+    readonly index: S,
     readonly params: Bm25Params = DEFAULT_BM25,
     readonly pruning = false,
-  ) {
-    this.scores = new Float64Array(index.documentCount);
-    this.seen = new Uint8Array(index.documentCount);
-    this.touched = new Uint32Array(index.documentCount);
-    this.bounds = new Float64Array(index.data.terms.length).fill(Number.NaN);
-  }
+  ) {}
+
+  /** The query text's terms as term numbers of this index with weights. */
+  protected abstract analyze(text: string): WeightedQuery;
 
   /** The top `k` documents for query text, ordered score desc, then docno desc. */
   search(text: string, k: number): Hit[] {
-    return this.searchWeighted(analyzeQuery(this.index, text), k);
+    return this.searchWeighted(this.analyze(text), k);
   }
 
-  /** The top `k` documents for a weighted query; terms with weight ≤ 0 are ignored. */
+  /** The top `k` documents for a weighted query (term numbers of this index); weights ≤ 0 are ignored. */
   searchWeighted(query: WeightedQuery, k: number): Hit[] {
-    const terms: { t: number; factor: number }[] = [];
+    const terms: number[] = [];
+    const factors: number[] = [];
     for (const [t, weight] of query)
-      if (weight > 0) terms.push({ t, factor: weight * this.index.idf(t) });
+      if (weight > 0) {
+        terms.push(t);
+        factors.push(weight * this.index.idf(t));
+      }
     if (k < 1 || terms.length === 0) return [];
-    return this.pruning && terms.length > 1 ? this.maxScore(terms, k) : this.exhaustive(query, k);
+    const top =
+      this.pruning && terms.length > 1
+        ? this.maxScore(terms, factors, k)
+        : this.exhaustive(terms, factors, k);
+    return top.results().map(({ doc, score }) => ({ doc, docno: this.index.docno(doc), score }));
   }
 
   /** Term at a time into one score array; then the bounded heap over every match. */
-  private exhaustive(query: WeightedQuery, k: number): Hit[] {
-    const { index, scores, seen, touched } = this;
-    const { termOffsets, postingDocs, postingTfs } = index.data;
+  private exhaustive(terms: number[], factors: number[], k: number): TopK {
+    const { index } = this;
+    const N = index.documentCount;
+    const scores = (this.scores ??= new Float64Array(N));
+    const seen = (this.seen ??= new Uint8Array(N));
+    const touched = (this.touched ??= new Uint32Array(N));
     const norms = index.lengthNorms(this.params);
     let count = 0;
-    for (const [t, weight] of query) {
-      if (!(weight > 0)) continue;
-      const factor = weight * index.idf(t);
-      const end = termOffsets[t + 1]!;
-      for (let i = termOffsets[t]!; i < end; i++) {
-        const d = postingDocs[i]!;
-        const tf = postingTfs[i]!;
+    for (let q = 0; q < terms.length; q++) {
+      const factor = factors[q]!;
+      const { docs, tfs } = index.postings(terms[q]!);
+      for (let i = 0; i < docs.length; i++) {
+        const d = docs[i]!;
+        const tf = tfs[i]!;
         if (seen[d] === 0) {
           seen[d] = 1;
           touched[count++] = d;
@@ -98,25 +131,7 @@ export class Bm25Searcher {
       const s = scores[d]!;
       if (s >= top.threshold) top.offer(d, s);
     }
-    const ids = index.data.docIds;
-    return top.results().map(({ doc, score }) => ({ doc, docno: ids[doc]!, score }));
-  }
-
-  /** The largest tf/(tf + k1·(1 − b + b·dl/avgdl)) among term t's postings. */
-  private bound(t: number): number {
-    let b = this.bounds[t]!;
-    if (Number.isNaN(b)) {
-      const { termOffsets, postingDocs, postingTfs } = this.index.data;
-      const norms = this.index.lengthNorms(this.params);
-      b = 0;
-      for (let i = termOffsets[t]!; i < termOffsets[t + 1]!; i++) {
-        const tf = postingTfs[i]!;
-        const v = tf / (tf + norms[postingDocs[i]!]!);
-        if (v > b) b = v;
-      }
-      this.bounds[t] = b;
-    }
-    return b;
+    return top;
   }
 
   /**
@@ -126,17 +141,19 @@ export class Bm25Searcher {
    * only for candidates that could still reach the top k. Contributions are summed in the
    * query's term order, as the exhaustive path sums them, so the scores are the same.
    */
-  private maxScore(terms: { t: number; factor: number }[], k: number): Hit[] {
-    const { index } = this;
-    const { termOffsets, postingDocs, postingTfs } = index.data;
-    const norms = index.lengthNorms(this.params);
+  private maxScore(terms: number[], factors: number[], k: number): TopK {
+    const { index, params } = this;
+    const norms = index.lengthNorms(params);
     const n = terms.length;
     // Upper bounds, widened a little so rounding never prunes a document that qualifies.
-    const ub = terms.map(({ t, factor }) => factor * this.bound(t) * (1 + 1e-9));
-    const order = terms.map((_, i) => i).sort((a, b) => ub[a]! - ub[b]!);
-    const factor = order.map((i) => terms[i]!.factor);
-    const pos = order.map((i) => termOffsets[terms[i]!.t]!);
-    const end = order.map((i) => termOffsets[terms[i]!.t + 1]!);
+    const ub = terms.map((t, q) => factors[q]! * index.bound(t, params) * (1 + 1e-9));
+    const order = terms.map((_, q) => q).sort((a, b) => ub[a]! - ub[b]!);
+    const factor = order.map((q) => factors[q]!);
+    const lists = order.map((q) => index.postings(terms[q]!));
+    const docs = lists.map((l) => l.docs);
+    const tfs = lists.map((l) => l.tfs);
+    const pos = new Int32Array(n);
+    const end = Int32Array.from(lists, (l) => l.docs.length);
     const prefix = new Float64Array(n + 1);
     for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + ub[order[i]!]!;
     const contribution = new Float64Array(n); // by query position
@@ -146,15 +163,15 @@ export class Bm25Searcher {
     for (;;) {
       let d = Infinity;
       for (let i = essential; i < n; i++)
-        if (pos[i]! < end[i]! && postingDocs[pos[i]!]! < d) d = postingDocs[pos[i]!]!;
+        if (pos[i]! < end[i]! && docs[i]![pos[i]!]! < d) d = docs[i]![pos[i]!]!;
       if (d === Infinity) break;
       contribution.fill(0);
       let partial = 0;
       const norm = norms[d]!;
       for (let i = essential; i < n; i++) {
         const p = pos[i]!;
-        if (p < end[i]! && postingDocs[p] === d) {
-          const tf = postingTfs[p]!;
+        if (p < end[i]! && docs[i]![p] === d) {
+          const tf = tfs[i]![p]!;
           const c = (factor[i]! * tf) / (tf + norm);
           contribution[order[i]!] = c;
           partial += c;
@@ -167,10 +184,10 @@ export class Bm25Searcher {
           pruned = true;
           break;
         }
-        const p = advance(postingDocs, pos[i]!, end[i]!, d);
+        const p = advance(docs[i]!, pos[i]!, end[i]!, d);
         pos[i] = p;
-        if (p < end[i]! && postingDocs[p] === d) {
-          const tf = postingTfs[p]!;
+        if (p < end[i]! && docs[i]![p] === d) {
+          const tf = tfs[i]![p]!;
           const c = (factor[i]! * tf) / (tf + norm);
           contribution[order[i]!] = c;
           partial += c;
@@ -185,11 +202,16 @@ export class Bm25Searcher {
         while (essential < n && prefix[essential + 1]! < threshold) essential++;
       }
     }
-    const ids = index.data.docIds;
-    return top.results().map(({ doc, score }) => ({ doc, docno: ids[doc]!, score }));
+    return top;
   }
 }
 
+/** BM25 search over an in-memory {@link Bm25Index}; see {@link PostingsSearcher}. */
+export class Bm25Searcher extends PostingsSearcher<Bm25Index> {
+  protected analyze(text: string): WeightedQuery {
+    return analyzeQuery(this.index, text);
+  }
+}
 /** The first position in [from, end) whose document is ≥ d (galloping, then binary search). */
 export function advance(docs: Uint32Array, from: number, end: number, d: number): number {
   if (from >= end || docs[from]! >= d) return from;
