@@ -135,74 +135,138 @@ export abstract class PostingsSearcher<S extends PostingsSource> {
   }
 
   /**
-   * MaxScore (Turtle and Flood, 1995), document at a time. Terms sorted by upper bound;
-   * the low ones whose bounds together stay below the k-th best score are "non-essential":
-   * a document only they contain cannot enter, and they are looked up (by galloping search)
-   * only for candidates that could still reach the top k. Contributions are summed in the
-   * query's term order, as the exhaustive path sums them, so the scores are the same.
+   * MaxScore (Turtle and Flood, 1995), term at a time. Terms go in descending order of
+   * their upper bound (the most a term can add to a score). Each list is scored into the
+   * score array in full while a document not seen yet could still reach the top k: while
+   * the bounds of the terms left sum to at least the k-th best partial score so far (a
+   * lower bound of the final k-th best score, as contributions are never negative). Past
+   * that point the documents seen are the only candidates: the remaining (long, low-idf)
+   * lists are looked up by galloping search for them alone, and candidates whose partial
+   * score plus the bounds left fall below the k-th best are dropped. The candidates left
+   * are then scored again in the query's term order, as the exhaustive path sums them, so
+   * hits and scores are identical to scoring every document.
    */
   private maxScore(terms: number[], factors: number[], k: number): TopK {
     const { index, params } = this;
+    const N = index.documentCount;
+    const scores = (this.scores ??= new Float64Array(N));
+    const seen = (this.seen ??= new Uint8Array(N));
+    const touched = (this.touched ??= new Uint32Array(N));
     const norms = index.lengthNorms(params);
     const n = terms.length;
     // Upper bounds, widened a little so rounding never prunes a document that qualifies.
-    const ub = terms.map((t, q) => factors[q]! * index.bound(t, params) * (1 + 1e-9));
-    const order = terms.map((_, q) => q).sort((a, b) => ub[a]! - ub[b]!);
-    const factor = order.map((q) => factors[q]!);
-    const lists = order.map((q) => index.postings(terms[q]!));
-    const docs = lists.map((l) => l.docs);
-    const tfs = lists.map((l) => l.tfs);
-    const pos = new Int32Array(n);
-    const end = Int32Array.from(lists, (l) => l.docs.length);
-    const prefix = new Float64Array(n + 1);
-    for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + ub[order[i]!]!;
-    const contribution = new Float64Array(n); // by query position
-    const top = new TopK(k, index.docnoOrder());
+    const ub = terms.map((t, q) => factors[q]! * index.bound(t, params) * (1 + SLACK));
+    const order = terms.map((_, q) => q).sort((a, b) => ub[b]! - ub[a]! || a - b);
+    const rest = new Float64Array(n + 1); // rest[i]: the bounds of sorted terms i … n−1
+    for (let i = n - 1; i >= 0; i--) rest[i] = rest[i + 1]! + ub[order[i]!]!;
+    const kth = new KthLargest(k);
+    let count = 0;
     let threshold = -Infinity;
-    let essential = 0; // sorted terms [0, essential) are non-essential
-    for (;;) {
-      let d = Infinity;
-      for (let i = essential; i < n; i++)
-        if (pos[i]! < end[i]! && docs[i]![pos[i]!]! < d) d = docs[i]![pos[i]!]!;
-      if (d === Infinity) break;
-      contribution.fill(0);
-      let partial = 0;
-      const norm = norms[d]!;
-      for (let i = essential; i < n; i++) {
-        const p = pos[i]!;
-        if (p < end[i]! && docs[i]![p] === d) {
-          const tf = tfs[i]![p]!;
-          const c = (factor[i]! * tf) / (tf + norm);
-          contribution[order[i]!] = c;
-          partial += c;
-          pos[i] = p + 1;
+    let i = 0;
+    for (; i < n && rest[i]! >= threshold; i++) {
+      const q = order[i]!;
+      const factor = factors[q]!;
+      const { docs, tfs } = index.postings(terms[q]!);
+      for (let j = 0; j < docs.length; j++) {
+        const d = docs[j]!;
+        const tf = tfs[j]!;
+        if (seen[d] === 0) {
+          seen[d] = 1;
+          touched[count++] = d;
+          scores[d] = 0;
+        }
+        scores[d]! += (factor * tf) / (tf + norms[d]!);
+      }
+      if (count >= k) threshold = kth.of(scores, touched, count) * (1 - SLACK);
+    }
+    // Candidates: the documents seen that could still reach the top k.
+    let candidates = new Uint32Array(count);
+    let c = 0;
+    for (let j = 0; j < count; j++) {
+      const d = touched[j]!;
+      seen[d] = 0;
+      if (scores[d]! + rest[i]! >= threshold) candidates[c++] = d;
+    }
+    candidates = candidates.subarray(0, c).sort();
+    for (; i < n && c > 0; i++) {
+      const q = order[i]!;
+      const factor = factors[q]!;
+      const { docs, tfs } = index.postings(terms[q]!);
+      let p = 0;
+      for (let j = 0; j < c; j++) {
+        const d = candidates[j]!;
+        p = advance(docs, p, docs.length, d);
+        if (p === docs.length) break;
+        if (docs[p] === d) {
+          const tf = tfs[p]!;
+          scores[d]! += (factor * tf) / (tf + norms[d]!);
         }
       }
-      let pruned = false;
-      for (let i = essential - 1; i >= 0; i--) {
-        if (partial + prefix[i + 1]! < threshold) {
-          pruned = true;
-          break;
-        }
-        const p = advance(docs[i]!, pos[i]!, end[i]!, d);
-        pos[i] = p;
-        if (p < end[i]! && docs[i]![p] === d) {
-          const tf = tfs[i]![p]!;
-          const c = (factor[i]! * tf) / (tf + norm);
-          contribution[order[i]!] = c;
-          partial += c;
-        }
+      if (c >= k) threshold = Math.max(threshold, kth.of(scores, candidates, c) * (1 - SLACK));
+      let kept = 0;
+      for (let j = 0; j < c; j++) {
+        const d = candidates[j]!;
+        if (scores[d]! + rest[i + 1]! >= threshold) candidates[kept++] = d;
       }
-      if (pruned) continue;
-      let score = 0;
-      for (let q = 0; q < n; q++) if (contribution[q] !== 0) score += contribution[q]!;
-      top.offer(d, score);
-      if (top.threshold > threshold) {
-        threshold = top.threshold;
-        while (essential < n && prefix[essential + 1]! < threshold) essential++;
+      c = kept;
+    }
+    // The exact scores of the candidates, summed in the query's term order.
+    const exact = new Float64Array(c);
+    for (let q = 0; q < n; q++) {
+      const factor = factors[q]!;
+      const { docs, tfs } = index.postings(terms[q]!);
+      let p = 0;
+      for (let j = 0; j < c; j++) {
+        const d = candidates[j]!;
+        p = advance(docs, p, docs.length, d);
+        if (p === docs.length) break;
+        if (docs[p] === d) {
+          const tf = tfs[p]!;
+          exact[j]! += (factor * tf) / (tf + norms[d]!);
+        }
       }
     }
+    const top = new TopK(Math.min(k, c), index.docnoOrder());
+    for (let j = 0; j < c; j++)
+      if (exact[j]! >= top.threshold) top.offer(candidates[j]!, exact[j]!);
     return top;
+  }
+}
+
+/** Relative widening of MaxScore's bounds and thresholds, far above any rounding error. */
+const SLACK = 1e-9;
+
+/** The k-th largest of a set of scores, with a reusable bounded min-heap of floats. */
+class KthLargest {
+  private readonly heap: Float64Array;
+  constructor(private readonly k: number) {
+    this.heap = new Float64Array(k);
+  }
+
+  /** The k-th largest of scores[docs[0 … count−1]] (count ≥ k). */
+  of(scores: Float64Array, docs: Uint32Array, count: number): number {
+    const { heap, k } = this;
+    for (let j = 0; j < k; j++) heap[j] = scores[docs[j]!]!;
+    for (let j = (k >> 1) - 1; j >= 0; j--) this.siftDown(j, heap[j]!);
+    for (let j = k; j < count; j++) {
+      const s = scores[docs[j]!]!;
+      if (s > heap[0]!) this.siftDown(0, s);
+    }
+    return heap[0]!;
+  }
+
+  private siftDown(at: number, value: number): void {
+    const { heap, k } = this;
+    let i = at;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= k) break;
+      if (child + 1 < k && heap[child + 1]! < heap[child]!) child++;
+      if (heap[child]! >= value) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = value;
   }
 }
 
