@@ -154,6 +154,7 @@ export abstract class PostingsSearcher<S extends PostingsSource> {
     const touched = (this.touched ??= new Uint32Array(N));
     const norms = index.lengthNorms(params);
     const n = terms.length;
+    const lists = terms.map((t) => index.postings(t)); // read once (the on-disk index may not cache them)
     // Upper bounds, widened a little so rounding never prunes a document that qualifies.
     const ub = terms.map((t, q) => factors[q]! * index.bound(t, params) * (1 + SLACK));
     const order = terms.map((_, q) => q).sort((a, b) => ub[b]! - ub[a]! || a - b);
@@ -166,7 +167,7 @@ export abstract class PostingsSearcher<S extends PostingsSource> {
     for (; i < n && rest[i]! >= threshold; i++) {
       const q = order[i]!;
       const factor = factors[q]!;
-      const { docs, tfs } = index.postings(terms[q]!);
+      const { docs, tfs } = lists[q]!;
       for (let j = 0; j < docs.length; j++) {
         const d = docs[j]!;
         const tf = tfs[j]!;
@@ -191,7 +192,7 @@ export abstract class PostingsSearcher<S extends PostingsSource> {
     for (; i < n && c > 0; i++) {
       const q = order[i]!;
       const factor = factors[q]!;
-      const { docs, tfs } = index.postings(terms[q]!);
+      const { docs, tfs } = lists[q]!;
       let p = 0;
       for (let j = 0; j < c; j++) {
         const d = candidates[j]!;
@@ -214,7 +215,7 @@ export abstract class PostingsSearcher<S extends PostingsSource> {
     const exact = new Float64Array(c);
     for (let q = 0; q < n; q++) {
       const factor = factors[q]!;
-      const { docs, tfs } = index.postings(terms[q]!);
+      const { docs, tfs } = lists[q]!;
       let p = 0;
       for (let j = 0; j < c; j++) {
         const d = candidates[j]!;
@@ -238,14 +239,13 @@ const SLACK = 1e-9;
 
 /** The k-th largest of a set of scores, with a reusable bounded min-heap of floats. */
 class KthLargest {
-  private readonly heap: Float64Array;
-  constructor(private readonly k: number) {
-    this.heap = new Float64Array(k);
-  }
+  private heap: Float64Array | undefined;
+  constructor(private readonly k: number) {}
 
   /** The k-th largest of scores[docs[0 … count−1]] (count ≥ k). */
   of(scores: Float64Array, docs: Uint32Array, count: number): number {
-    const { heap, k } = this;
+    const k = this.k;
+    const heap = (this.heap ??= new Float64Array(k)); // allocated once k documents are seen
     for (let j = 0; j < k; j++) heap[j] = scores[docs[j]!]!;
     for (let j = (k >> 1) - 1; j >= 0; j--) this.siftDown(j, heap[j]!);
     for (let j = k; j < count; j++) {
@@ -256,7 +256,8 @@ class KthLargest {
   }
 
   private siftDown(at: number, value: number): void {
-    const { heap, k } = this;
+    const heap = this.heap!;
+    const k = this.k;
     let i = at;
     for (;;) {
       let child = 2 * i + 1;
