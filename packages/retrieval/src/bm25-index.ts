@@ -69,6 +69,7 @@ export class Bm25Index {
   readonly averageLength: number;
   private docOrder: Uint32Array | undefined;
   private normCache: { key: string; norms: Float64Array } | undefined;
+  private boundCache: { key: string; bounds: Float64Array } | undefined;
 
   constructor(data: Bm25IndexData) {
     this.data = data;
@@ -88,6 +89,33 @@ export class Bm25Index {
   /** Lucene idf of term number `t`. */
   idf(t: number): number {
     return bm25Idf(this.documentCount, this.df(t));
+  }
+
+  /** Term number `t`'s postings (documents ascending, with their tfs): views of the index's arrays. */
+  postings(t: number): { docs: Uint32Array; tfs: Uint16Array } {
+    const { termOffsets, postingDocs, postingTfs } = this.data;
+    const from = termOffsets[t]!;
+    const to = termOffsets[t + 1]!;
+    return { docs: postingDocs.subarray(from, to), tfs: postingTfs.subarray(from, to) };
+  }
+
+  /** The largest tf/(tf + k1·(1 − b + b·dl/avgdl)) among term t's postings (kept for the last parameters). */
+  bound(t: number, params: Bm25Params): number {
+    const key = `${params.k1}/${params.b}`;
+    if (this.boundCache?.key !== key)
+      this.boundCache = { key, bounds: new Float64Array(this.data.terms.length).fill(Number.NaN) };
+    let b = this.boundCache.bounds[t]!;
+    if (Number.isNaN(b)) {
+      const { docs, tfs } = this.postings(t);
+      b = saturationBound(docs, tfs, this.lengthNorms(params));
+      this.boundCache.bounds[t] = b;
+    }
+    return b;
+  }
+
+  /** Document number `d`'s id. */
+  docno(d: number): string {
+    return this.data.docIds[d]!;
   }
 
   /** Total postings (document–term pairs). */
@@ -132,6 +160,16 @@ export class Bm25Index {
     this.normCache = { key, norms };
     return norms;
   }
+}
+
+/** The largest tf/(tf + norm) among postings `docs`/`tfs`, with `norms` by document (0 if none). */
+export function saturationBound(docs: Uint32Array, tfs: Uint16Array, norms: Float64Array): number {
+  let b = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const v = tfs[i]! / (tfs[i]! + norms[docs[i]!]!);
+    if (v > b) b = v;
+  }
+  return b;
 }
 
 /** Builds an index one document at a time (the CLI reports progress between documents). */

@@ -27,12 +27,12 @@ import {
   documentDigest,
   documentText,
   type IndexableDocument,
+  saturationBound,
 } from './bm25-index.js';
 import { GrowableUint32 } from './growable.js';
 import { IndexFileError } from './index-file.js';
-import { advance, type Hit, type WeightedQuery } from './search.js';
+import { PostingsSearcher, type Postings, type WeightedQuery } from './search.js';
 import { TermCounter } from './term-counter.js';
-import { TopK } from './top-k.js';
 
 // An on-disk BM25 index: built by streaming documents, spilling sorted runs of postings
 // to temporary files when a memory budget is reached and merging them into one file;
@@ -623,7 +623,7 @@ export class DiskBm25Index {
   private readonly termStart: Float64Array;
   private readonly termDf: Uint32Array;
   private readonly termBound: Float64Array;
-  private readonly cache = new Map<number, { docs: Uint32Array; tfs: Uint16Array }>();
+  private readonly cache = new Map<number, Postings>();
   private cached = 0;
   private readonly cacheBytes: number;
   private normCache: { key: string; norms: Float64Array } | undefined;
@@ -831,20 +831,15 @@ export class DiskBm25Index {
       this.boundCache = { key, bounds: new Float64Array(this.termCount).fill(Number.NaN) };
     let b = this.boundCache.bounds[t]!;
     if (Number.isNaN(b)) {
-      const norms = this.lengthNorms(params);
       const { docs, tfs } = this.postings(t);
-      b = 0;
-      for (let i = 0; i < docs.length; i++) {
-        const v = tfs[i]! / (tfs[i]! + norms[docs[i]!]!);
-        if (v > b) b = v;
-      }
+      b = saturationBound(docs, tfs, this.lengthNorms(params));
       this.boundCache.bounds[t] = b;
     }
     return b;
   }
 
   /** Term number `t`'s postings (documents ascending, with their tfs), read from the file. */
-  postings(t: number): { docs: Uint32Array; tfs: Uint16Array } {
+  postings(t: number): Postings {
     const hit = this.cache.get(t);
     if (hit) {
       this.cache.delete(t);
@@ -886,132 +881,13 @@ export class DiskBm25Index {
 
 /**
  * BM25 search over an on-disk index, with the formula, parameters, summing order and tie
- * order of {@link Bm25Searcher}: the same documents indexed either way give the same hits
- * with the same scores. `pruning` turns on MaxScore (same results, fewer documents scored).
+ * order of {@link Bm25Searcher} (one implementation, {@link PostingsSearcher}): the same
+ * documents indexed either way give the same hits with the same scores. `pruning` turns
+ * on MaxScore (same results, fewer documents scored), with the bounds stored in the file.
  * Keeps one score buffer for all queries (not safe to share between concurrent callers).
  */
-export class DiskBm25Searcher {
-  private scores: Float64Array | undefined;
-  private seen: Uint8Array | undefined;
-  private touched: Uint32Array | undefined;
-
-  constructor(
-    readonly index: DiskBm25Index,
-    readonly params: Bm25Params = DEFAULT_BM25,
-    readonly pruning = false,
-  ) {}
-
-  /** The top `k` documents for query text, ordered score desc, then docno desc. */
-  search(text: string, k: number): Hit[] {
-    return this.searchWeighted(this.index.analyzeQuery(text), k);
-  }
-
-  /** The top `k` documents for a weighted query (term numbers of this index); weights ≤ 0 are ignored. */
-  searchWeighted(query: WeightedQuery, k: number): Hit[] {
-    const terms: { t: number; factor: number }[] = [];
-    for (const [t, weight] of query)
-      if (weight > 0) terms.push({ t, factor: weight * this.index.idf(t) });
-    if (k < 1 || terms.length === 0) return [];
-    return this.pruning && terms.length > 1 ? this.maxScore(terms, k) : this.exhaustive(terms, k);
-  }
-
-  private hits(top: TopK): Hit[] {
-    return top.results().map(({ doc, score }) => ({ doc, docno: this.index.docno(doc), score }));
-  }
-
-  /** Term at a time into one score array; then the bounded heap over every match. */
-  private exhaustive(terms: { t: number; factor: number }[], k: number): Hit[] {
-    const { index } = this;
-    const N = index.documentCount;
-    const scores = (this.scores ??= new Float64Array(N));
-    const seen = (this.seen ??= new Uint8Array(N));
-    const touched = (this.touched ??= new Uint32Array(N));
-    const norms = index.lengthNorms(this.params);
-    let count = 0;
-    for (const { t, factor } of terms) {
-      const { docs, tfs } = index.postings(t);
-      for (let i = 0; i < docs.length; i++) {
-        const d = docs[i]!;
-        const tf = tfs[i]!;
-        if (seen[d] === 0) {
-          seen[d] = 1;
-          touched[count++] = d;
-          scores[d] = 0;
-        }
-        scores[d]! += (factor * tf) / (tf + norms[d]!);
-      }
-    }
-    const top = new TopK(Math.min(k, count), index.docnoOrder());
-    for (let i = 0; i < count; i++) {
-      const d = touched[i]!;
-      seen[d] = 0;
-      const s = scores[d]!;
-      if (s >= top.threshold) top.offer(d, s);
-    }
-    return this.hits(top);
-  }
-
-  /** MaxScore, document at a time, as {@link Bm25Searcher} runs it (bounds from the file). */
-  private maxScore(terms: { t: number; factor: number }[], k: number): Hit[] {
-    const { index } = this;
-    const norms = index.lengthNorms(this.params);
-    const n = terms.length;
-    const ub = terms.map(({ t, factor }) => factor * index.bound(t, this.params) * (1 + 1e-9));
-    const order = terms.map((_, i) => i).sort((a, b) => ub[a]! - ub[b]!);
-    const factor = order.map((i) => terms[i]!.factor);
-    const lists = order.map((i) => index.postings(terms[i]!.t));
-    const docs = lists.map((l) => l.docs);
-    const tfs = lists.map((l) => l.tfs);
-    const pos = order.map(() => 0);
-    const end = lists.map((l) => l.docs.length);
-    const prefix = new Float64Array(n + 1);
-    for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + ub[order[i]!]!;
-    const contribution = new Float64Array(n);
-    const top = new TopK(k, index.docnoOrder());
-    let threshold = -Infinity;
-    let essential = 0;
-    for (;;) {
-      let d = Infinity;
-      for (let i = essential; i < n; i++)
-        if (pos[i]! < end[i]! && docs[i]![pos[i]!]! < d) d = docs[i]![pos[i]!]!;
-      if (d === Infinity) break;
-      contribution.fill(0);
-      let partial = 0;
-      const norm = norms[d]!;
-      for (let i = essential; i < n; i++) {
-        const p = pos[i]!;
-        if (p < end[i]! && docs[i]![p] === d) {
-          const tf = tfs[i]![p]!;
-          const c = (factor[i]! * tf) / (tf + norm);
-          contribution[order[i]!] = c;
-          partial += c;
-          pos[i] = p + 1;
-        }
-      }
-      let pruned = false;
-      for (let i = essential - 1; i >= 0; i--) {
-        if (partial + prefix[i + 1]! < threshold) {
-          pruned = true;
-          break;
-        }
-        const p = advance(docs[i]!, pos[i]!, end[i]!, d);
-        pos[i] = p;
-        if (p < end[i]! && docs[i]![p] === d) {
-          const tf = tfs[i]![p]!;
-          const c = (factor[i]! * tf) / (tf + norm);
-          contribution[order[i]!] = c;
-          partial += c;
-        }
-      }
-      if (pruned) continue;
-      let score = 0;
-      for (let q = 0; q < n; q++) if (contribution[q] !== 0) score += contribution[q]!;
-      top.offer(d, score);
-      if (top.threshold > threshold) {
-        threshold = top.threshold;
-        while (essential < n && prefix[essential + 1]! < threshold) essential++;
-      }
-    }
-    return this.hits(top);
+export class DiskBm25Searcher extends PostingsSearcher<DiskBm25Index> {
+  protected analyze(text: string): WeightedQuery {
+    return this.index.analyzeQuery(text);
   }
 }

@@ -24,8 +24,20 @@ export {
   type Bm25Params,
   type IndexableDocument,
 } from './bm25-index.js';
-/** BM25 search with a bounded heap; ties ordered as trec_eval orders them. */
-export { analyzeQuery, Bm25Searcher, weightTerms, type Hit, type WeightedQuery } from './search.js';
+/**
+ * BM25 search with a bounded heap; ties ordered as trec_eval orders them. One searcher
+ * (exhaustive or MaxScore) over any postings source, in memory or on disk.
+ */
+export {
+  analyzeQuery,
+  Bm25Searcher,
+  PostingsSearcher,
+  weightTerms,
+  type Hit,
+  type Postings,
+  type PostingsSource,
+  type WeightedQuery,
+} from './search.js';
 /** Bounded top-k heap (score desc, docno desc). */
 export { TopK } from './top-k.js';
 /** Saving an index to one file and loading it back, with version and analyzer checks. */

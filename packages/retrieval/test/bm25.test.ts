@@ -164,5 +164,11 @@ describe('MaxScore pruning', () => {
       }
     }
     expect(compared).toBe(800);
+    // A k far beyond the collection: no buffer of k entries is allocated.
+    const query = new Map([
+      [index.termIds.get('w0')!, 1],
+      [index.termIds.get('w1')!, 1],
+    ]);
+    expect(pruned.searchWeighted(query, 2 ** 31)).toEqual(full.searchWeighted(query, 2 ** 31));
   });
 });
