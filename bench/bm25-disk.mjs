@@ -11,8 +11,9 @@
 // Usage: node bench/bm25-disk.mjs [--docs 8800000] [--queries 200] [--k 1000]
 //                                 [--budget-mib 1024] [--vocabulary 2600000] [--keep]
 //                                 [--warm] (time the queries after two untimed passes)
+//                                 [--search-only] (search an index kept by an earlier --keep run)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { numberFlag } from './args.mjs';
@@ -29,6 +30,7 @@ const budgetMiB = numberFlag(args, '--budget-mib', 1024);
 const vocabulary = numberFlag(args, '--vocabulary', 2_600_000);
 const keep = args.includes('--keep');
 const warm = args.includes('--warm');
+const searchOnly = args.includes('--search-only');
 const indexFile = `${scratch}index-${docs}.bm25d`;
 
 const lib = () => import(pathToFileURL(`${scratch}dist/assay-retrieval.mjs`).href);
@@ -158,11 +160,21 @@ async function main() {
   console.log(
     `on-disk BM25${warm ? ' (warm)' : ''}: ${docs.toLocaleString('en')} synthetic passages (Zipfian over ${vocabulary.toLocaleString('en')} words, 20–92 terms), memory budget ${budgetMiB} MiB, ${queryCount} queries of 2–6 terms, top ${k}`,
   );
-  const built = child('build');
-  const bytes = statSync(indexFile).size;
-  console.log(
-    `index: ${built.seconds.toFixed(1)} s (${Math.round(docs / built.seconds).toLocaleString('en')} docs/s), peak RSS ${built.peakMiB.toFixed(0)} MiB, ${built.runs} runs, ${built.terms.toLocaleString('en')} terms, ${built.postings.toLocaleString('en')} postings, ${(bytes / 2 ** 20).toFixed(1)} MiB on disk`,
-  );
+  if (searchOnly) {
+    if (!existsSync(indexFile))
+      throw new Error(
+        `bench/bm25-disk: --search-only needs ${indexFile}, kept by an earlier run with --keep and the same --docs`,
+      );
+    console.log(
+      `index: kept from an earlier run, ${(statSync(indexFile).size / 2 ** 20).toFixed(1)} MiB on disk`,
+    );
+  } else {
+    const built = child('build');
+    const bytes = statSync(indexFile).size;
+    console.log(
+      `index: ${built.seconds.toFixed(1)} s (${Math.round(docs / built.seconds).toLocaleString('en')} docs/s), peak RSS ${built.peakMiB.toFixed(0)} MiB, ${built.runs} runs, ${built.terms.toLocaleString('en')} terms, ${built.postings.toLocaleString('en')} postings, ${(bytes / 2 ** 20).toFixed(1)} MiB on disk`,
+    );
+  }
   const searched = child('search');
   for (const mode of ['exhaustive', 'maxscore']) {
     const s = searched[mode];
