@@ -75,6 +75,11 @@ describe('createDb on disk (PGlite)', () => {
           });
           const recorded = await second.db.selectFrom('schema_migrations').selectAll().execute();
           expect(recorded).toHaveLength((await loadMigrations()).length);
+          // Set at every start (not stored in the folder): a small buffer pool for one session.
+          const shown = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(
+            second.db,
+          );
+          expect(shown.rows[0]?.shared_buffers).toBe('32MB');
         } finally {
           await second.close();
         }
