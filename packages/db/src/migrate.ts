@@ -98,6 +98,17 @@ export async function migrate(
     ? [...options.migrations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     : await loadMigrations(options.migrationsDir);
 
+  // An up-to-date database (every command opening an existing one) costs two reads: no
+  // transaction, lock or write. Anything else takes the locked path below.
+  const known = new Set(migrations.map((migration) => migration.name));
+  const recorded = await listAppliedMigrations(db);
+  const recordedSet = new Set(recorded);
+  const upToDate =
+    migrations.length > 0 &&
+    recorded.every((name) => known.has(name)) &&
+    migrations.every((migration) => recordedSet.has(migration.name));
+  if (upToDate) return { applied: [], skipped: migrations.map((migration) => migration.name) };
+
   await db.transaction().execute(async (trx) => {
     await lockMigrations(trx);
     await sql`create table if not exists schema_migrations (
@@ -106,7 +117,6 @@ export async function migrate(
     )`.execute(trx);
   });
 
-  const known = new Set(migrations.map((migration) => migration.name));
   const unknown = (await listAppliedMigrations(db)).filter((name) => !known.has(name));
   if (unknown.length > 0) {
     throw new Error(

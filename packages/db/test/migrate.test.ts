@@ -114,6 +114,28 @@ forEachDatabase('migrate', (database) => {
   );
 
   it(
+    'applies a migration added after the others were applied, and only that one',
+    async () => {
+      const { db } = await database.openFresh({ migrate: false });
+      const first = { name: '0001_create_widgets.sql', sql: 'create table widgets (id int);' };
+      const second = { name: '0002_create_gadgets.sql', sql: 'create table gadgets (id int);' };
+      expect(await migrate(db, { migrations: [first] })).toEqual({
+        applied: ['0001_create_widgets.sql'],
+        skipped: [],
+      });
+      expect(await migrate(db, { migrations: [first, second] })).toEqual({
+        applied: ['0002_create_gadgets.sql'],
+        skipped: ['0001_create_widgets.sql'],
+      });
+      expect(await listAppliedMigrations(db)).toEqual([
+        '0001_create_widgets.sql',
+        '0002_create_gadgets.sql',
+      ]);
+    },
+    OPEN_TIMEOUT_MS,
+  );
+
+  it(
     'rolls a failing migration back completely and records nothing',
     async () => {
       const { db } = await database.openFresh({ migrate: false });

@@ -9,8 +9,21 @@
 // `template` (a dump of one made earlier) instead of running initdb.
 // Messages out: { ready: true } | { ready: false, error } once, then { id, result } | { id, error }
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+
+// Start-up runs much of Postgres's code once: by default V8 recompiles every function that
+// ran a little with its optimising compiler, on a background thread, most of the CPU and
+// a good part of the memory of a short command (which exits before that code pays off).
+// A larger budget leaves that to the code a long command keeps running. (The setting is
+// the process's; nothing else in assay runs WebAssembly.) Must precede the compilation.
+setFlagsFromString('--wasm-tiering-budget=180000000'); // 100 times V8's default
+
+// Postgres's shared buffers are touched in full at start-up (PGlite's default, 160 MB,
+// became 160 MB of resident memory in every process). One session of one process needs
+// far less; the operating system's file cache keeps the rest of the data close.
+const SHARED_BUFFERS = '32MB';
 
 /** PostgreSQL type OIDs assay parses or serialises specially. */
 const INT8_OID = 20;
@@ -48,6 +61,7 @@ try {
     // PGlite passes strings bound to json/jsonb through unencoded; postgres.js encodes
     // every value. Encode always so both engines store the same thing.
     serializers: { [JSON_OID]: json, [JSONB_OID]: json },
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
     ...(workerData.template ? { loadDataDir: new Blob([readFileSync(workerData.template)]) } : {}),
   });
   await pglite.waitReady;
