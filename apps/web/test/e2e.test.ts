@@ -234,7 +234,8 @@ describe.skipIf(!runBrowserTests)('web app in Chromium', () => {
     expect(summary.annotators.find((a) => a.name === 'ada')?.done).toBe(10);
 
     // In the blind campaign nothing Ada received names or grades the LLM label set.
-    expect(bodies.length).toBeGreaterThan(20);
+    // (At least the answers to her ten saved labels and to the items fetched.)
+    expect(bodies.length).toBeGreaterThan(10);
     for (const body of bodies) {
       expect(body).not.toContain('llm-judge');
       expect(body).not.toContain('reference');
