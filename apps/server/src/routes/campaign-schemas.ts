@@ -1,7 +1,7 @@
 // The answers of the campaign routes, field by field: what the OpenAPI document publishes
 // and what hono's typed client (`hc<AssayApp>`, the web app's client) gives its callers.
 // Objects are strict (no field beyond those named), except where the stored data is open:
-// a campaign's settings, a grade's extra fields and a topic's context.
+// a campaign's settings and a topic's context.
 import { ITEM_FLAGS } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
 
@@ -12,12 +12,14 @@ const Timestamp = z.string().openapi({ format: 'date-time' });
 const Named = z.strictObject({ id: Int, name: z.string() });
 const Progress = z.strictObject({ done: Int, total: Int });
 const Scale = z.strictObject({ min: Int, max: Int });
-const Flag = z.enum(ITEM_FLAGS as [string, ...string[]]);
+const Flag = z
+  .enum(['broken', 'unsure'])
+  .openapi({ description: `one of ${ITEM_FLAGS.join(', ')}: the passage is broken; not sure` });
 /** Another label set's grade of the item (null: it has none). */
 const OtherGrade = z.strictObject({ labelSet: z.string(), grade: Int.nullable() });
 
-/** A grade of the campaign's scale and what it means (a judge template may add fields). */
-const Grade = z.object({ grade: Int, label: z.string() }).catchall(z.unknown()).openapi('Grade');
+/** A grade of the campaign's scale and what it means. */
+const Grade = z.strictObject({ grade: Int, label: z.string() }).openapi('Grade');
 
 /** Pairs a pool or campaign left out: their topic or document is not in the collection. */
 const LeftOut = z
@@ -103,8 +105,9 @@ const AnnotationItemFields = {
           userBackground: z.array(z.string()).optional(),
           referenceAnswer: z.string().optional(),
         })
-        .catchall(z.unknown())
-        .optional(),
+        .catchall(z.json().optional())
+        .optional()
+        .openapi({ description: 'a conversational topic’s context: its keys as uploaded' }),
     }),
     document: z.strictObject({ id: z.string(), title: z.string().optional(), text: z.string() }),
   }),

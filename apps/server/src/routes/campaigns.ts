@@ -195,7 +195,7 @@ const NoteBody = z
   })
   .openapi('ItemNoteInput');
 
-const json = (schema: z.ZodType, description: string) => ({
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
