@@ -169,12 +169,9 @@ export type LabelSet = Each<(typeof collection)['label-sets']['$get']>;
 export type JudgeJob = AnswerOf<typeof jobs.start.$post>;
 /** A pool; the route's schema leaves out `leftOut`, which the answer carries. */
 export type Pool = AnswerOf<typeof collection.pools.$post> & { leftOut: LeftOut };
-export type Evaluation = AnswerOf<typeof api_.evaluations.$post>;
 export type PpiResult = AnswerOf<typeof api_.ppi.$post>;
 
 export type Campaign = AnswerOf<typeof campaign.$get>;
-export type AnnotatorProgress = Campaign['annotators'][number];
-export type Grade = Campaign['grades'][number];
 /** Pairs a pool or campaign left out: their topic or document is not in the collection. */
 export type LeftOut = NonNullable<Campaign['leftOut']>;
 /** What deleting a campaign deletes (GET /campaigns/{id}/deletion) or deleted. */
@@ -186,19 +183,10 @@ export type AdjudicationItem = AnswerOf<(typeof campaign.adjudication)[':item'][
 export type MyCampaign = Each<typeof api_.campaigns.$get>;
 /** An item as the labelling screen holds it: `grade` when it was opened from the history. */
 export type AnnotationItem = NextItems['items'][number] & { grade?: number | null };
-export type ConversationTurn = NonNullable<
-  NonNullable<AnnotationItem['item']['topic']['context']>['previousTurns']
->[number];
 /** The caller's next items, in the order they are served, and their progress. */
 export type NextItems = AnswerOf<(typeof campaign)['next-items']['$get']>;
-export type SavedLabel = AnswerOf<typeof campaign.labels.$post>;
 export type CampaignAgreement = AnswerOf<typeof campaign.agreement.$get>;
-/** Two sources' agreement over the items both labelled, or why there is none. */
-export type PairAgreement = Omit<CampaignAgreement['annotators']['pairwise'][number], 'a' | 'b'>;
-/** `assay agree --format json` (statistics that are undefined come as null). */
-export type AgreementReport = NonNullable<PairAgreement['report']>;
 
-export type PublishedLeaderboard = AnswerOf<(typeof api_.reports)[':id']['publish']['$post']>;
 export type ReportSummary = Each<typeof api_.reports.$get>;
 /** A stored report; its `result` is the analysis' own JSON (CompareResult for comparisons). */
 export type Report = Omit<AnswerOf<(typeof api_.reports)[':id']['$get']>, 'result'> & {
@@ -207,9 +195,7 @@ export type Report = Omit<AnswerOf<(typeof api_.reports)[':id']['$get']>, 'resul
 
 export type ResponseSet = Each<(typeof api_)['response-sets']['$get']>;
 export type ResponseSetDetail = AnswerOf<typeof responseSet.$get>;
-export type Answer = ResponseSetDetail['answers'][number];
 export type ScoreSetDetail = AnswerOf<typeof scoreSet.$get>;
-export type ScoreSet = ResponseSetDetail['scoreSets'][number];
 export type AnswerScore = ScoreSetDetail['rows'][number];
 /** Per criterion, agreement of two score sets of the same answers (null: undefined). */
 export type CriterionAgreement = Each<(typeof scoreSet.agreement)[':other']['$get']>;
@@ -217,8 +203,6 @@ export type CriterionAgreement = Each<(typeof scoreSet.agreement)[':other']['$ge
 export type JudgeTemplateSummary = Each<typeof api_.judges.$get>;
 /** The caller's stored hand scores of a response set and the rubric they are given on. */
 export type HandScores = AnswerOf<(typeof responseSet)['hand-scores']['$get']>;
-/** A grade a person gave one criterion of an answer, as stored. */
-export type HandScore = AnswerOf<(typeof responseSet)['hand-scores']['$put']>;
 
 // --- Result shapes inside answers the routes leave open (stored reports, leaderboards) ---
 

@@ -13,8 +13,8 @@ export const FLAG_TEXT: Record<ItemFlag, string> = {
 
 const campaign = client.api.campaigns[':id'];
 const note = campaign.items[':item'].note;
-const at = (campaign: number, item?: number) =>
-  item === undefined ? { id: String(campaign) } : { id: String(campaign), item: String(item) };
+const at = (campaign: number) => ({ id: String(campaign) });
+const atItem = (campaign: number, item: number) => ({ id: String(campaign), item: String(item) });
 
 /** A page of my labelled items, most recently changed first, and the next page's cursor. */
 export async function history(campaignId: number, after?: string | null, limit = 50) {
