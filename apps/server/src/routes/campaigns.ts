@@ -51,6 +51,24 @@ import {
   busyError,
   QueryFlag,
 } from '../schemas.js';
+import {
+  AddedAnnotatorsSchema,
+  AdjudicationItemSchema,
+  AdjudicationSchema,
+  AnnotationItemSchema,
+  AnnotationItemWithGradeSchema,
+  CampaignAgreementSchema,
+  CampaignDeletionSchema,
+  CampaignNoteSchema,
+  CampaignSchema,
+  DisagreementSchema,
+  HistoryItemSchema,
+  ItemNoteSchema,
+  MyCampaignSchema,
+  NextAnnotationItemsSchema,
+  RemovedAnnotatorSchema,
+  SavedLabelSchema,
+} from './campaign-schemas.js';
 import { PoolSpecSchema, poolSpec } from './pools.js';
 
 const Sampling = z
@@ -147,9 +165,6 @@ const NewCampaign = z
   })
   .openapi('NewCampaign');
 
-const Opaque = (name: string) => z.record(z.string(), z.unknown()).openapi(name);
-const CampaignSchema = Opaque('Campaign');
-
 const IdParam = z.object({
   id: z.coerce
     .number()
@@ -166,7 +181,7 @@ const ItemParams = IdParam.extend({
 });
 
 function present(s: CampaignSummary) {
-  return { ...s, createdAt: s.createdAt.toISOString() } as Record<string, unknown>;
+  return { ...s, createdAt: s.createdAt.toISOString() };
 }
 
 const NoteBody = z
@@ -180,7 +195,7 @@ const NoteBody = z
   })
   .openapi('ItemNoteInput');
 
-const json = (schema: z.ZodType, description: string) => ({
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
@@ -270,7 +285,7 @@ export const campaigns = createRouter()
       ...anyUser,
       request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: pageResponse('a page of campaigns, newest first (by id)', Opaque('MyCampaign')),
+        200: pageResponse('a page of campaigns, newest first (by id)', MyCampaignSchema),
         ...readErrors,
       },
     }),
@@ -307,13 +322,11 @@ export const campaigns = createRouter()
       middleware: [requireAdmin],
       security: [{ bearerAuth: [] }],
       request: { params: IdParam },
-      responses: { 200: json(Opaque('CampaignAgreement'), 'the agreement'), ...writeErrors },
+      responses: { 200: json(CampaignAgreementSchema, 'the agreement'), ...writeErrors },
     }),
     async (c) =>
       c.json(
-        JSON.parse(
-          JSON.stringify(await campaignAgreement(c.var.db, c.req.valid('param').id)),
-        ) as Record<string, unknown>,
+        JSON.parse(JSON.stringify(await campaignAgreement(c.var.db, c.req.valid('param').id))),
         200,
       ),
   )
@@ -326,7 +339,7 @@ export const campaigns = createRouter()
       ...anyUser,
       request: { params: IdParam },
       responses: {
-        200: json(Opaque('AnnotationItem'), 'the item, scale, rubric and progress'),
+        200: json(AnnotationItemSchema, 'the item, scale, rubric and progress'),
         204: { description: 'every item is labelled' },
         ...readErrors,
       },
@@ -335,7 +348,7 @@ export const campaigns = createRouter()
       const next = await nextAnnotationItem(c.var.db, c.req.valid('param').id, c.get('user'));
       c.header('cache-control', 'no-store');
       if (!next) return c.body(null, 204);
-      return c.json(next as unknown as Record<string, unknown>, 200);
+      return c.json(next, 200);
     },
   )
   .openapi(
@@ -362,7 +375,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(Opaque('NextAnnotationItems'), 'the items and progress'),
+        200: json(NextAnnotationItemsSchema, 'the items and progress'),
         ...readErrors,
       },
     }),
@@ -374,7 +387,7 @@ export const campaigns = createRouter()
         c.req.valid('query').count ?? 5,
       );
       c.header('cache-control', 'no-store');
-      return c.json(next as unknown as Record<string, unknown>, 200);
+      return c.json(next, 200);
     },
   )
   .openapi(
@@ -385,12 +398,12 @@ export const campaigns = createRouter()
       summary: 'One of the caller’s items with their current grade',
       ...anyUser,
       request: { params: ItemParams },
-      responses: { 200: json(Opaque('AnnotationItemWithGrade'), 'the item'), ...readErrors },
+      responses: { 200: json(AnnotationItemWithGradeSchema, 'the item'), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
       const found = await annotationItem(c.var.db, id, item, c.get('user'));
-      return c.json(found as unknown as Record<string, unknown>, 200);
+      return c.json(found, 200);
     },
   )
   .openapi(
@@ -416,7 +429,7 @@ export const campaigns = createRouter()
         },
       },
       responses: {
-        201: json(Opaque('SavedLabel'), 'the saved label and progress'),
+        201: json(SavedLabelSchema, 'the saved label and progress'),
         ...writeErrors,
       },
     }),
@@ -427,7 +440,7 @@ export const campaigns = createRouter()
         grade: body.grade,
         ...(body.seconds === undefined ? {} : { seconds: body.seconds }),
       });
-      return c.json(saved as unknown as Record<string, unknown>, 201);
+      return c.json(saved, 201);
     },
   )
   .openapi(
@@ -438,12 +451,12 @@ export const campaigns = createRouter()
       summary: 'Undo the caller’s latest change to an item (a new revision)',
       ...anyUser,
       request: { params: ItemParams },
-      responses: { 200: json(Opaque('UndoneLabel'), 'the label as restored'), ...writeErrors },
+      responses: { 200: json(SavedLabelSchema, 'the label as restored'), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
       const saved = await undoAnnotationLabel(c.var.db, id, c.get('user'), item);
-      return c.json(saved as unknown as Record<string, unknown>, 200);
+      return c.json(saved, 200);
     },
   )
   .openapi(
@@ -462,7 +475,7 @@ export const campaigns = createRouter()
           },
         },
       },
-      responses: { 200: json(Opaque('SkippedItem'), 'the item and progress'), ...writeErrors },
+      responses: { 200: json(SavedLabelSchema, 'the item and progress'), ...writeErrors },
     }),
     async (c) => {
       const saved = await skipAnnotationItem(
@@ -471,7 +484,7 @@ export const campaigns = createRouter()
         c.get('user'),
         c.req.valid('json').item,
       );
-      return c.json(saved as unknown as Record<string, unknown>, 200);
+      return c.json(saved, 200);
     },
   )
   .openapi(
@@ -487,7 +500,7 @@ export const campaigns = createRouter()
       ...anyUser,
       request: { params: IdParam, query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
-        200: pageResponse('a page of labelled items', Opaque('HistoryItem')),
+        200: pageResponse('a page of labelled items', HistoryItemSchema),
         ...readErrors,
       },
     }),
@@ -500,7 +513,7 @@ export const campaigns = createRouter()
       );
       c.header('cache-control', 'no-store');
       linkNextPage(c, page.next);
-      return c.json(page.items as unknown as Array<Record<string, unknown>>, 200);
+      return c.json(page.items, 200);
     },
   )
   .openapi(
@@ -511,12 +524,12 @@ export const campaigns = createRouter()
       summary: 'The caller’s note and flag on one of their items (empty when none)',
       ...anyUser,
       request: { params: ItemParams },
-      responses: { 200: json(Opaque('ItemNote'), 'the note'), ...readErrors },
+      responses: { 200: json(ItemNoteSchema, 'the note'), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
       const note = await myItemNote(c.var.db, id, item, c.get('user'));
-      return c.json(note as unknown as Record<string, unknown>, 200);
+      return c.json(note, 200);
     },
   )
   .openapi(
@@ -533,7 +546,7 @@ export const campaigns = createRouter()
         params: ItemParams,
         body: { required: true, content: { 'application/json': { schema: NoteBody } } },
       },
-      responses: { 200: json(Opaque('ItemNote'), 'the note as stored'), ...writeErrors },
+      responses: { 200: json(ItemNoteSchema, 'the note as stored'), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -542,7 +555,7 @@ export const campaigns = createRouter()
         flag: body.flag ?? null,
         note: body.note ?? '',
       });
-      return c.json(note as unknown as Record<string, unknown>, 200);
+      return c.json(note, 200);
     },
   )
   .openapi(
@@ -554,13 +567,13 @@ export const campaigns = createRouter()
       ...adminOnly,
       request: { params: IdParam },
       responses: {
-        200: json(z.array(Opaque('CampaignNote')), 'who flagged or noted what, and when'),
+        200: json(z.array(CampaignNoteSchema), 'who flagged or noted what, and when'),
         ...readErrors,
       },
     }),
     async (c) => {
       const notes = await listCampaignNotes(c.var.db, c.req.valid('param').id);
-      return c.json(notes as unknown as Array<Record<string, unknown>>, 200);
+      return c.json(notes, 200);
     },
   )
   .openapi(
@@ -580,7 +593,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(z.array(Opaque('Disagreement')), 'the items, in the campaign’s order'),
+        200: json(z.array(DisagreementSchema), 'the items, in the campaign’s order'),
         ...readErrors,
       },
     }),
@@ -588,7 +601,7 @@ export const campaigns = createRouter()
       const items = await listCampaignDisagreements(c.var.db, c.req.valid('param').id, {
         withLabelSets: c.req.valid('query').labelSets === '1',
       });
-      return c.json(items as unknown as Array<Record<string, unknown>>, 200);
+      return c.json(items, 200);
     },
   )
   .openapi(
@@ -607,7 +620,7 @@ export const campaigns = createRouter()
           },
         },
       },
-      responses: { 200: json(Opaque('Adjudication'), 'the item’s campaign label'), ...writeErrors },
+      responses: { 200: json(AdjudicationSchema, 'the item’s campaign label'), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -639,14 +652,14 @@ export const campaigns = createRouter()
             .openapi({ description: '1: add the compared label sets’ grades' }),
         }),
       },
-      responses: { 200: json(Opaque('AdjudicationItem'), 'the item'), ...readErrors },
+      responses: { 200: json(AdjudicationItemSchema, 'the item'), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
       const found = await adjudicationItem(c.var.db, id, item, {
         withLabelSets: c.req.valid('query').labelSets === '1',
       });
-      return c.json(found as unknown as Record<string, unknown>, 200);
+      return c.json(found, 200);
     },
   )
   .openapi(
@@ -705,7 +718,7 @@ export const campaigns = createRouter()
         },
       },
       responses: {
-        200: json(Opaque('AddedAnnotators'), 'the items each was given, and the campaign'),
+        200: json(AddedAnnotatorsSchema, 'the items each was given, and the campaign'),
         ...writeErrors,
       },
     }),
@@ -738,7 +751,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(Opaque('RemovedAnnotator'), 'labels kept, items taken back'),
+        200: json(RemovedAnnotatorSchema, 'labels kept, items taken back'),
         ...writeErrors,
       },
     }),
@@ -756,11 +769,11 @@ export const campaigns = createRouter()
       summary: 'What deleting the campaign would delete (items, labels, its label set)',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(Opaque('CampaignDeletion'), 'what would go'), ...writeErrors },
+      responses: { 200: json(CampaignDeletionSchema, 'what would go'), ...writeErrors },
     }),
     async (c) => {
       const preview = await campaignDeletionPreview(c.var.db, c.req.valid('param').id);
-      return c.json(preview as unknown as Record<string, unknown>, 200);
+      return c.json(preview, 200);
     },
   )
   .openapi(
@@ -783,13 +796,13 @@ export const campaigns = createRouter()
           }),
         }),
       },
-      responses: { 200: json(Opaque('CampaignDeletion'), 'what was deleted'), ...writeErrors },
+      responses: { 200: json(CampaignDeletionSchema, 'what was deleted'), ...writeErrors },
     }),
     async (c) => {
       const deleted = await deleteCampaign(c.var.db, c.req.valid('param').id, {
         force: c.req.valid('query').force,
       });
-      return c.json(deleted as unknown as Record<string, unknown>, 200);
+      return c.json(deleted, 200);
     },
   );
 // --- end of campaigns as objects ---

@@ -1,542 +1,13 @@
-// The web app's one client of the assay API: every request goes through `request`, which
-// adds the token and turns `{ error: { code, message } }` into an ApiError.
+// The web app's one client of the assay API: hono's typed client over the server's own
+// routes (`hc<AssayApp>`, imported as a type only, so no server code reaches the bundle).
+// Every answer type below is the one its route declares; every request goes through `send`
+// (the stored token, or the one given) and `answer` (`{ error: { code, message } }` becomes
+// an ApiError). Only uploads take another way (upload.ts: XMLHttpRequest, for the progress
+// bar the fetch API cannot give), with the same token and errors.
+import type { AssayApp } from '@assay/server';
+import { hc, type ClientResponse } from 'hono/client';
+import type { SuccessStatusCode } from 'hono/utils/http-status';
 import type { Failure, KeyValueStore } from './outbox';
-
-export type Role = 'annotator' | 'admin';
-
-export interface Me {
-  id: number;
-  name: string;
-  role: Role;
-}
-
-export interface UserSummary extends Me {
-  createdAt: string;
-  activeTokens: number;
-  lastUsedAt: string | null;
-}
-
-export interface CreatedUser extends Me {
-  token: string;
-}
-
-export interface Collection {
-  id: number;
-  name: string;
-  description: string | null;
-  documentCount: number;
-  topicCount: number;
-}
-
-export interface Topic {
-  topicId: string;
-  query: string;
-  description: string | null;
-  narrative: string | null;
-}
-
-export interface Run {
-  id: number;
-  name: string;
-  entryCount: number;
-  topicCount: number;
-}
-
-export interface LabelSet {
-  id: number;
-  name: string;
-  kind: string;
-  scaleMin: number;
-  scaleMax: number;
-  labelCount: number;
-  topicCount: number;
-}
-
-export interface JudgeJob {
-  id: number;
-  labelSet: { id: number; name: string };
-  judgeId: string;
-  model: string;
-  status: 'active' | 'paused';
-  progress: {
-    total: number;
-    pending: number;
-    running: number;
-    labelled: number;
-    failed: number;
-    /** null: the model has no price (cost unknown). */
-    costUsd: number | null;
-  };
-}
-
-/** Pairs a pool or campaign left out: their topic or document is not in the collection. */
-export interface LeftOut {
-  topics: { count: number; first: string[] };
-  documents: { count: number; first: string[] };
-  pairs: number;
-  /** The same in words; null when nothing was left out. */
-  message: string | null;
-}
-
-export interface Pool {
-  items: Array<{ topicId: string; docId: string }>;
-  stats: {
-    total: number;
-    perTopic: Array<{ topicId: string; items: number }>;
-    perRun: Array<{ run: string; retrieved: number; contributed: number; unique: number }>;
-  };
-  leftOut: LeftOut;
-}
-
-export interface Evaluation {
-  runs: Array<{ run: string; mean: Record<string, number> }>;
-}
-
-export interface Grade {
-  grade: number;
-  label: string;
-}
-
-export interface AnnotatorProgress {
-  userId: number;
-  name: string;
-  done: number;
-  skipped: number;
-  total: number;
-  seconds: number;
-}
-
-export interface Campaign {
-  id: number;
-  collectionId: number;
-  name: string;
-  /** What annotators see (the name unless a title was given). */
-  title: string;
-  /** Pairs of the pool left out when it was made (null: not recorded). */
-  leftOut: LeftOut | null;
-  labelSet: { id: number; name: string };
-  rubric: string;
-  scale: { min: number; max: number };
-  grades: Grade[];
-  overlap: number;
-  blind: boolean;
-  items: number;
-  labelled: number;
-  compareWith: Array<{ id: number; name: string }>;
-  /** Source, sampling, judge, order (`order: 'topic'`: served topic by topic). */
-  settings?: Record<string, unknown>;
-  annotators: AnnotatorProgress[];
-  /** When it was closed (it takes no labels then), or null while open. */
-  closed: { at: string; by: number | null } | null;
-  /** People removed from it (their labels stay). */
-  removedAnnotators: Array<{ id: number; name: string }>;
-}
-
-/** What deleting a campaign deletes (GET /campaigns/{id}/deletion) or deleted. */
-export interface CampaignDeletion {
-  id: number;
-  name: string;
-  items: number;
-  labels: number;
-  labelSet: { id: number; name: string };
-  usedBy: Array<{ id: number; name: string }>;
-  message: string;
-}
-
-/** An estimate with its interval (null where undefined). */
-interface PpiInterval {
-  estimate: number | null;
-  ci_lower: number | null;
-  ci_upper: number | null;
-}
-
-/** A prediction-powered leaderboard (POST /ppi). */
-export interface PpiResult {
-  level: number;
-  n: number;
-  N: number;
-  targetHalfWidth?: number;
-  needed?: { units: number; more: number };
-  campaign?: { topics: number; finishedTopics: number };
-  rows: Array<
-    PpiInterval & {
-      run: string;
-      measure: string;
-      lambda: number | null;
-      human: PpiInterval;
-      llm_mean: number | null;
-    }
-  >;
-}
-
-/** An item the campaign's annotators disagree on (GET /campaigns/{id}/disagreements). */
-export interface Disagreement {
-  item: number;
-  topicId: string;
-  query: string;
-  docId: string;
-  grades: Array<{ annotator: string; grade: number }>;
-  label: number | null;
-  adjudicated: number | null;
-  /** tie: the most given grades are given equally often (the label takes the lower one). */
-  status: 'tie' | 'majority' | 'adjudicated';
-  labelSets?: Array<{ labelSet: string; grade: number | null }>;
-}
-
-/** One item for the adjudicator's document view (GET /campaigns/{id}/adjudication/{item}). */
-export interface AdjudicationItem extends Omit<Disagreement, 'status'> {
-  status: Disagreement['status'] | 'agreed' | 'unlabelled';
-  topic: { id: string; query: string; description?: string; narrative?: string };
-  document: { id: string; title?: string; text: string };
-}
-
-export interface PublishedLeaderboard {
-  slug: string;
-  reportId: number;
-  publishedAt: string;
-  url: string;
-}
-
-export interface MyCampaign {
-  id: number;
-  title: string;
-  blind: boolean;
-  progress: { done: number; total: number };
-  /** Closed by the admin: it takes no more labels. */
-  closed?: boolean;
-  /** The caller was removed from it. */
-  removed?: boolean;
-}
-
-export interface ConversationTurn {
-  role: string;
-  text: string;
-}
-
-export interface AnnotationItem {
-  /** inputLockMs: how long keys are ignored after a new item appears (0: never). */
-  campaign: { id: number; title: string; inputLockMs: number };
-  item: {
-    id: number;
-    topic: {
-      id: string;
-      query: string;
-      description?: string;
-      narrative?: string;
-      context?: { previousTurns?: ConversationTurn[]; userBackground?: string[] };
-    };
-    document: { id: string; title?: string; text: string };
-  };
-  scale: { min: number; max: number; grades: Grade[] };
-  rubric: string;
-  progress: { done: number; total: number };
-  reference?: Array<{ labelSet: string; grade: number | null }>;
-  /** Why other label sets' grades are not shown (a blind campaign has the same item). */
-  referenceHidden?: string;
-  grade?: number | null;
-}
-
-/** The caller's next items, in the order they are served, and their progress. */
-export interface NextItems {
-  items: AnnotationItem[];
-  progress: { done: number; total: number };
-}
-
-export interface SavedLabel {
-  item: number;
-  grade: number | null;
-  progress: { done: number; total: number };
-}
-
-/** `assay agree --format json` (statistics that are undefined come as null). */
-export interface AgreementReport {
-  n: number;
-  onlyA: number;
-  onlyB: number;
-  exactAgreement: number | null;
-  cohenKappa: { unweighted: number | null; linear: number | null; quadratic: number | null };
-  krippendorffAlpha: { nominal: number | null; ordinal: number | null; interval: number | null };
-  binarized: Array<{
-    threshold: number;
-    kappa: number | null;
-    agreement: number | null;
-    alpha: number | null;
-  }>;
-  confusion: { labels: number[]; matrix: number[][] };
-}
-
-export interface CampaignAgreement {
-  campaign: { id: number; name: string; labelSet: string };
-  annotators: {
-    people: Array<{ id: number; name: string; labels: number }>;
-    /** A pair with no item in common: n 0, report null and the reason. */
-    pairwise: Array<{ a: string; b: string } & PairAgreement>;
-    overall: {
-      items: number;
-      fleissKappa: { items: number; value: number | null };
-      krippendorffAlpha: {
-        nominal: number | null;
-        ordinal: number | null;
-        interval: number | null;
-      };
-    };
-    perTopic: Array<{
-      topic: string;
-      items: number;
-      /** Too few items for a figure (fewer than 10). */
-      tooFew?: boolean;
-      krippendorffAlpha: number | null;
-    }>;
-  };
-  compareWith: Array<
-    PairAgreement & {
-      labelSet: { id: number; name: string };
-      perTopic: Array<{
-        topic: string;
-        n: number;
-        tooFew?: boolean;
-        exactAgreement: number | null;
-        cohenKappa: number | null;
-        krippendorffAlpha: number | null;
-      }>;
-    }
-  >;
-}
-
-/** Two sources' agreement over the items both labelled, or why there is none. */
-export type PairAgreement =
-  | { n: number; report: AgreementReport; reason?: undefined }
-  | { n: 0; report: null; reason: string };
-
-export interface LeaderboardRow {
-  run: string;
-  means: Record<string, number | null>;
-  /** Absent from leaderboards of answers' scores. */
-  judgedAt10?: number | null;
-  /** 95% bootstrap interval of each mean (absent from older stored reports). */
-  ci?: Record<string, [number, number]>;
-  betterThan: Record<string, string[]>;
-  differsFrom: Record<string, string[]>;
-}
-
-/** One paired test between runs a and b on one measure. */
-export interface PairTest {
-  a: string;
-  b: string;
-  measure: string;
-  /** Mean over topics of a − b. */
-  meanDiff: number;
-  p: number;
-  /** p after the per-measure correction. */
-  pAdjusted: number;
-  significant: boolean;
-}
-
-export interface Comparison {
-  measures: string[];
-  topics: number;
-  test: string;
-  correction: string;
-  alpha: number;
-  /** Set when every run was tested against this one only. */
-  baseline?: string;
-  runs: LeaderboardRow[];
-  /** The pairwise tests (absent from older published leaderboards). */
-  pairs?: PairTest[];
-  /** Per-topic values by measure and run, in `topicIds` order (stored reports only). */
-  perTopic?: Record<string, Record<string, number[]>>;
-  topicIds?: string[];
-}
-
-export interface CompareResult {
-  leaderboards: Array<{ qrels: string; comparison: Comparison }>;
-  rankCorrelation?: Record<string, { kendallTauB: number | null; tauAP: number | null }>;
-}
-
-export interface ReportSummary {
-  id: number;
-  kind: 'evaluation' | 'comparison' | 'agreement';
-  title: string;
-  createdAt: string;
-  slugs: string[];
-}
-
-export interface Report extends ReportSummary {
-  result: unknown;
-}
-
-/** What `assay compare --format json` writes (the public leaderboard's `leaderboard`). */
-export interface CompareJson {
-  test: string;
-  correction: string;
-  alpha: number;
-  measures: string[];
-  baseline?: string;
-  qrels?: string;
-  topics?: number;
-  runs?: LeaderboardRow[];
-  pairs?: PairTest[];
-  leaderboards?: Array<{
-    qrels: string;
-    topics: number;
-    runs: LeaderboardRow[];
-    pairs?: PairTest[];
-  }>;
-  rankCorrelation?: CompareResult['rankCorrelation'];
-}
-
-export interface PublicLeaderboard {
-  slug: string;
-  title: string;
-  publishedAt: string;
-  leaderboard: CompareJson;
-  downloads: Record<string, string>;
-}
-
-export interface ResponseSet {
-  id: number;
-  name: string;
-  provenance: Record<string, unknown>;
-  responses: number;
-  topics: number;
-  systems: number;
-  createdAt: string;
-}
-
-export interface ScoreSet {
-  id: number;
-  responseSetId: number;
-  name: string;
-  judgeId: string;
-  mode: 'pointwise' | 'comparative' | 'imported';
-  criteria: string[];
-  settings: Record<string, unknown>;
-  scored: number;
-  failed: number;
-  createdAt: string;
-}
-
-export interface Answer {
-  topicId: string;
-  system: string;
-  query: string | null;
-  answer: string;
-  references: string[] | null;
-}
-
-export interface ResponseSetDetail extends ResponseSet {
-  answers: Answer[];
-  scoreSets: ScoreSet[];
-}
-
-export interface AnswerScore {
-  topicId: string;
-  system: string;
-  trial: number;
-  scores: Record<string, number> | null;
-  justification: string | null;
-  label: string | null;
-  error: string | null;
-  raw: string | null;
-}
-
-export interface ScoreSetDetail extends ScoreSet {
-  rows: AnswerScore[];
-}
-
-/** Per criterion, agreement of two score sets of the same answers (null: undefined). */
-export interface CriterionAgreement {
-  criterion: string;
-  n: number;
-  exact: number | null;
-  kappaLinear: number | null;
-  kappaQuadratic: number | null;
-  alphaOrdinal: number | null;
-  alphaInterval: number | null;
-}
-
-/** A judge template as `/api/judges` lists it. */
-export interface JudgeTemplateSummary {
-  id: string;
-  kind: string;
-  scale: { min: number; max: number };
-  description: string;
-}
-
-/** A grade a person gave one criterion of an answer, as stored. */
-export interface HandScore {
-  topicId: string;
-  system: string;
-  criterion: string;
-  grade: number;
-  updatedAt: string;
-}
-
-/** The caller's stored hand scores of a response set and the rubric they are given on. */
-export interface HandScores {
-  responseSet: { id: number; name: string };
-  rubric: {
-    judgeId: string;
-    description: string;
-    criteria: string[];
-    scale: { min: number; max: number };
-    instructions: string;
-  };
-  scores: HandScore[];
-}
-
-/** `assay answers report --format json`. */
-export interface AnswersReport {
-  systems: Array<{
-    system: string;
-    n: number;
-    means: Record<string, number>;
-    ci: Record<string, [number, number]>;
-    winRate: Record<string, number>;
-    winRateNormalised: Record<string, number>;
-  }>;
-  tests: Array<{
-    a: string;
-    b: string;
-    criterion: string;
-    test: 'paired' | 'welch';
-    statistic: number;
-    p: number;
-    pAdjusted: number;
-    significant: boolean;
-  }>;
-}
-
-/** The `assay compare --format json` shape as the leaderboard views take it. */
-export function fromCompareJson(json: CompareJson): CompareResult {
-  const settings = {
-    measures: json.measures,
-    test: json.test,
-    correction: json.correction,
-    alpha: json.alpha,
-    ...(json.baseline === undefined ? {} : { baseline: json.baseline }),
-  };
-  const boards = json.leaderboards ?? [
-    {
-      qrels: json.qrels ?? '',
-      topics: json.topics ?? 0,
-      runs: json.runs ?? [],
-      ...(json.pairs ? { pairs: json.pairs } : {}),
-    },
-  ];
-  return {
-    leaderboards: boards.map((b) => ({
-      qrels: b.qrels,
-      comparison: {
-        ...settings,
-        topics: b.topics,
-        runs: b.runs,
-        ...(b.pairs ? { pairs: b.pairs } : {}),
-      },
-    })),
-    ...(json.rankCorrelation ? { rankCorrelation: json.rankCorrelation } : {}),
-  };
-}
 
 /** A failed request: the API's stable code, or `network` when the server was not reached. */
 export class ApiError extends Error {
@@ -587,55 +58,36 @@ export function setToken(token: string | null): void {
   else storage().setItem(TOKEN_KEY, token);
 }
 
-async function request<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  token?: string,
-): Promise<T> {
-  return (await exchange<T>(method, path, body, token)).body;
-}
-
-/**
- * Every item of a paged list: follows the `X-Next-Cursor` of each page (the API pages every
- * list; a page holds 100 or 1000 items unless told) until the last page.
- */
-async function listAll<T>(path: string): Promise<T[]> {
-  const items: T[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const sep = path.includes('?') ? '&' : '?';
-    const page: { body: T[]; headers: Headers } = await exchange<T[]>(
-      'GET',
-      after === null ? path : `${path}${sep}after=${encodeURIComponent(after)}`,
-    );
-    items.push(...page.body);
-    after = page.headers.get('x-next-cursor');
-    if (after === null) return items;
-  }
-}
-
-/** A request and its answer: the parsed body and the headers; ApiError when it failed. */
-export async function exchange<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  asToken?: string,
-): Promise<{ body: T; headers: Headers }> {
-  const headers: Record<string, string> = {};
-  const token = asToken ?? getToken();
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
+/** Sends a request with the stored token (unless it names one); a lost connection is an ApiError. */
+async function send(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  const token = getToken();
+  if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
   try {
-    response = await fetch(`/api${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    return await globalThis.fetch(input, { ...init, headers });
   } catch {
     throw new ApiError('network', 'the server cannot be reached', 0);
   }
+}
+
+/** The typed client of the API. */
+export const client = hc<AssayApp>('/', { fetch: send });
+
+/** The body of a route's successful JSON answer. */
+export type Ok<R> =
+  R extends ClientResponse<infer T, infer S, infer _F>
+    ? S extends Exclude<SuccessStatusCode, 204>
+      ? Exclude<T, string | Response | null | undefined>
+      : never
+    : never;
+
+/** The successful answer of a typed-client call (a function of the client). */
+type AnswerOf<F> = F extends (...args: never[]) => Promise<infer R> ? Ok<R> : never;
+/** One element of a list answer. */
+type Each<F> = AnswerOf<F> extends ReadonlyArray<infer T> ? T : never;
+
+/** The parsed body of an answer and its headers; ApiError when it failed. */
+async function answer<T>(response: Response): Promise<{ body: T; headers: Headers }> {
   if (response.status === 204) return { body: undefined as T, headers: response.headers };
   const text = await response.text();
   let parsed: unknown;
@@ -645,7 +97,7 @@ export async function exchange<T>(
     throw new ApiError('internal', `unexpected answer (${response.status})`, response.status);
   }
   if (!response.ok) {
-    const error = (parsed as { error?: { code: string; message: string } })?.error;
+    const error = (parsed as { error?: { code: string; message: string } } | undefined)?.error;
     throw new ApiError(
       error?.code ?? 'internal',
       error?.message ?? `HTTP ${response.status}`,
@@ -655,116 +107,346 @@ export async function exchange<T>(
   return { body: parsed as T, headers: response.headers };
 }
 
-const enc = encodeURIComponent;
+/** The successful answer's JSON (undefined for 204); ApiError otherwise. */
+export async function ok<R extends ClientResponse<unknown, number, string>>(
+  call: Promise<R>,
+): Promise<Ok<R>> {
+  return (await answer<Ok<R>>((await call) as unknown as Response)).body;
+}
 
-/** Every call the app makes (lists come whole: listAll follows their pages). */
+/** A successful answer with its headers (the `X-Next-Cursor` of a page). */
+export async function okWithHeaders<R extends ClientResponse<unknown, number, string>>(
+  call: Promise<R>,
+): Promise<{ body: Ok<R>; headers: Headers }> {
+  return answer<Ok<R>>((await call) as unknown as Response);
+}
+
+/**
+ * Every item of a paged list: follows the `X-Next-Cursor` of each page (the API pages every
+ * list; a page holds 100 or 1000 items unless told) until the last page.
+ */
+async function allPages<R extends ClientResponse<unknown, number, string>>(
+  page: (query: { after?: string }) => Promise<R>,
+): Promise<Ok<R>> {
+  const items: unknown[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const { body, headers }: { body: Ok<R>; headers: Headers } = await okWithHeaders(
+      page(after === null ? {} : { after }),
+    );
+    items.push(...(body as unknown[]));
+    after = headers.get('x-next-cursor');
+    if (after === null) return items as Ok<R>;
+  }
+}
+
+/** Path parameters go into the URL as given: names are encoded here. */
+export const enc = encodeURIComponent;
+
+const api_ = client.api;
+const users = api_.users[':user'];
+const collection = api_.collections[':collection'];
+const jobs = api_['judge-jobs'][':id'];
+const campaign = api_.campaigns[':id'];
+const campaignItem = campaign.items[':item'];
+const responseSet = api_['response-sets'][':responseSet'];
+const scoreSet = api_['score-sets'][':id'];
+const asToken = (token?: string) =>
+  token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } };
+const id = (n: number) => ({ id: String(n) });
+type CampaignInput = Parameters<typeof collection.campaigns.$post>[0]['json'];
+
+// --- What the routes answer (types derived from their declared schemas) ---
+
+export type Me = AnswerOf<typeof api_.me.$get>;
+export type Role = Me['role'];
+export type UserSummary = Each<typeof api_.users.$get>;
+export type CreatedUser = AnswerOf<typeof api_.users.$post>;
+export type Collection = AnswerOf<typeof collection.$get>;
+export type Topic = Each<typeof collection.topics.$get>;
+export type Run = Each<typeof collection.runs.$get>;
+export type LabelSet = Each<(typeof collection)['label-sets']['$get']>;
+export type JudgeJob = AnswerOf<typeof jobs.start.$post>;
+/** A pool; the route's schema leaves out `leftOut`, which the answer carries. */
+export type Pool = AnswerOf<typeof collection.pools.$post> & { leftOut: LeftOut };
+export type PpiResult = AnswerOf<typeof api_.ppi.$post>;
+
+export type Campaign = AnswerOf<typeof campaign.$get>;
+/** Pairs a pool or campaign left out: their topic or document is not in the collection. */
+export type LeftOut = NonNullable<Campaign['leftOut']>;
+/** What deleting a campaign deletes (GET /campaigns/{id}/deletion) or deleted. */
+export type CampaignDeletion = AnswerOf<typeof campaign.deletion.$get>;
+/** An item the campaign's annotators disagree on (GET /campaigns/{id}/disagreements). */
+export type Disagreement = Each<typeof campaign.disagreements.$get>;
+/** One item for the adjudicator's document view (GET /campaigns/{id}/adjudication/{item}). */
+export type AdjudicationItem = AnswerOf<(typeof campaign.adjudication)[':item']['$get']>;
+export type MyCampaign = Each<typeof api_.campaigns.$get>;
+/** An item as the labelling screen holds it: `grade` when it was opened from the history. */
+export type AnnotationItem = NextItems['items'][number] & { grade?: number | null };
+/** The caller's next items, in the order they are served, and their progress. */
+export type NextItems = AnswerOf<(typeof campaign)['next-items']['$get']>;
+export type CampaignAgreement = AnswerOf<typeof campaign.agreement.$get>;
+
+export type ReportSummary = Each<typeof api_.reports.$get>;
+/** A stored report; its `result` is the analysis' own JSON (CompareResult for comparisons). */
+export type Report = Omit<AnswerOf<(typeof api_.reports)[':id']['$get']>, 'result'> & {
+  result: unknown;
+};
+
+export type ResponseSet = Each<(typeof api_)['response-sets']['$get']>;
+export type ResponseSetDetail = AnswerOf<typeof responseSet.$get>;
+export type ScoreSetDetail = AnswerOf<typeof scoreSet.$get>;
+export type AnswerScore = ScoreSetDetail['rows'][number];
+/** Per criterion, agreement of two score sets of the same answers (null: undefined). */
+export type CriterionAgreement = Each<(typeof scoreSet.agreement)[':other']['$get']>;
+/** A judge template as `/api/judges` lists it. */
+export type JudgeTemplateSummary = Each<typeof api_.judges.$get>;
+/** The caller's stored hand scores of a response set and the rubric they are given on. */
+export type HandScores = AnswerOf<(typeof responseSet)['hand-scores']['$get']>;
+
+// --- Result shapes inside answers the routes leave open (stored reports, leaderboards) ---
+
+export interface LeaderboardRow {
+  run: string;
+  means: Record<string, number | null>;
+  /** Absent from leaderboards of answers' scores. */
+  judgedAt10?: number | null;
+  /** 95% bootstrap interval of each mean (absent from older stored reports). */
+  ci?: Record<string, [number, number]>;
+  betterThan: Record<string, string[]>;
+  differsFrom: Record<string, string[]>;
+}
+
+/** One paired test between runs a and b on one measure. */
+export interface PairTest {
+  a: string;
+  b: string;
+  measure: string;
+  /** Mean over topics of a − b. */
+  meanDiff: number;
+  p: number;
+  /** p after the per-measure correction. */
+  pAdjusted: number;
+  significant: boolean;
+}
+
+export interface Comparison {
+  measures: string[];
+  topics: number;
+  test: string;
+  correction: string;
+  alpha: number;
+  /** Set when every run was tested against this one only. */
+  baseline?: string;
+  runs: LeaderboardRow[];
+  /** The pairwise tests (absent from older published leaderboards). */
+  pairs?: PairTest[];
+  /** Per-topic values by measure and run, in `topicIds` order (stored reports only). */
+  perTopic?: Record<string, Record<string, number[]>>;
+  topicIds?: string[];
+}
+
+export interface CompareResult {
+  leaderboards: Array<{ qrels: string; comparison: Comparison }>;
+  rankCorrelation?: Record<string, { kendallTauB: number | null; tauAP: number | null }>;
+}
+
+/** What `assay compare --format json` writes (the public leaderboard's `leaderboard`). */
+export interface CompareJson {
+  test: string;
+  correction: string;
+  alpha: number;
+  measures: string[];
+  baseline?: string;
+  qrels?: string;
+  topics?: number;
+  runs?: LeaderboardRow[];
+  pairs?: PairTest[];
+  leaderboards?: Array<{
+    qrels: string;
+    topics: number;
+    runs: LeaderboardRow[];
+    pairs?: PairTest[];
+  }>;
+  rankCorrelation?: CompareResult['rankCorrelation'];
+}
+
+/** `assay answers report --format json` (the route declares it as an open object). */
+export interface AnswersReport {
+  systems: Array<{
+    system: string;
+    n: number;
+    means: Record<string, number>;
+    ci: Record<string, [number, number]>;
+    winRate: Record<string, number>;
+    winRateNormalised: Record<string, number>;
+  }>;
+  tests: Array<{
+    a: string;
+    b: string;
+    criterion: string;
+    test: 'paired' | 'welch';
+    statistic: number;
+    p: number;
+    pAdjusted: number;
+    significant: boolean;
+  }>;
+}
+
+/** A published leaderboard: its `leaderboard` is what `assay compare --format json` writes. */
+export type PublicLeaderboard = Omit<
+  AnswerOf<(typeof api_.public.leaderboards)[':slug']['$get']>,
+  'leaderboard'
+> & { leaderboard: CompareJson };
+
+/** The `assay compare --format json` shape as the leaderboard views take it. */
+export function fromCompareJson(json: CompareJson): CompareResult {
+  const settings = {
+    measures: json.measures,
+    test: json.test,
+    correction: json.correction,
+    alpha: json.alpha,
+    ...(json.baseline === undefined ? {} : { baseline: json.baseline }),
+  };
+  const boards = json.leaderboards ?? [
+    {
+      qrels: json.qrels ?? '',
+      topics: json.topics ?? 0,
+      runs: json.runs ?? [],
+      ...(json.pairs ? { pairs: json.pairs } : {}),
+    },
+  ];
+  return {
+    leaderboards: boards.map((b) => ({
+      qrels: b.qrels,
+      comparison: {
+        ...settings,
+        topics: b.topics,
+        runs: b.runs,
+        ...(b.pairs ? { pairs: b.pairs } : {}),
+      },
+    })),
+    ...(json.rankCorrelation ? { rankCorrelation: json.rankCorrelation } : {}),
+  };
+}
+
+/** Every call the app makes (lists come whole: allPages follows their pages). */
 export const api = {
   /** Who the stored token (or `token`) signs in. */
-  me: (token?: string) => request<Me>('GET', '/me', undefined, token),
-  users: () => listAll<UserSummary>('/users'),
-  addUser: (name: string, role: Role) => request<CreatedUser>('POST', '/users', { name, role }),
-  issueToken: (id: number) => request<CreatedUser>('POST', `/users/${id}/tokens`),
-  revokeUser: (id: number) => request<{ revoked: number }>('POST', `/users/${id}/revoke`),
+  me: (token?: string) => ok(api_.me.$get({}, asToken(token))),
+  users: () => allPages((query) => api_.users.$get({ query })),
+  addUser: (name: string, role: Role) => ok(api_.users.$post({ json: { name, role } })),
+  issueToken: (user: number) =>
+    ok(users.tokens.$post({ param: { user: String(user) }, query: {} })),
+  revokeUser: (user: number) => ok(users.revoke.$post({ param: { user: String(user) } })),
 
-  collections: () => listAll<Collection>('/collections'),
-  collection: (c: string) => request<Collection>('GET', `/collections/${enc(c)}`),
-  topics: (c: string) => listAll<Topic>(`/collections/${enc(c)}/topics`),
-  runs: (c: string) => listAll<Run>(`/collections/${enc(c)}/runs`),
-  labelSets: (c: string) => listAll<LabelSet>(`/collections/${enc(c)}/label-sets`),
-  pool: (c: string, runs: string[], depth: number) =>
-    request<Pool>('POST', `/collections/${enc(c)}/pools`, { runs, depth }),
-  ppi: (body: Record<string, unknown>) => request<PpiResult>('POST', '/ppi', body),
+  collections: () => allPages((query) => api_.collections.$get({ query })),
+  collection: (c: string) => ok(collection.$get({ param: { collection: c } })),
+  topics: (c: string) =>
+    allPages((query) => collection.topics.$get({ param: { collection: c }, query })),
+  runs: (c: string) =>
+    allPages((query) => collection.runs.$get({ param: { collection: c }, query })),
+  labelSets: (c: string) =>
+    allPages((query) => collection['label-sets'].$get({ param: { collection: c }, query })),
+  pool: async (c: string, runs: string[], depth: number) =>
+    (await ok(
+      collection.pools.$post({ param: { collection: c }, query: {}, json: { runs, depth } }),
+    )) as Pool,
+  ppi: (body: Parameters<typeof api_.ppi.$post>[0]['json']) => ok(api_.ppi.$post({ json: body })),
   evaluate: (collection: string, labelSet: string, runs: string[], measures: string[]) =>
-    request<Evaluation>('POST', '/evaluations', { collection, labelSet, runs, measures }),
+    ok(api_.evaluations.$post({ json: { collection, labelSet, runs, measures } })),
 
-  judgeJobs: (c: string) => listAll<JudgeJob>(`/collections/${enc(c)}/judge-jobs`),
-  startJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/start`),
-  stopJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/stop`),
-  retryJob: (id: number) => request<JudgeJob>('POST', `/judge-jobs/${id}/retry-failed`),
+  judgeJobs: (c: string) =>
+    allPages((query) => collection['judge-jobs'].$get({ param: { collection: c }, query })),
+  startJob: (n: number) => ok(jobs.start.$post({ param: id(n) })),
+  stopJob: (n: number) => ok(jobs.stop.$post({ param: id(n) })),
+  retryJob: (n: number) => ok(jobs['retry-failed'].$post({ param: id(n) })),
 
-  campaigns: (c: string) => listAll<Campaign>(`/collections/${enc(c)}/campaigns`),
+  campaigns: (c: string) =>
+    allPages((query) => collection.campaigns.$get({ param: { collection: c }, query })),
+  /** The body as the campaign form builds it; the server validates it (422 when wrong). */
   createCampaign: (c: string, body: Record<string, unknown>) =>
-    request<Campaign>('POST', `/collections/${enc(c)}/campaigns`, body),
-  campaign: (id: number) => request<Campaign>('GET', `/campaigns/${id}`),
-  agreement: (id: number) => request<CampaignAgreement>('GET', `/campaigns/${id}/agreement`),
-  disagreements: (id: number, withLabelSets: boolean) =>
-    request<Disagreement[]>(
-      'GET',
-      `/campaigns/${id}/disagreements${withLabelSets ? '?labelSets=1' : ''}`,
+    ok(collection.campaigns.$post({ param: { collection: c }, json: body as CampaignInput })),
+  campaign: (n: number) => ok(campaign.$get({ param: id(n) })),
+  agreement: (n: number) => ok(campaign.agreement.$get({ param: id(n) })),
+  disagreements: (n: number, withLabelSets: boolean) =>
+    ok(
+      campaign.disagreements.$get({
+        param: id(n),
+        query: withLabelSets ? { labelSets: '1' } : {},
+      }),
     ),
-  adjudicate: (id: number, item: number, grade: number | null) =>
-    request<{ item: number; grade: number | null }>(
-      'POST',
-      `/campaigns/${id}/items/${item}/adjudicate`,
-      { grade },
+  adjudicate: (n: number, item: number, grade: number | null) =>
+    ok(campaignItem.adjudicate.$post({ param: { ...id(n), item: String(item) }, json: { grade } })),
+  adjudicationItem: (n: number, item: number, withLabelSets: boolean) =>
+    ok(
+      campaign.adjudication[':item'].$get({
+        param: { ...id(n), item: String(item) },
+        query: withLabelSets ? { labelSets: '1' } : {},
+      }),
     ),
-  adjudicationItem: (id: number, item: number, withLabelSets: boolean) =>
-    request<AdjudicationItem>(
-      'GET',
-      `/campaigns/${id}/adjudication/${item}${withLabelSets ? '?labelSets=1' : ''}`,
-    ),
-  closeCampaign: (id: number) => request<Campaign>('POST', `/campaigns/${id}/close`),
-  reopenCampaign: (id: number) => request<Campaign>('POST', `/campaigns/${id}/reopen`),
-  addAnnotators: (id: number, annotators: string[], allItems: boolean) =>
-    request<{ added: Array<{ userId: number; name: string; items: number }>; campaign: Campaign }>(
-      'POST',
-      `/campaigns/${id}/annotators`,
-      { annotators, allItems },
-    ),
-  removeAnnotator: (id: number, user: number) =>
-    request<{ kept: number; released: number; message: string; campaign: Campaign }>(
-      'DELETE',
-      `/campaigns/${id}/annotators/${user}`,
-    ),
-  campaignDeletion: (id: number) => request<CampaignDeletion>('GET', `/campaigns/${id}/deletion`),
-  deleteCampaign: (id: number, force: boolean) =>
-    request<CampaignDeletion>('DELETE', `/campaigns/${id}${force ? '?force=true' : ''}`),
-  myCampaigns: () => listAll<MyCampaign>('/campaigns'),
-  nextItems: (id: number, count: number) =>
-    request<NextItems>('GET', `/campaigns/${id}/next-items?count=${count}`),
-  item: (id: number, item: number) =>
-    request<AnnotationItem>('GET', `/campaigns/${id}/items/${item}`),
-  label: (id: number, item: number, grade: number, seconds: number) =>
-    request<SavedLabel>('POST', `/campaigns/${id}/labels`, { item, grade, seconds }),
-  undo: (id: number, item: number) =>
-    request<SavedLabel>('POST', `/campaigns/${id}/labels/${item}/undo`),
-  skip: (id: number, item: number) =>
-    request<SavedLabel>('POST', `/campaigns/${id}/skip`, { item }),
+  closeCampaign: (n: number) => ok(campaign.close.$post({ param: id(n) })),
+  reopenCampaign: (n: number) => ok(campaign.reopen.$post({ param: id(n) })),
+  addAnnotators: (n: number, annotators: string[], allItems: boolean) =>
+    ok(campaign.annotators.$post({ param: id(n), json: { annotators, allItems } })),
+  removeAnnotator: (n: number, user: number) =>
+    ok(campaign.annotators[':user'].$delete({ param: { ...id(n), user: String(user) } })),
+  campaignDeletion: (n: number) => ok(campaign.deletion.$get({ param: id(n) })),
+  deleteCampaign: (n: number, force: boolean) =>
+    ok(campaign.$delete({ param: id(n), query: force ? { force: 'true' } : {} })),
+  myCampaigns: () => allPages((query) => api_.campaigns.$get({ query })),
+  nextItems: (n: number, count: number) =>
+    ok(campaign['next-items'].$get({ param: id(n), query: { count: String(count) } })),
+  item: (n: number, item: number) =>
+    ok(campaignItem.$get({ param: { ...id(n), item: String(item) } })),
+  label: (n: number, item: number, grade: number, seconds: number) =>
+    ok(campaign.labels.$post({ param: id(n), json: { item, grade, seconds } })),
+  undo: (n: number, item: number) =>
+    ok(campaign.labels[':item'].undo.$post({ param: { ...id(n), item: String(item) } })),
+  skip: (n: number, item: number) => ok(campaign.skip.$post({ param: id(n), json: { item } })),
 
-  reports: (collection: string) => listAll<ReportSummary>(`/reports?collection=${enc(collection)}`),
-  report: (id: number) => request<Report>('GET', `/reports/${id}`),
-  compare: (body: Record<string, unknown>) => request<Report>('POST', '/reports/comparisons', body),
-  publish: (id: number, slug: string) =>
-    request<PublishedLeaderboard>('POST', `/reports/${id}/publish`, { slug }),
-  unpublish: (slug: string) => request<void>('DELETE', `/leaderboards/${enc(slug)}`),
-  publicLeaderboard: (slug: string) =>
-    request<PublicLeaderboard>('GET', `/public/leaderboards/${enc(slug)}`),
+  reports: (collection: string) =>
+    allPages((query) => api_.reports.$get({ query: { collection, ...query } })),
+  report: async (n: number): Promise<Report> =>
+    await ok(api_.reports[':id'].$get({ param: id(n) })),
+  compare: (body: Parameters<typeof api_.reports.comparisons.$post>[0]['json']) =>
+    ok(api_.reports.comparisons.$post({ json: body })),
+  publish: (n: number, slug: string) =>
+    ok(api_.reports[':id'].publish.$post({ param: id(n), json: { slug } })),
+  unpublish: (slug: string) => ok(api_.leaderboards[':slug'].$delete({ param: { slug } })),
+  publicLeaderboard: async (slug: string): Promise<PublicLeaderboard> =>
+    // The route declares `leaderboard` as an open object: its shape is CompareJson's.
+    (await ok(
+      api_.public.leaderboards[':slug'].$get({ param: { slug }, query: {} }),
+    )) as unknown as PublicLeaderboard,
 
-  responseSets: () => listAll<ResponseSet>('/response-sets'),
+  responseSets: () => allPages((query) => api_['response-sets'].$get({ query })),
   responseSet: (set: string, topic?: string) =>
-    request<ResponseSetDetail>(
-      'GET',
-      `/response-sets/${enc(set)}${topic === undefined ? '' : `?topic=${enc(topic)}`}`,
+    ok(
+      responseSet.$get({
+        param: { responseSet: set },
+        query: topic === undefined ? {} : { topic },
+      }),
     ),
-  scoreSet: (id: number, topic?: string) =>
-    request<ScoreSetDetail>(
-      'GET',
-      `/score-sets/${id}${topic === undefined ? '' : `?topic=${enc(topic)}`}`,
-    ),
+  scoreSet: (n: number, topic?: string) =>
+    ok(scoreSet.$get({ param: id(n), query: topic === undefined ? {} : { topic } })),
   importScoreSet: (set: string, name: string, scores: string, judge?: string) =>
-    request<ScoreSet>('POST', `/response-sets/${enc(set)}/score-sets/import`, {
-      name,
-      scores,
-      ...(judge ? { judge } : {}),
-    }),
-  scoreAgreement: (id: number, other: number) =>
-    request<CriterionAgreement[]>('GET', `/score-sets/${id}/agreement/${other}`),
-  answersReport: (id: number) => request<AnswersReport>('GET', `/score-sets/${id}/report`),
-  judges: () => request<JudgeTemplateSummary[]>('GET', '/judges'),
+    ok(
+      responseSet['score-sets'].import.$post({
+        param: { responseSet: set },
+        json: { name, scores, ...(judge ? { judge } : {}) },
+      }),
+    ),
+  scoreAgreement: (n: number, other: number) =>
+    ok(scoreSet.agreement[':other'].$get({ param: { ...id(n), other: String(other) } })),
+  answersReport: async (n: number): Promise<AnswersReport> =>
+    // The route declares the JSON report as an open object: its shape is AnswersReport's.
+    (await ok(scoreSet.report.$get({ param: id(n), query: {} }))) as unknown as AnswersReport,
+  judges: () => ok(api_.judges.$get()),
   handScores: (set: string, judge: string) =>
-    request<HandScores>('GET', `/response-sets/${enc(set)}/hand-scores?judge=${enc(judge)}`),
+    ok(responseSet['hand-scores'].$get({ param: { responseSet: set }, query: { judge } })),
   giveHandScore: (
     set: string,
     score: { judge: string; topic: string; system: string; criterion: string; grade: number },
-  ) => request<HandScore>('PUT', `/response-sets/${enc(set)}/hand-scores`, score),
+  ) => ok(responseSet['hand-scores'].$put({ param: { responseSet: set }, json: score })),
 };

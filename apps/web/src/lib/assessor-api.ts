@@ -1,6 +1,6 @@
 // The annotator's history and item notes, and the admin's list of them: calls of
-// /api/campaigns/{id}/history, /items/{item}/note and /notes.
-import { exchange } from './api';
+// /api/campaigns/{id}/history, /items/{item}/note and /notes, on the app's one typed client.
+import { client, ok, okWithHeaders } from './api';
 
 /** What an annotator can flag an item as. */
 export type ItemFlag = 'broken' | 'unsure';
@@ -11,71 +11,47 @@ export const FLAG_TEXT: Record<ItemFlag, string> = {
   unsure: 'unsure',
 };
 
+const campaign = client.api.campaigns[':id'];
+const note = campaign.items[':item'].note;
+const at = (campaign: number) => ({ id: String(campaign) });
+const atItem = (campaign: number, item: number) => ({ id: String(campaign), item: String(item) });
+
+/** A page of my labelled items, most recently changed first, and the next page's cursor. */
+export async function history(campaignId: number, after?: string | null, limit = 50) {
+  const { body, headers } = await okWithHeaders(
+    campaign.history.$get({
+      param: at(campaignId),
+      query: { limit: String(limit), ...(after ? { after } : {}) },
+    }),
+  );
+  return { items: body, next: headers.get('x-next-cursor') };
+}
+
 /** One item of my history (GET /campaigns/{id}/history). */
-export interface HistoryItem {
-  item: number;
-  topic: { id: string; query: string };
-  document: { id: string };
-  grade: number;
-  seconds: number;
-  labelledAt: string;
-  flag: ItemFlag | null;
-  note: string | null;
+export type HistoryItem = Awaited<ReturnType<typeof history>>['items'][number];
+
+/** My note on one of my items. */
+export async function itemNote(campaignId: number, item: number) {
+  return ok(note.$get({ param: atItem(campaignId, item) }));
 }
 
 /** My note and flag on an item. */
-export interface ItemNote {
-  item: number;
-  flag: ItemFlag | null;
-  note: string;
-  updatedAt: string | null;
-}
-
-/** A note as the admin sees it. */
-export interface CampaignNote extends ItemNote {
-  user: { id: number; name: string };
-  topic: string;
-  docno: string;
-}
-
-/** A call through the app's one request function, with the next page's cursor. */
-async function call<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ body: T; next: string | null }> {
-  const answer = await exchange<T>(method, path, body);
-  return { body: answer.body, next: answer.headers.get('x-next-cursor') };
-}
-
-/** A page of my labelled items, most recently changed first, and the next page's cursor. */
-export async function history(
-  campaign: number,
-  after?: string | null,
-  limit = 50,
-): Promise<{ items: HistoryItem[]; next: string | null }> {
-  const query = `?limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
-  const { body, next } = await call<HistoryItem[]>('GET', `/campaigns/${campaign}/history${query}`);
-  return { items: body, next };
-}
-
-/** My note on one of my items. */
-export async function itemNote(campaign: number, item: number): Promise<ItemNote> {
-  return (await call<ItemNote>('GET', `/campaigns/${campaign}/items/${item}/note`)).body;
-}
+export type ItemNote = Awaited<ReturnType<typeof itemNote>>;
 
 /** Sets my note and flag on one of my items (no flag and no text: removes it). */
 export async function saveItemNote(
-  campaign: number,
+  campaignId: number,
   item: number,
   flag: ItemFlag | null,
-  note: string,
+  text: string,
 ): Promise<ItemNote> {
-  return (await call<ItemNote>('PUT', `/campaigns/${campaign}/items/${item}/note`, { flag, note }))
-    .body;
+  return ok(note.$put({ param: atItem(campaignId, item), json: { flag, note: text } }));
 }
 
 /** Every annotator's notes and flags in a campaign (admins). */
-export async function campaignNotes(campaign: number): Promise<CampaignNote[]> {
-  return (await call<CampaignNote[]>('GET', `/campaigns/${campaign}/notes`)).body;
+export async function campaignNotes(campaignId: number) {
+  return ok(campaign.notes.$get({ param: at(campaignId) }));
 }
+
+/** A note as the admin sees it. */
+export type CampaignNote = Awaited<ReturnType<typeof campaignNotes>>[number];
