@@ -195,6 +195,8 @@ export type Report = Omit<AnswerOf<(typeof api_.reports)[':id']['$get']>, 'resul
 
 export type ResponseSet = Each<(typeof api_)['response-sets']['$get']>;
 export type ResponseSetDetail = AnswerOf<typeof responseSet.$get>;
+export type Answer = ResponseSetDetail['answers'][number];
+export type ScoreSet = ResponseSetDetail['scoreSets'][number];
 export type ScoreSetDetail = AnswerOf<typeof scoreSet.$get>;
 export type AnswerScore = ScoreSetDetail['rows'][number];
 /** Per criterion, agreement of two score sets of the same answers (null: undefined). */
