@@ -163,7 +163,6 @@ export type Role = Me['role'];
 export type UserSummary = Each<typeof api_.users.$get>;
 export type CreatedUser = AnswerOf<typeof api_.users.$post>;
 export type Collection = AnswerOf<typeof collection.$get>;
-export type Topic = Each<typeof collection.topics.$get>;
 export type Run = Each<typeof collection.runs.$get>;
 export type LabelSet = Each<(typeof collection)['label-sets']['$get']>;
 export type JudgeJob = AnswerOf<typeof jobs.start.$post>;
