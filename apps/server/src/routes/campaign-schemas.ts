@@ -5,6 +5,16 @@
 import { ITEM_FLAGS } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
 
+/**
+ * Any JSON value as a topic file carried it. Checked as unknown and typed as JSON: the
+ * OpenAPI generator cannot walk zod's recursive `z.json()`.
+ */
+const UploadedValue = z
+  .unknown()
+  .openapi({ description: 'any JSON value' }) as unknown as z.ZodType<
+  z.infer<ReturnType<typeof z.json>> | undefined
+>;
+
 const Int = z.number().int();
 /** A statistic that is undefined (NaN) for the data comes as null. */
 const Num = z.number().nullable();
@@ -105,7 +115,7 @@ const AnnotationItemFields = {
           userBackground: z.array(z.string()).optional(),
           referenceAnswer: z.string().optional(),
         })
-        .catchall(z.json().optional())
+        .catchall(UploadedValue)
         .optional()
         .openapi({ description: 'a conversational topic’s context: its keys as uploaded' }),
     }),
