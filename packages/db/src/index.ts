@@ -86,7 +86,10 @@ export type { IdOrName } from './id-or-name.js';
 /** Keyset paging: a page request and the values of a sort key a cursor carries. */
 export type { KeyValue, Seek } from './keyset.js';
 
-/** Collections: create, list with counts, get by id or name, hold while writing, delete (cascades). */
+/**
+ * Collections: create, list with counts, get by id or name, hold while writing, delete
+ * (cascades), the recorded fingerprint of their documents.
+ */
 export {
   createCollection,
   deleteCollection,
@@ -94,15 +97,18 @@ export {
   getCollectionSummary,
   getCollection,
   getCollectionByName,
+  getDocumentsFingerprint,
   holdCollection,
   listCollections,
   lockCollectionContents,
+  recordDocumentsFingerprint,
 } from './repositories/collections.js';
 /** A collection, with or without its counts, and the fields of a new one. */
 export type {
   Collection,
   CollectionContents,
   CollectionSummary,
+  DocumentsFingerprint,
   NewCollection,
 } from './repositories/collections.js';
 

@@ -73,6 +73,10 @@ export interface CollectionsTable {
   name: string;
   description: string | null;
   created_at: CreatedAt;
+  /** The fingerprint of its documents once computed; cleared by a write into them. */
+  documents_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Writes into its documents so far. */
+  documents_version: Generated<number>;
 }
 
 /** Table `documents`: passages/documents of a collection, keyed by TREC docno. */

@@ -4,7 +4,13 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { listDocuments, type Collection, type Queryable } from '@assay/db';
+import {
+  getDocumentsFingerprint,
+  listDocuments,
+  recordDocumentsFingerprint,
+  type Collection,
+  type Queryable,
+} from '@assay/db';
 import {
   DEFAULT_ANALYZER,
   DiskBm25Index,
@@ -47,30 +53,38 @@ async function forEachStoredDocument(
   }
 }
 
-// The fingerprint of a stored collection's documents, per database and collection: its
-// documents do not change after import, so it is read once per process.
-const fingerprints = new WeakMap<
-  object,
-  Map<number, { createdAt: number; value: Promise<string> }>
->();
+// Fingerprints being computed, per database and collection, so that concurrent first uses
+// read the documents once.
+const computing = new WeakMap<object, Map<number, Promise<string>>>();
 
 /**
  * The fingerprint every index records of a stored collection (SHA-256 over each document's
- * digest in docno byte order, as the index builders compute it), read once per process.
+ * digest in docno byte order, as the index builders compute it): the one recorded in the
+ * database, else computed from the documents (once, then recorded until they are written
+ * again).
  */
-export function collectionFingerprint(db: Queryable, collection: Collection): Promise<string> {
-  let perDb = fingerprints.get(db);
-  if (!perDb) fingerprints.set(db, (perDb = new Map()));
-  const cached = perDb.get(collection.id);
-  if (cached && cached.createdAt === collection.createdAt.getTime()) return cached.value;
+export async function collectionFingerprint(
+  db: Queryable,
+  collection: Collection,
+): Promise<string> {
+  const recorded = await getDocumentsFingerprint(db, collection.id);
+  if (!recorded) throw new PlatformError('not_found', `collection "${collection.name}" not found`);
+  if (recorded.fingerprint !== null) return recorded.fingerprint;
+  let perDb = computing.get(db);
+  if (!perDb) computing.set(db, (perDb = new Map()));
+  const running = perDb.get(collection.id);
+  if (running) return running;
   const value = (async () => {
     // Pages come in doc_id order under the "C" collation: the byte order the builders sort by.
     const hash = createHash('sha256');
     await forEachStoredDocument(db, collection.id, (doc) => hash.update(documentDigest(doc)));
-    return `sha256:${hash.digest('hex')}`;
+    const fingerprint = `sha256:${hash.digest('hex')}`;
+    await recordDocumentsFingerprint(db, collection.id, recorded.version, fingerprint);
+    return fingerprint;
   })();
-  perDb.set(collection.id, { createdAt: collection.createdAt.getTime(), value });
-  value.catch(() => perDb.delete(collection.id));
+  perDb.set(collection.id, value);
+  const done = () => perDb.delete(collection.id);
+  value.then(done, done);
   return value;
 }
 
@@ -118,6 +132,9 @@ export async function buildCollectionDiskIndex(
     ...(input.memoryBudget === undefined ? {} : { memoryBudget: input.memoryBudget }),
     createdBy: { assay: ASSAY_VERSION, collection: collection.name },
   });
+  // The documents' version before they are read: the fingerprint of what was read is
+  // recorded for the collection unless documents were written meanwhile.
+  const before = await getDocumentsFingerprint(db, collection.id);
   let summary;
   try {
     await forEachStoredDocument(db, collection.id, (doc) => {
@@ -138,6 +155,8 @@ export async function buildCollectionDiskIndex(
   }
   const replaced = exists(file);
   renameSync(building, file);
+  if (before)
+    await recordDocumentsFingerprint(db, collection.id, before.version, summary.fingerprint);
   return {
     collection: collection.name,
     file,
@@ -159,8 +178,17 @@ function exists(file: string): boolean {
   }
 }
 
+/** An open on-disk index and how many retrievals are using it. */
+interface OpenIndex {
+  stamp: string;
+  index: DiskBm25Index;
+  users: number;
+  /** A newer file took its place: closed once its last user is done. */
+  replaced: boolean;
+}
+
 // Open on-disk indexes by file, reopened when the file is replaced (a rebuild).
-const open = new Map<string, { stamp: string; index: DiskBm25Index }>();
+const open = new Map<string, OpenIndex>();
 
 /** The file's identity: a rebuild renames a new file over it (another inode). */
 function stampOf(file: string): string | undefined {
@@ -172,17 +200,30 @@ function stampOf(file: string): string | undefined {
   }
 }
 
+function releaseIndex(entry: OpenIndex): void {
+  entry.users--;
+  if (entry.replaced && entry.users === 0) entry.index.close();
+}
+
+/** A stored collection's on-disk index in use by a retrieval, until it releases it. */
+export interface CollectionDiskIndexLease {
+  index: DiskBm25Index;
+  /** Done with the index: an index replaced by a rebuild is closed when its last user releases it. */
+  release(): void;
+}
+
 /**
  * The on-disk index of a stored collection when one was built under the data directory,
- * open for search, or undefined when none was. An index built from other documents than
- * the collection holds (another database using the same data directory, a collection
- * made again under the same id) is refused (conflict) with how to rebuild it.
+ * open for search until released, or undefined when none was. An index built from other
+ * documents than the collection holds (documents written since, another database using
+ * the same data directory, a collection made again under the same id) is refused
+ * (conflict) with how to rebuild it.
  */
 export async function storedCollectionDiskIndex(
   db: Queryable,
   dataDir: string,
   collection: Collection,
-): Promise<DiskBm25Index | undefined> {
+): Promise<CollectionDiskIndexLease | undefined> {
   const file = collectionIndexFile(dataDir, collection);
   const stamp = stampOf(file);
   if (stamp === undefined) return undefined;
@@ -197,15 +238,35 @@ export async function storedCollectionDiskIndex(
         `the on-disk index ${file} of collection "${collection.name}" cannot be read (${(error as Error).message}): ${rebuildHint(collection)}`,
       );
     }
-    // The replaced index is left to the searches still reading it (its descriptor stays valid).
-    entry = { stamp, index };
+    // The replaced index stays open for the retrievals still reading it.
+    if (entry) {
+      entry.replaced = true;
+      if (entry.users === 0) entry.index.close();
+    }
+    entry = { stamp, index, users: 0, replaced: false };
     open.set(file, entry);
   }
-  const expected = await collectionFingerprint(db, collection);
-  if (entry.index.header.fingerprint !== expected)
-    throw new PlatformError(
-      'conflict',
-      `the on-disk index ${file} was built from other documents than collection "${collection.name}" holds (index ${entry.index.header.fingerprint}, collection ${expected}): ${rebuildHint(collection)}`,
-    );
-  return entry.index;
+  const held = entry;
+  held.users++;
+  let released = false;
+  const lease = {
+    index: held.index,
+    release: () => {
+      if (released) return;
+      released = true;
+      releaseIndex(held);
+    },
+  };
+  try {
+    const expected = await collectionFingerprint(db, collection);
+    if (held.index.header.fingerprint !== expected)
+      throw new PlatformError(
+        'conflict',
+        `the on-disk index ${file} was built from other documents than collection "${collection.name}" holds (index ${held.index.header.fingerprint}, collection ${expected}): ${rebuildHint(collection)}`,
+      );
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  return lease;
 }

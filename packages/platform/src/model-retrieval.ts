@@ -126,118 +126,126 @@ export async function retrieveStoredModelRun(
   const report = input.onProgress;
   // The collection's on-disk index when one was built (checked against its documents),
   // unless the method reads term vectors; else the index in memory, built on first use.
+  // In use until the run is stored: a rebuild meanwhile closes it once released.
   const disk = await storedCollectionDiskIndex(db, config.dataDir, collection);
-  const index =
-    disk && !readsTermVectors(input.method, prepared.settings, { embeddings: prepared.embeds })
-      ? disk
-      : await collectionIndex(db, collection, (done, total) =>
-          report?.({ phase: 'indexing', done, total }),
-        );
-  const resources = modelResources(prepared, {
-    ...(firstStage ? { firstStage } : {}),
-    index,
-    prompts: methodPrompts(input.method, prepared.settings),
-    store: new DbCallStore(db),
-    ...(prepared.needs.documentText || prepared.embeds
-      ? { documents: await collectionDocuments(db, collection) }
-      : {}),
-  });
-
-  let result;
   try {
-    result = await retrieveWithModels(stored.map(methodTopic), resources, {
-      method: input.method,
-      settings: input.settings ?? {},
-      tag: name,
-      ...(input.params?.k !== undefined ? { k: input.params.k } : {}),
-      ...(input.params?.k1 !== undefined || input.params?.b !== undefined
-        ? {
-            bm25: {
-              ...(input.params.k1 === undefined ? {} : { k1: input.params.k1 }),
-              ...(input.params.b === undefined ? {} : { b: input.params.b }),
-            },
-          }
+    const index =
+      disk && !readsTermVectors(input.method, prepared.settings, { embeddings: prepared.embeds })
+        ? disk.index
+        : await collectionIndex(db, collection, (done, total) =>
+            report?.({ phase: 'indexing', done, total }),
+          );
+    const resources = modelResources(prepared, {
+      ...(firstStage ? { firstStage } : {}),
+      index,
+      prompts: methodPrompts(input.method, prepared.settings),
+      store: new DbCallStore(db),
+      ...(prepared.needs.documentText || prepared.embeds
+        ? { documents: await collectionDocuments(db, collection) }
         : {}),
-      ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
-      onProgress: (done, total) => report?.({ phase: 'retrieving', done, total }),
     });
-  } catch (error) {
-    // Settings the method refuses, or an endpoint that fails outside any one topic.
-    if (error instanceof SettingsError)
-      throw new PlatformError('invalid_input', `${input.method}: ${error.message}`);
-    throw new PlatformError('invalid_input', `${input.method}: ${(error as Error).message}`);
-  }
-  if (result.run.topics.size === 0 || [...result.run.topics.values()].every((l) => l.length === 0))
-    throw new PlatformError(
-      'invalid_input',
-      result.stoppedForBudget
-        ? `${input.method}: the budget was reached before any topic was finished; nothing was stored`
-        : `${input.method}: no topic has results (${result.missing[0]?.reason ?? 'no result'}); nothing was stored`,
-      { missing: result.missing.slice(0, 20) },
-    );
-  if (input.strict && result.missing.length > 0)
-    throw new PlatformError(
-      'invalid_input',
-      `${input.method}: ${result.missing.length} of ${stored.length} topics have no results (strict: nothing was stored): ${describeMissing(result.missing)}`,
-      { missing: result.missing.slice(0, 20) },
-    );
 
-  const parameters: Record<string, string | number> = {
-    ...result.parameters,
-    assay: ASSAY_VERSION,
-  };
-  const entries: { topicId: string; docId: string; rank: number; score: number }[] = [];
-  for (const [topicId, list] of result.run.topics)
-    for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
-  const trace = result.trace.map((entry) => ({
-    topicId: entry.topic,
-    step: entry.step,
-    entry: entry as unknown as JsonObject,
-  }));
-  report?.({ phase: 'storing', done: 0, total: entries.length });
-  const s = result.spend;
-  return writing(
-    () =>
-      writeInCollection(db, collection, async (trx) => {
-        const { created, replaced } = await createRunUnderName(
-          trx,
-          {
-            collectionId: collection.id,
-            name,
-            tag: name,
-            description: describeRetrieval(parameters),
-            entries,
-          },
-          { replace: input.replace, taken },
-        );
-        const traceEntries = await insertRunTrace(trx, created.id, trace);
-        const out: RetrieveStoredModelRunResult = {
-          runId: created.id,
-          name: created.name,
-          entries: created.entryCount,
-          topics: created.topicCount,
-          replaced,
-          parameters,
-          traceEntries,
-          failures: result.failures,
-          unfinished: result.unfinished,
-          topicsAsked: stored.length,
-          missing: result.missing,
-          ...(Object.keys(result.routes).length ? { routes: result.routes } : {}),
-          ...(result.warnings.length ? { warnings: result.warnings } : {}),
-          spend: {
-            calls: s.calls,
-            failedCalls: s.failedCalls,
-            tokens: s.promptTokens + s.completionTokens,
-            costUsd: s.unpricedCalls > 0 ? null : s.costUsd,
-          },
-        };
-        if (result.answers.length > 0)
-          out.responseSet = await storeAnswers(trx, name, input, collection, result.answers);
-        return out;
-      }),
-    taken,
-  );
+    let result;
+    try {
+      result = await retrieveWithModels(stored.map(methodTopic), resources, {
+        method: input.method,
+        settings: input.settings ?? {},
+        tag: name,
+        ...(input.params?.k !== undefined ? { k: input.params.k } : {}),
+        ...(input.params?.k1 !== undefined || input.params?.b !== undefined
+          ? {
+              bm25: {
+                ...(input.params.k1 === undefined ? {} : { k1: input.params.k1 }),
+                ...(input.params.b === undefined ? {} : { b: input.params.b }),
+              },
+            }
+          : {}),
+        ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
+        onProgress: (done, total) => report?.({ phase: 'retrieving', done, total }),
+      });
+    } catch (error) {
+      // Settings the method refuses, or an endpoint that fails outside any one topic.
+      if (error instanceof SettingsError)
+        throw new PlatformError('invalid_input', `${input.method}: ${error.message}`);
+      throw new PlatformError('invalid_input', `${input.method}: ${(error as Error).message}`);
+    }
+    if (
+      result.run.topics.size === 0 ||
+      [...result.run.topics.values()].every((l) => l.length === 0)
+    )
+      throw new PlatformError(
+        'invalid_input',
+        result.stoppedForBudget
+          ? `${input.method}: the budget was reached before any topic was finished; nothing was stored`
+          : `${input.method}: no topic has results (${result.missing[0]?.reason ?? 'no result'}); nothing was stored`,
+        { missing: result.missing.slice(0, 20) },
+      );
+    if (input.strict && result.missing.length > 0)
+      throw new PlatformError(
+        'invalid_input',
+        `${input.method}: ${result.missing.length} of ${stored.length} topics have no results (strict: nothing was stored): ${describeMissing(result.missing)}`,
+        { missing: result.missing.slice(0, 20) },
+      );
+
+    const parameters: Record<string, string | number> = {
+      ...result.parameters,
+      assay: ASSAY_VERSION,
+    };
+    const entries: { topicId: string; docId: string; rank: number; score: number }[] = [];
+    for (const [topicId, list] of result.run.topics)
+      for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
+    const trace = result.trace.map((entry) => ({
+      topicId: entry.topic,
+      step: entry.step,
+      entry: entry as unknown as JsonObject,
+    }));
+    report?.({ phase: 'storing', done: 0, total: entries.length });
+    const s = result.spend;
+    return writing(
+      () =>
+        writeInCollection(db, collection, async (trx) => {
+          const { created, replaced } = await createRunUnderName(
+            trx,
+            {
+              collectionId: collection.id,
+              name,
+              tag: name,
+              description: describeRetrieval(parameters),
+              entries,
+            },
+            { replace: input.replace, taken },
+          );
+          const traceEntries = await insertRunTrace(trx, created.id, trace);
+          const out: RetrieveStoredModelRunResult = {
+            runId: created.id,
+            name: created.name,
+            entries: created.entryCount,
+            topics: created.topicCount,
+            replaced,
+            parameters,
+            traceEntries,
+            failures: result.failures,
+            unfinished: result.unfinished,
+            topicsAsked: stored.length,
+            missing: result.missing,
+            ...(Object.keys(result.routes).length ? { routes: result.routes } : {}),
+            ...(result.warnings.length ? { warnings: result.warnings } : {}),
+            spend: {
+              calls: s.calls,
+              failedCalls: s.failedCalls,
+              tokens: s.promptTokens + s.completionTokens,
+              costUsd: s.unpricedCalls > 0 ? null : s.costUsd,
+            },
+          };
+          if (result.answers.length > 0)
+            out.responseSet = await storeAnswers(trx, name, input, collection, result.answers);
+          return out;
+        }),
+      taken,
+    );
+  } finally {
+    disk?.release();
+  }
 }
 
 /**

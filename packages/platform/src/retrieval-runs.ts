@@ -8,6 +8,8 @@ import {
 } from '@assay/db';
 import {
   DEFAULT_ANALYZER,
+  DEFAULT_BM25,
+  DiskBm25Searcher,
   IndexBuilder,
   RETRIEVAL_METHODS,
   retrieveDiskRun,
@@ -246,40 +248,51 @@ export async function retrieveStoredRun(
     input.method === 'bm25' && input.dataDir !== undefined
       ? await storedCollectionDiskIndex(db, input.dataDir, collection)
       : undefined;
-  const index = disk
-    ? undefined
-    : await collectionIndex(db, collection, (done, total) =>
-        report?.({ phase: 'indexing', done, total }),
-      );
   const topics = stored.map((t) => ({ id: t.topicId, text: t.query }));
   const options = retrieveOptions(input.method, input.params ?? {}, name);
-  const retrieve = (slice: typeof topics) =>
-    disk
-      ? retrieveDiskRun(disk, slice, { k: options.k!, bm25: options.bm25!, tag: name })
-      : retrieveRun(index!, slice, options);
-  // Topics in slices, giving the event loop a turn between them, so a server keeps
-  // answering while a large retrieval runs. A slice holds as many topics as take about
-  // SLICE_MS (RM3 or Rocchio on a big collection: one topic; BM25 on a small one: 25).
   const entriesByTopic = new Map<string, { docno: string; rank: number; score: number }[]>();
   let parameters: Record<string, string | number> = {};
-  let size = 1;
   let entryCount = 0;
   const missing: RetrieveStoredRunResult['missing'] = [];
-  for (let from = 0; from < topics.length;) {
-    const slice = topics.slice(from, from + size);
-    from += slice.length;
-    const started = performance.now();
-    const part = retrieve(slice);
-    const took = performance.now() - started;
-    parameters = part.parameters;
-    missing.push(...part.missing);
-    for (const [id, list] of part.run.topics) {
-      entriesByTopic.set(id, list);
-      entryCount += list.length;
+  try {
+    const index = disk
+      ? undefined
+      : await collectionIndex(db, collection, (done, total) =>
+          report?.({ phase: 'indexing', done, total }),
+        );
+    // One searcher for every slice: its score buffer is as large as the collection.
+    const searcher = disk && new DiskBm25Searcher(disk.index, { ...DEFAULT_BM25, ...options.bm25 });
+    const retrieve = (slice: typeof topics) =>
+      disk
+        ? retrieveDiskRun(disk.index, slice, {
+            k: options.k!,
+            bm25: options.bm25!,
+            tag: name,
+            searcher: searcher!,
+          })
+        : retrieveRun(index!, slice, options);
+    // Topics in slices, giving the event loop a turn between them, so a server keeps
+    // answering while a large retrieval runs. A slice holds as many topics as take about
+    // SLICE_MS (RM3 or Rocchio on a big collection: one topic; BM25 on a small one: 25).
+    let size = 1;
+    for (let from = 0; from < topics.length;) {
+      const slice = topics.slice(from, from + size);
+      from += slice.length;
+      const started = performance.now();
+      const part = retrieve(slice);
+      const took = performance.now() - started;
+      parameters = part.parameters;
+      missing.push(...part.missing);
+      for (const [id, list] of part.run.topics) {
+        entriesByTopic.set(id, list);
+        entryCount += list.length;
+      }
+      report?.({ phase: 'retrieving', done: from, total: topics.length });
+      size = Math.max(1, Math.min(25, Math.floor((slice.length * SLICE_MS) / Math.max(took, 1))));
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    report?.({ phase: 'retrieving', done: from, total: topics.length });
-    size = Math.max(1, Math.min(25, Math.floor((slice.length * SLICE_MS) / Math.max(took, 1))));
-    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    disk?.release();
   }
   if (entryCount === 0)
     throw new PlatformError(

@@ -736,6 +736,11 @@ export class DiskBm25Index {
     }
   }
 
+  /** Whether {@link close} was called. */
+  get closed(): boolean {
+    return this.fd === undefined;
+  }
+
   /** Closes the file (the index cannot read postings afterwards). */
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);

@@ -196,6 +196,11 @@ export interface DiskRetrieveOptions {
   /** Run tag (default: bm25). */
   tag?: string;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * A searcher of `index` with these parameters to search with, kept by a caller that
+   * retrieves topics a slice at a time (its score buffer is as large as the collection).
+   */
+  searcher?: DiskBm25Searcher;
 }
 
 /**
@@ -209,7 +214,7 @@ export function retrieveDiskRun(
 ): RetrievedRun {
   const k = options.k ?? 1000;
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
-  const searcher = new DiskBm25Searcher(index, bm25, options.pruning ?? false);
+  const searcher = options.searcher ?? new DiskBm25Searcher(index, bm25, options.pruning ?? false);
   const out = new Map<string, RunEntry[]>();
   const missing: RetrievedRun['missing'] = [];
   topics.forEach((topic, i) => {

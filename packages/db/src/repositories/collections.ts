@@ -202,3 +202,42 @@ export async function lockCollectionContents(
     leaderboards: slugs.map((s) => s.slug),
   };
 }
+
+/** The recorded fingerprint of a collection's documents, and the version of its documents. */
+export interface DocumentsFingerprint {
+  /** Null until computed, and again after a write into the documents. */
+  fingerprint: string | null;
+  version: number;
+}
+
+/** The recorded fingerprint of a collection's documents; undefined when there is no such collection. */
+export async function getDocumentsFingerprint(
+  db: Queryable,
+  collectionId: number,
+): Promise<DocumentsFingerprint | undefined> {
+  const row = await db
+    .selectFrom('collections')
+    .select(['documents_fingerprint', 'documents_version'])
+    .where('id', '=', collectionId)
+    .executeTakeFirst();
+  return row && { fingerprint: row.documents_fingerprint, version: row.documents_version };
+}
+
+/**
+ * Records the fingerprint of a collection's documents as read at `version`; not when they
+ * were written since (false then).
+ */
+export async function recordDocumentsFingerprint(
+  db: Queryable,
+  collectionId: number,
+  version: number,
+  fingerprint: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('collections')
+    .set({ documents_fingerprint: fingerprint })
+    .where('id', '=', collectionId)
+    .where('documents_version', '=', version)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -52,8 +52,17 @@ export async function insertDocuments(
   documents: readonly DocumentInput[] | Iterable<DocumentInput>,
   options: { batchSize?: number } = {},
 ): Promise<number> {
-  return withTransaction(db, (trx) =>
-    bulkInsert(trx, {
+  return withTransaction(db, async (trx) => {
+    // The collection's documents change: its fingerprint is computed again when next needed.
+    await trx
+      .updateTable('collections')
+      .set((eb) => ({
+        documents_fingerprint: null,
+        documents_version: eb('documents_version', '+', 1),
+      }))
+      .where('id', '=', collectionId)
+      .execute();
+    return bulkInsert(trx, {
       table: 'documents',
       constant: { collection_id: collectionId },
       columns: [
@@ -64,8 +73,8 @@ export async function insertDocuments(
       ],
       rows: documents,
       ...options,
-    }),
-  );
+    });
+  });
 }
 
 /** One document by docno, if stored. */

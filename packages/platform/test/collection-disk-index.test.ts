@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getDocumentsFingerprint, insertDocuments } from '@assay/db';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { forEachDatabase } from '@assay/test-support/database';
+import {
+  buildCollectionDiskIndex,
+  storedCollectionDiskIndex,
+} from '../src/collection-disk-index.js';
+import { importCollection, resolveCollection } from '../src/index.js';
+import { rejection } from './helpers.js';
+
+forEachDatabase("a stored collection's on-disk index", (t) => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'assay-disk-index-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const demo = async () => {
+    await importCollection(t.db, {
+      name: 'demo',
+      format: 'tsv',
+      file: 'd.tsv',
+      text: 'd1\twing flutter\nd2\tshock waves\n',
+    });
+    return resolveCollection(t.db, 'demo');
+  };
+
+  it('records the fingerprint of the documents it read, and refuses the index once documents are added', async () => {
+    const collection = await demo();
+    // Nothing recorded before anything needed it.
+    expect((await getDocumentsFingerprint(t.db, collection.id))?.fingerprint).toBeNull();
+    const built = await buildCollectionDiskIndex(t.db, dataDir, { collection: 'demo' });
+    expect(built.documents).toBe(2);
+    // Recorded with the index: the next check compares it without reading the documents.
+    expect((await getDocumentsFingerprint(t.db, collection.id))?.fingerprint).toBe(
+      built.fingerprint,
+    );
+    const lease = await storedCollectionDiskIndex(t.db, dataDir, collection);
+    expect(lease?.index.header.fingerprint).toBe(built.fingerprint);
+    expect(lease?.index.documentCount).toBe(2);
+    lease?.release();
+
+    // A document added after the build: the index no longer matches the collection.
+    await insertDocuments(t.db, collection.id, [{ docId: 'd3', text: 'heat transfer' }]);
+    expect((await getDocumentsFingerprint(t.db, collection.id))?.fingerprint).toBeNull();
+    const stale = await rejection(storedCollectionDiskIndex(t.db, dataDir, collection));
+    expect(stale.code).toBe('conflict');
+    expect(stale.message).toContain('was built from other documents');
+    // Computed from the three documents and recorded: a different fingerprint than the build's.
+    const recorded = (await getDocumentsFingerprint(t.db, collection.id))?.fingerprint;
+    expect(recorded).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(recorded).not.toBe(built.fingerprint);
+
+    // Rebuilt: three documents, used again.
+    const rebuilt = await buildCollectionDiskIndex(t.db, dataDir, { collection: 'demo' });
+    expect(rebuilt).toMatchObject({ documents: 3, replaced: true, fingerprint: recorded });
+    const again = await storedCollectionDiskIndex(t.db, dataDir, collection);
+    expect(again?.index.documentCount).toBe(3);
+    again?.release();
+  });
+
+  it('keeps a replaced index open until the retrievals using it release it', async () => {
+    const collection = await demo();
+    await buildCollectionDiskIndex(t.db, dataDir, { collection: 'demo' });
+    const first = (await storedCollectionDiskIndex(t.db, dataDir, collection))!;
+    const second = (await storedCollectionDiskIndex(t.db, dataDir, collection))!;
+    // Two retrievals share one open index.
+    expect(second.index).toBe(first.index);
+    second.release();
+
+    await buildCollectionDiskIndex(t.db, dataDir, { collection: 'demo' });
+    const fresh = (await storedCollectionDiskIndex(t.db, dataDir, collection))!;
+    expect(fresh.index).not.toBe(first.index);
+    // Still in use by the first retrieval: open, and it still reads postings.
+    expect(first.index.closed).toBe(false);
+    expect(first.index.termNumber('flutter')).toBeGreaterThanOrEqual(0);
+    first.release();
+    expect(first.index.closed).toBe(true);
+    // Releasing twice does not count twice.
+    first.release();
+    expect(fresh.index.closed).toBe(false);
+    fresh.release();
+    // The current index stays open for the next retrieval.
+    expect(fresh.index.closed).toBe(false);
+
+    // Replaced while nobody used it: closed when the new one is opened.
+    await buildCollectionDiskIndex(t.db, dataDir, { collection: 'demo' });
+    const newest = (await storedCollectionDiskIndex(t.db, dataDir, collection))!;
+    expect(fresh.index.closed).toBe(true);
+    expect(newest.index.closed).toBe(false);
+    newest.release();
+  });
+});
