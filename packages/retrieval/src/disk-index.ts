@@ -892,6 +892,15 @@ export class DiskBm25Index {
  * Keeps one score buffer for all queries (not safe to share between concurrent callers).
  */
 export class DiskBm25Searcher extends PostingsSearcher<DiskBm25Index> {
+  /**
+   * MaxScore is on by default here: an on-disk index is for collections whose postings
+   * lists are long, where it pays (8.8 M synthetic passages, top 1000: p50 17 ms against
+   * 41 ms scoring every posting, see docs/methods.md); the results are the same either way.
+   */
+  constructor(index: DiskBm25Index, params: Bm25Params = DEFAULT_BM25, pruning = true) {
+    super(index, params, pruning);
+  }
+
   protected analyze(text: string): WeightedQuery {
     return this.index.analyzeQuery(text);
   }

@@ -191,7 +191,7 @@ export interface DiskRetrieveOptions {
   /** Documents per topic (default 1000). */
   k?: number;
   bm25?: Partial<Bm25Params>;
-  /** MaxScore instead of scoring every posting (same run). */
+  /** MaxScore (the default) or, when false, scoring every posting: the same run. */
   pruning?: boolean;
   /** Run tag (default: bm25). */
   tag?: string;
@@ -214,7 +214,7 @@ export function retrieveDiskRun(
 ): RetrievedRun {
   const k = options.k ?? 1000;
   const bm25 = { ...DEFAULT_BM25, ...options.bm25 };
-  const searcher = options.searcher ?? new DiskBm25Searcher(index, bm25, options.pruning ?? false);
+  const searcher = options.searcher ?? new DiskBm25Searcher(index, bm25, options.pruning ?? true);
   const out = new Map<string, RunEntry[]>();
   const missing: RetrievedRun['missing'] = [];
   topics.forEach((topic, i) => {
