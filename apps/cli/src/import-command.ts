@@ -10,7 +10,7 @@ import {
   runNameFromTag,
   takenRunNames,
 } from '@assay/platform';
-import { parseRun } from '@assay/trec';
+import { lastRunTag, parseRun } from '@assay/trec';
 import { ENCODING_OPTION, inputEncoding, readText, type InputEncoding } from './read-input.js';
 import {
   commandHelp,
@@ -246,11 +246,23 @@ export async function importCommand(
 
 /** Imports run files, each in its own transaction, after checking all of them. */
 /** The name a run file is stored under, checked against the naming rule (exit 2 if not). */
-function runName(file: string, given: string | undefined, encoding: InputEncoding): string {
+function runName(
+  file: string,
+  given: string | undefined,
+  encoding: InputEncoding,
+  single: boolean,
+): string {
   try {
-    return given === undefined
-      ? runNameFromTag(parseRun(readText(file, encoding), file).name)
-      : checkNewName(given, 'run name');
+    if (given !== undefined) return checkNewName(given, 'run name');
+    const tag = single ? lastRunTag(readText(file, encoding)) : undefined;
+    if (tag !== undefined) {
+      try {
+        return runNameFromTag(tag);
+      } catch {
+        // Not a usable name: the file's own errors come first, from a whole parse.
+      }
+    }
+    return runNameFromTag(parseRun(readText(file, encoding), file).name);
   } catch (error) {
     if (error instanceof PlatformError && error.code === 'invalid_input')
       throw new CliError(`${file}: ${error.message} (--name)`, EXIT.invalidInput);
@@ -272,22 +284,32 @@ async function importRuns(
     throw new UsageError('--name applies to a single run file; runs are named after their tag');
   // Check every file before writing any, so a bad line in the last file does not leave
   // the others imported. Parsing is cheap next to writing; the texts are not kept.
+  // One file is imported in one transaction, parsed while it is written: its name comes
+  // from its last line's tag, read ahead without parsing the rest.
+  const single = input.files.length === 1;
   const names = new Map<string, string>();
   for (const file of input.files) {
-    const name = runName(file, input.name, input.encoding);
+    const name = runName(file, input.name, input.encoding, single);
     const other = names.get(name);
     if (other !== undefined)
       throw new CliError(`${file}: run "${name}" is also the run in ${other}`, EXIT.conflict);
     names.set(name, file);
   }
   return withDatabase(io, async (db) => {
-    const collection = await resolveCollection(db, input.collection);
-    if (!input.replace) {
-      for (const name of await takenRunNames(db, collection.id, names.keys()))
-        throw new CliError(
-          `${names.get(name)}: run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
-          EXIT.conflict,
-        );
+    let collection: Awaited<ReturnType<typeof resolveCollection>>;
+    try {
+      collection = await resolveCollection(db, input.collection);
+      if (!input.replace) {
+        for (const name of await takenRunNames(db, collection.id, names.keys()))
+          throw new CliError(
+            `${names.get(name)}: run "${name}" already exists in collection "${collection.name}"; use --replace to overwrite it`,
+            EXIT.conflict,
+          );
+      }
+    } catch (error) {
+      // A single file was not parsed yet: a bad line in it is reported first.
+      if (single) parseRun(readText(input.files[0]!, input.encoding), input.files[0]);
+      throw error;
     }
     const total = { lines: 0, started: performance.now() };
     for (const file of input.files) {

@@ -157,7 +157,7 @@ export function isCopyQuery(query: CompiledQuery): query is CopyQuery {
 }
 
 /** Characters of COPY text per chunk handed to the driver (about 2 MB of rows). */
-const COPY_CHUNK_CHARS = 2 * 1024 * 1024;
+export const COPY_CHUNK_CHARS = 2 * 1024 * 1024;
 
 /** Options of {@link bulkCopy}: those of {@link bulkInsert} without a suffix or batches. */
 export type BulkCopyOptions<R> = Omit<BulkInsertOptions<R>, 'suffix' | 'batchSize' | 'rows'> & {
@@ -229,12 +229,8 @@ export async function bulkCopy<R>(db: Queryable, options: BulkCopyOptions<R>): P
     }
     if (parts.length > 0) yield parts.join('');
   }
-  const query: CopyQuery = {
-    ...CompiledQuery.raw(`copy ${quote(table)} (${names.map(quote).join(', ')}) from stdin`, []),
-    copyFrom: chunks(),
-  };
   try {
-    await db.executeQuery(query);
+    await copyChunks(db, table, names, chunks());
   } catch (error) {
     // No row was read yet: the same rows go in by INSERT instead.
     if (error instanceof CopyUnsupportedError && !(Symbol.asyncIterator in rows))
@@ -247,6 +243,25 @@ export async function bulkCopy<R>(db: Queryable, options: BulkCopyOptions<R>): P
     throw error;
   }
   return written;
+}
+
+/**
+ * Runs `COPY table (names) FROM STDIN` reading `chunks`, each a whole number of COPY
+ * text-format rows (see {@link bulkCopy}); they are read as the server takes them, so a
+ * generator of chunks is paused while the server is behind. Throws
+ * {@link CopyUnsupportedError} before reading any chunk where COPY cannot run.
+ */
+export async function copyChunks(
+  db: Queryable,
+  table: keyof Database & string,
+  names: readonly string[],
+  chunks: AsyncIterable<string>,
+): Promise<void> {
+  const query: CopyQuery = {
+    ...CompiledQuery.raw(`copy ${quote(table)} (${names.map(quote).join(', ')}) from stdin`, []),
+    copyFrom: chunks,
+  };
+  await db.executeQuery(query);
 }
 
 /** How one column's value is written as COPY text. */

@@ -145,12 +145,14 @@ export {
 } from './repositories/runs.js';
 /** A run, its summary, its entries, and the fields of a new one. */
 export type {
+  AddRunEntry,
   NewRun,
   Run,
   RunEntry,
   RunEntryKey,
   RunSummary,
   RunWithEntries,
+  StreamedEntries,
 } from './repositories/runs.js';
 
 /** Label sets and labels: create, list, qrels map, human revisions, delete. */

@@ -24,14 +24,15 @@ export function parsing<T>(parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof TrecFormatError) {
-      throw new PlatformError('invalid_input', error.message, {
-        file: error.file,
-        line: error.line,
-      });
-    }
-    throw error;
+    throw parsingError(error);
   }
+}
+
+/** A TrecFormatError as {@link parsing} reports it; any other error unchanged. */
+export function parsingError(error: unknown): unknown {
+  return error instanceof TrecFormatError
+    ? new PlatformError('invalid_input', error.message, { file: error.file, line: error.line })
+    : error;
 }
 
 /** {@link parsing} for a parser that returns a promise. */
@@ -39,13 +40,7 @@ export async function parsingAsync<T>(parse: () => Promise<T>): Promise<T> {
   try {
     return await parse();
   } catch (error) {
-    if (error instanceof TrecFormatError) {
-      throw new PlatformError('invalid_input', error.message, {
-        file: error.file,
-        line: error.line,
-      });
-    }
-    throw error;
+    throw parsingError(error);
   }
 }
 

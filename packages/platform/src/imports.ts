@@ -16,6 +16,7 @@ import {
   type LabelSetSummary,
   type Queryable,
   type RunSummary,
+  type StreamedEntries,
   type TopicContext,
   type TopicInput,
 } from '@assay/db';
@@ -28,11 +29,13 @@ import {
   parseConversationalTopicsStream,
   parseQrelsStream,
   parseRunStream,
+  lastRunTag,
+  RunStreamParser,
   type CollectionDocument,
   type CollectionFormat,
   type ConversationalTopic,
 } from '@assay/trec';
-import { PlatformError, parsingAsync, writing } from './errors.js';
+import { PlatformError, parsingAsync, parsingError, writing } from './errors.js';
 import { checkNewName, runNameFromTag } from './names.js';
 import { collectionLockName, labelSetLockName } from './name-locks.js';
 import { createRunUnderName } from './run-under-name.js';
@@ -354,15 +357,96 @@ export interface ImportRunResult {
 }
 
 /**
- * Stores a TREC run in one transaction. The whole file is parsed first (a bad line →
- * invalid_input `file:line: reason`, nothing written); conflict when the name is taken
- * and `replace` is not set.
+ * Stores a TREC run in one transaction, parsing it while it is written: each slice of
+ * lines goes to the database as it is parsed, and no entry is kept once written. A bad
+ * line → invalid_input `file:line: reason` and nothing is kept (the transaction rolls
+ * back); conflict when the name is taken and `replace` is not set. The errors, and which
+ * one wins when there are several, are those of parsing the whole file first: where the
+ * streamed write cannot tell (see importRunStreamed), the file is parsed whole.
  */
 export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
-  const run = await parsingAsync(async () => {
-    await refuseNulYielding(input.text, input.file);
-    return parseRunStream(slicesYielding(input.text), input.file, { storage: true });
-  });
+  await parsingAsync(() => refuseNulYielding(input.text, input.file));
+  return (await importRunStreamed(db, input)) ?? importRunParsed(db, input);
+}
+
+/** Why a streamed import gave way to a parse of the whole file. */
+class NotStreamed extends Error {}
+
+/**
+ * The streamed import of importRun, or undefined (nothing written) when the run is better
+ * imported from a whole parse: the last line's tag cannot be read ahead or is not a usable
+ * name, the name or collection is refused (a parse error would have been reported first),
+ * or the tag read ahead was not the run's. When some topic's lines are not consecutive,
+ * a docno repeated across them is found by the database, and a refused run is parsed
+ * whole to report the error parseRun reports.
+ */
+async function importRunStreamed(
+  db: Queryable,
+  input: ImportRunInput,
+): Promise<ImportRunResult | undefined> {
+  const tag = lastRunTag(input.text);
+  if (tag === undefined) return undefined;
+  let name: string;
+  let collection: { id: number; name: string };
+  try {
+    name = input.name === undefined ? runNameFromTag(tag) : checkNewName(input.name, 'run name');
+    collection = await resolveCollection(db, input.collection);
+  } catch {
+    return undefined;
+  }
+  const taken = `run "${name}" already exists in collection "${collection.name}"`;
+  let parser: RunStreamParser | undefined;
+  const entries: StreamedEntries = {
+    async *feed(add) {
+      parser = new RunStreamParser(input.file, add, { storage: true });
+      for await (const slice of slicesYielding(input.text)) {
+        parser.push(slice);
+        yield;
+      }
+      if (parser.end() !== tag) throw new NotStreamed();
+    },
+    unchecked: () => parser?.scattered ?? false,
+  };
+  try {
+    return await writing(
+      () =>
+        writeInCollection(db, collection, async (trx) => {
+          const { created, replaced } = await createRunUnderName(
+            trx,
+            { collectionId: collection.id, name, tag, entries },
+            { replace: input.replace, taken, details: REPLACEABLE },
+          );
+          return {
+            runId: created.id,
+            name: created.name,
+            entries: created.entryCount,
+            topics: created.topicCount,
+            replaced,
+            run: (await getRunSummary(trx, created.id))!,
+          };
+        }),
+      taken,
+      input.file,
+    );
+  } catch (error) {
+    // Refused before any line was read (a taken name): a bad line would have come first.
+    if (parser === undefined || error instanceof NotStreamed) return undefined;
+    // A topic's lines apart: the earliest error may be an earlier repeat of a docno.
+    if (parser.scattered) await parseWhole(input);
+    throw parsingError(error);
+  }
+}
+
+/** Parses the whole run (invalid_input `file:line: reason` on its first bad line). */
+function parseWhole(input: ImportRunInput) {
+  return parsingAsync(() =>
+    parseRunStream(slicesYielding(input.text), input.file, { storage: true }),
+  );
+}
+
+/** Stores a TREC run parsed whole first (nothing is written when a line is bad). */
+async function importRunParsed(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
+  const run = await parseWhole(input);
   const name =
     input.name === undefined ? runNameFromTag(run.name) : checkNewName(input.name, 'run name');
   const collection = await resolveCollection(db, input.collection);

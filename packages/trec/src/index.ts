@@ -10,6 +10,10 @@ export { TrecFormatError } from './errors.js';
 export { parseRun } from './run.js';
 /** Parses a TREC run from an async stream of text or UTF-8 byte chunks. */
 export { parseRunStream } from './run.js';
+/** Parses a run pushed in pieces, handing each entry on as it is read (for streaming writes). */
+export { RunStreamParser, type RunEntrySink } from './run.js';
+/** The tag of a run's last line, read from the end of its text. */
+export { lastRunTag } from './run.js';
 /** Writes a run as TREC run lines, optionally re-ranked as trec_eval ranks it. */
 export { formatRun } from './run.js';
 /** Options of formatRun: the tag to write and whether to re-rank. */

@@ -6,6 +6,7 @@ import {
   scanFields,
   splitLines,
   splitLinesAsync,
+  LineSplitter,
 } from './lines.js';
 import { idProblem, int32Problem, nameProblem } from './storage-limits.js';
 import type { Run, RunEntry } from './types.js';
@@ -29,11 +30,19 @@ class RunBuilder implements LineHandler {
   private lastKept = true;
   private readonly keep: ReadonlySet<string> | undefined;
   private readonly storage: boolean;
+  /** Where entries go instead of `topics`, when they are streamed. */
+  private readonly sink: RunEntrySink | undefined;
+  /** Streamed: the topics met so far, and the current stretch's docnos with their lines. */
+  private readonly streamedTopics = new Set<string>();
+  private readonly stretch = new Map<string, number>();
+  /** Streamed: whether some topic's lines came in more than one stretch. */
+  scattered = false;
 
-  constructor(file: string, options: ParseRunOptions = {}) {
+  constructor(file: string, options: ParseRunOptions = {}, sink?: RunEntrySink) {
     this.file = file;
     this.keep = options.topics;
     this.storage = options.storage === true;
+    this.sink = sink;
   }
 
   private refuse(lineNo: number, problem: string | undefined): void {
@@ -89,8 +98,17 @@ class RunBuilder implements LineHandler {
       if (this.storage) this.refuse(lineNo, idProblem('topic id', qid));
       this.lastQid = qid;
       this.lastKept = this.keep === undefined || this.keep.has(qid);
-      entries = this.topics.get(qid);
-      seen = this.seen.get(qid);
+      if (this.sink !== undefined) {
+        // Streamed: only the current stretch of a topic's lines is remembered.
+        if (this.streamedTopics.has(qid)) this.scattered = true;
+        else this.streamedTopics.add(qid);
+        this.stretch.clear();
+        entries = STREAMED;
+        seen = STREAMED_SEEN;
+      } else {
+        entries = this.topics.get(qid);
+        seen = this.seen.get(qid);
+      }
       if (entries === undefined || seen === undefined) {
         entries = [];
         seen = { docnos: new Set(), lines: [] };
@@ -111,19 +129,29 @@ class RunBuilder implements LineHandler {
     if (!this.lastKept) return;
 
     const docno = text.slice(b[4], b[5]);
+    if (this.sink !== undefined) {
+      const first = this.stretch.get(docno);
+      if (first !== undefined) this.duplicate(lineNo, docno, first);
+      this.stretch.set(docno, lineNo);
+      this.sink(this.lastQid, docno, rank, score);
+      return;
+    }
     // One hash operation per line: add, then see whether the set grew.
     const before = seen.docnos.size;
     seen.docnos.add(docno);
     if (seen.docnos.size === before) {
-      const earlier = seen.lines[entries.findIndex((e) => e.docno === docno)];
-      throw new TrecFormatError(
-        this.file,
-        lineNo,
-        `duplicate docno ${quote(docno)} for topic ${quote(this.lastQid)} (first at line ${earlier})`,
-      );
+      this.duplicate(lineNo, docno, seen.lines[entries.findIndex((e) => e.docno === docno)]!);
     }
     seen.lines.push(lineNo);
     entries.push({ docno, rank, score });
+  }
+
+  private duplicate(lineNo: number, docno: string, first: number): never {
+    throw new TrecFormatError(
+      this.file,
+      lineNo,
+      `duplicate docno ${quote(docno)} for topic ${quote(this.lastQid)} (first at line ${first})`,
+    );
   }
 
   finish(): Run {
@@ -132,6 +160,77 @@ class RunBuilder implements LineHandler {
     if (this.storage) this.refuse(this.tagLine, nameProblem('run tag', name));
     return { name, topics: this.topics };
   }
+}
+
+/** What a streamed topic holds in place of its entries (nothing is kept). */
+const STREAMED: RunEntry[] = [];
+const STREAMED_SEEN = { docnos: new Set<string>(), lines: [] as number[] };
+
+/** Takes each entry of a streamed run as its line is read. */
+export type RunEntrySink = (qid: string, docno: string, rank: number, score: number) => void;
+
+/**
+ * Parses a run pushed as consecutive pieces of text, handing each entry to a sink as its
+ * line is read instead of keeping it. The lines are checked as parseRun checks them and
+ * fail with the same errors, with one difference: a docno repeated within a topic is found
+ * only within one stretch of the topic's consecutive lines. When a topic's lines come in
+ * more than one stretch (`scattered` after `end`), repeats across stretches are left to
+ * the caller, and an error may not be the earliest parseRun reports.
+ */
+export class RunStreamParser {
+  private readonly builder: RunBuilder;
+  private readonly splitter: LineSplitter;
+
+  constructor(file: string, sink: RunEntrySink, options: ParseRunOptions = {}) {
+    this.builder = new RunBuilder(file, options, sink);
+    this.splitter = new LineSplitter(this.builder, { file });
+  }
+
+  /** Whether a topic's lines have come in more than one stretch so far. */
+  get scattered(): boolean {
+    return this.builder.scattered;
+  }
+
+  /** Reads the complete lines of the next piece of text. */
+  push(text: string): void {
+    this.splitter.push(text);
+  }
+
+  /** Reads the last line and returns the run's tag (the last line's, as parseRun's name). */
+  end(): string {
+    this.splitter.end();
+    return this.builder.finish().name;
+  }
+}
+
+/** Characters from a text's end that lastRunTag looks at. */
+const TAIL_CHARS = 64 * 1024;
+
+/**
+ * The tag of a run's last line (what parseRun names the run) read from the end of its
+ * text, whole or in consecutive parts, without parsing the rest: undefined when the last
+ * line with fields has fewer than six, or lies farther than 64K characters from the end.
+ * A parse of the whole text may still refuse the run.
+ */
+export function lastRunTag(text: string | readonly string[]): string | undefined {
+  const parts = typeof text === 'string' ? [text] : text;
+  let tail = '';
+  let k = parts.length;
+  while (k > 0 && tail.length < TAIL_CHARS) tail = parts[--k]! + tail;
+  const whole = k === 0;
+  if (whole && tail.charCodeAt(0) === 0xfeff) tail = tail.slice(1);
+  const bounds = new Int32Array(12);
+  let end = tail.length;
+  while (end > 0) {
+    const nl = tail.lastIndexOf('\n', end - 1);
+    if (nl === -1 && !whole) return undefined;
+    const start = nl + 1;
+    const count = scanFields(tail, start, end, bounds, 6);
+    if (count > 0) return count < 6 ? undefined : tail.slice(bounds[10], bounds[11]);
+    if (nl === -1) return undefined;
+    end = nl;
+  }
+  return undefined;
 }
 
 /** True when `text` holds `other` at `start` (compared char by char; both are short ids). */

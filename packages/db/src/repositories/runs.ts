@@ -1,5 +1,13 @@
 import { sql } from 'kysely';
-import { bulkCopy, copyText, withTransaction, type Queryable } from '../bulk.js';
+import {
+  COPY_CHUNK_CHARS,
+  CopyUnsupportedError,
+  bulkCopy,
+  copyChunks,
+  copyText,
+  withTransaction,
+  type Queryable,
+} from '../bulk.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import type { Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
@@ -43,6 +51,27 @@ export interface TopicEntry {
 /** A run's entries topic by topic (a parsed run's `topics`). */
 export type EntriesByTopic = ReadonlyMap<string, readonly TopicEntry[]>;
 
+/** Takes one entry of a streamed run. */
+export type AddRunEntry = (topicId: string, docId: string, rank: number, score: number) => void;
+
+/**
+ * A run's entries made while they are written (e.g. parsed from a file as the database
+ * loads what came before): none is kept once written.
+ */
+export interface StreamedEntries {
+  /**
+   * Hands every entry to `add`, some at each step of the iteration (e.g. a slice of a
+   * file's lines); the next step is taken when the database has room for more.
+   */
+  feed(add: AddRunEntry): AsyncIterable<unknown>;
+  /**
+   * Asked after the last step: true when the feed did not itself refuse every docno
+   * repeated within a topic (a topic's entries came apart); the stored entries are then
+   * checked for repeats (an error with code 23505 if one is found).
+   */
+  unchecked(): boolean;
+}
+
 /** Fields of a new run, with all its entries. */
 export interface NewRun {
   collectionId: number;
@@ -53,7 +82,7 @@ export interface NewRun {
    * The entries: a flat list, or grouped by topic as parsed, which is inserted batch by
    * batch without building one object per entry (a million-line upload stays cheap).
    */
-  entries: readonly RunEntry[] | EntriesByTopic;
+  entries: readonly RunEntry[] | EntriesByTopic | StreamedEntries;
 }
 
 export function toRun(row: Row<'runs'>): Run {
@@ -89,6 +118,15 @@ export async function createRun(
       .returningAll()
       .executeTakeFirstOrThrow();
     const entries = input.entries;
+    if (isStreamed(entries)) {
+      const { entryCount, topicCount } = await insertStreamed(trx, row.id, entries, options);
+      await trx
+        .updateTable('runs')
+        .set({ entry_count: entryCount, topic_count: topicCount })
+        .where('id', '=', row.id)
+        .execute();
+      return { ...toRun(row), entryCount, topicCount };
+    }
     const byTopic = !Array.isArray(entries);
     // The run is new in this transaction: no other writer can delete it before we commit.
     // No index checks the entries' uniqueness (see migration 0015): they are checked here.
@@ -134,11 +172,7 @@ export async function insertRunEntries(
       });
     const written = await insertEntries(trx, runId, entries, options);
     // No index checks uniqueness (see migration 0015): the run's entries are checked once.
-    const repeated = await sql<{ topic_id: string; doc_id: string }>`
-      select topic_id, doc_id from run_entries where run_id = ${runId}
-      group by topic_id, doc_id having count(*) > 1 limit 1`.execute(trx);
-    const twice = repeated.rows[0];
-    if (twice !== undefined) throw duplicateEntry(twice.topic_id, twice.doc_id);
+    await refuseRepeats(trx, runId);
     // Counted once per write (one run's entries, through its index), never on a read.
     await sql`
       update runs set
@@ -147,6 +181,73 @@ export async function insertRunEntries(
       where id = ${runId}`.execute(trx);
     return written;
   });
+}
+
+function isStreamed(entries: NewRun['entries']): entries is StreamedEntries {
+  return typeof (entries as Partial<StreamedEntries>).feed === 'function';
+}
+
+/**
+ * Writes streamed entries with COPY: each step of the feed adds rows to the COPY text,
+ * handed to the server whenever about a chunk's worth has gathered (the feed waits
+ * meanwhile), so no entry outlives its chunk. Returns the entry and topic counts.
+ */
+async function insertStreamed(
+  trx: Queryable,
+  runId: number,
+  entries: StreamedEntries,
+  options: { chunkChars?: number },
+): Promise<{ entryCount: number; topicCount: number }> {
+  const chunkChars = options.chunkChars ?? COPY_CHUNK_CHARS;
+  const prefix = `${runId}\t`;
+  const topics = new Set<string>();
+  let entryCount = 0;
+  let topicId: string | undefined;
+  let topicText = '';
+  let parts: string[] = [];
+  let size = 0;
+  const add: AddRunEntry = (topic, docId, rank, score) => {
+    if (topic !== topicId) {
+      topicId = topic;
+      topics.add(topic);
+      topicText = prefix + copyText(topic) + '\t';
+    }
+    // Numbers: String() is the shortest text that reads back to the same double.
+    const line = `${topicText}${copyText(docId)}\t${rank}\t${score}\n`;
+    parts.push(line);
+    size += line.length;
+    entryCount++;
+  };
+  async function* chunks(): AsyncGenerator<string> {
+    for await (const _ of entries.feed(add)) {
+      if (size < chunkChars) continue;
+      const chunk = parts.join('');
+      parts = [];
+      size = 0;
+      yield chunk;
+    }
+    if (size > 0) yield parts.join('');
+  }
+  const names = ['run_id', 'topic_id', 'doc_id', 'rank', 'score'];
+  try {
+    await copyChunks(trx, 'run_entries', names, chunks());
+  } catch (error) {
+    if (!(error instanceof CopyUnsupportedError)) throw error;
+    // No entry was read yet: they go in by INSERT instead, all gathered first.
+    const all: RunEntry[] = [];
+    for await (const _ of entries.feed((t, docId, rank, score) =>
+      all.push({ topicId: t, docId, rank, score }),
+    ));
+    return {
+      entryCount: await insertEntries(trx, runId, all, options),
+      topicCount: countTopics(all),
+    };
+  }
+  if (entries.unchecked()) {
+    // No index checks uniqueness (see migration 0015): the run's entries are checked once.
+    await refuseRepeats(trx, runId);
+  }
+  return { entryCount, topicCount: topics.size };
 }
 
 /**
@@ -176,6 +277,15 @@ function* checkedOnce(entries: readonly RunEntry[]): Generator<RunEntry> {
     if (docnos.size === before) throw duplicateEntry(entry.topicId, entry.docId);
     yield entry;
   }
+}
+
+/** Throws {@link duplicateEntry} when a document appears twice for a topic of the run. */
+async function refuseRepeats(trx: Queryable, runId: number): Promise<void> {
+  const repeated = await sql<{ topic_id: string; doc_id: string }>`
+    select topic_id, doc_id from run_entries where run_id = ${runId}
+    group by topic_id, doc_id having count(*) > 1 limit 1`.execute(trx);
+  const twice = repeated.rows[0];
+  if (twice !== undefined) throw duplicateEntry(twice.topic_id, twice.doc_id);
 }
 
 /** What a unique index on (run, topic, docno) reported (SQLSTATE unique_violation). */
