@@ -38,8 +38,8 @@ function newestUnder(dir) {
   return newest;
 }
 
-function run(command, args, env = process.env) {
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env });
+function run(command, args, env = process.env, cwd = root) {
+  const result = spawnSync(command, args, { cwd, stdio: 'inherit', env });
   if (result.error) throw result.error;
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
@@ -89,6 +89,19 @@ if (install) {
     npm,
     ['ci', '--no-audit', '--no-fund'],
     installOnly ? { ...process.env, ASSAY_NO_WEB_BUILD: '1' } : process.env,
+  );
+}
+// The web app's tsconfig extends the one SvelteKit generates (.svelte-kit, not in git):
+// without it the web app's unit tests cannot even be compiled. `svelte-kit sync` writes
+// it in a second, without building the app.
+const web = join(root, 'apps', 'web');
+if (!existsSync(join(web, '.svelte-kit', 'tsconfig.json'))) {
+  say("the web app's generated types are missing: svelte-kit sync");
+  run(
+    process.execPath,
+    [join(root, 'node_modules', '@sveltejs', 'kit', 'svelte-kit.js'), 'sync'],
+    process.env,
+    web,
   );
 }
 if (installOnly) process.exit(0);
