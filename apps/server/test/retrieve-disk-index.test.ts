@@ -187,12 +187,12 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
   });
 
   it('a build runs in the background: one at a time per collection, and the server answers meanwhile', async () => {
-    // 8,000 documents of 40 words each: a build that reads them in several stretches.
-    const n = 8_000;
+    // 16,000 documents of 20 words each: a build that reads them in 16 stretches.
+    const n = 16_000;
     const lines: string[] = [];
     for (let i = 0; i < n; i++) {
       const words: string[] = [];
-      for (let w = 0; w < 40; w++) words.push(`w${(i * 7 + w * 13) % 5_000}`);
+      for (let w = 0; w < 20; w++) words.push(`w${(i * 7 + w * 13) % 5_000}`);
       lines.push(`doc${i}\t${words.join(' ')}`);
     }
     expect(
@@ -222,9 +222,11 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
     const seen: number[] = [];
     let healthy = 0;
     for (;;) {
-      const health = await api.call('GET', '/api/health');
+      const [health, state] = await Promise.all([
+        api.call('GET', '/api/health'),
+        indexState('big'),
+      ]);
       expect(health.status).toBe(200);
-      const state = await indexState('big');
       if (state.state !== 'building') {
         expect(state).toMatchObject({ state: 'ready', documents: n, fresh: true });
         break;

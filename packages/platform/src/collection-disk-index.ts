@@ -337,14 +337,15 @@ export async function startCollectionDiskIndexBuild(
 ): Promise<CollectionDiskIndexState> {
   const collection = await resolveCollection(db, input.collection);
   const file = collectionIndexFile(dataDir, collection);
-  const running = builds.get(file);
-  if (running && !running.failed)
-    throw new PlatformError('conflict', describeRunning(collection.name, running));
   if ((await listDocuments(db, collection.id, { limit: 1 })).length === 0)
     throw new PlatformError(
       'invalid_input',
       `collection "${collection.name}" has no documents to index`,
     );
+  // Checked and taken with no await between: two requests cannot both start a build.
+  const running = builds.get(file);
+  if (running && !running.failed)
+    throw new PlatformError('conflict', describeRunning(collection.name, running));
   const build: BackgroundBuild = {
     collection: collection.name,
     startedAt: new Date(),

@@ -103,6 +103,21 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
     });
   });
 
+  it('starts one build of two asked for at the same time; the other is a conflict', async () => {
+    await demo();
+    const both = await Promise.allSettled([
+      startCollectionDiskIndexBuild(t.db, dataDir, { collection: 'demo' }),
+      startCollectionDiskIndexBuild(t.db, dataDir, { collection: 'demo' }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = both.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'conflict' });
+    expect((refused.reason as Error).message).toMatch(
+      /^the on-disk index of collection "demo" is being built \(started at /,
+    );
+    expect(await settled()).toMatchObject({ state: 'ready', documents: 2 });
+  });
+
   it('tells a failed build with its reason, and a build that succeeds after it', async () => {
     await demo();
     // A file where the indexes folder goes: the build cannot write there.
