@@ -82,6 +82,24 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
 
   const docnos = (list: string[]) => list.map((e) => e.split(':')[0]);
 
+  async function indexState(collection: string): Promise<Record<string, unknown>> {
+    const r = await api.call('GET', `/api/collections/${collection}/index`, admin());
+    expect(r.status).toBe(200);
+    return (await r.json()) as Record<string, unknown>;
+  }
+
+  /** Starts a build (202), then polls the index's state until the build is over. */
+  async function buildIndex(collection: string): Promise<Record<string, unknown>> {
+    const started = await api.call('POST', `/api/collections/${collection}/index`, admin());
+    expect(started.status).toBe(202);
+    expect(await started.json()).toMatchObject({ state: 'building', collection });
+    for (;;) {
+      const state = await indexState(collection);
+      if (state.state !== 'building') return state;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
   it('methods that search again give the same runs over the on-disk index as in memory; it is built once and checked against the documents', async () => {
     const requests = [
       { method: 'gr-qd', model: 'm' },
@@ -96,11 +114,15 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
       inMemory.push((await r.json()) as Record<string, unknown>);
     }
 
-    const built = await api.call('POST', '/api/collections/demo/index', admin());
-    expect(built.status).toBe(201);
-    const summary = (await built.json()) as Record<string, unknown>;
+    expect(await indexState('demo')).toEqual({ state: 'absent', collection: 'demo' });
+    const summary = await buildIndex('demo');
     expect((inMemory[0]!.parameters as Record<string, unknown>).documents).toBe(5);
-    expect(summary).toMatchObject({ collection: 'demo', documents: 5, replaced: false });
+    expect(summary).toMatchObject({
+      state: 'ready',
+      collection: 'demo',
+      documents: 5,
+      fresh: true,
+    });
     expect(summary.file).toMatch(/indexes[/\\]collection-\d+\.bm25$/);
     const file = summary.file as string;
     // The index records the fingerprint the in-memory index records of the same documents.
@@ -142,9 +164,9 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
         })
       ).status,
     ).toBe(201);
-    const other = await api.call('POST', '/api/collections/other/index', admin());
-    expect(other.status).toBe(201);
-    const otherFile = ((await other.json()) as { file: string }).file;
+    const other = await buildIndex('other');
+    expect(other).toMatchObject({ state: 'ready', documents: 1 });
+    const otherFile = other.file as string;
     expect(otherFile).not.toBe(file);
     rmSync(file);
     copyFileSync(otherFile, file);
@@ -156,12 +178,67 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
     const staleBm25 = await retrieve({ method: 'bm25', tag: 'stale' });
     expect(staleBm25.status).toBe(409);
     // Rebuilt: used again.
-    const rebuilt = await api.call('POST', '/api/collections/demo/index', admin());
-    expect(rebuilt.status).toBe(201);
-    expect(await rebuilt.json()).toMatchObject({ replaced: true, documents: 5 });
+    // Its state tells: the file's fingerprint is not the documents'.
+    expect(await indexState('demo')).toMatchObject({ state: 'ready', documents: 1, fresh: false });
+    expect(await buildIndex('demo')).toMatchObject({ state: 'ready', documents: 5, fresh: true });
     const again = await retrieve({ method: 'gr-qd', model: 'm', tag: 'again' });
     expect(again.status).toBe(201);
     expect(await entries('again')).toEqual(await entries('mem0'));
+  });
+
+  it('a build runs in the background: one at a time per collection, and the server answers meanwhile', async () => {
+    // 16,000 documents of 20 words each: a build that reads them in 16 stretches.
+    const n = 16_000;
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const words: string[] = [];
+      for (let w = 0; w < 20; w++) words.push(`w${(i * 7 + w * 13) % 5_000}`);
+      lines.push(`doc${i}\t${words.join(' ')}`);
+    }
+    expect(
+      (
+        await api.call('POST', '/api/collections?name=big&format=tsv', {
+          ...admin(),
+          body: lines.join('\n'),
+        })
+      ).status,
+    ).toBe(201);
+    const started = await api.call('POST', '/api/collections/big/index', admin());
+    expect(started.status).toBe(202);
+    const first = (await started.json()) as Record<string, unknown>;
+    expect(first).toMatchObject({ state: 'building', collection: 'big', documentsRead: 0 });
+
+    // A second build while this one runs: refused, naming the running build.
+    const second = await api.call('POST', '/api/collections/big/index', admin());
+    expect(second.status).toBe(409);
+    expect((await errorOf(second)).message).toMatch(
+      new RegExp(
+        `^the on-disk index of collection "big" is being built \\(started at ${String(first.startedAt).replace(/[.]/g, '\\.')}, \\d+ documents read so far\\)$`,
+      ),
+    );
+
+    // While it reads the documents, the server answers: health, and the state with the
+    // documents read so far, seen between none and all of them.
+    const seen: number[] = [];
+    let healthy = 0;
+    for (;;) {
+      const [health, state] = await Promise.all([
+        api.call('GET', '/api/health'),
+        indexState('big'),
+      ]);
+      expect(health.status).toBe(200);
+      if (state.state !== 'building') {
+        expect(state).toMatchObject({ state: 'ready', documents: n, fresh: true });
+        break;
+      }
+      healthy++;
+      seen.push(state.documentsRead as number);
+      expect(state.startedAt).toBe(first.startedAt);
+    }
+    expect(healthy).toBeGreaterThan(0);
+    expect(seen.some((d) => d > 0 && d < n)).toBe(true);
+    // Documents read never go back.
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
   });
 
   it('building the index of a collection without documents is refused', async () => {

@@ -16,6 +16,7 @@ import {
   DiskBm25Index,
   DiskIndexBuilder,
   documentDigest,
+  readDiskIndexHeader,
   type IndexableDocument,
 } from '@assay/retrieval';
 import { PlatformError } from './errors.js';
@@ -23,6 +24,10 @@ import { resolveCollection, type CollectionRef } from './resolve.js';
 import { ASSAY_VERSION } from './version.js';
 
 const PAGE = 10_000;
+/** Documents indexed between two yields to the event loop while a build reads them. */
+const YIELD_EVERY = 1_000;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Where the on-disk index of a stored collection lives: `<dataDir>/indexes/collection-<id>.bm25`. */
 export function collectionIndexFile(dataDir: string, collection: Collection): string {
@@ -34,20 +39,30 @@ function rebuildHint(collection: Collection): string {
   return `rebuild it with 'assay index build --collection ${collection.name} --on-disk' or POST /api/collections/${collection.id}/index`;
 }
 
-/** Every document of a stored collection in docno byte order, a page at a time. */
+/**
+ * Every document of a stored collection in docno byte order, a page at a time, yielding to
+ * the event loop every {@link YIELD_EVERY} documents so that a server answers meanwhile.
+ */
 async function forEachStoredDocument(
   db: Queryable,
   collectionId: number,
   each: (doc: IndexableDocument) => void,
+  onYield?: () => void,
 ): Promise<void> {
   let after: string | undefined;
+  let read = 0;
   for (;;) {
     const page = await listDocuments(db, collectionId, {
       limit: PAGE,
       ...(after === undefined ? {} : { after }),
     });
-    for (const d of page)
+    for (const d of page) {
       each({ id: d.docId, text: d.text, ...(d.title ? { title: d.title } : {}) });
+      if (++read % YIELD_EVERY === 0) {
+        onYield?.();
+        await nextTurn();
+      }
+    }
     if (page.length < PAGE) return;
     after = page.at(-1)!.docId;
   }
@@ -137,16 +152,19 @@ export async function buildCollectionDiskIndex(
   const before = await getDocumentsFingerprint(db, collection.id);
   let summary;
   try {
-    await forEachStoredDocument(db, collection.id, (doc) => {
-      builder.add(doc);
-      if (builder.size % PAGE === 0) input.onProgress?.(builder.size);
-    });
+    await forEachStoredDocument(
+      db,
+      collection.id,
+      (doc) => builder.add(doc),
+      () => input.onProgress?.(builder.size),
+    );
     input.onProgress?.(builder.size);
     if (builder.size === 0)
       throw new PlatformError(
         'invalid_input',
         `collection "${collection.name}" has no documents to index`,
       );
+    // The merge runs at once, without yielding: the last stretch of a build.
     summary = builder.finish();
   } catch (error) {
     builder.abort();
@@ -269,4 +287,153 @@ export async function storedCollectionDiskIndex(
     throw error;
   }
   return lease;
+}
+
+/** A build of a collection's on-disk index running in the background, or the last one that failed. */
+interface BackgroundBuild {
+  collection: string;
+  startedAt: Date;
+  documentsRead: number;
+  failed?: { reason: string; failedAt: Date };
+}
+
+// Background builds by index file (one at a time per file), kept in this process's memory:
+// the running one, or the last one when it failed (forgotten once a build succeeds).
+const builds = new Map<string, BackgroundBuild>();
+
+/** The state of a stored collection's on-disk index, as the API reports it. */
+export type CollectionDiskIndexState =
+  | { state: 'absent'; collection: string }
+  | { state: 'building'; collection: string; documentsRead: number; startedAt: Date }
+  | {
+      state: 'ready';
+      collection: string;
+      file: string;
+      bytes: number;
+      documents: number;
+      terms: number;
+      fingerprint: string;
+      builtAt: Date;
+      /** Built from the documents the collection holds now (their recorded fingerprint). */
+      fresh: boolean;
+    }
+  | { state: 'failed'; collection: string; reason: string; startedAt: Date; failedAt: Date };
+
+function describeRunning(name: string, build: BackgroundBuild): string {
+  return `the on-disk index of collection "${name}" is being built (started at ${build.startedAt.toISOString()}, ${build.documentsRead} documents read so far)`;
+}
+
+/**
+ * Starts building a stored collection's on-disk index in the background of this process
+ * (as {@link buildCollectionDiskIndex} does) and answers its state at once; the state is
+ * then read with {@link getCollectionDiskIndexState}. A collection without documents is
+ * refused, and so is a second build while one runs (conflict). A restart forgets a running
+ * build (its partial file is left under a `.building` name; the index in place stays).
+ */
+export async function startCollectionDiskIndexBuild(
+  db: Queryable,
+  dataDir: string,
+  input: Omit<BuildCollectionDiskIndexInput, 'onProgress'>,
+): Promise<CollectionDiskIndexState> {
+  const collection = await resolveCollection(db, input.collection);
+  const file = collectionIndexFile(dataDir, collection);
+  if ((await listDocuments(db, collection.id, { limit: 1 })).length === 0)
+    throw new PlatformError(
+      'invalid_input',
+      `collection "${collection.name}" has no documents to index`,
+    );
+  // Checked and taken with no await between: two requests cannot both start a build.
+  const running = builds.get(file);
+  if (running && !running.failed)
+    throw new PlatformError('conflict', describeRunning(collection.name, running));
+  const build: BackgroundBuild = {
+    collection: collection.name,
+    startedAt: new Date(),
+    documentsRead: 0,
+  };
+  builds.set(file, build);
+  buildCollectionDiskIndex(db, dataDir, {
+    ...input,
+    collection: collection.id,
+    onProgress: (done) => (build.documentsRead = done),
+  }).then(
+    () => {
+      if (builds.get(file) === build) builds.delete(file);
+    },
+    (error: unknown) => {
+      build.failed = {
+        reason: error instanceof Error ? error.message : 'the build failed; see the server log',
+        failedAt: new Date(),
+      };
+      if (!(error instanceof PlatformError)) console.error(error);
+    },
+  );
+  return {
+    state: 'building',
+    collection: collection.name,
+    documentsRead: 0,
+    startedAt: build.startedAt,
+  };
+}
+
+/**
+ * The state of a stored collection's on-disk index: being built (documents read so far),
+ * failed (the last build of this process, with the reason), ready (from the file's header:
+ * whether it was built from the documents the collection holds is told by the fingerprint
+ * the database records of them, one row read; documents written since make it not fresh),
+ * or absent.
+ */
+export async function getCollectionDiskIndexState(
+  db: Queryable,
+  dataDir: string,
+  ref: CollectionRef,
+): Promise<CollectionDiskIndexState> {
+  const collection = await resolveCollection(db, ref);
+  const file = collectionIndexFile(dataDir, collection);
+  const build = builds.get(file);
+  if (build?.failed)
+    return {
+      state: 'failed',
+      collection: collection.name,
+      reason: build.failed.reason,
+      startedAt: build.startedAt,
+      failedAt: build.failed.failedAt,
+    };
+  if (build)
+    return {
+      state: 'building',
+      collection: collection.name,
+      documentsRead: build.documentsRead,
+      startedAt: build.startedAt,
+    };
+  let builtAt: Date;
+  try {
+    builtAt = statSync(file).mtime;
+  } catch {
+    return { state: 'absent', collection: collection.name };
+  }
+  let header;
+  try {
+    header = readDiskIndexHeader(file);
+  } catch (error) {
+    return {
+      state: 'failed',
+      collection: collection.name,
+      reason: `${(error as Error).message}: ${rebuildHint(collection)}`,
+      startedAt: builtAt,
+      failedAt: builtAt,
+    };
+  }
+  const recorded = await getDocumentsFingerprint(db, collection.id);
+  return {
+    state: 'ready',
+    collection: collection.name,
+    file,
+    bytes: header.fileBytes,
+    documents: header.documents,
+    terms: header.terms,
+    fingerprint: header.fingerprint,
+    builtAt,
+    fresh: recorded?.fingerprint === header.fingerprint,
+  };
 }

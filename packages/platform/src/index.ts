@@ -282,6 +282,9 @@ export {
  */
 export {
   buildCollectionDiskIndex,
+  getCollectionDiskIndexState,
+  startCollectionDiskIndexBuild,
+  type CollectionDiskIndexState,
   collectionIndexFile,
   type BuildCollectionDiskIndexInput,
   type CollectionDiskIndexBuilt,

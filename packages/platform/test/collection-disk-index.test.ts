@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDocumentsFingerprint, insertDocuments } from '@assay/db';
@@ -6,7 +6,11 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/test-support/database';
 import {
   buildCollectionDiskIndex,
+  collectionIndexFile,
+  getCollectionDiskIndexState,
+  startCollectionDiskIndexBuild,
   storedCollectionDiskIndex,
+  type CollectionDiskIndexState,
 } from '../src/collection-disk-index.js';
 import { importCollection, resolveCollection } from '../src/index.js';
 import { rejection } from './helpers.js';
@@ -60,6 +64,71 @@ forEachDatabase("a stored collection's on-disk index", (t) => {
     const again = await storedCollectionDiskIndex(t.db, dataDir, collection);
     expect(again?.index.documentCount).toBe(3);
     again?.release();
+  });
+
+  /** Polls the index's state until no build runs. */
+  async function settled(): Promise<CollectionDiskIndexState> {
+    for (;;) {
+      const state = await getCollectionDiskIndexState(t.db, dataDir, 'demo');
+      if (state.state !== 'building') return state;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  it('builds in the background: absent, building, then ready and fresh until documents are added', async () => {
+    const collection = await demo();
+    expect(await getCollectionDiskIndexState(t.db, dataDir, 'demo')).toEqual({
+      state: 'absent',
+      collection: 'demo',
+    });
+    const started = await startCollectionDiskIndexBuild(t.db, dataDir, { collection: 'demo' });
+    expect(started).toMatchObject({ state: 'building', collection: 'demo', documentsRead: 0 });
+    const ready = await settled();
+    const file = collectionIndexFile(dataDir, collection);
+    // Two documents; four terms: wing, flutter, shock, wave(s).
+    expect(ready).toMatchObject({
+      state: 'ready',
+      file,
+      documents: 2,
+      terms: 4,
+      bytes: statSync(file).size,
+      fresh: true,
+    });
+
+    await insertDocuments(t.db, collection.id, [{ docId: 'd3', text: 'heat transfer' }]);
+    expect(await getCollectionDiskIndexState(t.db, dataDir, 'demo')).toMatchObject({
+      state: 'ready',
+      documents: 2,
+      fresh: false,
+    });
+  });
+
+  it('starts one build of two asked for at the same time; the other is a conflict', async () => {
+    await demo();
+    const both = await Promise.allSettled([
+      startCollectionDiskIndexBuild(t.db, dataDir, { collection: 'demo' }),
+      startCollectionDiskIndexBuild(t.db, dataDir, { collection: 'demo' }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = both.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'conflict' });
+    expect((refused.reason as Error).message).toMatch(
+      /^the on-disk index of collection "demo" is being built \(started at /,
+    );
+    expect(await settled()).toMatchObject({ state: 'ready', documents: 2 });
+  });
+
+  it('tells a failed build with its reason, and a build that succeeds after it', async () => {
+    await demo();
+    // A file where the indexes folder goes: the build cannot write there.
+    writeFileSync(join(dataDir, 'indexes'), 'not a folder');
+    await startCollectionDiskIndexBuild(t.db, dataDir, { collection: 'demo' });
+    const failed = await settled();
+    expect(failed).toMatchObject({ state: 'failed', collection: 'demo' });
+    expect((failed as { reason: string }).reason).toMatch(/EEXIST|ENOTDIR/);
+    rmSync(join(dataDir, 'indexes'));
+    await startCollectionDiskIndexBuild(t.db, dataDir, { collection: 'demo' });
+    expect(await settled()).toMatchObject({ state: 'ready', documents: 2, fresh: true });
   });
 
   it('keeps a replaced index open until the retrievals using it release it', async () => {

@@ -680,55 +680,9 @@ export class DiskBm25Index {
    * is given) another analyzer.
    */
   static open(path: string, options: DiskIndexOpenOptions = {}): DiskBm25Index {
-    let fd: number;
+    const fd = openIndexFile(path);
     try {
-      fd = openSync(path, 'r');
-    } catch (error) {
-      throw new IndexFileError(path, `cannot read index: ${(error as Error).message}`);
-    }
-    try {
-      const size = fstatSync(fd).size;
-      const start = Buffer.alloc(16);
-      if (size < 16) throw new IndexFileError(path, 'not an assay on-disk index (too short)');
-      readAll(fd, start, 0, path);
-      if (start.toString('latin1', 0, 8) !== MAGIC)
-        throw new IndexFileError(path, 'not an assay on-disk index (made with buildDiskIndex)');
-      const format = start.readUInt32LE(8);
-      if (format !== DISK_INDEX_FORMAT_VERSION)
-        throw new IndexFileError(
-          path,
-          `on-disk index format ${format}, this assay reads format ${DISK_INDEX_FORMAT_VERSION}: rebuild it`,
-        );
-      const jsonLength = start.readUInt32LE(12);
-      if (16 + jsonLength > size) throw new IndexFileError(path, 'truncated index header');
-      const json = Buffer.alloc(jsonLength);
-      readAll(fd, json, 16, path);
-      let header: DiskIndexHeader;
-      try {
-        header = JSON.parse(json.toString('utf8')) as DiskIndexHeader;
-      } catch {
-        throw new IndexFileError(path, 'unreadable index header');
-      }
-      if (header.analyzerVersion !== ANALYZER_VERSION)
-        throw new IndexFileError(
-          path,
-          `index made with analyzer version ${header.analyzerVersion}, this assay analyses text with version ${ANALYZER_VERSION}: rebuild it`,
-        );
-      if (options.analyzer && !sameAnalyzer(options.analyzer, header.analyzer))
-        throw new IndexFileError(
-          path,
-          `index analyzer is ${describeAnalyzer(header.analyzer)}, not the requested ${describeAnalyzer(options.analyzer)}`,
-        );
-      if (size < header.fileBytes)
-        throw new IndexFileError(
-          path,
-          `truncated index file: ${size} bytes, the header says ${header.fileBytes}`,
-        );
-      for (const s of SECTIONS) {
-        const section = header.sections?.[s];
-        if (!section || section.offset + section.bytes > header.fileBytes)
-          throw new IndexFileError(path, `index header lacks or misplaces section ${s}`);
-      }
+      const header = readCheckedHeader(fd, path, options.analyzer);
       return new DiskBm25Index(path, fd, header, options.cacheBytes ?? 64 * 2 ** 20);
     } catch (error) {
       closeSync(fd);
@@ -903,5 +857,78 @@ export class DiskBm25Searcher extends PostingsSearcher<DiskBm25Index> {
 
   protected analyze(text: string): WeightedQuery {
     return this.index.analyzeQuery(text);
+  }
+}
+
+function openIndexFile(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (error) {
+    throw new IndexFileError(path, `cannot read index: ${(error as Error).message}`);
+  }
+}
+
+/** The checked header of an open index file (the checks of {@link DiskBm25Index.open}). */
+function readCheckedHeader(
+  fd: number,
+  path: string,
+  analyzer: AnalyzerConfig | undefined,
+): DiskIndexHeader {
+  const size = fstatSync(fd).size;
+  const start = Buffer.alloc(16);
+  if (size < 16) throw new IndexFileError(path, 'not an assay on-disk index (too short)');
+  readAll(fd, start, 0, path);
+  if (start.toString('latin1', 0, 8) !== MAGIC)
+    throw new IndexFileError(path, 'not an assay on-disk index (made with buildDiskIndex)');
+  const format = start.readUInt32LE(8);
+  if (format !== DISK_INDEX_FORMAT_VERSION)
+    throw new IndexFileError(
+      path,
+      `on-disk index format ${format}, this assay reads format ${DISK_INDEX_FORMAT_VERSION}: rebuild it`,
+    );
+  const jsonLength = start.readUInt32LE(12);
+  if (16 + jsonLength > size) throw new IndexFileError(path, 'truncated index header');
+  const json = Buffer.alloc(jsonLength);
+  readAll(fd, json, 16, path);
+  let header: DiskIndexHeader;
+  try {
+    header = JSON.parse(json.toString('utf8')) as DiskIndexHeader;
+  } catch {
+    throw new IndexFileError(path, 'unreadable index header');
+  }
+  if (header.analyzerVersion !== ANALYZER_VERSION)
+    throw new IndexFileError(
+      path,
+      `index made with analyzer version ${header.analyzerVersion}, this assay analyses text with version ${ANALYZER_VERSION}: rebuild it`,
+    );
+  if (analyzer && !sameAnalyzer(analyzer, header.analyzer))
+    throw new IndexFileError(
+      path,
+      `index analyzer is ${describeAnalyzer(header.analyzer)}, not the requested ${describeAnalyzer(analyzer)}`,
+    );
+  if (size < header.fileBytes)
+    throw new IndexFileError(
+      path,
+      `truncated index file: ${size} bytes, the header says ${header.fileBytes}`,
+    );
+  for (const s of SECTIONS) {
+    const section = header.sections?.[s];
+    if (!section || section.offset + section.bytes > header.fileBytes)
+      throw new IndexFileError(path, `index header lacks or misplaces section ${s}`);
+  }
+  return header;
+}
+
+/**
+ * The header of an on-disk index file (documents, terms, fingerprint, size …), checked as
+ * {@link DiskBm25Index.open} checks it, without reading the per-document arrays or the
+ * term table.
+ */
+export function readDiskIndexHeader(path: string): DiskIndexHeader {
+  const fd = openIndexFile(path);
+  try {
+    return readCheckedHeader(fd, path, undefined);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -110,6 +110,7 @@ export {
   DiskBm25Searcher,
   DiskIndexBuilder,
   isDiskIndexFile,
+  readDiskIndexHeader,
   type DiskIndexBuildOptions,
   type DiskIndexHeader,
   type DiskIndexOpenOptions,
