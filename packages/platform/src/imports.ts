@@ -394,7 +394,6 @@ async function importRunStreamed(
   } catch {
     return undefined;
   }
-  const taken = `run "${name}" already exists in collection "${collection.name}"`;
   let parser: RunStreamParser | undefined;
   const entries: StreamedEntries = {
     async *feed(add) {
@@ -408,26 +407,7 @@ async function importRunStreamed(
     unchecked: () => parser?.scattered ?? false,
   };
   try {
-    return await writing(
-      () =>
-        writeInCollection(db, collection, async (trx) => {
-          const { created, replaced } = await createRunUnderName(
-            trx,
-            { collectionId: collection.id, name, tag, entries },
-            { replace: input.replace, taken, details: REPLACEABLE },
-          );
-          return {
-            runId: created.id,
-            name: created.name,
-            entries: created.entryCount,
-            topics: created.topicCount,
-            replaced,
-            run: (await getRunSummary(trx, created.id))!,
-          };
-        }),
-      taken,
-      input.file,
-    );
+    return await storeRun(db, input, collection, { name, tag, entries });
   } catch (error) {
     // Refused before any line was read (a taken name): a bad line would have come first.
     if (parser === undefined || error instanceof NotStreamed) return undefined;
@@ -450,19 +430,24 @@ async function importRunParsed(db: Queryable, input: ImportRunInput): Promise<Im
   const name =
     input.name === undefined ? runNameFromTag(run.name) : checkNewName(input.name, 'run name');
   const collection = await resolveCollection(db, input.collection);
-  const taken = `run "${name}" already exists in collection "${collection.name}"`;
+  // As parsed, topic by topic: rows are made batch by batch while they are written.
+  return storeRun(db, input, collection, { name, tag: run.name, entries: run.topics });
+}
+
+/** Writes a run under `name` in the collection (conflict when taken, unless `replace`). */
+async function storeRun(
+  db: Queryable,
+  input: ImportRunInput,
+  collection: { id: number; name: string },
+  run: { name: string; tag: string; entries: Parameters<typeof createRunUnderName>[1]['entries'] },
+): Promise<ImportRunResult> {
+  const taken = `run "${run.name}" already exists in collection "${collection.name}"`;
   return writing(
     () =>
       writeInCollection(db, collection, async (trx) => {
         const { created, replaced } = await createRunUnderName(
           trx,
-          {
-            collectionId: collection.id,
-            name,
-            tag: run.name,
-            // As parsed, topic by topic: rows are made batch by batch while they are written.
-            entries: run.topics,
-          },
+          { collectionId: collection.id, ...run },
           { replace: input.replace, taken, details: REPLACEABLE },
         );
         return {
