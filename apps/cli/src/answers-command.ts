@@ -39,7 +39,14 @@ import {
   UsageError,
 } from './getopt.js';
 import { CliError } from './io.js';
-import { ENDPOINT_OPTIONS, endpointOptions, loadCheckedTemplate } from './judge-options.js';
+import {
+  ENDPOINT_OPTIONS,
+  endpointOptions,
+  JUDGES_OPTION,
+  loadCheckedTemplate,
+  MODEL_OPTION,
+  TEMPERATURE_OPTION,
+} from './judge-options.js';
 import { writeAtomically } from './write-atomically.js';
 import { afterBatchClient, BATCH_OPTIONS, batchMode, runBatchMode } from './batch-options.js';
 import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
@@ -123,20 +130,8 @@ answers to a topic in one call, as A, B, C … in a seeded order)`,
     kind: FILE,
     help: 'also write the failed answers as JSONL {"topic","system","trial","reason","raw"}',
   },
-  {
-    long: 'model',
-    key: 'model',
-    kind: TEXT,
-    arg: 'M',
-    help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
-  },
-  {
-    long: 'temperature',
-    key: 'temperature',
-    kind: number({ min: 0, max: 2 }),
-    arg: 'T',
-    help: "sampling temperature (default the judge's, 0)",
-  },
+  MODEL_OPTION,
+  TEMPERATURE_OPTION,
   {
     long: 'seed',
     key: 'seed',
@@ -150,13 +145,7 @@ answers to a topic in one call, as A, B, C … in a seeded order)`,
     help: 'calls in flight (default 8)',
   },
   ...ENDPOINT_OPTIONS,
-  {
-    long: 'judges',
-    key: 'judges',
-    kind: FILE,
-    arg: 'DIR',
-    help: 'read judge templates from DIR instead of the shipped judges/',
-  },
+  JUDGES_OPTION,
   ...BATCH_OPTIONS,
   HELP_OPTION,
 ];

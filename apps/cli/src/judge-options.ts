@@ -8,6 +8,7 @@ import {
 } from '@assay/platform';
 import { EXIT } from './exit-codes.js';
 import {
+  FILE,
   integer,
   mustBe,
   number,
@@ -20,6 +21,33 @@ import { CliError } from './io.js';
 
 /** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
 export type EndpointOptions = JudgeEndpointOptions;
+
+/** `--model`, as every command that asks a judge's model declares it. */
+export const MODEL_OPTION: OptionSpec = {
+  long: 'model',
+  key: 'model',
+  kind: TEXT,
+  arg: 'M',
+  help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
+};
+
+/** `--temperature`, as the answer and RAG steps declare it. */
+export const TEMPERATURE_OPTION: OptionSpec = {
+  long: 'temperature',
+  key: 'temperature',
+  kind: number({ min: 0, max: 2 }),
+  arg: 'T',
+  help: "sampling temperature (default the judge's, 0)",
+};
+
+/** `--judges DIR`: judge templates read from DIR instead of the shipped ones. */
+export const JUDGES_OPTION: OptionSpec = {
+  long: 'judges',
+  key: 'judges',
+  kind: FILE,
+  arg: 'DIR',
+  help: 'read judge templates from DIR instead of the shipped judges/',
+};
 
 /** The endpoint options `assay judge` and `assay worker` share, declared once. */
 export const ENDPOINT_OPTIONS: readonly OptionSpec[] = [

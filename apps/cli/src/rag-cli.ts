@@ -61,8 +61,11 @@ import { CliError } from './io.js';
 import {
   ENDPOINT_OPTIONS,
   endpointOptions,
+  JUDGES_OPTION,
   loadCheckedTemplate,
+  MODEL_OPTION,
   requireEndpoint,
+  TEMPERATURE_OPTION,
 } from './judge-options.js';
 import {
   asCliErrors,
@@ -79,20 +82,8 @@ export const RAG_EXIT = { failed: EXIT.judgeFailed, stopped: EXIT.judgeStopped }
 
 /** The options of every RAG step that calls a model. */
 export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
-  {
-    long: 'model',
-    key: 'model',
-    kind: TEXT,
-    arg: 'M',
-    help: "model name (default ASSAY_JUDGE_MODEL, then the judge's own)",
-  },
-  {
-    long: 'temperature',
-    key: 'temperature',
-    kind: number({ min: 0, max: 2 }),
-    arg: 'T',
-    help: "sampling temperature (default the judge's, 0)",
-  },
+  MODEL_OPTION,
+  TEMPERATURE_OPTION,
   {
     long: 'concurrency',
     key: 'concurrency',
@@ -115,13 +106,7 @@ export const LLM_STEP_OPTIONS: readonly OptionSpec[] = [
     help: 'stop sending once this run has paid USD (run again to go on)',
   },
   ...PRICE_OPTIONS,
-  {
-    long: 'judges',
-    key: 'judges',
-    kind: FILE,
-    arg: 'DIR',
-    help: 'read judge templates from DIR instead of the shipped judges/',
-  },
+  JUDGES_OPTION,
   ...batchOptions('batch-api'),
 ];
 
