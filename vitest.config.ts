@@ -1,4 +1,5 @@
 import { readdirSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // One Vitest project per workspace that has a test/ folder, so `npm test` runs them all
@@ -38,6 +39,8 @@ const SLOW_TESTS = [
   'apps/web/test/campaign-trust-e2e.test.ts',
   'apps/web/test/e2e.test.ts',
   'apps/web/test/rag-e2e.test.ts',
+  // new embedded databases made the long way (initdb and every migration), cache off
+  'packages/db/test/pglite-template.test.ts',
   // a million-line run file, parsed twice per database
   'packages/platform/test/import-run-million.test.ts',
   // public TREC data from ../shared/data
@@ -56,32 +59,48 @@ const SLOW_TESTS = [
 const full = process.env.ASSAY_TEST_FULL === '1';
 // `npx vitest run path/to/x.test.ts`: a file named on the command line always runs.
 const named = process.argv.some((arg) => /\.test\.ts$/.test(arg));
-const skipped = full || named ? [] : SLOW_TESTS;
+const fast = !full && !named;
+const skipped = fast ? SLOW_TESTS : [];
+
+/**
+ * Test files that replace a module (`vi.mock`): they need a module graph of their own. The
+ * fast suite runs every other file in a shared one per worker (no re-import of the
+ * platform, Kysely, PGlite and the rest for each file), and these apart.
+ */
+const OWN_MODULES = [
+  'apps/cli/test/bad-input-exits.test.ts',
+  'packages/platform/test/token-cache-race.test.ts',
+];
+
+const common = { testTimeout: 30_000 };
 
 export default defineConfig({
   resolve: { conditions: ['source'] },
   test: {
     // The CLI bundle is built once here; tests that start `assay` run it.
     globalSetup: ['./test/global-setup.ts'],
+    // The fast suite keeps both cores of a 2-core machine busy (Vitest's default leaves one
+    // idle there); the full suite keeps Vitest's defaults.
+    ...(fast ? { maxWorkers: Math.max(2, availableParallelism() - 1) } : {}),
     projects: [
-      ...workspaces.map(({ name, dir }) => ({
+      ...[...workspaces, { name: 'root', dir: '' }].map(({ name, dir }) => ({
         extends: true as const,
         test: {
           name,
-          include: [`${dir}/test/**/*.test.ts`],
-          exclude: ['**/node_modules/**', ...skipped],
-          testTimeout: 30_000,
+          include: [`${dir && `${dir}/`}test/**/*.test.ts`],
+          exclude: ['**/node_modules/**', ...skipped, ...(fast ? OWN_MODULES : [])],
+          isolate: !fast,
+          ...common,
         },
       })),
-      {
-        extends: true as const,
-        test: {
-          name: 'root',
-          include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...skipped],
-          testTimeout: 30_000,
-        },
-      },
+      ...(fast
+        ? [
+            {
+              extends: true as const,
+              test: { name: 'own-modules', include: OWN_MODULES, isolate: true, ...common },
+            },
+          ]
+        : []),
     ],
   },
 });
