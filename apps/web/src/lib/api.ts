@@ -188,7 +188,6 @@ export type ReportSummary = Each<typeof api_.reports.$get>;
 /** A stored report; a comparison's `result` is a CompareResult. */
 export type Report = AnswerOf<(typeof api_.reports)[':id']['$get']>;
 
-export type ResponseSet = Each<(typeof api_)['response-sets']['$get']>;
 export type ResponseSetDetail = AnswerOf<typeof responseSet.$get>;
 export type Answer = ResponseSetDetail['answers'][number];
 export type ScoreSet = ResponseSetDetail['scoreSets'][number];
