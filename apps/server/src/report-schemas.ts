@@ -1,6 +1,6 @@
 import type { StoredReport, StoredReportSummary } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
-import { CompareResultSchema } from './result-schemas.js';
+import { CompareResultSchema, EvaluationResultSchema } from './result-schemas.js';
 
 /** A leaderboard's public name: lower-case letters, digits and hyphens, 1 to 63 characters. */
 export const SlugSchema = z
@@ -61,9 +61,7 @@ export const ReportSchema = z
     }).openapi('StoredComparisonReport'),
     ReportSummarySchema.extend({
       kind: z.literal('evaluation'),
-      result: z.record(z.string(), z.unknown()).openapi({
-        description: 'per-topic and mean values of each run. NaN and infinite values are null.',
-      }),
+      result: EvaluationResultSchema,
     }).openapi('StoredEvaluationReport'),
     ReportSummarySchema.extend({
       kind: z.literal('agreement'),
@@ -75,10 +73,11 @@ export const ReportSchema = z
   ])
   .openapi('Report');
 
-/** A report as the API shows it: a comparison's result field by field, others as stored. */
+/** A report as the API shows it: an evaluation's or comparison's result field by field. */
 export function presentReport(report: StoredReport) {
   const shown = presentReportSummary(report);
   if (report.kind === 'comparison') return { ...shown, kind: report.kind, result: report.result };
+  if (report.kind === 'evaluation') return { ...shown, kind: report.kind, result: report.result };
   return {
     ...shown,
     kind: report.kind,

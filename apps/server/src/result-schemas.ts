@@ -1,5 +1,5 @@
-// The results of the analyses the API answers field by field: a comparison as a stored
-// report holds it, the leaderboard as `assay compare --format json` writes it (public
+// The results of the analyses the API answers field by field: an evaluation and a
+// comparison as a stored report holds them, the leaderboard as `assay compare --format json` writes it (public
 // leaderboards, assessment sets), and the answer-quality report of a score set. Each object
 // is checked at compile time to name exactly the fields of the platform's type it presents,
 // and the routes hand the platform's values to these schemas, so the two cannot drift.
@@ -10,6 +10,7 @@ import {
   type CompareReport,
   type Comparison,
   type comparisonJsonValue,
+  type EvaluateRunsResult,
   type LeaderboardRow,
   type PairTest,
   type RankCorrelation,
@@ -193,6 +194,26 @@ export const CompareJsonSchema = fieldsOf<ReturnType<typeof comparisonJsonValue>
       rankCorrelation: z.record(z.string(), RankCorrelationSchema).optional(),
     })
     .openapi('CompareJson'),
+);
+
+/** Per-topic and mean values of each run (an evaluation, a stored evaluation report). */
+export const EvaluationResultSchema = fieldsOf<EvaluateRunsResult>()(
+  z
+    .object({
+      labelSet: z.string(),
+      measures: z.array(z.string()),
+      topicHandling: z.string(),
+      runs: z.array(
+        z.object({
+          run: z.string(),
+          perQuery: z
+            .record(z.string(), z.record(z.string(), z.number()))
+            .openapi({ description: 'topic → measure → value' }),
+          mean: z.record(z.string(), z.number()).openapi({ description: 'measure → mean value' }),
+        }),
+      ),
+    })
+    .openapi('EvaluationResult'),
 );
 
 type AnswersReport = Awaited<ReturnType<typeof scoreSetReport>>['report'];

@@ -3,7 +3,7 @@ import { beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 import { setUpApi, type TestApi } from './helpers.js';
 
-// The analyses' results the routes answer field by field (a stored comparison, a public
+// The analyses' results the routes answer field by field (stored reports, a public
 // leaderboard, a score set's report, a pool): each answer parses with the schema its route
 // declares, and parsing drops nothing, so a field the handler sends but the schema does not
 // declare fails as well as a declared field it lacks.
@@ -137,6 +137,30 @@ forEachDatabase('analysis results answer as their routes declare', (t) => {
         slug === 'one' ? 3 : 2,
       );
     }
+  });
+
+  it('stored evaluations', async () => {
+    const stored = (await check(
+      'post',
+      '/api/reports/evaluations',
+      '/api/reports/evaluations',
+      201,
+      {
+        collection: 'demo',
+        labelSet: 'human',
+        runs: ['a', 'c'],
+        measures: ['map'],
+      },
+    )) as { id: number };
+    const report = (await check('get', '/api/reports/{id}', `/api/reports/${stored.id}`, 200)) as {
+      kind: string;
+      result: { runs: Array<{ run: string; mean: { map: number } }> };
+    };
+    expect(report.kind).toBe('evaluation');
+    expect(report.result.runs.map((r) => [r.run, r.mean.map])).toEqual([
+      ['a', 1],
+      ['c', 0.25],
+    ]);
   });
 
   it('a score set’s report and a pool with what it left out', async () => {
