@@ -185,7 +185,7 @@ export type NextItems = AnswerOf<(typeof campaign)['next-items']['$get']>;
 export type CampaignAgreement = AnswerOf<typeof campaign.agreement.$get>;
 
 export type ReportSummary = Each<typeof api_.reports.$get>;
-/** A stored report; a comparison's `result` is a CompareResult. */
+/** A stored report, its `result` typed by its `kind` (an agreement report’s is left open). */
 export type Report = AnswerOf<(typeof api_.reports)[':id']['$get']>;
 
 export type ResponseSetDetail = AnswerOf<typeof responseSet.$get>;
