@@ -12,6 +12,7 @@ import type {
   StoredNugget,
 } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
+import { CompareJsonSchema } from './result-schemas.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });
 const Json = z.record(z.string(), z.unknown());
@@ -297,31 +298,6 @@ export function presentStep(r: LlmStepReport) {
   return { ...r, ...(r.planned ? { planned: { ...r.planned } } : {}) };
 }
 
-/** A leaderboard of systems as `assay compare --format json` writes it. */
-export const LeaderboardJsonSchema = z
-  .object({
-    topicHandling: z.string(),
-    test: z.string(),
-    correction: z.string(),
-    alpha: z.number(),
-    measures: z.array(z.string()),
-    topics: z.number().int(),
-    runs: z.array(
-      z
-        .object({
-          run: z.string(),
-          means: z.record(z.string(), z.number().nullable()),
-          ci: z.record(z.string(), z.array(z.number().nullable())),
-          differsFrom: z.record(z.string(), z.array(z.string())),
-          betterThan: z.record(z.string(), z.array(z.string())),
-        })
-        .loose(),
-    ),
-    pairs: z.array(z.record(z.string(), z.unknown())),
-  })
-  .loose()
-  .openapi('RagLeaderboard');
-
 export const AssessmentScoresSchema = z
   .object({
     set: AssessmentSetSchema,
@@ -336,7 +312,7 @@ export const AssessmentScoresSchema = z
     incomplete: z.array(
       z.object({ topic: z.string(), system: z.string(), missing: z.number().int() }),
     ),
-    leaderboard: LeaderboardJsonSchema.nullable().openapi({
+    leaderboard: CompareJsonSchema.nullable().openapi({
       description: 'null with fewer than two systems or two fully judged topics',
     }),
   })

@@ -1,4 +1,6 @@
+import type { StoredReport, StoredReportSummary } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
+import { CompareResultSchema, EvaluationResultSchema } from './result-schemas.js';
 
 /** A leaderboard's public name: lower-case letters, digits and hyphens, 1 to 63 characters. */
 export const SlugSchema = z
@@ -50,10 +52,49 @@ export const ReportSummarySchema = z
   })
   .openapi('ReportSummary');
 
-/** A stored report with its result (the shape depends on the kind). */
-export const ReportSchema = ReportSummarySchema.extend({
-  result: z.unknown().openapi({
-    description:
-      'evaluation: per-topic and mean values; comparison: { leaderboards: [{ qrels, comparison }], rankCorrelation? }; agreement: the `assay agree --format json` object. NaN and infinite statistics are null.',
-  }),
-}).openapi('Report');
+/** A stored report with its result, whose shape its kind gives. */
+export const ReportSchema = z
+  .discriminatedUnion('kind', [
+    ReportSummarySchema.extend({
+      kind: z.literal('comparison'),
+      result: CompareResultSchema,
+    }).openapi('StoredComparisonReport'),
+    ReportSummarySchema.extend({
+      kind: z.literal('evaluation'),
+      result: EvaluationResultSchema,
+    }).openapi('StoredEvaluationReport'),
+    ReportSummarySchema.extend({
+      kind: z.literal('agreement'),
+      result: z.record(z.string(), z.unknown()).openapi({
+        description:
+          'the `assay agree --format json` object. NaN and infinite statistics are null.',
+      }),
+    }).openapi('StoredAgreementReport'),
+  ])
+  .openapi('Report');
+
+/** A report as the API shows it: an evaluation's or comparison's result field by field. */
+export function presentReport(report: StoredReport) {
+  const shown = presentReportSummary(report);
+  if (report.kind === 'comparison') return { ...shown, kind: report.kind, result: report.result };
+  if (report.kind === 'evaluation') return { ...shown, kind: report.kind, result: report.result };
+  return {
+    ...shown,
+    kind: report.kind,
+    result: report.result as unknown as Record<string, unknown>,
+  };
+}
+
+/** A report without its result, as lists show it. */
+export function presentReportSummary(report: StoredReportSummary) {
+  return {
+    id: report.id,
+    collectionId: report.collectionId,
+    kind: report.kind,
+    title: report.title,
+    provenance: report.provenance as unknown as ProvenanceBody,
+    createdBy: report.createdBy,
+    createdAt: report.createdAt.toISOString(),
+    slugs: report.slugs,
+  };
+}

@@ -205,3 +205,13 @@ export function uploadBody(options: Record<string, UploadOption>): RequestBody {
     },
   };
 }
+
+/** Pairs a pool or campaign left out: their topic or document is not in the collection. */
+export const LeftOutSchema = z
+  .strictObject({
+    topics: z.strictObject({ count: z.number().int(), first: z.array(z.string()) }),
+    documents: z.strictObject({ count: z.number().int(), first: z.array(z.string()) }),
+    pairs: z.number().int(),
+    message: z.string().nullable().openapi({ description: 'null when nothing was left out' }),
+  })
+  .openapi('LeftOut');

@@ -229,6 +229,109 @@ forEachDatabase('assay API', (t) => {
         expect.arrayContaining(['Collection', 'Run', 'LabelSet', 'Error', 'EvaluationResult']),
       );
     });
+
+    it('documents the fields of stored comparisons, leaderboards, answer reports and pools', async () => {
+      interface Schema {
+        $ref?: string;
+        properties?: Record<string, Schema>;
+        required?: string[];
+        items?: Schema;
+        oneOf?: Schema[];
+        anyOf?: Schema[];
+        allOf?: Schema[];
+      }
+      const doc = (await (await api.call('GET', '/api/openapi.json')).json()) as {
+        paths: Record<
+          string,
+          Record<
+            string,
+            { responses: Record<string, { content: Record<string, { schema: Schema }> }> }
+          >
+        >;
+        components: { schemas: Record<string, Schema> };
+      };
+      // A schema with its references followed (a nullable one is `anyOf` it and null; an
+      // extended or described one is `allOf` its parts).
+      const open = (s: Schema): Schema => {
+        if (s.$ref)
+          return open(doc.components.schemas[s.$ref.replace('#/components/schemas/', '')]!);
+        if (s.anyOf && !s.properties) return open(s.anyOf.find((a) => a.$ref || a.properties)!);
+        if (!s.allOf) return s;
+        const parts = s.allOf.map(open);
+        return {
+          properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})) as Record<
+            string,
+            Schema
+          >,
+          required: parts.flatMap((p) => p.required ?? []),
+        };
+      };
+      const answer = (path: string, method: string, status: string) =>
+        open(doc.paths[path]![method]!.responses[status]!.content['application/json']!.schema);
+      const fields = (s: Schema) => Object.keys(open(s).properties ?? {}).sort();
+      const field = (s: Schema, name: string) => open(open(s).properties![name]!);
+
+      // A stored report: a comparison's result is its leaderboards field by field.
+      const report = answer('/api/reports/{id}', 'get', '200');
+      const comparisonReport = report.oneOf!.find((r) =>
+        JSON.stringify(open(r).properties!.kind).includes('"comparison"'),
+      )!;
+      const result = field(comparisonReport, 'result');
+      expect(fields(result)).toEqual([
+        'leaderboards',
+        'rankCorrelation',
+        'rankCorrelationSettings',
+      ]);
+      const comparison = field(field(result, 'leaderboards').items!, 'comparison');
+      expect(fields(comparison)).toEqual(
+        expect.arrayContaining(['measures', 'runs', 'pairs', 'topics', 'test', 'perTopic']),
+      );
+      const row = open(field(comparison, 'runs').items!);
+      expect(fields(row)).toEqual([
+        'betterThan',
+        'ci',
+        'differsFrom',
+        'judgedAt10',
+        'means',
+        'run',
+      ]);
+      // Older reports have no intervals: `ci` may be absent.
+      expect([...row.required!].sort()).toEqual(['betterThan', 'differsFrom', 'means', 'run']);
+      expect(fields(open(field(comparison, 'pairs').items!))).toEqual([
+        'a',
+        'b',
+        'meanDiff',
+        'measure',
+        'p',
+        'pAdjusted',
+        'significant',
+        'statistic',
+      ]);
+
+      // A public leaderboard: what `assay compare --format json` writes.
+      const board = field(answer('/api/public/leaderboards/{slug}', 'get', '200'), 'leaderboard');
+      expect(fields(board)).toEqual(
+        expect.arrayContaining(['measures', 'qrels', 'runs', 'pairs', 'leaderboards']),
+      );
+      expect(fields(open(field(board, 'runs').items!))).toEqual(fields(row));
+
+      // The answer-quality report of a score set.
+      const answers = answer('/api/score-sets/{id}/report', 'get', '200');
+      expect(fields(answers)).toEqual(['systems', 'tests']);
+      expect(fields(field(answers, 'systems').items!)).toEqual([
+        'ci',
+        'means',
+        'n',
+        'system',
+        'winRate',
+        'winRateNormalised',
+      ]);
+
+      // A pool names the pairs it left out.
+      const pool = answer('/api/collections/{collection}/pools', 'post', '200');
+      expect(fields(pool)).toContain('leftOut');
+      expect(fields(field(pool, 'leftOut'))).toEqual(['documents', 'message', 'pairs', 'topics']);
+    });
   });
 
   describe('authentication and roles', () => {

@@ -165,7 +165,17 @@ describe('outbox', () => {
 });
 
 describe('fromCompareJson', () => {
-  const settings = { test: 't', correction: 'holm', alpha: 0.05, measures: ['map'] };
+  // As `assay compare --format json` writes the settings of a leaderboard.
+  const settings = {
+    topicHandling: 'every qrels topic counts',
+    test: 't' as const,
+    correction: 'holm' as const,
+    correctionFamily: 'per measure: all comparisons on that measure',
+    alpha: 0.05,
+    seed: 42,
+    bootstrap: { samples: 10000, level: 0.95, seed: 42 },
+    measures: ['map'],
+  };
   const row = (run: string, map: number) => ({
     run,
     means: { map },
@@ -193,10 +203,10 @@ describe('fromCompareJson', () => {
     const result = fromCompareJson({
       ...settings,
       leaderboards: [
-        { qrels: 'human', topics: 3, runs: [row('a', 0.5), row('b', 0.4)] },
-        { qrels: 'llm', topics: 3, runs: [row('b', 0.6), row('a', 0.2)] },
+        { qrels: 'human', topics: 3, runs: [row('a', 0.5), row('b', 0.4)], pairs: [] },
+        { qrels: 'llm', topics: 3, runs: [row('b', 0.6), row('a', 0.2)], pairs: [] },
       ],
-      rankCorrelation: { map: { kendallTauB: -1, tauAP: -1 } },
+      rankCorrelation: { map: { kendallTauB: -1, tauAP: -1, spearman: -1, rbo: 0.5 } },
     });
     expect(result.leaderboards.map((l) => l.comparison.runs.map((r) => r.run))).toEqual([
       ['a', 'b'],

@@ -58,9 +58,36 @@ describe('leaderboard plots', () => {
 
   it('lays the tests of one measure out as a run × run matrix, signed from the row run', () => {
     const pairs: PairTest[] = [
-      { a: 'x', b: 'y', measure: 'm', meanDiff: 0.25, p: 0.01, pAdjusted: 0.02, significant: true },
-      { a: 'z', b: 'x', measure: 'm', meanDiff: 0.5, p: 0.2, pAdjusted: 0.4, significant: false },
-      { a: 'y', b: 'z', measure: 'other', meanDiff: 1, p: 0, pAdjusted: 0, significant: true },
+      {
+        a: 'x',
+        b: 'y',
+        measure: 'm',
+        meanDiff: 0.25,
+        statistic: 3,
+        p: 0.01,
+        pAdjusted: 0.02,
+        significant: true,
+      },
+      {
+        a: 'z',
+        b: 'x',
+        measure: 'm',
+        meanDiff: 0.5,
+        statistic: 1,
+        p: 0.2,
+        pAdjusted: 0.4,
+        significant: false,
+      },
+      {
+        a: 'y',
+        b: 'z',
+        measure: 'other',
+        meanDiff: 1,
+        statistic: null,
+        p: 0,
+        pAdjusted: 0,
+        significant: true,
+      },
     ];
     const xy = { diff: 0.25, p: 0.01, pAdjusted: 0.02, significant: true };
     const yx = { diff: -0.25, p: 0.01, pAdjusted: 0.02, significant: true };

@@ -12,14 +12,20 @@ import { runBrowserTests, shots, startWebHarness, type WebHarness } from './harn
 const ADMIN = 'assay_e2e-rag-admin-token-0123456789';
 const XSS = '<img src=x onerror=alert(1)>';
 
-const BANK = JSON.stringify({
-  qid: 't1',
-  nuggets: [
-    { text: 'solar power', importance: 'vital', source: 'original' },
-    { text: 'wind power', importance: 'vital' },
-    { text: 'hydro power', importance: 'vital' },
-  ],
-});
+// Topic t2 has no answers: it is there to switch the editor to another topic and back.
+const BANK = [
+  {
+    qid: 't1',
+    nuggets: [
+      { text: 'solar power', importance: 'vital', source: 'original' },
+      { text: 'wind power', importance: 'vital' },
+      { text: 'hydro power', importance: 'vital' },
+    ],
+  },
+  { qid: 't2', nuggets: [{ text: 'tidal power', importance: 'okay' }] },
+]
+  .map((t) => JSON.stringify(t))
+  .join('\n');
 const RESPONSES = [
   {
     topic: 't1',
@@ -111,6 +117,16 @@ describe.skipIf(!runBrowserTests)('RAG evaluation in Chromium', () => {
     await table.getByRole('cell', { name: 'person', exact: true }).waitFor();
     expect(await page.getByLabel('text of nugget 4').inputValue()).toBe('geothermal heat');
     expect(await table.getByRole('cell', { name: 'imported', exact: true }).count()).toBe(1);
+    // Another topic's nuggets, then back: the edits were kept by the server.
+    await page.getByRole('combobox', { name: /^Topic/ }).selectOption('t2');
+    const t2 = page.getByRole('table', { name: 'nuggets of topic t2' });
+    await t2.waitFor();
+    expect(await page.getByLabel('text of nugget 1').inputValue()).toBe('tidal power');
+    expect(await t2.getByRole('row').count()).toBe(2);
+    await page.getByRole('combobox', { name: /^Topic/ }).selectOption('t1');
+    await table.waitFor();
+    expect(await page.getByLabel('text of nugget 2').inputValue()).toBe('wind energy');
+    expect(await page.getByLabel('text of nugget 4').inputValue()).toBe('geothermal heat');
     await page.screenshot({ path: join(shots, 'nugget-bank.png'), fullPage: true });
 
     // The LLM assigns the edited bank's nuggets (this freezes the version): a dry run first.

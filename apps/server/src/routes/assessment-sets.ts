@@ -2,7 +2,7 @@ import {
   assessmentAgreement,
   assessmentScreen,
   assessmentSetDetail,
-  comparisonJson,
+  comparisonJsonValue,
   createAssessmentReport,
   createPeopleAssessmentSet,
   DEFAULT_ASSESSMENT_JUDGE,
@@ -27,14 +27,13 @@ import {
   AssessmentScoresSchema,
   AssessmentScreenSchema,
   AssessmentSetSchema,
-  LeaderboardJsonSchema,
   presentAgreement,
   presentAssessmentSet,
   presentScreen,
   presentStep,
   StepReportSchema,
 } from '../rag-schemas.js';
-import { ReportSchema } from '../report-schemas.js';
+import { presentReport, ReportSchema } from '../report-schemas.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -550,9 +549,7 @@ export const assessmentSets = createRouter()
         });
       }
       const leaderboard = scores.leaderboard
-        ? (JSON.parse(comparisonJson(scores.leaderboard.report)) as z.infer<
-            typeof LeaderboardJsonSchema
-          >)
+        ? comparisonJsonValue(scores.leaderboard.report)
         : null;
       return c.json(
         {
@@ -601,22 +598,7 @@ export const assessmentSets = createRouter()
         ...(b.title ? { title: b.title } : {}),
         createdBy: c.var.user,
       });
-      return c.json(
-        {
-          id: report.id,
-          collectionId: report.collectionId,
-          kind: report.kind,
-          title: report.title,
-          provenance: JSON.parse(JSON.stringify(report.provenance)) as z.infer<
-            typeof ReportSchema
-          >['provenance'],
-          createdBy: report.createdBy,
-          createdAt: report.createdAt.toISOString(),
-          slugs: report.slugs,
-          result: report.result as unknown,
-        },
-        201,
-      );
+      return c.json(presentReport(report), 201);
     },
   )
   .openapi(

@@ -4,6 +4,7 @@
 // a campaign's settings and a topic's context.
 import { ITEM_FLAGS } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
+import { LeftOutSchema as LeftOut } from '../schemas.js';
 
 /**
  * Any JSON value as a topic file carried it. Checked as unknown and typed as JSON: the
@@ -30,16 +31,6 @@ const OtherGrade = z.strictObject({ labelSet: z.string(), grade: Int.nullable() 
 
 /** A grade of the campaign's scale and what it means. */
 const Grade = z.strictObject({ grade: Int, label: z.string() }).openapi('Grade');
-
-/** Pairs a pool or campaign left out: their topic or document is not in the collection. */
-const LeftOut = z
-  .strictObject({
-    topics: z.strictObject({ count: Int, first: z.array(z.string()) }),
-    documents: z.strictObject({ count: Int, first: z.array(z.string()) }),
-    pairs: Int,
-    message: z.string().nullable().openapi({ description: 'null when nothing was left out' }),
-  })
-  .openapi('LeftOut');
 
 const AnnotatorProgress = z
   .strictObject({

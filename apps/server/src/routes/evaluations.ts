@@ -1,5 +1,6 @@
 import { evaluateRuns } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
+import { EvaluationResultSchema } from '../result-schemas.js';
 import { createRouter } from '../router.js';
 import { adminComputation, busyError, NameOrId, readErrors } from '../schemas.js';
 
@@ -47,23 +48,6 @@ export const EvaluationRequest = z
   })
   .openapi('EvaluationRequest');
 
-const EvaluationResult = z
-  .object({
-    labelSet: z.string(),
-    measures: z.array(z.string()),
-    topicHandling: z.string(),
-    runs: z.array(
-      z.object({
-        run: z.string(),
-        perQuery: z
-          .record(z.string(), z.record(z.string(), z.number()))
-          .openapi({ description: 'topic → measure → value' }),
-        mean: z.record(z.string(), z.number()).openapi({ description: 'measure → mean value' }),
-      }),
-    ),
-  })
-  .openapi('EvaluationResult');
-
 /** `/api/evaluations`: trec_eval-exact evaluation of stored runs against a label set. */
 export const evaluations = createRouter().openapi(
   createRoute({
@@ -82,7 +66,7 @@ export const evaluations = createRouter().openapi(
     responses: {
       200: {
         description: 'per-topic and mean values of each run',
-        content: { 'application/json': { schema: EvaluationResult } },
+        content: { 'application/json': { schema: EvaluationResultSchema } },
       },
       ...readErrors,
       ...busyError,

@@ -1,5 +1,5 @@
 import {
-  comparisonJson,
+  comparisonJsonValue,
   getPublishedLeaderboard,
   listPublishedLeaderboardsPage,
   SMALL_PAGE,
@@ -11,6 +11,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.js';
 import { REPORT_PAGE_POLICY } from '../page-policies.js';
 import { SlugSchema } from '../report-schemas.js';
+import { CompareJsonSchema } from '../result-schemas.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../schemas.js';
@@ -52,7 +53,7 @@ const PublicLeaderboardSchema = z
     provenance: z.record(z.string(), z.unknown()).openapi({
       description: 'label sets, runs, measures, test, correction, alpha, seed, assay version',
     }),
-    leaderboard: z.record(z.string(), z.unknown()).openapi({
+    leaderboard: CompareJsonSchema.openapi({
       description: 'what `assay compare --format json` writes for the same data',
     }),
     downloads: z.record(z.string(), z.string()),
@@ -219,7 +220,10 @@ export const publicLeaderboards = createRouter()
             title: report.title,
             publishedAt: published.publishedAt.toISOString(),
             provenance: provenance as Record<string, unknown>,
-            leaderboard: JSON.parse(comparisonJson(report.result)) as Record<string, unknown>,
+            // Checked here: a route with several content types does not check its JSON answer.
+            leaderboard: comparisonJsonValue(report.result) satisfies z.input<
+              typeof CompareJsonSchema
+            >,
             downloads: Object.fromEntries(
               Object.keys(EXTENSIONS).map((ext) => [
                 ext,

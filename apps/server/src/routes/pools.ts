@@ -8,6 +8,7 @@ import {
   CollectionParam,
   ErrorSchema,
   busyError,
+  LeftOutSchema,
   NameOrId,
   readErrors,
   TopicId,
@@ -83,6 +84,9 @@ const PoolSchema = z
           unique: z.number().int(),
         }),
       ),
+    }),
+    leftOut: LeftOutSchema.openapi({
+      description: 'pairs of the runs left out: their topic or document is not in the collection',
     }),
   })
   .openapi('Pool');

@@ -9,18 +9,17 @@ import {
   listReportsPage,
   SMALL_PAGE,
   publishLeaderboard,
-  type StoredReport,
-  type StoredReportSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { linkNextPage, pageQuery, pageResponse } from '../paging.js';
 import { createRouter } from '../router.js';
 import { EvaluationRequest } from './evaluations.js';
 import {
+  presentReport as present,
+  presentReportSummary as summary,
   ReportSchema,
   ReportSummarySchema,
   SlugSchema,
-  type ProvenanceBody,
 } from '../report-schemas.js';
 import {
   adminComputation,
@@ -163,24 +162,6 @@ const created = {
   description: 'the stored report',
   content: { 'application/json': { schema: ReportSchema } },
 };
-
-/** A report as the API shows it. */
-function present(report: StoredReport) {
-  return { ...summary(report), result: report.result as unknown };
-}
-
-function summary(report: StoredReportSummary) {
-  return {
-    id: report.id,
-    collectionId: report.collectionId,
-    kind: report.kind,
-    title: report.title,
-    provenance: report.provenance as unknown as ProvenanceBody,
-    createdBy: report.createdBy,
-    createdAt: report.createdAt.toISOString(),
-    slugs: report.slugs,
-  };
-}
 
 /** Drops undefined options, so the use-cases apply their defaults. */
 function defined<T extends object>(value: T): T {

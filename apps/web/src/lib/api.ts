@@ -166,13 +166,11 @@ export type Collection = AnswerOf<typeof collection.$get>;
 export type Run = Each<typeof collection.runs.$get>;
 export type LabelSet = Each<(typeof collection)['label-sets']['$get']>;
 export type JudgeJob = AnswerOf<typeof jobs.start.$post>;
-/** A pool; the route's schema leaves out `leftOut`, which the answer carries. */
-export type Pool = AnswerOf<typeof collection.pools.$post> & { leftOut: LeftOut };
+/** A page of a pool, its statistics and the pairs left out. */
+export type Pool = AnswerOf<typeof collection.pools.$post>;
 export type PpiResult = AnswerOf<typeof api_.ppi.$post>;
 
 export type Campaign = AnswerOf<typeof campaign.$get>;
-/** Pairs a pool or campaign left out: their topic or document is not in the collection. */
-export type LeftOut = NonNullable<Campaign['leftOut']>;
 /** What deleting a campaign deletes (GET /campaigns/{id}/deletion) or deleted. */
 export type CampaignDeletion = AnswerOf<typeof campaign.deletion.$get>;
 /** An item the campaign's annotators disagree on (GET /campaigns/{id}/disagreements). */
@@ -187,12 +185,9 @@ export type NextItems = AnswerOf<(typeof campaign)['next-items']['$get']>;
 export type CampaignAgreement = AnswerOf<typeof campaign.agreement.$get>;
 
 export type ReportSummary = Each<typeof api_.reports.$get>;
-/** A stored report; its `result` is the analysis' own JSON (CompareResult for comparisons). */
-export type Report = Omit<AnswerOf<(typeof api_.reports)[':id']['$get']>, 'result'> & {
-  result: unknown;
-};
+/** A stored report, its `result` typed by its `kind` (an agreement report’s is left open). */
+export type Report = AnswerOf<(typeof api_.reports)[':id']['$get']>;
 
-export type ResponseSet = Each<(typeof api_)['response-sets']['$get']>;
 export type ResponseSetDetail = AnswerOf<typeof responseSet.$get>;
 export type Answer = ResponseSetDetail['answers'][number];
 export type ScoreSet = ResponseSetDetail['scoreSets'][number];
@@ -205,108 +200,43 @@ export type JudgeTemplateSummary = Each<typeof api_.judges.$get>;
 /** The caller's stored hand scores of a response set and the rubric they are given on. */
 export type HandScores = AnswerOf<(typeof responseSet)['hand-scores']['$get']>;
 
-// --- Result shapes inside answers the routes leave open (stored reports, leaderboards) ---
+// --- Leaderboards: a stored comparison, and the JSON of a published one ---
 
-export interface LeaderboardRow {
-  run: string;
-  means: Record<string, number | null>;
-  /** Absent from leaderboards of answers' scores. */
-  judgedAt10?: number | null;
-  /** 95% bootstrap interval of each mean (absent from older stored reports). */
-  ci?: Record<string, [number, number]>;
-  betterThan: Record<string, string[]>;
-  differsFrom: Record<string, string[]>;
-}
-
+/** A comparison report's result: one leaderboard per label set, and their rank correlation. */
+type StoredCompareResult = Extract<Report, { kind: 'comparison' }>['result'];
+type StoredComparison = StoredCompareResult['leaderboards'][number]['comparison'];
+export type LeaderboardRow = StoredComparison['runs'][number];
 /** One paired test between runs a and b on one measure. */
-export interface PairTest {
-  a: string;
-  b: string;
-  measure: string;
-  /** Mean over topics of a − b. */
-  meanDiff: number;
-  p: number;
-  /** p after the per-measure correction. */
-  pAdjusted: number;
-  significant: boolean;
-}
-
-export interface Comparison {
-  measures: string[];
-  topics: number;
-  test: string;
-  correction: string;
-  alpha: number;
-  /** Set when every run was tested against this one only. */
-  baseline?: string;
-  runs: LeaderboardRow[];
-  /** The pairwise tests (absent from older published leaderboards). */
-  pairs?: PairTest[];
-  /** Per-topic values by measure and run, in `topicIds` order (stored reports only). */
-  perTopic?: Record<string, Record<string, number[]>>;
-  topicIds?: string[];
-}
-
-export interface CompareResult {
+export type PairTest = StoredComparison['pairs'][number];
+/**
+ * A leaderboard as the views take it: a stored one, or one from `assay compare --format
+ * json` (which has no per-topic values, and may lack the tests).
+ */
+export type Comparison = Omit<StoredComparison, 'perTopic' | 'topicIds' | 'pairs'> &
+  Partial<Pick<StoredComparison, 'perTopic' | 'topicIds' | 'pairs'>>;
+export type CompareResult = Omit<StoredCompareResult, 'leaderboards'> & {
   leaderboards: Array<{ qrels: string; comparison: Comparison }>;
-  rankCorrelation?: Record<string, { kendallTauB: number | null; tauAP: number | null }>;
-}
-
-/** What `assay compare --format json` writes (the public leaderboard's `leaderboard`). */
-export interface CompareJson {
-  test: string;
-  correction: string;
-  alpha: number;
-  measures: string[];
-  baseline?: string;
-  qrels?: string;
-  topics?: number;
-  runs?: LeaderboardRow[];
-  pairs?: PairTest[];
-  leaderboards?: Array<{
-    qrels: string;
-    topics: number;
-    runs: LeaderboardRow[];
-    pairs?: PairTest[];
-  }>;
-  rankCorrelation?: CompareResult['rankCorrelation'];
-}
-
-/** `assay answers report --format json` (the route declares it as an open object). */
-export interface AnswersReport {
-  systems: Array<{
-    system: string;
-    n: number;
-    means: Record<string, number>;
-    ci: Record<string, [number, number]>;
-    winRate: Record<string, number>;
-    winRateNormalised: Record<string, number>;
-  }>;
-  tests: Array<{
-    a: string;
-    b: string;
-    criterion: string;
-    test: 'paired' | 'welch';
-    statistic: number;
-    p: number;
-    pAdjusted: number;
-    significant: boolean;
-  }>;
-}
+};
 
 /** A published leaderboard: its `leaderboard` is what `assay compare --format json` writes. */
-export type PublicLeaderboard = Omit<
-  AnswerOf<(typeof api_.public.leaderboards)[':slug']['$get']>,
-  'leaderboard'
-> & { leaderboard: CompareJson };
+export type PublicLeaderboard = AnswerOf<(typeof api_.public.leaderboards)[':slug']['$get']>;
+/** What `assay compare --format json` writes (a public leaderboard, an assessment set's). */
+export type CompareJson = PublicLeaderboard['leaderboard'];
+
+/** `assay answers report --format json` of a score set. */
+export type AnswersReport = AnswerOf<typeof scoreSet.report.$get>;
 
 /** The `assay compare --format json` shape as the leaderboard views take it. */
 export function fromCompareJson(json: CompareJson): CompareResult {
   const settings = {
+    topicHandling: json.topicHandling,
     measures: json.measures,
     test: json.test,
     correction: json.correction,
     alpha: json.alpha,
+    seed: json.seed,
+    ...(json.source === undefined ? {} : { source: json.source }),
+    ...(json.permutations === undefined ? {} : { permutations: json.permutations }),
     ...(json.baseline === undefined ? {} : { baseline: json.baseline }),
   };
   const boards = json.leaderboards ?? [
@@ -349,10 +279,8 @@ export const api = {
     allPages((query) => collection.runs.$get({ param: { collection: c }, query })),
   labelSets: (c: string) =>
     allPages((query) => collection['label-sets'].$get({ param: { collection: c }, query })),
-  pool: async (c: string, runs: string[], depth: number) =>
-    (await ok(
-      collection.pools.$post({ param: { collection: c }, query: {}, json: { runs, depth } }),
-    )) as Pool,
+  pool: (c: string, runs: string[], depth: number) =>
+    ok(collection.pools.$post({ param: { collection: c }, query: {}, json: { runs, depth } })),
   ppi: (body: Parameters<typeof api_.ppi.$post>[0]['json']) => ok(api_.ppi.$post({ json: body })),
   evaluate: (collection: string, labelSet: string, runs: string[], measures: string[]) =>
     ok(api_.evaluations.$post({ json: { collection, labelSet, runs, measures } })),
@@ -408,18 +336,14 @@ export const api = {
 
   reports: (collection: string) =>
     allPages((query) => api_.reports.$get({ query: { collection, ...query } })),
-  report: async (n: number): Promise<Report> =>
-    await ok(api_.reports[':id'].$get({ param: id(n) })),
+  report: (n: number) => ok(api_.reports[':id'].$get({ param: id(n) })),
   compare: (body: Parameters<typeof api_.reports.comparisons.$post>[0]['json']) =>
     ok(api_.reports.comparisons.$post({ json: body })),
   publish: (n: number, slug: string) =>
     ok(api_.reports[':id'].publish.$post({ param: id(n), json: { slug } })),
   unpublish: (slug: string) => ok(api_.leaderboards[':slug'].$delete({ param: { slug } })),
-  publicLeaderboard: async (slug: string): Promise<PublicLeaderboard> =>
-    // The route declares `leaderboard` as an open object: its shape is CompareJson's.
-    (await ok(
-      api_.public.leaderboards[':slug'].$get({ param: { slug }, query: {} }),
-    )) as unknown as PublicLeaderboard,
+  publicLeaderboard: (slug: string) =>
+    ok(api_.public.leaderboards[':slug'].$get({ param: { slug }, query: {} })),
 
   responseSets: () => allPages((query) => api_['response-sets'].$get({ query })),
   responseSet: (set: string, topic?: string) =>
@@ -440,9 +364,7 @@ export const api = {
     ),
   scoreAgreement: (n: number, other: number) =>
     ok(scoreSet.agreement[':other'].$get({ param: { ...id(n), other: String(other) } })),
-  answersReport: async (n: number): Promise<AnswersReport> =>
-    // The route declares the JSON report as an open object: its shape is AnswersReport's.
-    (await ok(scoreSet.report.$get({ param: id(n), query: {} }))) as unknown as AnswersReport,
+  answersReport: (n: number) => ok(scoreSet.report.$get({ param: id(n), query: {} })),
   judges: () => ok(api_.judges.$get()),
   handScores: (set: string, judge: string) =>
     ok(responseSet['hand-scores'].$get({ param: { responseSet: set }, query: { judge } })),

@@ -28,3 +28,14 @@ export async function settle<T>(request: () => Promise<T>, send = true): Promise
     return { value: null, error: (e as Error).message };
   }
 }
+
+/**
+ * What a page's load depends on (`depends(key)`): after a change the page calls
+ * `invalidate(key)`, and its load, the one place its data is fetched, runs again.
+ */
+export const DATA = {
+  collection: 'app:collection',
+  responseSet: 'app:response-set',
+  rag: 'app:rag',
+  nuggetBank: 'app:nugget-bank',
+} as const;

@@ -166,24 +166,27 @@ function settingsJson(c: Comparison) {
  * written as null, as JSON has no Infinity.
  */
 export function comparisonJson(report: CompareReport): string {
+  return `${JSON.stringify(comparisonJsonValue(report), null, 2)}\n`;
+}
+
+/** The value {@link comparisonJson} writes, before JSON turns non-finite numbers into null. */
+export function comparisonJsonValue(report: CompareReport) {
   const [first] = report.leaderboards;
   const c = first!.comparison;
-  const value =
-    report.leaderboards.length === 1
-      ? { ...settingsJson(c), qrels: first!.qrels, ...leaderboardJson(c) }
-      : {
-          ...settingsJson(c),
-          leaderboards: report.leaderboards.map((l) => ({
-            qrels: l.qrels,
-            ...leaderboardJson(l.comparison),
-          })),
-          rankCorrelationMethod: `from full-precision means: Kendall tau-b, tau-AP with the first qrels as ground truth, Spearman's rho, RBO (p = ${RBO_P}) of the two orderings, Kendall tau-b over the first qrels' top runs (kendallTauTop), gap-aware tau (gapAwareTau)`,
-          ...(report.rankCorrelationSettings
-            ? { rankCorrelationSettings: report.rankCorrelationSettings }
-            : {}),
-          rankCorrelation: report.rankCorrelation,
-        };
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return report.leaderboards.length === 1
+    ? { ...settingsJson(c), qrels: first!.qrels, ...leaderboardJson(c) }
+    : {
+        ...settingsJson(c),
+        leaderboards: report.leaderboards.map((l) => ({
+          qrels: l.qrels,
+          ...leaderboardJson(l.comparison),
+        })),
+        rankCorrelationMethod: `from full-precision means: Kendall tau-b, tau-AP with the first qrels as ground truth, Spearman's rho, RBO (p = ${RBO_P}) of the two orderings, Kendall tau-b over the first qrels' top runs (kendallTauTop), gap-aware tau (gapAwareTau)`,
+        ...(report.rankCorrelationSettings
+          ? { rankCorrelationSettings: report.rankCorrelationSettings }
+          : {}),
+        rankCorrelation: report.rankCorrelation,
+      };
 }
 
 // ---------------------------------------------------------------------------------- text

@@ -45,6 +45,7 @@ export {
 export {
   comparisonCsv,
   comparisonJson,
+  comparisonJsonValue,
   comparisonLatex,
   comparisonTable,
   type CompareReport,

@@ -1,10 +1,11 @@
 import { api } from '$lib/api';
-import { settle, signedInAsAdmin } from '$lib/page-load';
+import { DATA, settle, signedInAsAdmin } from '$lib/page-load';
 import type { PageLoad } from './$types';
 
 // The response set (its answers and score sets) and the judge templates whose rubric a
 // person can score answers on.
-export const load: PageLoad = async ({ params }) => {
+export const load: PageLoad = async ({ params, depends }) => {
+  depends(DATA.responseSet);
   const setName = params.set ?? '';
   const admin = await signedInAsAdmin();
   const [detail, judges] = await Promise.all([

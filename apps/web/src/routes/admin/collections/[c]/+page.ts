@@ -1,10 +1,12 @@
 import { api } from '$lib/api';
-import { settle, signedInAsAdmin } from '$lib/page-load';
+import { DATA, settle, signedInAsAdmin } from '$lib/page-load';
 import type { PageLoad } from './$types';
 
 // Everything the collection page shows at first, in one answer (one failing request is the
-// page's one message), and the judge templates a campaign can take its scale from.
-export const load: PageLoad = async ({ params }) => {
+// page's one message), and the judge templates a campaign can take its scale from. The page
+// fetches it again after an upload or a change (`invalidate(DATA.collection)`).
+export const load: PageLoad = async ({ params, depends }) => {
+  depends(DATA.collection);
   const name = params.c ?? '';
   const admin = await signedInAsAdmin();
   const [contents, judges] = await Promise.all([
