@@ -3,12 +3,7 @@
 // page shows the server's message, as it does for any later request).
 import { session, sessionStarted } from './session.svelte';
 
-/** A request of a page's load: its answer, or the message of why there is none. */
-export interface Loaded<T> {
-  value: T | null;
-  /** '' when the request succeeded (or was not sent). */
-  error: string;
-}
+export { settle, type Loaded } from './settle';
 
 /**
  * Whether an admin page's requests may go: someone is signed in as an admin. Anyone else
@@ -17,16 +12,6 @@ export interface Loaded<T> {
 export async function signedInAsAdmin(): Promise<boolean> {
   await sessionStarted();
   return session.me?.role === 'admin';
-}
-
-/** Sends a request (unless `send` is false) and keeps its answer or its error message. */
-export async function settle<T>(request: () => Promise<T>, send = true): Promise<Loaded<T>> {
-  if (!send) return { value: null, error: '' };
-  try {
-    return { value: await request(), error: '' };
-  } catch (e) {
-    return { value: null, error: (e as Error).message };
-  }
 }
 
 /**

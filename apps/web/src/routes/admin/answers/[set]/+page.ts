@@ -9,7 +9,7 @@ export const load: PageLoad = async ({ params, depends }) => {
   const setName = params.set ?? '';
   const admin = await signedInAsAdmin();
   const [detail, judges] = await Promise.all([
-    settle(() => api.responseSet(setName), admin),
+    settle(() => api.responseSet(setName), admin, `${DATA.responseSet} ${setName}`),
     settle(() => api.judges(), admin),
   ]);
   return {

@@ -10,20 +10,24 @@ export const load: PageLoad = async ({ params, depends }) => {
   const name = params.c ?? '';
   const admin = await signedInAsAdmin();
   const [contents, judges] = await Promise.all([
-    settle(async () => {
-      const [collection, topics, runs, labelSets, jobs, campaigns, users, reports] =
-        await Promise.all([
-          api.collection(name),
-          api.topics(name),
-          api.runs(name),
-          api.labelSets(name),
-          api.judgeJobs(name),
-          api.campaigns(name),
-          api.users(),
-          api.reports(name),
-        ]);
-      return { collection, topics, runs, labelSets, jobs, campaigns, users, reports };
-    }, admin),
+    settle(
+      async () => {
+        const [collection, topics, runs, labelSets, jobs, campaigns, users, reports] =
+          await Promise.all([
+            api.collection(name),
+            api.topics(name),
+            api.runs(name),
+            api.labelSets(name),
+            api.judgeJobs(name),
+            api.campaigns(name),
+            api.users(),
+            api.reports(name),
+          ]);
+        return { collection, topics, runs, labelSets, jobs, campaigns, users, reports };
+      },
+      admin,
+      `${DATA.collection} ${name}`,
+    ),
     settle(async () => (await api.judges()).filter((j) => j.kind === 'relevance'), admin),
   ]);
   return { name, contents, judges };

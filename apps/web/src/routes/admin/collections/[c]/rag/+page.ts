@@ -7,5 +7,8 @@ import { loadLists } from './requests';
 export const load: PageLoad = async ({ params, depends }) => {
   depends(DATA.rag);
   const name = params.c ?? '';
-  return { name, lists: await settle(() => loadLists(name), await signedInAsAdmin()) };
+  return {
+    name,
+    lists: await settle(() => loadLists(name), await signedInAsAdmin(), `${DATA.rag} ${name}`),
+  };
 };

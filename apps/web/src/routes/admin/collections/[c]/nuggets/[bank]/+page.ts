@@ -9,6 +9,10 @@ export const load: PageLoad = async ({ params, url, depends }) => {
   const collection = params.c ?? '';
   const bank = params.bank ?? '';
   const asked = url.searchParams.get('topic') ?? undefined;
-  const detail = await settle(() => loadBank(collection, bank, asked), await signedInAsAdmin());
+  const detail = await settle(
+    () => loadBank(collection, bank, asked),
+    await signedInAsAdmin(),
+    `${DATA.nuggetBank} ${collection} ${bank} ${asked ?? ''}`,
+  );
   return { collection, bank, topic: asked ?? detail.value?.topics[0] ?? '', detail };
 };
