@@ -1,7 +1,6 @@
-import type { z } from '@hono/zod-openapi';
 import { beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import { setUpApi, type TestApi } from './helpers.js';
+import { declared, setUpApi, type TestApi } from './helpers.js';
 
 // Every campaign route, called on a real campaign: its answer must parse with the schema the
 // route declares (the OpenAPI document's and the typed client's), and the schemas are strict,
@@ -13,18 +12,6 @@ const RUN_A = '1 Q0 d1 1 3 a\n1 Q0 d2 2 2 a\n1 Q0 d3 3 1 a\n2 Q0 d4 1 2 a\n2 Q0 
 const GPT = '1 0 d1 0\n1 0 d2 3\n2 0 d4 2\n2 0 d1 1\n';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
-
-/** The JSON schema a route declares for a status. */
-function declared(api: TestApi, method: Method, path: string, status: number): z.ZodType {
-  for (const d of api.app.openAPIRegistry.definitions) {
-    if (d.type !== 'route' || d.route.method !== method || d.route.path !== path) continue;
-    const response = d.route.responses[String(status)] as
-      { content?: Record<string, { schema?: z.ZodType }> } | undefined;
-    const schema = response?.content?.['application/json']?.schema;
-    if (schema) return schema;
-  }
-  throw new Error(`${method} ${path} declares no JSON answer for ${status}`);
-}
 
 /** The campaign routes the app declares, as `method path`. */
 function campaignRoutes(api: TestApi): string[] {

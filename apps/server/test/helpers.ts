@@ -1,3 +1,4 @@
+import type { z } from '@hono/zod-openapi';
 import { addUser, ensureAdmin, type AssayDb } from '@assay/platform';
 import { createApp, type AppDeps } from '../src/index.js';
 
@@ -64,4 +65,21 @@ export async function errorOf(response: Response) {
     errors.set(response, body);
   }
   return { status: response.status, ...(await body).error };
+}
+
+/** The JSON schema a route declares for a status (tests parse real answers with it). */
+export function declared(
+  api: TestApi,
+  method: 'get' | 'post' | 'put' | 'delete',
+  path: string,
+  status: number,
+): z.ZodType {
+  for (const d of api.app.openAPIRegistry.definitions) {
+    if (d.type !== 'route' || d.route.method !== method || d.route.path !== path) continue;
+    const response = d.route.responses[String(status)] as
+      { content?: Record<string, { schema?: z.ZodType }> } | undefined;
+    const schema = response?.content?.['application/json']?.schema;
+    if (schema) return schema;
+  }
+  throw new Error(`${method} ${path} declares no JSON answer for ${status}`);
 }

@@ -1,7 +1,6 @@
-import type { z } from '@hono/zod-openapi';
 import { beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import { setUpApi, type TestApi } from './helpers.js';
+import { declared, setUpApi, type TestApi } from './helpers.js';
 
 // The analyses' results the routes answer field by field (stored reports, a public
 // leaderboard, a score set's report, a pool): each answer parses with the schema its route
@@ -21,18 +20,6 @@ const HUMAN = '1 0 d1 1\n2 0 d4 1\n';
 const LLM = '1 0 d2 1\n2 0 d4 1\n';
 
 type Method = 'get' | 'post';
-
-/** The JSON schema a route declares for a status. */
-function declared(api: TestApi, method: Method, path: string, status: number): z.ZodType {
-  for (const d of api.app.openAPIRegistry.definitions) {
-    if (d.type !== 'route' || d.route.method !== method || d.route.path !== path) continue;
-    const response = d.route.responses[String(status)] as
-      { content?: Record<string, { schema?: z.ZodType }> } | undefined;
-    const schema = response?.content?.['application/json']?.schema;
-    if (schema) return schema;
-  }
-  throw new Error(`${method} ${path} declares no JSON answer for ${status}`);
-}
 
 forEachDatabase('analysis results answer as their routes declare', (t) => {
   let api: TestApi;
