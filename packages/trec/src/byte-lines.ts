@@ -42,8 +42,26 @@ export abstract class ByteLineParser {
     this.encodingHint = encodingHint;
   }
 
+  /**
+   * Set by a parser while the lines ahead may be taken by `skipLines` (a run's lines of a
+   * topic it does not keep, say), cleared when they may not.
+   */
+  protected skipping = false;
+
   /** Checks and stores one line whose `count` fields (the first six in `bounds`) were found. */
   protected abstract entry(buf: Uint8Array, count: number): void;
+
+  /**
+   * While `skipping`: checks the lines of `buf` from `start` to `end` (just past a `\n`)
+   * that it can check alone, counting them in `lineNo`, and returns where the first line it
+   * did not take starts (`start` when none). A line it takes must be one `scan` and `entry`
+   * would accept with the same effect: printable ASCII, tab and space only, ended by `\n`
+   * or `\r\n` (so no UTF-8, CR or U+2028/U+2029 check is skipped); any other line is left
+   * to `scan`, which gives its error.
+   */
+  protected skipLines(_buf: Uint8Array, start: number, _end: number): number {
+    return start;
+  }
 
   /** Called after each chunk's lines, while `buf` of the last line is still valid. */
   protected afterChunk(): void {}
@@ -183,13 +201,15 @@ export abstract class ByteLineParser {
     const separators = hasLineSeparator(native, start);
     // UTF-8 is checked over the complete lines only (a character never spans a \n), in one
     // native pass; the line holding a bad byte fails when it is reached.
-    const complete = final ? limit : native.lastIndexOf(10) + 1;
+    const lineEnds = native.lastIndexOf(10) + 1;
+    const complete = final ? limit : lineEnds;
     let badAt = -1;
     if (complete > start && !isUtf8(buf.subarray(start, complete)))
       badAt = start + firstInvalid(buf.subarray(start, complete));
     let i = start;
     let c = 0;
     for (;;) {
+      if (this.skipping && i < lineEnds) i = this.skipLines(buf, i, lineEnds);
       const lineStart = i;
       let count = 0;
       let comment = false;
