@@ -209,7 +209,7 @@ export abstract class ByteLineParser {
     let i = start;
     let c = 0;
     for (;;) {
-      if (this.skipping && i < lineEnds) i = this.skipLines(buf, i, lineEnds);
+      if (i < lineEnds && this.skipping) i = this.skipLines(buf, i, lineEnds);
       const lineStart = i;
       let count = 0;
       let comment = false;
@@ -258,16 +258,15 @@ export function copy(buf: Uint8Array, start: number, end: number): Uint8Array {
   return Uint8Array.prototype.slice.call(buf, start, end);
 }
 
-/** `buf[start..end)` decoded as UTF-8; short ASCII fields (ids, tags) skip the decoder. */
+/**
+ * `buf[start..end)` decoded as UTF-8; short ASCII fields (ids, tags, scores) are the same
+ * text in latin1, which Buffer's native slice makes without the decoder.
+ */
 export function text(buf: Uint8Array, start: number, end: number): string {
   if (end - start <= 64) {
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = buf[i]!;
-      if (c >= 128) return decoder.decode(buf.subarray(start, end));
-      s += String.fromCharCode(c);
-    }
-    return s;
+    let i = start;
+    while (i < end && buf[i]! < 128) i++;
+    if (i === end) return latin1Slice.call(buf, start, end);
   }
   return decoder.decode(buf.subarray(start, end));
 }
@@ -323,6 +322,7 @@ export function parseScoreBytes(buf: Uint8Array, start: number, end: number): nu
   let mantissa = 0;
   let digits = 0;
   let fractionDigits = -1;
+  let plain = true;
   for (; i < end; i++) {
     const c = buf[i]!;
     const digit = c - 48;
@@ -333,14 +333,16 @@ export function parseScoreBytes(buf: Uint8Array, start: number, end: number): nu
     } else if (c === 46 /* . */ && fractionDigits < 0) {
       fractionDigits = 0;
     } else {
-      return parseDecimal(text(buf, start, end));
+      plain = false;
+      break;
     }
   }
-  if (digits === 0) return NaN;
-  // Digits and at most one point, all ASCII: a native latin1 slice is the same text, made
-  // faster than char by char (runs with 17-digit scores, common ones, take this path).
-  if (mantissa >= 9007199254740992 || fractionDigits > 22)
-    return parseDecimal(latin1Slice.call(buf, start, end));
+  if (plain && digits === 0) return NaN;
+  // Anything else than digits and one point (exponents, say), and plain scores too long to be
+  // exact (17-digit scores are common), are read by parseDecimal, through one call: a score
+  // seen first in the middle of a run then costs the compiled code no new path.
+  if (!plain || mantissa >= 9007199254740992 || fractionDigits > 22)
+    return parseDecimal(text(buf, start, end));
   const value = fractionDigits > 0 ? mantissa / POWERS_OF_TEN[fractionDigits]! : mantissa;
   return negative ? -value : value;
 }

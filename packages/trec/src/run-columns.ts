@@ -174,6 +174,7 @@ export class RunColumnsParser extends ByteLineParser {
   private readonly builders = new Map<string, TopicColumnsBuilder>();
   private lastQid: Uint8Array = new Uint8Array(0);
   private current: TopicColumnsBuilder | undefined;
+  private lastKept = new TopicColumnsBuilder(0, 0);
   private tag: string | undefined;
   private tagBuffer: Uint8Array | undefined;
   private tagStart = 0;
@@ -228,9 +229,11 @@ export class RunColumnsParser extends ByteLineParser {
       const qid = text(buf, qidStart, qidEnd);
       let builder = this.builders.get(qid);
       if (builder === undefined && (this.keep === undefined || this.keep.has(qid))) {
-        const previous = this.current;
-        builder = new TopicColumnsBuilder(previous?.length ?? 0, previous?.used ?? 0);
+        // Sized like the last kept topic (runs have about the same depth in every topic).
+        const previous = this.lastKept;
+        builder = new TopicColumnsBuilder(previous.length, previous.used);
         this.builders.set(qid, builder);
+        this.lastKept = builder;
       }
       this.current = builder;
       // The lines of a topic that is not kept are only checked: skipLines takes them.
