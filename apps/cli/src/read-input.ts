@@ -114,6 +114,11 @@ export function readText(path: string, encoding?: InputEncoding): string {
 }
 
 const CHUNK_SIZE = 1 << 22;
+/**
+ * The chunk buffer files are read into, kept from one file to the next: a fresh 4 MB
+ * buffer per file costs more in page faults than reading a DL run does. Taken while in use.
+ */
+let spareChunk: Buffer | undefined;
 
 /**
  * Hands the bytes of `path` to `consume` in chunks, so a large file is never held whole in
@@ -149,8 +154,9 @@ export async function readChunks(
     throw cannotRead(path, error);
   }
   let gzip = false;
+  const buffer = spareChunk ?? Buffer.allocUnsafe(CHUNK_SIZE);
+  spareChunk = undefined;
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_SIZE);
     for (let first = true; ; first = false) {
       let n: number;
       try {
@@ -167,6 +173,7 @@ export async function readChunks(
     }
   } finally {
     closeSync(fd);
+    spareChunk = buffer;
   }
   if (gzip) await gunzipInto(createReadStream(path), path, emit);
 }

@@ -214,7 +214,10 @@ function interpolatedWalk(
   recallLevels: readonly number[],
   emit: (index: number, precision: number) => void,
 ): void {
-  const cutoffs = recallLevels.map((r) => roundHalfAway(r * t.numRel));
+  // A typed array: its kind never changes with the values (an array's did, once per topic
+  // with other values, and that sent the compiled code back).
+  const cutoffs = new Float64Array(recallLevels.length);
+  for (let k = 0; k < cutoffs.length; k++) cutoffs[k] = roundHalfAway(recallLevels[k]! * t.numRel);
   let ci = cutoffs.length - 1;
   while (ci >= 0 && cutoffs[ci]! > t.numRelRet) ci--;
   let intPrecision = t.numRelRet / t.numRet;
@@ -238,7 +241,8 @@ function roundHalfAway(x: number): number {
 export function rPrecisionMultiples(t: RankedTopic, multiples: readonly number[]): number[] {
   const values = new Array<number>(multiples.length).fill(0);
   // trec_eval truncates mult * R + 0.9 to an integer here.
-  const cutoffs = multiples.map((m) => Math.trunc(m * t.numRel + 0.9));
+  const cutoffs = new Float64Array(multiples.length);
+  for (let k = 0; k < cutoffs.length; k++) cutoffs[k] = Math.trunc(multiples[k]! * t.numRel + 0.9);
   let ci = cutoffs.length - 1;
   while (ci >= 0 && cutoffs[ci]! > t.numRet) {
     values[ci] = t.numRelRet / cutoffs[ci]!;

@@ -107,13 +107,16 @@ const encoder = new TextEncoder();
 export function formatTrecText(result: RunEvaluation, options: TrecTextOptions = {}): string {
   const out = new TextBytes();
   const z = options.zscores ?? false;
-  const labels = result.columns.map((col) =>
-    z && col.output !== 'string' ? `Z${padName(col.name)}` : padName(col.name),
-  );
+  // Plain loops rather than map(): an array map() makes can change its elements kind once
+  // the caller is compiled, which sent the compiled code back (deoptimized) for every run.
+  const labels: string[] = [];
+  for (const col of result.columns)
+    labels.push(z && col.output !== 'string' ? `Z${padName(col.name)}` : padName(col.name));
   const show = (output: 'float' | 'long' | 'string', v: number | string) =>
     formatTrecValue(z && output === 'long' ? 'float' : output, v);
   if (options.perQuery) {
-    const labelBytes = labels.map((label) => encoder.encode(label));
+    const labelBytes: Uint8Array[] = [];
+    for (const label of labels) labelBytes.push(encoder.encode(label));
     const newline = encoder.encode('\n');
     const columns = result.columns;
     for (const topic of result.topics) {

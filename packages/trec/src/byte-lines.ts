@@ -42,8 +42,26 @@ export abstract class ByteLineParser {
     this.encodingHint = encodingHint;
   }
 
+  /**
+   * Set by a parser while the lines ahead may be taken by `skipLines` (a run's lines of a
+   * topic it does not keep, say), cleared when they may not.
+   */
+  protected skipping = false;
+
   /** Checks and stores one line whose `count` fields (the first six in `bounds`) were found. */
   protected abstract entry(buf: Uint8Array, count: number): void;
+
+  /**
+   * While `skipping`: checks the lines of `buf` from `start` to `end` (just past a `\n`)
+   * that it can check alone, counting them in `lineNo`, and returns where the first line it
+   * did not take starts (`start` when none). A line it takes must be one `scan` and `entry`
+   * would accept with the same effect: printable ASCII, tab and space only, ended by `\n`
+   * or `\r\n` (so no UTF-8, CR or U+2028/U+2029 check is skipped); any other line is left
+   * to `scan`, which gives its error.
+   */
+  protected skipLines(_buf: Uint8Array, start: number, _end: number): number {
+    return start;
+  }
 
   /** Called after each chunk's lines, while `buf` of the last line is still valid. */
   protected afterChunk(): void {}
@@ -183,13 +201,15 @@ export abstract class ByteLineParser {
     const separators = hasLineSeparator(native, start);
     // UTF-8 is checked over the complete lines only (a character never spans a \n), in one
     // native pass; the line holding a bad byte fails when it is reached.
-    const complete = final ? limit : native.lastIndexOf(10) + 1;
+    const lineEnds = native.lastIndexOf(10) + 1;
+    const complete = final ? limit : lineEnds;
     let badAt = -1;
     if (complete > start && !isUtf8(buf.subarray(start, complete)))
       badAt = start + firstInvalid(buf.subarray(start, complete));
     let i = start;
     let c = 0;
     for (;;) {
+      if (i < lineEnds && this.skipping) i = this.skipLines(buf, i, lineEnds);
       const lineStart = i;
       let count = 0;
       let comment = false;
@@ -238,16 +258,15 @@ export function copy(buf: Uint8Array, start: number, end: number): Uint8Array {
   return Uint8Array.prototype.slice.call(buf, start, end);
 }
 
-/** `buf[start..end)` decoded as UTF-8; short ASCII fields (ids, tags) skip the decoder. */
+/**
+ * `buf[start..end)` decoded as UTF-8; short ASCII fields (ids, tags, scores) are the same
+ * text in latin1, which Buffer's native slice makes without the decoder.
+ */
 export function text(buf: Uint8Array, start: number, end: number): string {
   if (end - start <= 64) {
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = buf[i]!;
-      if (c >= 128) return decoder.decode(buf.subarray(start, end));
-      s += String.fromCharCode(c);
-    }
-    return s;
+    let i = start;
+    while (i < end && buf[i]! < 128) i++;
+    if (i === end) return latin1Slice.call(buf, start, end);
   }
   return decoder.decode(buf.subarray(start, end));
 }
@@ -303,6 +322,7 @@ export function parseScoreBytes(buf: Uint8Array, start: number, end: number): nu
   let mantissa = 0;
   let digits = 0;
   let fractionDigits = -1;
+  let plain = true;
   for (; i < end; i++) {
     const c = buf[i]!;
     const digit = c - 48;
@@ -313,14 +333,16 @@ export function parseScoreBytes(buf: Uint8Array, start: number, end: number): nu
     } else if (c === 46 /* . */ && fractionDigits < 0) {
       fractionDigits = 0;
     } else {
-      return parseDecimal(text(buf, start, end));
+      plain = false;
+      break;
     }
   }
-  if (digits === 0) return NaN;
-  // Digits and at most one point, all ASCII: a native latin1 slice is the same text, made
-  // faster than char by char (runs with 17-digit scores, common ones, take this path).
-  if (mantissa >= 9007199254740992 || fractionDigits > 22)
-    return parseDecimal(latin1Slice.call(buf, start, end));
+  if (plain && digits === 0) return NaN;
+  // Anything else than digits and one point (exponents, say), and plain scores too long to be
+  // exact (17-digit scores are common), are read by parseDecimal, through one call: a score
+  // seen first in the middle of a run then costs the compiled code no new path.
+  if (!plain || mantissa >= 9007199254740992 || fractionDigits > 22)
+    return parseDecimal(text(buf, start, end));
   const value = fractionDigits > 0 ? mantissa / POWERS_OF_TEN[fractionDigits]! : mantissa;
   return negative ? -value : value;
 }

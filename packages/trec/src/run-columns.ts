@@ -174,6 +174,7 @@ export class RunColumnsParser extends ByteLineParser {
   private readonly builders = new Map<string, TopicColumnsBuilder>();
   private lastQid: Uint8Array = new Uint8Array(0);
   private current: TopicColumnsBuilder | undefined;
+  private lastKept = new TopicColumnsBuilder(0, 0);
   private tag: string | undefined;
   private tagBuffer: Uint8Array | undefined;
   private tagStart = 0;
@@ -228,11 +229,15 @@ export class RunColumnsParser extends ByteLineParser {
       const qid = text(buf, qidStart, qidEnd);
       let builder = this.builders.get(qid);
       if (builder === undefined && (this.keep === undefined || this.keep.has(qid))) {
-        const previous = this.current;
-        builder = new TopicColumnsBuilder(previous?.length ?? 0, previous?.used ?? 0);
+        // Sized like the last kept topic (runs have about the same depth in every topic).
+        const previous = this.lastKept;
+        builder = new TopicColumnsBuilder(previous.length, previous.used);
         this.builders.set(qid, builder);
+        this.lastKept = builder;
       }
       this.current = builder;
+      // The lines of a topic that is not kept are only checked: skipLines takes them.
+      this.skipping = builder === undefined;
     }
     // The score of a line whose topic is not kept is only checked, not computed.
     const current = this.current;
@@ -246,6 +251,78 @@ export class RunColumnsParser extends ByteLineParser {
     this.tagStart = b[10]!;
     this.tagEnd = b[11]!;
     current?.add(buf, b[4]!, b[5]!, score, lineNo);
+  }
+
+  /**
+   * Checks the lines that continue a topic that is not kept (same qid as the line before),
+   * as long as each is plain: printable ASCII fields separated by spaces or tabs, an
+   * integer rank, a `[+-]digits[.digits]` score of at most 300 bytes, a tag, anything after
+   * it, and `\n` or `\r\n`. Such a line passes every check of entry and stores nothing but
+   * the tag; at the first other line it stops, and scan and entry read that one.
+   */
+  protected override skipLines(buf: Uint8Array, start: number, end: number): number {
+    // buf[end - 1] is a \n, which ends every loop below: none needs a bounds check.
+    const qid = this.lastQid;
+    const q = qid.length;
+    let taken = start;
+    let lines = 0;
+    let tagStart = 0;
+    let tagEnd = 0;
+    let c: number;
+    line: while (taken < end) {
+      let i = taken;
+      while ((c = buf[i]!) === 32 || c === 9) i++;
+      // The qid of the line before (it holds no \n), then a separator.
+      for (let k = 0; k < q; k++) if (buf[i + k] !== qid[k]) break line;
+      i += q;
+      c = buf[i]!;
+      if (c !== 32 && c !== 9) break;
+      // Q0 and docno: printable ASCII.
+      for (let field = 0; field < 2; field++) {
+        while ((c = buf[i]!) === 32 || c === 9) i++;
+        while ((c = buf[i]!) > 32 && c < 128) i++;
+        if (c !== 32 && c !== 9) break line;
+      }
+      // Rank: an optional sign, then digits.
+      while ((c = buf[i]!) === 32 || c === 9) i++;
+      if (c === 43 || c === 45) i++;
+      const digitsStart = i;
+      while ((c = buf[i]!) >= 48 && c <= 57) i++;
+      if (i === digitsStart || (c !== 32 && c !== 9)) break;
+      // Score: an optional sign, digits and at most one point, at least one digit.
+      while ((c = buf[i]!) === 32 || c === 9) i++;
+      const scoreStart = i;
+      if (c === 43 || c === 45) i++;
+      let digits = 0;
+      let point = false;
+      for (; ; i++) {
+        c = buf[i]!;
+        if (c >= 48 && c <= 57) digits++;
+        else if (c === 46 && !point) point = true;
+        else break;
+      }
+      if ((c !== 32 && c !== 9) || digits === 0 || i - scoreStart > 300) break;
+      // Tag: printable ASCII; then anything printable up to the line end.
+      while ((c = buf[i]!) === 32 || c === 9) i++;
+      const tagAt = i;
+      while ((c = buf[i]!) > 32 && c < 128) i++;
+      if (i === tagAt) break;
+      const tagTo = i;
+      while ((c = buf[i]!) === 9 || (c >= 32 && c < 128)) i++;
+      if (c === 13 && buf[i + 1] === 10) i++;
+      else if (c !== 10) break;
+      lines++;
+      tagStart = tagAt;
+      tagEnd = tagTo;
+      taken = i + 1;
+    }
+    if (lines > 0) {
+      this.lineNo += lines;
+      this.tagBuffer = buf;
+      this.tagStart = tagStart;
+      this.tagEnd = tagEnd;
+    }
+    return taken;
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   TrecFormatError,
   docnoAt,
   lineOf,
+  parseRun,
   parseRunColumns,
   type RunColumns,
 } from '../src/index.js';
@@ -131,5 +132,228 @@ describe('parseRunColumns', () => {
     expect(errorOf(() => parseRunColumns(text, 'r')).message).toBe(message);
     for (let size = 1; size <= 5; size++)
       expect(errorOf(() => inPieces(text, size)).message).toBe(message);
+  });
+});
+
+// The lines that continue a topic the parser does not keep take a shorter path (skipLines).
+// It must refuse exactly what the full checks refuse, with the same message and line.
+describe('parseRunColumns on lines of a topic it does not keep', () => {
+  const only2 = { topics: new Set(['2']) };
+  /** Topic 1 (not kept) on lines 1-3 with `bad` as line 3, then topic 2. */
+  const withLine3 = (bad: string) => `1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n${bad}\n2 Q0 c 1 1 t\n`;
+  const refused: [string, string, string][] = [
+    [
+      'a missing tag',
+      '1 Q0 d 3 1',
+      'r:3: expected 6 fields (qid Q0 docno rank score tag), found 5',
+    ],
+    [
+      'a missing tag before CRLF',
+      '1 Q0 d 3 1\r',
+      'r:3: expected 6 fields (qid Q0 docno rank score tag), found 5',
+    ],
+    ['only the qid', '1', 'r:3: expected 6 fields (qid Q0 docno rank score tag), found 1'],
+    ['a rank with a point', '1 Q0 d 3.0 1 t', 'r:3: rank "3.0" is not an integer'],
+    ['a bare sign as rank', '1 Q0 d - 1 t', 'r:3: rank "-" is not an integer'],
+    ['a rank with a letter', '1 Q0 d 3x 1 t', 'r:3: rank "3x" is not an integer'],
+    ['a letter score', '1 Q0 d 3 x t', 'r:3: score "x" is not a finite number'],
+    ['a bare point', '1 Q0 d 3 . t', 'r:3: score "." is not a finite number'],
+    ['a bare sign as score', '1 Q0 d 3 + t', 'r:3: score "+" is not a finite number'],
+    ['two points', '1 Q0 d 3 1.2.3 t', 'r:3: score "1.2.3" is not a finite number'],
+    ['two signs', '1 Q0 d 3 --1 t', 'r:3: score "--1" is not a finite number'],
+    ['a hex score', '1 Q0 d 3 0x10 t', 'r:3: score "0x10" is not a finite number'],
+    ['an infinite score', '1 Q0 d 3 1e999 t', 'r:3: score "1e999" is not a finite number'],
+    ['NaN', '1 Q0 d 3 NaN t', 'r:3: score "NaN" is not a finite number'],
+    [
+      'a CR inside the line',
+      '1 Q0 d\r3 1 t',
+      "r:3: the line holds a carriage return (CR) that does not end it: lines end with LF (or CRLF); a file with CR-only line ends can be converted with tr '\\r' '\\n'",
+    ],
+    [
+      'a CR after the tag, then more',
+      '1 Q0 d 3 1 t\rx',
+      "r:3: the line holds a carriage return (CR) that does not end it: lines end with LF (or CRLF); a file with CR-only line ends can be converted with tr '\\r' '\\n'",
+    ],
+    [
+      'a line separator in the docno',
+      '1 Q0 d\u2028 3 1 t',
+      'r:3: the line holds a Unicode line separator (U+2028), which does not end a line here: lines end with LF (or CRLF)',
+    ],
+  ];
+  it.each(refused)('refuses %s, in one piece and in small pieces', (_name, bad, message) => {
+    const text = withLine3(bad);
+    expect(errorOf(() => parseRunColumns(text, 'r', only2)).message).toBe(message);
+    const bytes = new TextEncoder().encode(text);
+    for (let size = 1; size <= 7; size++) {
+      const parser = new RunColumnsParser('r', only2);
+      expect(
+        errorOf(() => {
+          for (let i = 0; i < bytes.length; i += size) parser.push(bytes.subarray(i, i + size));
+          parser.end();
+        }).message,
+      ).toBe(message);
+    }
+  });
+
+  it('refuses a score of 400 digits (Infinity) but takes one of 300', () => {
+    expect(
+      errorOf(() => parseRunColumns(withLine3(`1 Q0 d 3 ${'9'.repeat(400)} t`), 'r', only2))
+        .message,
+    ).toMatch(/^r:3: score "9+\.\.\." is not a finite number$/);
+    expect(
+      entries(parseRunColumns(withLine3(`1 Q0 d 3 ${'9'.repeat(300)} t`), 'r', only2)),
+    ).toEqual({
+      '2': ['c 1@4'],
+    });
+  });
+
+  it('refuses bytes that are not UTF-8, naming the line', () => {
+    const head = new TextEncoder().encode('1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 d');
+    const tail = new TextEncoder().encode(' 3 1 t\n2 Q0 c 1 1 t\n');
+    const bytes = new Uint8Array([...head, 0xe9, ...tail]);
+    expect(errorOf(() => parseRunColumns(bytes, 'r', only2)).message).toBe(
+      'r:3: the line is not valid UTF-8 (bytes 0xE9 0x20 0x33 0x20); convert the file to UTF-8, or declare the encoding it is in',
+    );
+  });
+
+  it('gives the line of an error on a kept topic after many lines it skipped', () => {
+    const skipped = Array.from({ length: 500 }, (_, i) => `1 Q0 d${i} ${i + 1} ${500 - i}.5 t\n`);
+    const text = `${skipped.join('')}2 Q0 c 1 1 t\n2 Q0 e 2 x t\n`;
+    expect(errorOf(() => parseRunColumns(text, 'r', only2)).message).toBe(
+      'r:502: score "x" is not a finite number',
+    );
+  });
+
+  // What a line may hold and still be accepted: the full checks take what the shorter path
+  // does not (exponents, \v and \f, UTF-8, a CR before the line end, blank and comment lines).
+  const accepted = [
+    '1 Q0 d 3 1 t',
+    '  1\tQ0\td\t3\t1\tt',
+    '1 Q0 d +3 -1 t',
+    '1 Q0 d -3 +1 t',
+    '1 Q0 d 3 5. t',
+    '1 Q0 d 3 .5 t',
+    '1 Q0 d 3 -0 t',
+    '1 Q0 d 3 1e5 t',
+    '1 Q0 d 3 -2.5E-3 t',
+    '1 Q0 d 3 12345678901234567890.5 t',
+    '1\vQ0\fd 3 1 t',
+    '1 Q0 é 3 1 t',
+    '1 Q0 d\u0001 3 1 t',
+    '1 Q0 d 3 1 t extra columns here',
+    '1 Q0 d 3 1 t\r',
+    '1 Q0 d 3 1 t \t\r',
+    '1 Q0 d 3 1 t\r\r',
+    '# a comment',
+    '',
+    '   ',
+  ];
+  it.each(accepted)('accepts %j, keeping only topic 2 at the right line', (line) => {
+    const run = parseRunColumns(withLine3(line), 'r', only2);
+    expect(entries(run)).toEqual({ '2': ['c 1@4'] });
+    expect(run.name).toBe('t');
+  });
+
+  it('takes the tag of the last line even when its topic is not kept', () => {
+    const run = parseRunColumns('2 Q0 c 1 1 t2\n1 Q0 a 1 3 t1\n1 Q0 b 2 2 last\n', 'r', only2);
+    expect(run.name).toBe('last');
+    const crlf = parseRunColumns(
+      '2 Q0 c 1 1 t2\r\n1 Q0 a 1 3 t1\r\n1 Q0 b 2 2 end\r\n',
+      'r',
+      only2,
+    );
+    expect(crlf.name).toBe('end');
+  });
+
+  it('does not take a kept topic whose id starts with the skipped one', () => {
+    const only10 = { topics: new Set(['10']) };
+    const text = '1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n10 Q0 c 1 1 t\n1 Q0 d 3 1 t\n10 Q0 e 2 0.5 t\n';
+    expect(entries(parseRunColumns(text, 'r', only10))).toEqual({ '10': ['c 1@3', 'e 0.5@5'] });
+  });
+});
+
+describe('parseRunColumns against parseRun, keeping one topic of three', () => {
+  /** mulberry32, so every run of the test feeds the same inputs. */
+  function random(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const PIECES = [
+    ' ',
+    '\t',
+    '\r',
+    '\r\n',
+    '\v',
+    '\f',
+    '\n',
+    '-',
+    '+',
+    '.',
+    '..',
+    'e',
+    'E5',
+    '0',
+    '9',
+    'x',
+    '#',
+    'é',
+    '\u2028',
+    '\u0001',
+    '',
+    'Q0',
+    '1 ',
+    '2 ',
+    '10',
+  ];
+  const outcome = (parse: () => { name: string; kept: string[] }) => {
+    try {
+      return parse();
+    } catch (error) {
+      if (error instanceof TrecFormatError) return error.message;
+      throw error;
+    }
+  };
+
+  it('accepts and refuses the same texts, with the same message and line', () => {
+    const next = random(20_261_127);
+    const only2 = { topics: new Set(['2']) };
+    for (let n = 0; n < 3000; n++) {
+      const lines: string[] = [];
+      for (const qid of ['1', '2', '3'])
+        for (let r = 1; r <= 4; r++)
+          lines.push(`${qid}\tQ0\td${qid}-${r}\t${r}\t${(9 - r) / 4}\ttag${qid}`);
+      let text = `${lines.join('\n')}\n`;
+      for (let k = 1 + Math.floor(next() * 3); k > 0; k--) {
+        const at = Math.floor(next() * text.length);
+        const cut = next() < 0.3 ? 1 : 0;
+        text =
+          text.slice(0, at) + PIECES[Math.floor(next() * PIECES.length)] + text.slice(at + cut);
+      }
+      const columns = outcome(() => {
+        const run = parseRunColumns(text, 'r', only2);
+        const topic = run.topics.get('2');
+        const kept = topic
+          ? Array.from(
+              { length: topic.length },
+              (_, i) => `${docnoAt(topic, i)} ${topic.scores[i]}`,
+            )
+          : [];
+        return { name: run.name, kept };
+      });
+      const strings = outcome(() => {
+        const run = parseRun(text, 'r', only2);
+        return {
+          name: run.name,
+          kept: (run.topics.get('2') ?? []).map((e) => `${e.docno} ${e.score}`),
+        };
+      });
+      expect(columns, JSON.stringify(text)).toEqual(strings);
+    }
   });
 });
