@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { seeded } from './seeded.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const scratch = `${root}bench/out/dense/`;
@@ -36,14 +37,8 @@ createRequire(import.meta.url)('esbuild').buildSync({
 });
 const { DenseIndex } = await import(pathToFileURL(`${scratch}dist/dense.mjs`).href);
 
-// Mulberry32: a small seeded generator, so every run measures the same vectors.
-let seed = 42;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+// Seeded, so every run measures the same vectors.
+const random = seeded(42);
 const vector = () => Float32Array.from({ length: dims }, () => random() * 2 - 1);
 
 const vectors = Array.from({ length: docs }, vector);

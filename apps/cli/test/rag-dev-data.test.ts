@@ -6,21 +6,10 @@ import { expect, it } from 'vitest';
 import { sharedData, SHARED_DATA_SKIP } from '@assay/test-support/shared-data';
 import { assay } from './run-cli.js';
 import { describeOnEngines } from './cli-fixtures.js';
+import { seededRandom } from '@assay/test-support/seeded';
 
 const BANK = sharedData('trec_rag_2026_dev/rag25-dev-nuggets/rag25-dev-nuggets.jsonl');
 const TOPICS = sharedData('trec_rag_2026_dev/topics/rag25-topics-dev.tsv');
-
-/** A seeded generator (mulberry32), so the answers are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const half = (text: string) => {
   const words = text.split(' ');
@@ -83,7 +72,7 @@ describeOnEngines(
           .trim()
           .split('\n')
           .map((l) => JSON.parse(l) as { qid: string; nuggets: Array<{ text: string }> });
-        const random = rng(2026);
+        const random = seededRandom(2026);
         const chosen = [...bank].sort(() => random() - 0.5).slice(0, 5);
         const plan = new Map<string, string>();
         const answers = chosen.flatMap((topic) =>

@@ -7,17 +7,7 @@
 import { beforeEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 import { setUpApi, type TestApi } from './helpers.js';
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@assay/test-support/seeded';
 
 const PIECES = [
   '\0',
@@ -202,7 +192,7 @@ forEachDatabase('upload fuzzing', (t) => {
   }
 
   it('never answers 500, keeps nothing refused, and stores accepted text as it came', async () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const counts = { tried: 0, refused: 0, accepted: 0, serverError: 0, crashed: 0 };
     for (let i = 0; i < 150; i++) {
       const kind = KINDS[i % KINDS.length]!;

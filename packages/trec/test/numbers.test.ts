@@ -1,22 +1,13 @@
 // The run parser's number fast path must agree with Number() bit for bit.
 import { describe, expect, it } from 'vitest';
 import { parseDecimal, parseDecimalRange, parseInteger } from '../src/lines.js';
-
-/** Small seeded generator (mulberry32) so failures reproduce. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@assay/test-support/seeded';
 
 const inRange = (field: string): number => parseDecimalRange(`<${field}>`, 1, field.length + 1);
 
 describe('parseDecimalRange', () => {
   it('equals Number() on 20,000 random decimals of every length', () => {
-    const next = random(20240601);
+    const next = seededRandom(20240601);
     for (let i = 0; i < 20_000; i++) {
       const intDigits = Math.floor(next() * 12);
       const fracDigits = Math.floor(next() * 24);
@@ -32,7 +23,7 @@ describe('parseDecimalRange', () => {
   });
 
   it('equals Number() on the shortest forms of random doubles', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let i = 0; i < 20_000; i++) {
       const value = (next() - 0.5) * 10 ** Math.floor(next() * 40 - 20);
       const field = String(value);

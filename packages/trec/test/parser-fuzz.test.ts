@@ -12,18 +12,7 @@ import {
   refuseNul,
   TrecFormatError,
 } from '../src/index.js';
-
-/** mulberry32: a small seeded generator, so every run feeds the same inputs. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@assay/test-support/seeded';
 
 const SAMPLES = [
   '301 Q0 d1 1 2.5 bm25\n301 Q0 d2 2 1.25 bm25\n302 Q0 d1 1 -3 bm25\n',
@@ -121,7 +110,7 @@ const PARSERS: Array<[string, (text: string) => unknown]> = [
 describe('parsers fed random and mutated input', () => {
   for (const [name, parse] of PARSERS) {
     it(`${name} returns or throws TrecFormatError`, () => {
-      const next = random(20_261_123);
+      const next = seededRandom(20_261_123);
       let refused = 0;
       for (let i = 0; i < 1500; i++) {
         let text = i % 5 === 0 ? randomBytesText(next) : SAMPLES[i % SAMPLES.length]!;

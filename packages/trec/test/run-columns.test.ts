@@ -8,6 +8,7 @@ import {
   parseRunColumns,
   type RunColumns,
 } from '../src/index.js';
+import { seededRandom } from '@assay/test-support/seeded';
 
 /** Parses `text` fed in pieces of `size` bytes (every split point a line may straddle). */
 function inPieces(text: string, size: number, file = 'r'): RunColumns {
@@ -273,17 +274,6 @@ describe('parseRunColumns on lines of a topic it does not keep', () => {
 });
 
 describe('parseRunColumns against parseRun, keeping one topic of three', () => {
-  /** mulberry32, so every run of the test feeds the same inputs. */
-  function random(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
   const PIECES = [
     ' ',
     '\t',
@@ -321,7 +311,7 @@ describe('parseRunColumns against parseRun, keeping one topic of three', () => {
   };
 
   it('accepts and refuses the same texts, with the same message and line', () => {
-    const next = random(20_261_127);
+    const next = seededRandom(20_261_127);
     const only2 = { topics: new Set(['2']) };
     for (let n = 0; n < 3000; n++) {
       const lines: string[] = [];
