@@ -76,6 +76,8 @@ export const ReportSchema = z
 /** A report as the API shows it: an evaluation's or comparison's result field by field. */
 export function presentReport(report: StoredReport) {
   const shown = presentReportSummary(report);
+  // One branch per kind, so each answer carries its kind's result type (the union of both
+  // would match neither member of ReportSchema).
   if (report.kind === 'comparison') return { ...shown, kind: report.kind, result: report.result };
   if (report.kind === 'evaluation') return { ...shown, kind: report.kind, result: report.result };
   return {

@@ -228,7 +228,7 @@ export const AnswersReportSchema = fieldsOf<AnswersReport>()(
             system: z.string(),
             n: Int.openapi({ description: 'topics' }),
             means: ByMeasure(z.number()).openapi({ description: 'per criterion' }),
-            ci: ByMeasure(z.tuple([z.number(), z.number()])).openapi({
+            ci: ByMeasure(Interval).openapi({
               description: 'per criterion: 95% bootstrap interval of the mean',
             }),
             winRate: ByMeasure(z.number()),
