@@ -1,7 +1,7 @@
 // @assay/platform: use-cases over the database shared by the CLI and the API (no HTTP, no argv).
 
 /** Keyset paging of lists: a page and its cursor, how to ask for one, the page sizes. */
-export { LARGE_PAGE, SMALL_PAGE, type Page, type PageOptions, type PageSize } from './paging.js';
+export { LARGE_PAGE, SMALL_PAGE, type Page, type PageOptions, type PageSize } from './core/paging.js';
 /** Configuration from the environment; opening and migrating the configured database. */
 export {
   ConfigError,
@@ -10,7 +10,7 @@ export {
   openDatabase,
   pgliteDataDir,
   type AssayConfig,
-} from './config.js';
+} from './core/config.js';
 /** The stored shapes the use-cases return (apps take them from here, never from the database package). */
 export type {
   AssayDb,
@@ -30,15 +30,15 @@ export type {
 /** Another process holds the embedded data directory and does not share it. */
 export { DatabaseInUseError } from '@assay/db';
 /** Finding the data directory (`.assay` here or in a parent folder, as git finds `.git`). */
-export { DATA_DIR_NAME, findDataDir } from './data-dir.js';
+export { DATA_DIR_NAME, findDataDir } from './core/data-dir.js';
 /** A health check's view of the database (ok, busy behind a long statement, down), within ~25 ms. */
-export { checkDatabaseHealth, type DatabaseHealth } from './database-health.js';
+export { checkDatabaseHealth, type DatabaseHealth } from './core/database-health.js';
 /** Whether an error means the database cannot be reached right now (down, restarting): try again later. */
 export { isDatabaseUnavailable } from '@assay/db';
 /** The use-case error with a stable code. */
-export { PlatformError, type PlatformErrorCode } from './errors.js';
+export { PlatformError, type PlatformErrorCode } from './core/errors.js';
 /** Words for a database's refusal of data by SQLSTATE (out of range, too long, NUL), naming no SQL. */
-export { describeDataError } from './errors.js';
+export { describeDataError } from './core/errors.js';
 /** The one naming rule: collections, runs and label sets by id when numeric and it exists, else by name. */
 export {
   refToIdOrName,
@@ -47,7 +47,7 @@ export {
   resolveRun,
   type CollectionRef,
   type ItemRef,
-} from './resolve.js';
+} from './core/resolve.js';
 /** Imports: collection, topics, qrels (as a human label set), runs — parse fully, then one transaction. */
 export {
   importCollection,
@@ -62,7 +62,7 @@ export {
   type ImportRunResult,
   type ImportTopicsInput,
   type ImportTopicsResult,
-} from './imports.js';
+} from './catalog/imports.js';
 /** Shipped datasets (Cranfield): list, load, and the Cranfield query and judgment parsers. */
 export {
   defaultDatasetsDir,
@@ -74,16 +74,16 @@ export {
   type CranfieldQuery,
   type DatasetManifest,
   type LoadDatasetResult,
-} from './datasets.js';
+} from './catalog/datasets.js';
 /** The bootstrap admin and token authentication. */
-export { authenticate, ensureAdmin, type EnsureAdminResult } from './auth.js';
+export { authenticate, ensureAdmin, type EnsureAdminResult } from './people/auth.js';
 /** Evaluating stored runs against a stored label set. */
 export {
   evaluateRuns,
   type EvaluateRunsInput,
   type EvaluateRunsResult,
   type RunMeasures,
-} from './evaluate.js';
+} from './analysis/evaluate.js';
 /** Collections, documents and topics: list, get, delete, by the one naming rule. */
 export {
   deleteCollection,
@@ -91,11 +91,11 @@ export {
   listCollections,
   listCollectionsPage,
   type DeletedCollection,
-} from './collections.js';
+} from './catalog/collections.js';
 /** The naming rule of new names (not empty, not all digits), and a run's name from its tag. */
-export { checkNewName, NAME_RULE, runNameFromTag } from './names.js';
-export { DOCUMENT_PAGE, getDocument, listDocuments, listDocumentsPage } from './documents.js';
-export { getTopic, listTopics, listTopicsPage } from './topics.js';
+export { checkNewName, NAME_RULE, runNameFromTag } from './core/names.js';
+export { DOCUMENT_PAGE, getDocument, listDocuments, listDocumentsPage } from './catalog/documents.js';
+export { getTopic, listTopics, listTopicsPage } from './catalog/topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */
 export {
   deleteRun,
@@ -107,7 +107,7 @@ export {
   readTrecRun,
   RUN_ENTRY_PAGE,
   takenRunNames,
-} from './runs.js';
+} from './catalog/runs.js';
 /** Label sets: list, labels, delete, a label set as qrels text. */
 export {
   deleteLabelSet,
@@ -118,9 +118,9 @@ export {
   listLabelsPage,
   listLabelSets,
   listLabelSetsPage,
-} from './label-sets.js';
+} from './catalog/label-sets.js';
 /** The assay version reports record. */
-export { ASSAY_VERSION } from './version.js';
+export { ASSAY_VERSION } from './core/version.js';
 /** Reports: evaluations, comparisons and agreement reports stored as immutable snapshots. */
 export {
   createAgreementReport,
@@ -138,9 +138,9 @@ export {
   type ReportProvenance,
   type StoredReport,
   type StoredReportSummary,
-} from './reports.js';
+} from './reports/reports.js';
 /** How a report's result is kept in jsonb (non-finite numbers tagged) and read back. */
-export { fromJson, toJson } from './report-codec.js';
+export { fromJson, toJson } from './reports/report-codec.js';
 /** Leaderboards: publish a comparison under a slug, list, read, render for download, unpublish. */
 export {
   getPublishedLeaderboard,
@@ -152,11 +152,11 @@ export {
   type PublishedLeaderboard,
   type PublishedLeaderboardSummary,
   type RenderedLeaderboard,
-} from './leaderboards.js';
+} from './reports/leaderboards.js';
 /** Prediction-powered leaderboards of stored runs (PPI++), a campaign's finished topics counting. */
-export { estimateLeaderboard, type PpiEstimate, type PpiEstimateInput } from './ppi-estimates.js';
+export { estimateLeaderboard, type PpiEstimate, type PpiEstimateInput } from './analysis/ppi-estimates.js';
 /** The judge-quality report of stored label sets, with the cost of assay's own judging. */
-export { reportOnJudges, type JudgeReportRequest } from './judge-reports.js';
+export { reportOnJudges, type JudgeReportRequest } from './analysis/judge-reports.js';
 /** The pure analyses behind `assay compare` and `assay agree`, and their renderings. */
 export * from './analysis/index.js';
 /** The consensus (majority, mean or median) of several stored label sets, stored as a new one. */
@@ -164,7 +164,7 @@ export {
   createConsensusLabelSet,
   type CreateConsensusInput,
   type CreateConsensusResult,
-} from './consensus.js';
+} from './catalog/consensus.js';
 /** Pools of a collection's stored runs, in judging priority order, with their statistics. */
 export {
   buildCollectionPool,
@@ -172,9 +172,9 @@ export {
   type CollectionPool,
   type CollectionPoolItem,
   type CollectionPoolSpec,
-} from './pools.js';
+} from './catalog/pools.js';
 /** What pools and campaigns leave out: pairs whose topic or document the collection lacks. */
-export { type LeftOutPairs } from './held-pairs.js';
+export { type LeftOutPairs } from './catalog/held-pairs.js';
 /** Judge jobs over a stored collection: jobs, status, progress, pause, failures, retry. */
 export {
   createCollectionJudgeJob,
@@ -190,7 +190,7 @@ export {
   type CreateCollectionJudgeJobResult,
   type JudgeJobSettings,
   type JudgeJobSummary,
-} from './judge-jobs.js';
+} from './judging/jobs.js';
 /** A worker's model endpoint client and pacing from the configuration. */
 export {
   hasJudgeEndpoint,
@@ -198,7 +198,7 @@ export {
   judgeBatchClient,
   judgeWorkerDeps,
   type JudgeEndpointOptions,
-} from './judge-endpoint.js';
+} from './judging/endpoint.js';
 /** LLM steps through the Batch API or batch files: collect, export, import, submit and poll. */
 export {
   batchesDir,
@@ -215,13 +215,13 @@ export {
   type BatchRunResult,
   type LlmStep,
   type LlmStepDeps,
-} from './llm-batch.js';
+} from './judging/batch.js';
 /** The database call store: every LLM call kept, an answered one found again by its hash. */
-export { DbCallStore } from './call-store.js';
+export { DbCallStore } from './llm/call-store.js';
 /** How many tasks a judge worker claims at a time and holds at most. */
-export { claimBatchSize, maxHeldTasks } from './judge-claims.js';
+export { claimBatchSize, maxHeldTasks } from './judging/claims.js';
 /** Model prices for costs and budgets: list prices, the data directory's prices.json, a command's own. */
-export { loadPrices, pricesFile, PRICES_FILE } from './prices.js';
+export { loadPrices, pricesFile, PRICES_FILE } from './llm/prices.js';
 /** A model's price: USD per million prompt (input) and completion (output) tokens. */
 export type { ModelPrice } from '@assay/llm';
 /** Judge templates: the shipped folder, the list of them, a template's hash, the values it renders, the relevance check. */
@@ -238,18 +238,18 @@ export {
   type JudgeDocument,
   type JudgeTemplateSummary,
   type JudgeTopic,
-} from './judge-templates.js';
+} from './judging/templates.js';
 /** Finding or creating the judge job of a label set, with its pool items as tasks. */
 export {
   ensureJudgeJob,
   type EnsureJudgeJobInput,
   type EnsureJudgeJobResult,
   type JudgeItemInput,
-} from './ensure-judge-job.js';
+} from './judging/ensure-job.js';
 /** What a judging run would send and cost, without sending anything. */
-export { estimateJudgeRun, type JudgeEstimate } from './judge-estimate.js';
+export { estimateJudgeRun, type JudgeEstimate } from './judging/estimate.js';
 /** Worker identities and the leases of workers that stopped. */
-export { newWorkerId, releaseDeadLocalLeases, releaseWorkerTasks } from './worker-leases.js';
+export { newWorkerId, releaseDeadLocalLeases, releaseWorkerTasks } from './core/worker-leases.js';
 /** The judge worker: claims tasks under a lease, judges them, writes labels and calls. */
 export {
   runJudgeWorker,
@@ -257,7 +257,7 @@ export {
   type JudgeWorkerOptions,
   type JudgeWorkerProgress,
   type JudgeWorkerResult,
-} from './judge-worker.js';
+} from './judging/worker.js';
 /** Answer-quality evaluation: response/gold/example/score files, scoring answers, the report. */
 export * from './answers/index.js';
 /** RAG evaluation: nugget banks, nugget assignment, citation support, rubrics, their scores. */
@@ -275,7 +275,7 @@ export {
   type RetrieveProgress,
   type RetrieveStoredRunInput,
   type RetrieveStoredRunResult,
-} from './retrieval-runs.js';
+} from './retrieval/retrieval-runs.js';
 /**
  * A stored collection's on-disk BM25 index, built under the data directory and searched by
  * its retrievals instead of an index in memory while it matches the collection's documents.
@@ -288,7 +288,7 @@ export {
   collectionIndexFile,
   type BuildCollectionDiskIndexInput,
   type CollectionDiskIndexBuilt,
-} from './collection-disk-index.js';
+} from './retrieval/disk-index.js';
 /** The retrieval methods a stored retrieval accepts. */
 export { RETRIEVAL_METHODS, type RetrievalMethod } from '@assay/retrieval';
 
@@ -304,7 +304,7 @@ export {
   startModelRetrieveJob,
   type RetrieveStoredModelRunInput,
   type RetrieveStoredModelRunResult,
-} from './model-retrieval.js';
+} from './retrieval/model-retrieval.js';
 /** Checking a retrieval with models and building its clients, prices and prompts (CLI and API). */
 export {
   methodPrompts,
@@ -316,11 +316,11 @@ export {
   type EndpointOverrides,
   type ModelRetrievalRequest,
   type PreparedModelRetrieval,
-} from './model-resources.js';
+} from './llm/model-resources.js';
 /** The methods that call models, and the API body's `settings` made from their definitions. */
 export { methodSettingsSchema, MODEL_METHODS, type ModelMethod } from '@assay/methods';
 /** The stored trace of a run made with models. */
-export { RUN_TRACE_PAGE, runTrace } from './run-traces.js';
+export { RUN_TRACE_PAGE, runTrace } from './retrieval/run-traces.js';
 /** Users with roles and API tokens: add (token shown once), list, issue, list, revoke and rotate tokens. */
 export {
   addUser,
@@ -337,7 +337,7 @@ export {
   type IssuedToken,
   type TokenActor,
   type UserSummary,
-} from './users.js';
+} from './people/users.js';
 /** A stored API token's record (id, label, times; never the secret). */
 export type { ApiToken } from '@assay/db';
 /** Annotation campaigns: creation from a pool or an item list, sampling, summaries. */
@@ -352,7 +352,7 @@ export {
   type CampaignSamplingSpec,
   type CampaignSummary,
   type CreateCampaignInput,
-} from './campaigns.js';
+} from './campaigns/campaigns.js';
 /** Campaign sampling and assignment (pure). */
 export {
   assignAnnotators,
@@ -362,7 +362,7 @@ export {
   sampleCampaignItems,
   type CampaignCandidate,
   type CampaignSampling,
-} from './campaign-sampling.js';
+} from './campaigns/sampling.js';
 /** The annotator's side of a campaign: next item, save, undo, skip; admin adjudication. */
 export {
   adjudicateItem,
@@ -379,7 +379,7 @@ export {
   type AnnotatorCampaign,
   type NextAnnotationItems,
   type SavedLabel,
-} from './annotation.js';
+} from './campaigns/annotation.js';
 /** An annotator's history of labelled items, and notes and flags on items. */
 export {
   ITEM_FLAGS,
@@ -391,7 +391,7 @@ export {
   type CampaignNote,
   type HistoryItem,
   type ItemNoteView,
-} from './annotator-history.js';
+} from './campaigns/annotator-history.js';
 /** Agreement of a campaign: among annotators and against compared label sets. */
 export {
   campaignAgreement,
@@ -399,7 +399,7 @@ export {
   type CampaignAgreement,
   type PairAgreement,
   type TopicAgreement,
-} from './campaign-agreement.js';
+} from './campaigns/agreement.js';
 /** The items a campaign's annotators disagree on, for an admin to adjudicate. */
 export {
   adjudicationItem,
@@ -407,7 +407,7 @@ export {
   listCampaignDisagreements,
   type AdjudicationItem,
   type Disagreement,
-} from './campaign-disagreements.js';
+} from './campaigns/disagreements.js';
 /** Campaigns as objects: close, reopen, add and remove annotators, delete. */
 export {
   addCampaignAnnotators,
@@ -419,7 +419,7 @@ export {
   type AddedAnnotators,
   type CampaignDeletion,
   type RemovedAnnotator,
-} from './campaign-admin.js';
-export { ANNOTATOR_REMOVED, CAMPAIGN_CLOSED } from './campaign-state.js';
+} from './campaigns/admin.js';
+export { ANNOTATOR_REMOVED, CAMPAIGN_CLOSED } from './campaigns/state.js';
 /** The first-start demo's runs: Cranfield retrieved by bm25, rm3 and rocchio. */
-export { storeDemoRuns } from './demo.js';
+export { storeDemoRuns } from './catalog/demo.js';

@@ -6,7 +6,7 @@ import {
   interleave,
   sampleCampaignItems,
   type CampaignCandidate,
-} from '../src/campaign-sampling.js';
+} from '../src/campaigns/sampling.js';
 
 const items = (spec: string): CampaignCandidate[] =>
   spec.split(' ').map((pair) => {

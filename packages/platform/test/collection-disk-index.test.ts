@@ -11,7 +11,7 @@ import {
   startCollectionDiskIndexBuild,
   storedCollectionDiskIndex,
   type CollectionDiskIndexState,
-} from '../src/collection-disk-index.js';
+} from '../src/retrieval/disk-index.js';
 import { importCollection, resolveCollection } from '../src/index.js';
 import { rejection } from './helpers.js';
 

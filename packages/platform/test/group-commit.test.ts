@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../src/group-commit.js';
+import { GroupCommit } from '../src/core/group-commit.js';
 
 /** A flush that records each batch it is given and answers with the items doubled. */
 function recorder() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeJobPace } from '../src/judge-job-timing.js';
+import { judgeJobPace } from '../src/judging/job-timing.js';
 
 const counts = (pending: number, running: number, labelled: number, failed = 0) => ({
   total: pending + running + labelled + failed,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TrecFormatError } from '@assay/trec';
-import { refuseNulYielding, slicesYielding } from '../src/text-slices.js';
+import { refuseNulYielding, slicesYielding } from '../src/core/text-slices.js';
 
 async function collect(slices: AsyncIterable<string>): Promise<string[]> {
   const all: string[] = [];

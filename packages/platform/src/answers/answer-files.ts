@@ -5,7 +5,7 @@
 import type { JudgeTemplate } from '@assay/judge';
 import type { AnswerScore } from '@assay/stats';
 import { unstorableJson } from '@assay/trec';
-import { PlatformError } from '../errors.js';
+import { PlatformError } from '../core/errors.js';
 
 /** One sentence of an answer with the ids of the passages it cites, in citation order. */
 export interface AnswerSentence {

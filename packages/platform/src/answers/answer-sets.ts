@@ -36,10 +36,10 @@ import {
   type AnswerQualityReport,
   type TrialSpread,
 } from '@assay/stats';
-import { PlatformError, writing } from '../errors.js';
-import { checkNewName } from '../names.js';
-import { loadJudgeTemplate, templateHash } from '../judge-templates.js';
-import type { Actor } from '../reports.js';
+import { PlatformError, writing } from '../core/errors.js';
+import { checkNewName } from '../core/names.js';
+import { loadJudgeTemplate, templateHash } from '../judging/templates.js';
+import type { Actor } from '../reports/reports.js';
 import {
   parseGoldAnswers,
   parseResponses,
@@ -49,7 +49,7 @@ import {
 } from './answer-files.js';
 import { scoreAnswers, type AnswerScoringMode, type ScoreAnswersResult } from './score-answers.js';
 import { routeBreakdown, type RouteMeans } from './answers-report.js';
-import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from '../paging.js';
+import { pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from '../core/paging.js';
 
 export type { ResponseSet, ScoreSet, StoredResponse, AnswerScoreRow };
 

@@ -9,8 +9,8 @@ import {
   type Queryable,
 } from '@assay/db';
 import type { JudgeTemplate } from '@assay/judge';
-import { PlatformError, writing } from '../errors.js';
-import type { Actor } from '../reports.js';
+import { PlatformError, writing } from '../core/errors.js';
+import type { Actor } from '../reports/reports.js';
 import { answerJudgeTemplate, resolveResponseSet, type ResponseSetRef } from './answer-sets.js';
 
 export type { HandScore };

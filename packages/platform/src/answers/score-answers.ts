@@ -11,7 +11,7 @@ import {
   type TemplateValues,
 } from '@assay/judge';
 import { keyedSeed, seededPermutation } from '@assay/stats';
-import { PlatformError } from '../errors.js';
+import { PlatformError } from '../core/errors.js';
 import type { AnswerResponse, AnswerScoreLine, ScoredExample } from './answer-files.js';
 
 /** How answers are put to the judge. */

@@ -28,7 +28,7 @@ import {
   type RubricJudgment,
   type SupportLabel,
 } from '@assay/stats';
-import { PlatformError } from '../errors.js';
+import { PlatformError } from '../core/errors.js';
 import { resolveResponseSet } from '../answers/answer-sets.js';
 import type { NuggetAssignmentRecord, RubricJudgmentRecord, SupportRecord } from './rag-files.js';
 

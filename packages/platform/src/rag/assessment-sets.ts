@@ -18,11 +18,11 @@ import {
 } from '@assay/db';
 import { labelAgreement, type LabelAgreementReport } from '@assay/stats';
 import type { CompareSettings } from '../analysis/index.js';
-import { PlatformError, writing } from '../errors.js';
+import { PlatformError, writing } from '../core/errors.js';
 import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
-import { checkNewName } from '../names.js';
-import { storeComparisonReport, type Actor, type StoredReport } from '../reports.js';
-import { resolveCollection, type CollectionRef } from '../resolve.js';
+import { checkNewName } from '../core/names.js';
+import { storeComparisonReport, type Actor, type StoredReport } from '../reports/reports.js';
+import { resolveCollection, type CollectionRef } from '../core/resolve.js';
 import {
   ASSESSMENT_LABELS,
   answerKey,

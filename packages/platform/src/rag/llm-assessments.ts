@@ -19,13 +19,13 @@ import {
 } from '@assay/db';
 import type { JudgeDeps, JudgeTemplate } from '@assay/judge';
 import { canonicalJson } from '@assay/llm';
-import { PlatformError, writing } from '../errors.js';
-import { dryRunStep, type LlmStep as BatchStep } from '../llm-batch.js';
+import { PlatformError, writing } from '../core/errors.js';
+import { dryRunStep, type LlmStep as BatchStep } from '../judging/batch.js';
 import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
-import { templateHash } from '../judge-templates.js';
-import { checkNewName } from '../names.js';
-import type { Actor } from '../reports.js';
-import { resolveCollection, type CollectionRef } from '../resolve.js';
+import { templateHash } from '../judging/templates.js';
+import { checkNewName } from '../core/names.js';
+import type { Actor } from '../reports/reports.js';
+import { resolveCollection, type CollectionRef } from '../core/resolve.js';
 import {
   isAssessable,
   itemsOf,

@@ -4,17 +4,17 @@
 // next version (nothing new when the same nuggets are there already).
 import { getDocuments, getLabelGrades, getTopic, type JsonObject, type Queryable } from '@assay/db';
 import type { JudgeDeps, JudgeTemplate } from '@assay/judge';
-import { PlatformError } from '../errors.js';
-import { dryRunStep, type LlmStep as BatchStep } from '../llm-batch.js';
-import { templateHash } from '../judge-templates.js';
-import { checkNewName } from '../names.js';
-import type { Actor } from '../reports.js';
+import { PlatformError } from '../core/errors.js';
+import { dryRunStep, type LlmStep as BatchStep } from '../judging/batch.js';
+import { templateHash } from '../judging/templates.js';
+import { checkNewName } from '../core/names.js';
+import type { Actor } from '../reports/reports.js';
 import {
   resolveCollection,
   resolveLabelSet,
   type CollectionRef,
   type ItemRef,
-} from '../resolve.js';
+} from '../core/resolve.js';
 import { LlmStep, type LlmStepOptions, type LlmStepReport } from './llm-step.js';
 import {
   createNuggets,

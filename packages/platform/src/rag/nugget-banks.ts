@@ -31,11 +31,11 @@ import {
 } from '@assay/db';
 import { canonicalJson } from '@assay/llm';
 import type { NuggetImportance } from '@assay/stats';
-import { PlatformError, writing } from '../errors.js';
-import { collectionLockName } from '../name-locks.js';
-import { checkNewName } from '../names.js';
-import type { Actor } from '../reports.js';
-import { resolveCollection, type CollectionRef } from '../resolve.js';
+import { PlatformError, writing } from '../core/errors.js';
+import { collectionLockName } from '../core/name-locks.js';
+import { checkNewName } from '../core/names.js';
+import type { Actor } from '../reports/reports.js';
+import { resolveCollection, type CollectionRef } from '../core/resolve.js';
 import { formatNuggetBank, parseNuggetBank, type BankTopic } from './rag-files.js';
 
 export type { NuggetBank, NuggetBankVersion, StoredNugget };

@@ -5,7 +5,7 @@
 // nugget-create.md and nugget-importance.md.
 import type { JudgeTemplate } from '@assay/judge';
 import type { NuggetImportance } from '@assay/stats';
-import { PlatformError } from '../errors.js';
+import { PlatformError } from '../core/errors.js';
 import { numberedLabels, numberedList, numberedTemplate, type LlmStep } from './llm-step.js';
 
 /** A topic to make nuggets for: its request and relevant passages, most relevant first. */

@@ -17,11 +17,11 @@ import {
   type StoredAssessment,
   type StoredSentence,
 } from '@assay/db';
-import { PlatformError, writing } from '../errors.js';
+import { PlatformError, writing } from '../core/errors.js';
 import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
-import { checkNewName } from '../names.js';
-import type { Actor } from '../reports.js';
-import { resolveCollection, type CollectionRef } from '../resolve.js';
+import { checkNewName } from '../core/names.js';
+import type { Actor } from '../reports/reports.js';
+import { resolveCollection, type CollectionRef } from '../core/resolve.js';
 import {
   ASSESSMENT_LABELS,
   answerKey,

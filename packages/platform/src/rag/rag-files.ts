@@ -14,7 +14,7 @@ import {
   type RubricJudgment,
   type SupportLabel,
 } from '@assay/stats';
-import { PlatformError } from '../errors.js';
+import { PlatformError } from '../core/errors.js';
 import { eachJsonLine, idField, lineError } from '../answers/answer-files.js';
 
 /** A nugget of a bank file: text, importance, and the fields assay does not know. */

@@ -17,7 +17,7 @@ import {
   type CompareReport,
   type CompareSettings,
 } from '../analysis/index.js';
-import { PlatformError } from '../errors.js';
+import { PlatformError } from '../core/errors.js';
 import { csvRow } from '../formats/index.js';
 import type { NuggetAssignmentRecord, RubricJudgmentRecord, SupportRecord } from './rag-files.js';
 

@@ -12,10 +12,10 @@ import {
   type RubricSet,
   type StoredCriterion,
 } from '@assay/db';
-import { PlatformError, writing } from '../errors.js';
-import { checkNewName } from '../names.js';
-import type { Actor } from '../reports.js';
-import { resolveCollection, type CollectionRef } from '../resolve.js';
+import { PlatformError, writing } from '../core/errors.js';
+import { checkNewName } from '../core/names.js';
+import type { Actor } from '../reports/reports.js';
+import { resolveCollection, type CollectionRef } from '../core/resolve.js';
 import { collectionForImport } from './nugget-banks.js';
 import { parseRubrics } from './rag-files.js';
 

@@ -1,0 +1,486 @@
+import {
+  createCollection,
+  createLabelSet,
+  deleteLabelSet,
+  findLabelSetByName,
+  getCollectionByName,
+  getLabelSetSummary,
+  getRunSummary,
+  insertDocuments,
+  insertLabels,
+  insertTopics,
+  listTopics,
+  lockName,
+  withTransaction,
+  type JsonObject,
+  type LabelSetSummary,
+  type Queryable,
+  type RunSummary,
+  type StreamedEntries,
+  type TopicContext,
+  type TopicInput,
+} from '@assay/db';
+import {
+  MAX_NAME_CHARS,
+  gradeScaleProblem,
+  detectTopicFormat,
+  parseCollectionStream,
+  parseConversationalTopics,
+  parseConversationalTopicsStream,
+  parseQrelsStream,
+  parseRunStream,
+  lastRunTag,
+  RunStreamParser,
+  type CollectionDocument,
+  type CollectionFormat,
+  type ConversationalTopic,
+} from '@assay/trec';
+import { PlatformError, parsingAsync, parsingError, writing } from '../core/errors.js';
+import { checkNewName, runNameFromTag } from '../core/names.js';
+import { collectionLockName, labelSetLockName } from '../core/name-locks.js';
+import { createRunUnderName } from './run-under-name.js';
+import { writeInCollection } from './collection-writes.js';
+import {
+  isBlankText,
+  refuseNulYielding,
+  slicesYielding,
+  wholeText,
+  type FileText,
+} from '../core/text-slices.js';
+import { resolveCollection, type CollectionRef } from '../core/resolve.js';
+
+/** A new collection from a document file. */
+export interface ImportCollectionInput {
+  /** Unique collection name. */
+  name: string;
+  description?: string;
+  /** `jsonl` (`{"id","title"?,"text"}`), `tsv` (`id<TAB>[title<TAB>]text`) or `cranfield` (`cran.all.1400`). */
+  format: CollectionFormat;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
+  /** Name used in error messages (`file:line: reason`). */
+  file: string;
+}
+
+/** What importCollection created. */
+export interface ImportCollectionResult {
+  collectionId: number;
+  name: string;
+  /** Documents stored. */
+  documents: number;
+}
+
+/**
+ * Creates a collection with its documents (an empty file: none, for evaluating stored runs
+ * against stored qrels only). The whole file is parsed first (bad JSON, a
+ * missing id or text, a duplicate id → invalid_input `file:line: reason`), then everything
+ * is written in one transaction; conflict when the name is taken. A failure leaves nothing.
+ */
+export async function importCollection(
+  db: Queryable,
+  input: ImportCollectionInput,
+): Promise<ImportCollectionResult> {
+  const name = checkNewName(input.name, 'collection name');
+  // An empty file makes an evaluation-only collection: runs and qrels, no documents.
+  // Parsed in slices, so that a large file does not hold up other requests.
+  const docs = isBlankText(input.text)
+    ? []
+    : await parsingAsync(async () => {
+        await refuseNulYielding(input.text, input.file);
+        return parseCollectionStream(slicesYielding(input.text), input.file, input.format);
+      });
+  const taken = `collection "${name}" already exists`;
+  return writing(
+    () =>
+      withTransaction(db, async (trx) => {
+        await lockName(trx, collectionLockName(name));
+        if (await getCollectionByName(trx, name)) throw new PlatformError('conflict', taken);
+        const collection = await createCollection(trx, {
+          name,
+          description:
+            input.description === undefined ? null : refuseNulIn(input.description, 'description'),
+        });
+        const documents = await insertDocuments(trx, collection.id, documentRows(docs));
+        return { collectionId: collection.id, name: collection.name, documents };
+      }),
+    taken,
+    input.file,
+  );
+}
+
+/** Parsed documents as rows, made one batch at a time while they are written. */
+function* documentRows(docs: readonly CollectionDocument[]) {
+  for (const d of docs)
+    yield {
+      docId: d.id,
+      title: d.title ?? null,
+      text: d.text,
+      metadata: d.metadata as JsonObject,
+    };
+}
+
+/** Topics for a collection from a TSV, JSONL or TREC topic file. */
+export interface ImportTopicsInput {
+  collection: CollectionRef;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
+  /** Name used in error messages (`file:line: reason`). */
+  file: string;
+  /** Detected from the text when absent (`{` → jsonl, `<top>` → trec, else tsv). */
+  format?: 'tsv' | 'jsonl' | 'trec';
+}
+
+/** What importTopics stored. */
+export interface ImportTopicsResult {
+  collectionId: number;
+  /** Topics stored. */
+  topics: number;
+}
+
+/**
+ * Adds topics to a collection in one transaction. JSONL topics may carry conversational
+ * context: `context` (an object), `previous_turns` (strings or `{role, text}` objects) and
+ * `user_background` (strings) become the topic's context. conflict when a topic id is
+ * already in the collection; a failure leaves nothing.
+ */
+export async function importTopics(
+  db: Queryable,
+  input: ImportTopicsInput,
+): Promise<ImportTopicsResult> {
+  const rows = await parsingAsync(async () => {
+    await refuseNulYielding(input.text, input.file);
+    const format = input.format ?? detectTopicFormat(input.text);
+    // TSV and JSONL are parsed in slices; TREC SGML/XML topic files (small) in one piece.
+    const topics =
+      format === 'trec'
+        ? parseConversationalTopics(wholeText(input.text), input.file, format)
+        : await parseConversationalTopicsStream(slicesYielding(input.text), input.file, format);
+    return topics.map(toTopicInput);
+  });
+  const collection = await resolveCollection(db, input.collection);
+  const taken = `topics of ${input.file} are already in collection "${collection.name}"`;
+  return writing(
+    () =>
+      writeInCollection(db, collection, async (trx) => {
+        const existing = new Set((await listTopics(trx, collection.id)).map((t) => t.topicId));
+        const clash = rows.filter((r) => existing.has(r.topicId)).map((r) => r.topicId);
+        if (clash.length > 0)
+          throw new PlatformError(
+            'conflict',
+            `${clash.length} topic id(s) of ${input.file} already exist in collection "${collection.name}" (${clash
+              .slice(0, 5)
+              .map((id) => JSON.stringify(id))
+              .join(', ')}${clash.length > 5 ? ', …' : ''})`,
+            { topicIds: clash },
+          );
+        const written = await insertTopics(trx, collection.id, rows);
+        return { collectionId: collection.id, topics: written };
+      }),
+    taken,
+    input.file,
+  );
+}
+
+/** A parsed topic as a row, its conversational context checked by @assay/trec. */
+function toTopicInput({ topic: t, conversation }: ConversationalTopic): TopicInput {
+  return {
+    topicId: t.id,
+    query: t.text,
+    description: t.description ?? null,
+    narrative: t.narrative ?? null,
+    context: (conversation as TopicContext | undefined) ?? null,
+  };
+}
+
+/** Human judgments (TREC qrels `qid iter docno grade`) to store as a label set. */
+export interface ImportQrelsInput {
+  collection: CollectionRef;
+  /** Name of the label set (unique within the collection). */
+  labelSet: string;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
+  /** Name used in error messages (`file:line: reason`). */
+  file: string;
+  /** Replace an existing label set of this name (deleted and rewritten in one transaction). */
+  replace?: boolean;
+  /** Grade scale; default: the lowest and highest grade seen, widened to include 0. */
+  scale?: { min: number; max: number };
+  /**
+   * Who made the labels: `human` (default; a `human_qrels` set) or `llm` (an `llm_judge`
+   * set written elsewhere, e.g. by another judging tool), with its `judge` and `model`.
+   */
+  kind?: 'human' | 'llm';
+  /** The judge (template or method) that wrote LLM labels; only with kind llm. */
+  judge?: string;
+  /** The model that wrote LLM labels; only with kind llm. */
+  model?: string;
+}
+
+/** What importQrels stored. */
+export interface ImportQrelsResult {
+  labelSetId: number;
+  name: string;
+  /** Labels stored. */
+  labels: number;
+  /** Topics with at least one label. */
+  topics: number;
+  scale: { min: number; max: number };
+  /** Whether an existing label set of this name was replaced. */
+  replaced: boolean;
+  /** The stored label set as it was when written (a later replace may remove it). */
+  labelSet: LabelSetSummary;
+}
+
+/**
+ * The details of a conflict that asking to replace would resolve: each interface adds its
+ * own way of asking (the CLI's `--replace`, the API's `?replace=true`).
+ */
+const REPLACEABLE = { replaceable: true } as const;
+
+/**
+ * Stores qrels as a `human_qrels` label set in one transaction. conflict when the name is
+ * taken and `replace` is not set (or when the existing set is not imported qrels);
+ * with `replace` the old set is deleted and the new one written in the same transaction.
+ */
+export async function importQrels(
+  db: Queryable,
+  input: ImportQrelsInput,
+): Promise<ImportQrelsResult> {
+  const name = checkNewName(input.labelSet, 'label set name');
+  const declared = input.scale;
+  const scaleProblem = declared && gradeScaleProblem(declared.min, declared.max);
+  if (scaleProblem) throw new PlatformError('invalid_input', scaleProblem, { field: 'scale' });
+  // A declared scale is checked line by line, so the message names the first grade outside it.
+  const qrels = await parsingAsync(async () => {
+    await refuseNulYielding(input.text, input.file);
+    return parseQrelsStream(slicesYielding(input.text), input.file, {
+      storage: true,
+      ...(declared ? { scale: declared } : {}),
+    });
+  });
+  const labels: Array<{ topicId: string; docId: string; grade: number }> = [];
+  let min = 0;
+  let max = 0;
+  for (const [topicId, docs] of qrels) {
+    for (const [docId, grade] of docs) {
+      labels.push({ topicId, docId, grade });
+      if (grade < min) min = grade;
+      if (grade > max) max = grade;
+    }
+  }
+  if (labels.length === 0)
+    throw new PlatformError('invalid_input', `${input.file}: no judgments`, { file: input.file });
+  // Without a declared scale: the grades seen, widened to include 0 (and at least two grades).
+  const scale = declared ?? { min, max: Math.max(max, min + 1) };
+  const llm = input.kind === 'llm';
+  if (!llm && (input.judge !== undefined || input.model !== undefined))
+    throw new PlatformError('invalid_input', 'a judge or model belongs to an LLM label set only');
+  const metadata: Record<string, string> = { source: input.file };
+  if (input.judge !== undefined) metadata.judge = requireName(input.judge, 'judge');
+  if (input.model !== undefined) metadata.model = requireName(input.model, 'model');
+  const collection = await resolveCollection(db, input.collection);
+  const taken = `label set "${name}" already exists in collection "${collection.name}"`;
+  return writing(
+    () =>
+      writeInCollection(db, collection, async (trx) => {
+        // Concurrent replacements of one name take turns: the last one wins.
+        await lockName(trx, labelSetLockName(collection.id, name));
+        const existing = await findLabelSetByName(trx, collection.id, name);
+        if (existing) {
+          if (!input.replace) throw new PlatformError('conflict', taken, REPLACEABLE);
+          if (!wasUploaded(existing))
+            throw new PlatformError(
+              'conflict',
+              `label set "${name}" in collection "${collection.name}" holds ${existing.kind} labels, not imported qrels; choose another name`,
+            );
+          await deleteLabelSet(trx, existing.id);
+        }
+        const set = await createLabelSet(trx, {
+          collectionId: collection.id,
+          name,
+          kind: llm ? 'llm_judge' : 'human_qrels',
+          scaleMin: scale.min,
+          scaleMax: scale.max,
+          config: metadata,
+        });
+        const count = await insertLabels(trx, set.id, labels);
+        return {
+          labelSetId: set.id,
+          name: set.name,
+          labels: count,
+          topics: qrels.size,
+          scale: { min: scale.min, max: scale.max },
+          replaced: existing !== undefined,
+          labelSet: (await getLabelSetSummary(trx, set.id))!,
+        };
+      }),
+    taken,
+    input.file,
+  );
+}
+
+/**
+ * Whether a label set came from an uploaded qrels file (human, or LLM labels judged
+ * elsewhere), so that an upload may replace it; judge jobs' and campaigns' sets may not.
+ */
+function wasUploaded(set: { kind: string; config: unknown }): boolean {
+  if (set.kind === 'human_qrels') return true;
+  const config = set.config as Record<string, unknown> | null;
+  return set.kind === 'llm_judge' && typeof config?.source === 'string';
+}
+
+/** A TREC run file (`qid Q0 docno rank score tag`) for a collection. */
+export interface ImportRunInput {
+  collection: CollectionRef;
+  /** Run name (default: the run's tag, from the last line as trec_eval reports it). */
+  name?: string;
+  /** The file's content, whole or in consecutive parts (as an upload was read). */
+  text: FileText;
+  /** Name used in error messages (`file:line: reason`). */
+  file: string;
+  /** Replace an existing run of this name (deleted and rewritten in one transaction). */
+  replace?: boolean;
+}
+
+/** What importRun stored. */
+export interface ImportRunResult {
+  runId: number;
+  name: string;
+  /** Run lines (entries) stored. */
+  entries: number;
+  /** Topics with at least one entry. */
+  topics: number;
+  /** Whether an existing run of this name was replaced. */
+  replaced: boolean;
+  /** The stored run as it was when written (a later replace may remove it). */
+  run: RunSummary;
+}
+
+/**
+ * Stores a TREC run in one transaction, parsing it while it is written: each slice of
+ * lines goes to the database as it is parsed, and no entry is kept once written. A bad
+ * line → invalid_input `file:line: reason` and nothing is kept (the transaction rolls
+ * back); conflict when the name is taken and `replace` is not set. The errors, and which
+ * one wins when there are several, are those of parsing the whole file first: where the
+ * streamed write cannot tell (see importRunStreamed), the file is parsed whole.
+ */
+export async function importRun(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
+  await parsingAsync(() => refuseNulYielding(input.text, input.file));
+  return (await importRunStreamed(db, input)) ?? importRunParsed(db, input);
+}
+
+/** Why a streamed import gave way to a parse of the whole file. */
+class NotStreamed extends Error {}
+
+/**
+ * The streamed import of importRun, or undefined (nothing written) when the run is better
+ * imported from a whole parse: the last line's tag cannot be read ahead or is not a usable
+ * name, the name or collection is refused (a parse error would have been reported first),
+ * or the tag read ahead was not the run's. When some topic's lines are not consecutive,
+ * a docno repeated across them is found by the database, and a refused run is parsed
+ * whole to report the error parseRun reports.
+ */
+async function importRunStreamed(
+  db: Queryable,
+  input: ImportRunInput,
+): Promise<ImportRunResult | undefined> {
+  const tag = lastRunTag(input.text);
+  if (tag === undefined) return undefined;
+  let name: string;
+  let collection: { id: number; name: string };
+  try {
+    name = input.name === undefined ? runNameFromTag(tag) : checkNewName(input.name, 'run name');
+    collection = await resolveCollection(db, input.collection);
+  } catch {
+    return undefined;
+  }
+  let parser: RunStreamParser | undefined;
+  const entries: StreamedEntries = {
+    async *feed(add) {
+      parser = new RunStreamParser(input.file, add, { storage: true });
+      for await (const slice of slicesYielding(input.text)) {
+        parser.push(slice);
+        yield;
+      }
+      if (parser.end() !== tag) throw new NotStreamed();
+    },
+    unchecked: () => parser?.scattered ?? false,
+  };
+  try {
+    return await storeRun(db, input, collection, { name, tag, entries });
+  } catch (error) {
+    // Refused before any line was read (a taken name): a bad line would have come first.
+    if (parser === undefined || error instanceof NotStreamed) return undefined;
+    // A topic's lines apart: the earliest error may be an earlier repeat of a docno.
+    if (parser.scattered) await parseWhole(input);
+    throw parsingError(error);
+  }
+}
+
+/** Parses the whole run (invalid_input `file:line: reason` on its first bad line). */
+function parseWhole(input: ImportRunInput) {
+  return parsingAsync(() =>
+    parseRunStream(slicesYielding(input.text), input.file, { storage: true }),
+  );
+}
+
+/** Stores a TREC run parsed whole first (nothing is written when a line is bad). */
+async function importRunParsed(db: Queryable, input: ImportRunInput): Promise<ImportRunResult> {
+  const run = await parseWhole(input);
+  const name =
+    input.name === undefined ? runNameFromTag(run.name) : checkNewName(input.name, 'run name');
+  const collection = await resolveCollection(db, input.collection);
+  // As parsed, topic by topic: rows are made batch by batch while they are written.
+  return storeRun(db, input, collection, { name, tag: run.name, entries: run.topics });
+}
+
+/** Writes a run under `name` in the collection (conflict when taken, unless `replace`). */
+async function storeRun(
+  db: Queryable,
+  input: ImportRunInput,
+  collection: { id: number; name: string },
+  run: { name: string; tag: string; entries: Parameters<typeof createRunUnderName>[1]['entries'] },
+): Promise<ImportRunResult> {
+  const taken = `run "${run.name}" already exists in collection "${collection.name}"`;
+  return writing(
+    () =>
+      writeInCollection(db, collection, async (trx) => {
+        const { created, replaced } = await createRunUnderName(
+          trx,
+          { collectionId: collection.id, ...run },
+          { replace: input.replace, taken, details: REPLACEABLE },
+        );
+        return {
+          runId: created.id,
+          name: created.name,
+          entries: created.entryCount,
+          topics: created.topicCount,
+          replaced,
+          run: (await getRunSummary(trx, created.id))!,
+        };
+      }),
+    taken,
+    input.file,
+  );
+}
+
+/** `value` unchanged when it holds no NUL character (which no text column stores). */
+function refuseNulIn(value: string, what: string): string {
+  if (value.includes('\0'))
+    throw new PlatformError('invalid_input', `the ${what} contains a NUL character`);
+  return value;
+}
+
+/** A trimmed, non-empty name of at most 200 characters without NUL; invalid_input otherwise. */
+function requireName(value: string, what: string): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name === '') throw new PlatformError('invalid_input', `the ${what} must not be empty`);
+  if (name.length > MAX_NAME_CHARS)
+    throw new PlatformError(
+      'invalid_input',
+      `the ${what} is longer than ${MAX_NAME_CHARS} characters`,
+    );
+  if (name.includes('\0'))
+    throw new PlatformError('invalid_input', `the ${what} contains a NUL character`);
+  return name;
+}
