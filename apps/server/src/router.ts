@@ -1,6 +1,6 @@
 import type { AssayConfig, AssayDb, User } from '@assay/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { ComputationGate } from './computations.js';
+import type { ComputationGate } from './core/computations.js';
 
 /** What every handler can read from the context. */
 export interface AppEnv {

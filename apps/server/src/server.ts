@@ -18,8 +18,8 @@ import {
 } from '@assay/platform';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp } from './app.js';
-import { webAppBanner } from './banner.js';
-import { defaultWebDir } from './web-app.js';
+import { webAppBanner } from './core/banner.js';
+import { defaultWebDir } from './core/web-app.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webAppBanner } from '../src/banner.js';
+import { webAppBanner } from '../src/core/banner.js';
 
 describe('the start-up banner', () => {
   const apiUrl = 'http://127.0.0.1:8080/api';

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import { ComputationGate } from '../src/computations.js';
+import { ComputationGate } from '../src/core/computations.js';
 import { createApp } from '../src/index.js';
-import { ApiError } from '../src/errors.js';
+import { ApiError } from '../src/core/errors.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // No token may freeze the server: pools, comparisons and campaigns are bounded per request

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forEachDatabase, OPEN_TIMEOUT_MS } from '@assay/platform/testing';
-import { FailedAuthLimiter } from '../src/auth-rate-limit.js';
+import { FailedAuthLimiter } from '../src/access/auth-rate-limit.js';
 import { startServer, type RunningServer } from '../src/index.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 

@@ -4,7 +4,7 @@
 import { Hono } from 'hono';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
-import { handleError } from '../src/errors.js';
+import { handleError } from '../src/core/errors.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 const LONG = 'x'.repeat(513); // one byte over the 512-byte id limit

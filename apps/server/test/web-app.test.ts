@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, inlineScriptHashes, serveWebApp } from '../src/web-app.js';
+import { contentSecurityPolicy, inlineScriptHashes, serveWebApp } from '../src/core/web-app.js';
 
 const BOOT = 'start(document.currentScript)';
 const dir = mkdtempSync(join(tmpdir(), 'assay-web-'));

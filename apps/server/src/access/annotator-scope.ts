@@ -1,6 +1,6 @@
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from './errors.js';
-import type { AppEnv } from './router.js';
+import { ApiError } from '../core/errors.js';
+import type { AppEnv } from '../router.js';
 
 /**
  * What an annotator may call: who they are, the campaigns they have items in (their next

@@ -1,8 +1,8 @@
 import { authenticate, PlatformError } from '@assay/platform';
 import type { FailedAuthLimiter } from './auth-rate-limit.js';
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from './errors.js';
-import type { AppEnv } from './router.js';
+import { ApiError } from '../core/errors.js';
+import type { AppEnv } from '../router.js';
 
 /**
  * Routes anyone may call without a token, as `METHOD path` (paths as the router sees them).

@@ -1,8 +1,8 @@
 import { evaluateRuns } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { EvaluationResultSchema } from '../result-schemas.js';
+import { EvaluationResultSchema } from '../reports/result-schemas.js';
 import { createRouter } from '../router.js';
-import { adminComputation, busyError, NameOrId, readErrors } from '../schemas.js';
+import { adminComputation, busyError, NameOrId, readErrors } from '../core/schemas.js';
 
 /** The body of an evaluation (also of a stored evaluation report, with a title). */
 export const EvaluationRequest = z

@@ -7,8 +7,8 @@ import {
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
-import { adminComputation, busyError, NameOrId, readErrors } from '../schemas.js';
-import { REPORT_PAGE_POLICY } from '../page-policies.js';
+import { adminComputation, busyError, NameOrId, readErrors } from '../core/schemas.js';
+import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
 
 // NaN statistics (kappa of a constant judge, …) are written as null.
 const Num = z.number().nullable();

@@ -16,10 +16,10 @@ import {
   type ResponseSet,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { ApiError } from '../core/errors.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, readErrors, writeErrors } from '../schemas.js';
+import { adminOnly, anyUser, readErrors, writeErrors } from '../core/schemas.js';
 import { json, presentScoreSet, ScoreSetSchema, TopicQuery } from './score-sets.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });

@@ -8,10 +8,10 @@ import {
   type ScoreSet,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { REPORT_PAGE_POLICY } from '../page-policies.js';
-import { AnswersReportSchema } from '../result-schemas.js';
+import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
+import { AnswersReportSchema } from '../reports/result-schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../schemas.js';
+import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../core/schemas.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });
 

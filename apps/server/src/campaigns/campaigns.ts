@@ -35,9 +35,9 @@ import {
   type CampaignSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { requireAdmin } from '../auth.js';
-import { collectionFromPath } from '../resolve.js';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { requireAdmin } from '../access/auth.js';
+import { collectionFromPath } from '../core/resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -50,7 +50,7 @@ import {
   adminComputation,
   busyError,
   QueryFlag,
-} from '../schemas.js';
+} from '../core/schemas.js';
 import {
   AddedAnnotatorsSchema,
   AdjudicationItemSchema,
@@ -68,8 +68,8 @@ import {
   NextAnnotationItemsSchema,
   RemovedAnnotatorSchema,
   SavedLabelSchema,
-} from './campaign-schemas.js';
-import { PoolSpecSchema, poolSpec } from './pools.js';
+} from './schemas.js';
+import { PoolSpecSchema, poolSpec } from '../catalog/pools.js';
 
 const Sampling = z
   .discriminatedUnion('mode', [

@@ -4,7 +4,7 @@
 // a campaign's settings and a topic's context.
 import { ITEM_FLAGS } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
-import { LeftOutSchema as LeftOut } from '../schemas.js';
+import { LeftOutSchema as LeftOut } from '../core/schemas.js';
 
 /**
  * Any JSON value as a topic file carried it. Checked as unknown and typed as JSON: the

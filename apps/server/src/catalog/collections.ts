@@ -7,7 +7,7 @@ import {
   type CollectionSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -18,8 +18,8 @@ import {
   readErrors,
   uploadBody,
   writeErrors,
-} from '../schemas.js';
-import { readUpload } from '../upload.js';
+} from '../core/schemas.js';
+import { readUpload } from '../core/upload.js';
 
 const CreateOptions = z.object({
   name: z.string().trim().min(1).max(200),

@@ -5,9 +5,9 @@ import {
   listDocumentsPage,
   type StoredDocument,
 } from '@assay/platform';
-import { linkNextPage, pageOptions, pageQuery } from '../paging.js';
+import { linkNextPage, pageOptions, pageQuery } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { anyUser, CollectionParam, DocumentSchema, readErrors } from '../schemas.js';
+import { anyUser, CollectionParam, DocumentSchema, readErrors } from '../core/schemas.js';
 
 const Page = z.object({
   ...pageQuery(DOCUMENT_PAGE),

@@ -13,9 +13,9 @@ import {
   type LabelSetSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { collectionFromPath } from '../resolve.js';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { ApiError } from '../core/errors.js';
+import { collectionFromPath } from '../core/resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -28,8 +28,8 @@ import {
   readErrors,
   uploadBody,
   writeErrors,
-} from '../schemas.js';
-import { readUpload } from '../upload.js';
+} from '../core/schemas.js';
+import { readUpload } from '../core/upload.js';
 
 const LabelSetParams = CollectionParam.extend({
   labelSet: z

@@ -1,7 +1,7 @@
 import { buildCollectionPool, LARGE_PAGE } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { linkNextPage, pageOptions, pageQuery } from '../paging.js';
-import { collectionFromPath } from '../resolve.js';
+import { linkNextPage, pageOptions, pageQuery } from '../core/paging.js';
+import { collectionFromPath } from '../core/resolve.js';
 import { createRouter } from '../router.js';
 import {
   adminComputation,
@@ -13,7 +13,7 @@ import {
   readErrors,
   TopicId,
   writeErrors,
-} from '../schemas.js';
+} from '../core/schemas.js';
 
 /** How to pool stored runs (the body of POST …/pools and the `pool` of a judge job). */
 export const PoolSpecSchema = z

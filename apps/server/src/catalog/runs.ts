@@ -9,8 +9,8 @@ import {
   type RunSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
-import { collectionFromPath } from '../resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
+import { collectionFromPath } from '../core/resolve.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -23,8 +23,8 @@ import {
   RunSchema,
   uploadBody,
   writeErrors,
-} from '../schemas.js';
-import { readUpload } from '../upload.js';
+} from '../core/schemas.js';
+import { readUpload } from '../core/upload.js';
 
 const ImportOptions = z.object({
   name: z

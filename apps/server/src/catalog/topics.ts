@@ -1,7 +1,7 @@
 import { getTopic, importTopics, listTopicsPage, LARGE_PAGE, type Topic } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { collectionFromPath } from '../resolve.js';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { collectionFromPath } from '../core/resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -11,8 +11,8 @@ import {
   TopicSchema,
   uploadBody,
   writeErrors,
-} from '../schemas.js';
-import { readUpload } from '../upload.js';
+} from '../core/schemas.js';
+import { readUpload } from '../core/upload.js';
 
 const ImportOptions = z.object({
   format: z

@@ -1,6 +1,6 @@
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from './errors.js';
-import type { AppEnv } from './router.js';
+import type { AppEnv } from '../router.js';
 
 /**
  * Heavy computations take turns: at most `maxRunning` at once, the next `maxWaiting` wait

@@ -1,5 +1,5 @@
 import { z, type RouteConfig } from '@hono/zod-openapi';
-import { requireAdmin } from './auth.js';
+import { requireAdmin } from '../access/auth.js';
 import { computing } from './computations.js';
 
 /** `{ error: { code, message } }`, the body of every error response. */

@@ -10,9 +10,9 @@ import {
   type JudgeJobSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { collectionFromPath } from '../resolve.js';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { ApiError } from '../core/errors.js';
+import { collectionFromPath } from '../core/resolve.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -23,8 +23,8 @@ import {
   writeErrors,
   adminComputation,
   busyError,
-} from '../schemas.js';
-import { poolSpec, PoolSpecSchema } from './pools.js';
+} from '../core/schemas.js';
+import { poolSpec, PoolSpecSchema } from '../catalog/pools.js';
 
 const JobParam = z.object({
   id: z

@@ -1,7 +1,7 @@
 import { JUDGE_KINDS, listJudgeTemplates } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
-import { anyUser, readErrors } from '../schemas.js';
+import { anyUser, readErrors } from '../core/schemas.js';
 
 const JudgeTemplateSchema = z
   .object({

@@ -11,9 +11,9 @@ import {
   type IssuedToken,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, readErrors, writeErrors } from '../schemas.js';
+import { adminOnly, anyUser, readErrors, writeErrors } from '../core/schemas.js';
 
 const UserParam = z.object({
   user: z

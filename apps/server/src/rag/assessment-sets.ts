@@ -32,8 +32,8 @@ import {
   presentScreen,
   presentStep,
   StepReportSchema,
-} from '../rag-schemas.js';
-import { presentReport, ReportSchema } from '../report-schemas.js';
+} from './schemas.js';
+import { presentReport, ReportSchema } from '../reports/schemas.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -42,10 +42,10 @@ import {
   QueryFlag,
   readErrors,
   writeErrors,
-} from '../schemas.js';
+} from '../core/schemas.js';
 import { llmDeps } from './nugget-banks.js';
-import { json } from './score-sets.js';
-import { REPORT_PAGE_POLICY } from '../page-policies.js';
+import { json } from '../answers/score-sets.js';
+import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
 
 const Name = z.string().trim().min(1).max(200);
 const Ref = z.object({

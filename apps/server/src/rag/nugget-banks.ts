@@ -13,7 +13,7 @@ import {
   type AssayConfig,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import {
   NuggetBankSchema,
   NuggetBankVersionSchema,
@@ -24,10 +24,10 @@ import {
   presentStep,
   presentVersion,
   StepReportSchema,
-} from '../rag-schemas.js';
+} from './schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../schemas.js';
-import { json } from './score-sets.js';
+import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
+import { json } from '../answers/score-sets.js';
 
 const BankParams = CollectionParam.extend({
   bank: z

@@ -5,10 +5,10 @@ import {
   presentCriterion,
   presentRubricSet,
   RubricSetSchema,
-} from '../rag-schemas.js';
+} from './schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../schemas.js';
-import { json, TopicQuery } from './score-sets.js';
+import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
+import { json, TopicQuery } from '../answers/score-sets.js';
 
 const RubricParams = CollectionParam.extend({
   rubricSet: z

@@ -12,7 +12,7 @@ import type {
   StoredNugget,
 } from '@assay/platform';
 import { z } from '@hono/zod-openapi';
-import { CompareJsonSchema } from './result-schemas.js';
+import { CompareJsonSchema } from '../reports/result-schemas.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });
 const Json = z.record(z.string(), z.unknown());

@@ -8,13 +8,13 @@ import {
   type LeaderboardFormat,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { REPORT_PAGE_POLICY } from '../page-policies.js';
-import { SlugSchema } from '../report-schemas.js';
-import { CompareJsonSchema } from '../result-schemas.js';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { ApiError } from '../core/errors.js';
+import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
+import { SlugSchema } from './schemas.js';
+import { CompareJsonSchema } from './result-schemas.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../schemas.js';
+import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../core/schemas.js';
 
 /** File extensions a download may be asked for with, and the format each names. */
 const EXTENSIONS: Record<string, LeaderboardFormat> = {

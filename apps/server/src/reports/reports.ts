@@ -11,16 +11,16 @@ import {
   publishLeaderboard,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { linkNextPage, pageQuery, pageResponse } from '../paging.js';
+import { linkNextPage, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { EvaluationRequest } from './evaluations.js';
+import { EvaluationRequest } from '../analysis/evaluations.js';
 import {
   presentReport as present,
   presentReportSummary as summary,
   ReportSchema,
   ReportSummarySchema,
   SlugSchema,
-} from '../report-schemas.js';
+} from './schemas.js';
 import {
   adminComputation,
   adminOnly,
@@ -29,7 +29,7 @@ import {
   NameOrId,
   readErrors,
   writeErrors,
-} from '../schemas.js';
+} from '../core/schemas.js';
 
 const IdParam = z.object({
   id: z

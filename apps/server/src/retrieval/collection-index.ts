@@ -4,10 +4,10 @@ import {
   type CollectionDiskIndexState,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { collectionFromPath } from '../resolve.js';
+import { ApiError } from '../core/errors.js';
+import { collectionFromPath } from '../core/resolve.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../schemas.js';
+import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
 
 const BuildOptions = z.object({
   memoryMib: z.coerce

@@ -13,8 +13,8 @@ import {
   type RetrieveJob,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../errors.js';
-import { collectionFromPath } from '../resolve.js';
+import { ApiError } from '../core/errors.js';
+import { collectionFromPath } from '../core/resolve.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
@@ -23,7 +23,7 @@ import {
   readErrors,
   TopicId,
   writeErrors,
-} from '../schemas.js';
+} from '../core/schemas.js';
 
 const count = (description: string) =>
   z.number().int().min(1).max(100_000).optional().openapi({ description });

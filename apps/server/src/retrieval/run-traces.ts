@@ -1,8 +1,8 @@
 import { RUN_TRACE_PAGE, runTrace } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../paging.js';
+import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { anyUser, readErrors, RunParams } from '../schemas.js';
+import { anyUser, readErrors, RunParams } from '../core/schemas.js';
 
 const TraceEntry = z
   .object({
