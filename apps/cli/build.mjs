@@ -12,7 +12,7 @@ rmSync(next, { recursive: true, force: true });
 await build({
   entryPoints: {
     assay: new URL('./src/bin.ts', import.meta.url).pathname,
-    'eval-worker': new URL('./src/eval-worker.ts', import.meta.url).pathname,
+    'eval-worker': new URL('./src/eval/eval-worker.ts', import.meta.url).pathname,
     // Embedded PGlite's thread; the database package looks for it beside the bundle.
     'pglite-worker': new URL('../../packages/db/src/drivers/pglite-worker.mjs', import.meta.url)
       .pathname,

@@ -1,5 +1,5 @@
-import { EXIT } from './exit-codes.js';
-import type { CommandIo } from './io.js';
+import { EXIT } from './shell/exit-codes.js';
+import type { CommandIo } from './shell/io.js';
 // The product's version is the root package's (the one stored reports record).
 import rootPackage from '../../../package.json' with { type: 'json' };
 
@@ -42,95 +42,95 @@ type Command = (argv: readonly string[], io: CommandIo) => number | Promise<numb
  */
 const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> = {
   eval: async () => {
-    const m = await import('./eval-command.js');
+    const m = await import('./eval/eval-command.js');
     return { run: m.evalCommand, usage: m.EVAL_USAGE };
   },
   agree: async () => {
-    const m = await import('./agree-command.js');
+    const m = await import('./analysis/agree-command.js');
     return { run: m.agreeCommand, usage: m.AGREE_USAGE };
   },
   compare: async () => {
-    const m = await import('./compare-command.js');
+    const m = await import('./analysis/compare-command.js');
     return { run: m.compareCommand, usage: m.COMPARE_USAGE };
   },
   ppi: async () => {
-    const m = await import('./ppi-command.js');
+    const m = await import('./analysis/ppi-command.js');
     return { run: m.ppiCommand, usage: m.PPI_USAGE };
   },
   serve: async () => {
-    const m = await import('./serve-command.js');
+    const m = await import('./admin/serve-command.js');
     return { run: m.serveCommand, usage: m.SERVE_USAGE };
   },
   import: async () => {
-    const m = await import('./import-command.js');
+    const m = await import('./catalog/import-command.js');
     return { run: m.importCommand, usage: m.IMPORT_USAGE };
   },
   datasets: async () => {
-    const m = await import('./datasets-command.js');
+    const m = await import('./catalog/datasets-command.js');
     return { run: m.datasetsCommand, usage: m.DATASETS_USAGE };
   },
   collections: async () => {
-    const m = await import('./collections-command.js');
+    const m = await import('./catalog/collections-command.js');
     return { run: m.collectionsCommand, usage: m.COLLECTIONS_USAGE };
   },
   db: async () => {
-    const m = await import('./db-command.js');
+    const m = await import('./catalog/db-command.js');
     return { run: m.dbCommand, usage: m.DB_USAGE };
   },
   pool: async () => {
-    const m = await import('./pool-command.js');
+    const m = await import('./judging/pool-command.js');
     return { run: m.poolCommand, usage: m.POOL_USAGE };
   },
   judge: async () => {
-    const m = await import('./judge-command.js');
+    const m = await import('./judging/judge-command.js');
     return { run: m.judgeCommand, usage: m.JUDGE_USAGE };
   },
   'judge-report': async () => {
-    const m = await import('./judge-report-command.js');
+    const m = await import('./analysis/judge-report-command.js');
     return { run: m.judgeReportCommand, usage: m.JUDGE_REPORT_USAGE };
   },
   worker: async () => {
-    const m = await import('./worker-command.js');
+    const m = await import('./judging/worker-command.js');
     return { run: m.workerCommand, usage: m.WORKER_USAGE };
   },
   answers: async () => {
-    const m = await import('./answers-command.js');
+    const m = await import('./answers/answers-command.js');
     return { run: m.answersCommand, usage: m.ANSWERS_USAGE };
   },
   nuggets: async () => {
-    const m = await import('./nuggets-command.js');
+    const m = await import('./rag/nuggets-command.js');
     return { run: m.nuggetsCommand, usage: m.NUGGETS_USAGE };
   },
   support: async () => {
-    const m = await import('./support-command.js');
+    const m = await import('./rag/support-command.js');
     return { run: m.supportCommand, usage: m.SUPPORT_USAGE };
   },
   rubrics: async () => {
-    const m = await import('./rubrics-command.js');
+    const m = await import('./rag/rubrics-command.js');
     return { run: m.rubricsCommand, usage: m.RUBRICS_USAGE };
   },
   users: async () => {
-    const m = await import('./users-command.js');
+    const m = await import('./admin/users-command.js');
     return { run: m.usersCommand, usage: m.USERS_USAGE };
   },
   consensus: async () => {
-    const m = await import('./consensus-command.js');
+    const m = await import('./judging/consensus-command.js');
     return { run: m.consensusCommand, usage: m.CONSENSUS_USAGE };
   },
   retrieve: async () => {
-    const m = await import('./retrieve-command.js');
+    const m = await import('./retrieval/retrieve-command.js');
     return { run: m.retrieveCommand, usage: m.RETRIEVE_USAGE };
   },
   fuse: async () => {
-    const m = await import('./fuse-command.js');
+    const m = await import('./retrieval/fuse-command.js');
     return { run: m.fuseCommand, usage: m.FUSE_USAGE };
   },
   index: async () => {
-    const m = await import('./index-command.js');
+    const m = await import('./retrieval/index-command.js');
     return { run: m.indexCommand, usage: m.INDEX_USAGE };
   },
   export: async () => {
-    const m = await import('./export-command.js');
+    const m = await import('./catalog/export-command.js');
     return { run: m.exportCommand, usage: m.EXPORT_USAGE };
   },
 };
@@ -155,7 +155,7 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
   try {
     return await command.run(rest, io);
   } catch (error) {
-    const { reportError } = await import('./report-error.js');
+    const { reportError } = await import('./shell/report-error.js');
     return reportError(name, error, command.usage, io);
   }
 }

@@ -12,7 +12,7 @@ import {
   pabak,
   quantileSorted,
 } from '@assay/stats';
-import type { AgreementReport } from '../src/agree-command.js';
+import type { AgreementReport } from '../src/analysis/agree-command.js';
 import { cli } from './run-cli.js';
 
 const LLMJUDGE = fileURLToPath(new URL('../../../test/fixtures/llmjudge/', import.meta.url));

@@ -8,7 +8,7 @@ import { databasePerEngine, scratchDir } from './cli-fixtures.js';
 import { cli, cliWith } from './run-cli.js';
 
 // `assay pool` stands in for any command that fails with a bug.
-vi.mock('../src/pool-command.js', () => ({
+vi.mock('../src/judging/pool-command.js', () => ({
   POOL_USAGE: 'Usage: assay pool',
   poolCommand: () => {
     throw new TypeError('cannot read x of undefined\n    at minified source line');

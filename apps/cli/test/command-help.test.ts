@@ -1,26 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { AGREE_OPTIONS } from '../src/agree-command.js';
+import { AGREE_OPTIONS } from '../src/analysis/agree-command.js';
 import {
   ANSWERS_AGREE_OPTIONS,
   ANSWERS_REPORT_OPTIONS,
   ANSWERS_SCORE_OPTIONS,
-} from '../src/answers-command.js';
-import { COLLECTIONS_OPTIONS } from '../src/collections-command.js';
-import { COMPARE_OPTIONS } from '../src/compare-command.js';
-import { CONSENSUS_OPTIONS } from '../src/consensus-command.js';
-import { EVAL_OPTIONS } from '../src/eval-command.js';
-import { EXPORT_OPTIONS } from '../src/export-command.js';
-import { FUSE_OPTIONS } from '../src/fuse-command.js';
-import type { OptionSpec } from '../src/getopt.js';
-import { IMPORT_OPTIONS } from '../src/import-command.js';
-import { INDEX_OPTIONS } from '../src/index-command.js';
-import { JUDGE_OPTIONS } from '../src/judge-command.js';
-import { JUDGE_REPORT_OPTIONS } from '../src/judge-report-command.js';
-import { POOL_OPTIONS } from '../src/pool-command.js';
-import { PPI_OPTIONS, PPI_SAMPLE_OPTIONS } from '../src/ppi-command.js';
-import { SERVE_OPTIONS } from '../src/serve-command.js';
-import { USERS_OPTIONS } from '../src/users-command.js';
-import { WORKER_OPTIONS } from '../src/worker-command.js';
+} from '../src/answers/answers-command.js';
+import { COLLECTIONS_OPTIONS } from '../src/catalog/collections-command.js';
+import { COMPARE_OPTIONS } from '../src/analysis/compare-command.js';
+import { CONSENSUS_OPTIONS } from '../src/judging/consensus-command.js';
+import { EVAL_OPTIONS } from '../src/eval/eval-command.js';
+import { EXPORT_OPTIONS } from '../src/catalog/export-command.js';
+import { FUSE_OPTIONS } from '../src/retrieval/fuse-command.js';
+import type { OptionSpec } from '../src/shell/getopt.js';
+import { IMPORT_OPTIONS } from '../src/catalog/import-command.js';
+import { INDEX_OPTIONS } from '../src/retrieval/index-command.js';
+import { JUDGE_OPTIONS } from '../src/judging/judge-command.js';
+import { JUDGE_REPORT_OPTIONS } from '../src/analysis/judge-report-command.js';
+import { POOL_OPTIONS } from '../src/judging/pool-command.js';
+import { PPI_OPTIONS, PPI_SAMPLE_OPTIONS } from '../src/analysis/ppi-command.js';
+import { SERVE_OPTIONS } from '../src/admin/serve-command.js';
+import { USERS_OPTIONS } from '../src/admin/users-command.js';
+import { WORKER_OPTIONS } from '../src/judging/worker-command.js';
 import { cli } from './run-cli.js';
 
 // Each command's help, asked for as a user asks (`assay CMD --help`, for a command with

@@ -13,7 +13,7 @@ import {
   TEXT,
   UsageError,
   type OptionSpec,
-} from '../src/getopt.js';
+} from '../src/shell/getopt.js';
 
 // The trec_eval-style options of `assay eval`, cut down, plus long-only ones.
 const SPECS: OptionSpec[] = [

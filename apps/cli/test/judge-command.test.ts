@@ -6,7 +6,7 @@ import { listLlmCalls } from '@assay/platform/testing';
 // The OpenAI-compatible TEST DOUBLE (never a judge): scripted answers and injected faults.
 import type { Behaviour } from '@assay/test-support/openai-test-server';
 import { describeOnEngines } from './cli-fixtures.js';
-import { parsePoolFile } from '../src/judge-items.js';
+import { parsePoolFile } from '../src/judging/judge-items.js';
 import {
   docNumber,
   expectedQrels,

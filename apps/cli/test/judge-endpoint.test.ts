@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/main.js';
-import type { JudgeCommandIo } from '../src/judge-command.js';
+import type { JudgeCommandIo } from '../src/judging/judge-command.js';
 import { POOL_SIZE, writeJudgeFixtures } from './judge-fixtures.js';
 
 let dir: string;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { runCli } from '../src/main.js';
-import type { JudgeCommandIo } from '../src/judge-command.js';
+import type { JudgeCommandIo } from '../src/judging/judge-command.js';
 import { gradedAnswer, POOL_SIZE, writeJudgeFixtures } from './judge-fixtures.js';
 
 let dir: string;

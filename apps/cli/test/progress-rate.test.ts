@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProgressReporter } from '../src/progress.js';
-import { RateWindow } from '../src/rate-window.js';
+import { ProgressReporter } from '../src/shell/progress.js';
+import { RateWindow } from '../src/shell/rate-window.js';
 
 describe('RateWindow', () => {
   it('has no rate before minItems items are finished', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compact, duration, ProgressReporter } from '../src/progress.js';
+import { compact, duration, ProgressReporter } from '../src/shell/progress.js';
 
 /** A reporter on a hand-driven clock (milliseconds) that keeps what it writes. */
 function reporter(options: { tty: boolean; total?: number; logEverySeconds?: number }) {

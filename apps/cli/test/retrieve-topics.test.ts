@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/main.js';
-import { readQueries } from '../src/retrieval-inputs.js';
+import { readQueries } from '../src/retrieval/retrieval-inputs.js';
 
 let dir: string;
 beforeAll(() => {

@@ -1,8 +1,8 @@
 import { ConfigError, DatabaseInUseError, loadConfig, PlatformError } from '@assay/platform';
-import { EXIT } from './exit-codes.js';
-import { commandHelp, getopt, HELP_OPTION, type OptionSpec, TEXT, UsageError } from './getopt.js';
-import { CliError, type CommandIo } from './io.js';
-import { describeDatabase } from './platform-session.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { commandHelp, getopt, HELP_OPTION, type OptionSpec, TEXT, UsageError } from '../shell/getopt.js';
+import { CliError, type CommandIo } from '../shell/io.js';
+import { describeDatabase } from '../shell/platform-session.js';
 
 export const SERVE_OPTIONS: readonly OptionSpec[] = [
   {

@@ -17,8 +17,8 @@ import {
   TEXT,
   UsageError,
   type OptionSpec,
-} from './getopt.js';
-import { EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
+} from '../shell/getopt.js';
+import { EXIT, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
 
 /** The options of `assay users`; each belongs to some of its subcommands (checked below). */
 export const USERS_OPTIONS: readonly OptionSpec[] = [

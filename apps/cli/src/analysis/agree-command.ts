@@ -8,7 +8,7 @@ import {
   scaleWidth,
 } from '@assay/platform/analysis';
 import { parseQrels, TrecFormatError, type Qrels } from '@assay/trec';
-import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
+import { ENCODING_OPTION, inputEncoding, readText } from '../shell/read-input.js';
 import {
   commandHelp,
   FLAG,
@@ -19,8 +19,8 @@ import {
   type OptionSpec,
   SCALE,
   UsageError,
-} from './getopt.js';
-import type { CommandIo } from './io.js';
+} from '../shell/getopt.js';
+import type { CommandIo } from '../shell/io.js';
 
 export const AGREE_OPTIONS: readonly OptionSpec[] = [
   {

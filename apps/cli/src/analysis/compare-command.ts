@@ -12,8 +12,8 @@ import {
 } from '@assay/platform/analysis';
 import { chooseTopics, readNamedQrels, topicChoice } from './compare-qrels.js';
 import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from './compare-options.js';
-import { evaluateRunFiles } from './evaluate-files.js';
-import { ENCODING_OPTION, inputEncoding } from './read-input.js';
+import { evaluateRunFiles } from '../eval/evaluate-files.js';
+import { ENCODING_OPTION, inputEncoding } from '../shell/read-input.js';
 import {
   commandHelp,
   FILE,
@@ -25,9 +25,9 @@ import {
   type OptionSpec,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { EXIT } from './exit-codes.js';
-import { CliError, type CommandIo } from './io.js';
+} from '../shell/getopt.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { CliError, type CommandIo } from '../shell/io.js';
 
 export const COMPARE_OPTIONS: readonly OptionSpec[] = [
   {

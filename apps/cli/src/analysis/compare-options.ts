@@ -4,7 +4,7 @@ import {
   compareSettings,
   type CompareSettings,
 } from '@assay/platform/analysis';
-import { integer, number, oneOf, type OptionSpec, type ParsedArgs } from './getopt.js';
+import { integer, number, oneOf, type OptionSpec, type ParsedArgs } from '../shell/getopt.js';
 
 /**
  * The options of a significance-tested leaderboard, declared once for every command with

@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseQrels, parseTopics, type Qrels } from '@assay/trec';
-import { UsageError } from './getopt.js';
-import { readText, type InputEncoding } from './read-input.js';
+import { UsageError } from '../shell/getopt.js';
+import { readText, type InputEncoding } from '../shell/read-input.js';
 
 /** One qrels file of a comparison and the name its leaderboard is shown under. */
 export interface NamedQrels {

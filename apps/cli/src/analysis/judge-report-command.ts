@@ -12,8 +12,8 @@ import {
 import { parseScoreLines, PlatformError, type AnswerScoreLine } from '@assay/platform';
 import { parseCollection, parseQrels, parseRun, type Qrels } from '@assay/trec';
 import { qrelsArgument } from './compare-qrels.js';
-import { readText } from './evaluate-files.js';
-import { EXIT } from './exit-codes.js';
+import { readText } from '../eval/evaluate-files.js';
+import { EXIT } from '../shell/exit-codes.js';
 import {
   commandHelp,
   FILE,
@@ -25,9 +25,9 @@ import {
   SCALE,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { CliError, type CommandIo } from './io.js';
-import { docsFormat } from './judge-items.js';
+} from '../shell/getopt.js';
+import { CliError, type CommandIo } from '../shell/io.js';
+import { docsFormat } from '../judging/judge-items.js';
 
 export const JUDGE_REPORT_OPTIONS: readonly OptionSpec[] = [
   {

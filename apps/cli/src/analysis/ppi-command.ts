@@ -18,8 +18,8 @@ import {
 } from '@assay/platform/analysis';
 import type { PValueAdjustment } from '@assay/stats';
 import { formatTopicsTsv, parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
-import { evaluateRunFiles, readText } from './evaluate-files.js';
-import { EXIT } from './exit-codes.js';
+import { evaluateRunFiles, readText } from '../eval/evaluate-files.js';
+import { EXIT } from '../shell/exit-codes.js';
 import {
   commandHelp,
   FILE,
@@ -32,8 +32,8 @@ import {
   type OptionSpec,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { CliError, type CommandIo } from './io.js';
+} from '../shell/getopt.js';
+import { CliError, type CommandIo } from '../shell/io.js';
 
 const DEFAULT_MEASURE = 'nDCG@10';
 

@@ -24,7 +24,7 @@ import {
   type PValueAdjustment,
 } from '@assay/stats';
 import { parseCollection, parseTopics } from '@assay/trec';
-import { readText } from './evaluate-files.js';
+import { readText } from '../eval/evaluate-files.js';
 import {
   commandHelp,
   FILE,
@@ -37,8 +37,8 @@ import {
   SCALE,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { CliError } from './io.js';
+} from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
 import {
   ENDPOINT_OPTIONS,
   endpointOptions,
@@ -46,11 +46,11 @@ import {
   loadCheckedTemplate,
   MODEL_OPTION,
   TEMPERATURE_OPTION,
-} from './judge-options.js';
-import { writeAtomically } from './write-atomically.js';
-import { afterBatchClient, BATCH_OPTIONS, batchMode, runBatchMode } from './batch-options.js';
-import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from './platform-session.js';
-import { runSubcommand } from './rag-cli.js';
+} from '../judging/judge-options.js';
+import { writeAtomically } from '../shell/write-atomically.js';
+import { afterBatchClient, BATCH_OPTIONS, batchMode, runBatchMode } from '../judging/batch-options.js';
+import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
+import { runSubcommand } from '../rag/rag-cli.js';
 
 /** Exit status of `assay answers score` when some answers could not be scored. */
 export const ANSWERS_EXIT = { failed: 5 } as const;

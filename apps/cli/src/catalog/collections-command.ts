@@ -1,12 +1,12 @@
 import { deleteCollection, PlatformError } from '@assay/platform';
-import { commandHelp, FLAG, getopt, HELP_OPTION, UsageError, type OptionSpec } from './getopt.js';
-import { CliError } from './io.js';
+import { commandHelp, FLAG, getopt, HELP_OPTION, UsageError, type OptionSpec } from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
 import {
   EXIT,
   describeDatabase,
   withDatabase,
   type PlatformCommandIo,
-} from './platform-session.js';
+} from '../shell/platform-session.js';
 
 /** The options of `assay collections delete`. */
 export const COLLECTIONS_OPTIONS: readonly OptionSpec[] = [

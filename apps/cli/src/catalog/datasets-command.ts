@@ -1,12 +1,12 @@
 import { listDatasets, loadDataset } from '@assay/platform';
-import { commandHelp, getopt, HELP_OPTION, type OptionSpec, UsageError } from './getopt.js';
+import { commandHelp, getopt, HELP_OPTION, type OptionSpec, UsageError } from '../shell/getopt.js';
 import {
   EXIT,
   describeDatabase,
   secondsSince,
   withDatabase,
   type PlatformCommandIo,
-} from './platform-session.js';
+} from '../shell/platform-session.js';
 
 /** The options of `assay datasets`: only its help. */
 const DATASETS_OPTIONS: readonly OptionSpec[] = [HELP_OPTION];

@@ -1,12 +1,12 @@
 import { migrateDatabase } from '@assay/platform';
-import { commandHelp, getopt, HELP_OPTION, type OptionSpec, UsageError } from './getopt.js';
-import { CliError } from './io.js';
+import { commandHelp, getopt, HELP_OPTION, type OptionSpec, UsageError } from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
 import {
   EXIT,
   commandConfig,
   describeDatabase,
   type PlatformCommandIo,
-} from './platform-session.js';
+} from '../shell/platform-session.js';
 
 /** The options of `assay db`: only its help. */
 const DB_OPTIONS: readonly OptionSpec[] = [HELP_OPTION];

@@ -1,7 +1,7 @@
 import { checkBinaryTemplate, formatFinetuneJsonl, type FinetunePair } from '@assay/judge';
 import { exportLabelSet, exportRun, judgeValues } from '@assay/platform';
 import { parseConversationalTopics, parseQrels, TrecFormatError } from '@assay/trec';
-import { readText } from './evaluate-files.js';
+import { readText } from '../eval/evaluate-files.js';
 import {
   commandHelp,
   FILE,
@@ -15,12 +15,12 @@ import {
   type ParsedArgs,
   TEXT,
   UsageError,
-} from './getopt.js';
-import type { CommandIo } from './io.js';
-import { loadCheckedTemplate } from './judge-options.js';
-import { readCollection } from './retrieval-inputs.js';
-import { withDatabase, type PlatformCommandIo } from './platform-session.js';
-import { writeAtomically } from './write-atomically.js';
+} from '../shell/getopt.js';
+import type { CommandIo } from '../shell/io.js';
+import { loadCheckedTemplate } from '../judging/judge-options.js';
+import { readCollection } from '../retrieval/retrieval-inputs.js';
+import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
+import { writeAtomically } from '../shell/write-atomically.js';
 
 export const EXPORT_OPTIONS: readonly OptionSpec[] = [
   {

@@ -11,7 +11,7 @@ import {
   takenRunNames,
 } from '@assay/platform';
 import { lastRunTag, parseRun } from '@assay/trec';
-import { ENCODING_OPTION, inputEncoding, readText, type InputEncoding } from './read-input.js';
+import { ENCODING_OPTION, inputEncoding, readText, type InputEncoding } from '../shell/read-input.js';
 import {
   commandHelp,
   FLAG,
@@ -22,16 +22,16 @@ import {
   SCALE,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { CliError } from './io.js';
-import { collectionFormatOf } from './retrieval-inputs.js';
+} from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
+import { collectionFormatOf } from '../retrieval/retrieval-inputs.js';
 import {
   EXIT,
   secondsSince,
   throughput,
   withDatabase,
   type PlatformCommandIo,
-} from './platform-session.js';
+} from '../shell/platform-session.js';
 
 export const IMPORT_OPTIONS: readonly OptionSpec[] = [
   {

@@ -16,14 +16,14 @@ import {
 } from '@assay/trec';
 import { csvRow } from '@assay/platform/formats';
 import { evaluateRunFiles, readText, type RelevanceInput } from './evaluate-files.js';
-import { topicIdsOf } from './compare-qrels.js';
+import { topicIdsOf } from '../analysis/compare-qrels.js';
 import {
   ENCODING_HINT,
   ENCODING_OPTION,
   inputEncoding,
   readChunks,
   type InputEncoding,
-} from './read-input.js';
+} from '../shell/read-input.js';
 import {
   commandHelp,
   FILE,
@@ -35,8 +35,8 @@ import {
   type OptionSpec,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { CliError, type CommandIo } from './io.js';
+} from '../shell/getopt.js';
+import { CliError, type CommandIo } from '../shell/io.js';
 
 export const EVAL_OPTIONS: readonly OptionSpec[] = [
   {

@@ -23,11 +23,11 @@ import {
   type QrelsColumns,
   type QrelsJg,
 } from '@assay/trec';
-import { CliError, type Parallelism } from './io.js';
-import { ENCODING_HINT, readChunks, STDIN, type InputEncoding } from './read-input.js';
+import { CliError, type Parallelism } from '../shell/io.js';
+import { ENCODING_HINT, readChunks, STDIN, type InputEncoding } from '../shell/read-input.js';
 
-export { readText } from './read-input.js';
-export type { Parallelism } from './io.js';
+export { readText } from '../shell/read-input.js';
+export type { Parallelism } from '../shell/io.js';
 
 /**
  * Parsed relevance information: TREC qrels (as maps, or as columns read from bytes), or

@@ -14,12 +14,12 @@ import {
   type LlmStep,
   type ModelPrice,
 } from '@assay/platform';
-import { EXIT } from './exit-codes.js';
-import { FILE, FLAG, number, UsageError, type OptionSpec } from './getopt.js';
-import type { PlatformCommandIo } from './platform-session.js';
-import { formatCost } from './progress.js';
-import { readText } from './read-input.js';
-import { writeAtomically } from './write-atomically.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { FILE, FLAG, number, UsageError, type OptionSpec } from '../shell/getopt.js';
+import type { PlatformCommandIo } from '../shell/platform-session.js';
+import { formatCost } from '../shell/progress.js';
+import { readText } from '../shell/read-input.js';
+import { writeAtomically } from '../shell/write-atomically.js';
 
 const POLL_SECONDS = number({ above: 0 });
 

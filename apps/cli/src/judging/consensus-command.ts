@@ -1,6 +1,6 @@
 import { consensusLabels, type ConsensusMethod, type ConsensusTie } from '@assay/stats';
 import { formatQrels, parseQrels } from '@assay/trec';
-import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
+import { ENCODING_OPTION, inputEncoding, readText } from '../shell/read-input.js';
 import {
   commandHelp,
   getopt,
@@ -10,8 +10,8 @@ import {
   oneOf,
   type OptionSpec,
   UsageError,
-} from './getopt.js';
-import type { CommandIo } from './io.js';
+} from '../shell/getopt.js';
+import type { CommandIo } from '../shell/io.js';
 
 export const CONSENSUS_OPTIONS: readonly OptionSpec[] = [
   {

@@ -31,16 +31,16 @@ import {
   type OptionSpec,
   TEXT,
   UsageError,
-} from './getopt.js';
+} from '../shell/getopt.js';
 import {
   asCliErrors,
   commandConfig,
   withDatabase,
   type PlatformCommandIo,
-} from './platform-session.js';
-import { modelPriceOptions, PRICE_OPTIONS } from './price-options.js';
-import { EXIT } from './exit-codes.js';
-import { withInterrupts } from './interrupts.js';
+} from '../shell/platform-session.js';
+import { modelPriceOptions, PRICE_OPTIONS } from '../shell/price-options.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { withInterrupts } from '../shell/interrupts.js';
 import { readItems } from './judge-items.js';
 import {
   ENDPOINT_OPTIONS,
@@ -51,8 +51,8 @@ import {
   type EndpointOptions,
   loadCheckedTemplate,
 } from './judge-options.js';
-import { writeAtomically } from './write-atomically.js';
-import { ProgressReporter, compact, formatCost } from './progress.js';
+import { writeAtomically } from '../shell/write-atomically.js';
+import { ProgressReporter, compact, formatCost } from '../shell/progress.js';
 import {
   afterBatchClient,
   BATCH_OPTIONS,

@@ -9,10 +9,10 @@ import {
   TrecFormatError,
   type CollectionDocument,
 } from '@assay/trec';
-import { readText } from './evaluate-files.js';
-import { UsageError } from './getopt.js';
-import { CliError } from './io.js';
-import { EXIT } from './exit-codes.js';
+import { readText } from '../eval/evaluate-files.js';
+import { UsageError } from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
+import { EXIT } from '../shell/exit-codes.js';
 
 /** Reads topics, documents and the pool (a file, or built from runs) into judge items. */
 export function readItems(input: {

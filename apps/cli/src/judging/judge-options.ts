@@ -6,7 +6,7 @@ import {
   type AssayConfig,
   type JudgeEndpointOptions,
 } from '@assay/platform';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../shell/exit-codes.js';
 import {
   FILE,
   integer,
@@ -16,8 +16,8 @@ import {
   UsageError,
   type OptionSpec,
   type ParsedArgs,
-} from './getopt.js';
-import { CliError } from './io.js';
+} from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
 
 /** Options shared by `assay judge` and `assay worker` for the endpoint and its pacing. */
 export type EndpointOptions = JudgeEndpointOptions;

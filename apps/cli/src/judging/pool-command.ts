@@ -1,6 +1,6 @@
 import { buildDepthPool, formatPool, poolStats, poolToJson, type PoolOrder } from '@assay/pooling';
 import { parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
-import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
+import { ENCODING_OPTION, inputEncoding, readText } from '../shell/read-input.js';
 import {
   commandHelp,
   FILE,
@@ -11,8 +11,8 @@ import {
   oneOf,
   type OptionSpec,
   UsageError,
-} from './getopt.js';
-import type { CommandIo } from './io.js';
+} from '../shell/getopt.js';
+import type { CommandIo } from '../shell/io.js';
 
 export const POOL_OPTIONS: readonly OptionSpec[] = [
   {

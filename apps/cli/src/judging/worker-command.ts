@@ -14,13 +14,13 @@ import {
   integer,
   type OptionSpec,
   UsageError,
-} from './getopt.js';
-import { EXIT } from './exit-codes.js';
-import { withInterrupts } from './interrupts.js';
+} from '../shell/getopt.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { withInterrupts } from '../shell/interrupts.js';
 import type { JudgeCommandIo } from './judge-command.js';
 import { ENDPOINT_OPTIONS, endpointOptions, requireEndpoint } from './judge-options.js';
-import { withDatabase } from './platform-session.js';
-import { compact, formatCost, ProgressReporter } from './progress.js';
+import { withDatabase } from '../shell/platform-session.js';
+import { compact, formatCost, ProgressReporter } from '../shell/progress.js';
 
 export const WORKER_OPTIONS: readonly OptionSpec[] = [
   {

@@ -11,8 +11,8 @@ import {
   type CreateNuggetBankInput,
   type LlmAssessmentInput,
 } from '@assay/platform';
-import { readText } from './evaluate-files.js';
-import { EXIT } from './exit-codes.js';
+import { readText } from '../eval/evaluate-files.js';
+import { EXIT } from '../shell/exit-codes.js';
 import {
   commandHelp,
   FILE,
@@ -22,8 +22,8 @@ import {
   type ParsedArgs,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { withDatabase, type PlatformCommandIo } from './platform-session.js';
+} from '../shell/getopt.js';
+import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
 import {
   ANSWER_OPTIONS,
   LLM_STEP_OPTIONS,
@@ -41,7 +41,7 @@ import {
   stepTemplate,
   runSubcommand,
 } from './rag-cli.js';
-import { writeAtomically } from './write-atomically.js';
+import { writeAtomically } from '../shell/write-atomically.js';
 
 const BANK: OptionSpec[] = [
   {

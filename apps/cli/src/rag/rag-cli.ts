@@ -40,10 +40,10 @@ import {
   batchOptions,
   runBatchMode,
   type BatchMode,
-} from './batch-options.js';
-import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from './compare-options.js';
-import { readText } from './evaluate-files.js';
-import { EXIT } from './exit-codes.js';
+} from '../judging/batch-options.js';
+import { COMPARE_SETTING_OPTIONS, compareSettingsOf } from '../analysis/compare-options.js';
+import { readText } from '../eval/evaluate-files.js';
+import { EXIT } from '../shell/exit-codes.js';
 import {
   FILE,
   FLAG,
@@ -56,8 +56,8 @@ import {
   type ParsedArgs,
   TEXT,
   UsageError,
-} from './getopt.js';
-import { CliError } from './io.js';
+} from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
 import {
   ENDPOINT_OPTIONS,
   endpointOptions,
@@ -66,16 +66,16 @@ import {
   MODEL_OPTION,
   requireEndpoint,
   TEMPERATURE_OPTION,
-} from './judge-options.js';
+} from '../judging/judge-options.js';
 import {
   asCliErrors,
   commandConfig,
   withDatabase,
   type PlatformCommandIo,
-} from './platform-session.js';
-import { modelPriceOptions, PRICE_OPTIONS } from './price-options.js';
-import { formatCost } from './progress.js';
-import { writeAtomically } from './write-atomically.js';
+} from '../shell/platform-session.js';
+import { modelPriceOptions, PRICE_OPTIONS } from '../shell/price-options.js';
+import { formatCost } from '../shell/progress.js';
+import { writeAtomically } from '../shell/write-atomically.js';
 
 /** Exit statuses of the RAG commands beyond the shared ones. */
 export const RAG_EXIT = { failed: EXIT.judgeFailed, stopped: EXIT.judgeStopped } as const;

@@ -6,10 +6,10 @@ import {
   runLlmAssessment,
   type LlmAssessmentInput,
 } from '@assay/platform';
-import { readText } from './evaluate-files.js';
-import { EXIT } from './exit-codes.js';
-import { commandHelp, FILE, FLAG, integer, type OptionSpec, TEXT, UsageError } from './getopt.js';
-import { withDatabase, type PlatformCommandIo } from './platform-session.js';
+import { readText } from '../eval/evaluate-files.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { commandHelp, FILE, FLAG, integer, type OptionSpec, TEXT, UsageError } from '../shell/getopt.js';
+import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
 import { finishAssessment } from './nuggets-command.js';
 import {
   ANSWER_OPTIONS,

@@ -4,9 +4,9 @@ import {
   runLlmAssessment,
   type LlmAssessmentInput,
 } from '@assay/platform';
-import { EXIT } from './exit-codes.js';
-import { commandHelp, FILE, type OptionSpec, TEXT, UsageError } from './getopt.js';
-import { withDatabase, type PlatformCommandIo } from './platform-session.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { commandHelp, FILE, type OptionSpec, TEXT, UsageError } from '../shell/getopt.js';
+import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
 import { finishAssessment } from './nuggets-command.js';
 import {
   ANSWER_OPTIONS,

@@ -1,6 +1,6 @@
 import { fuseRuns, type FusionMethod, type ScoreNorm } from '@assay/retrieval';
 import { formatRun, parseRun } from '@assay/trec';
-import { ENCODING_OPTION, inputEncoding, readText } from './read-input.js';
+import { ENCODING_OPTION, inputEncoding, readText } from '../shell/read-input.js';
 import {
   checkNumber,
   commandHelp,
@@ -13,8 +13,8 @@ import {
   type OptionSpec,
   TEXT,
   UsageError,
-} from './getopt.js';
-import type { CommandIo } from './io.js';
+} from '../shell/getopt.js';
+import type { CommandIo } from '../shell/io.js';
 import { ASSAY_CLI_VERSION } from './retrieval-inputs.js';
 
 const METHODS = ['rrf', 'combsum', 'combmnz', 'interleave'];

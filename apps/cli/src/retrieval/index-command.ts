@@ -22,10 +22,10 @@ import {
   type OptionSpec,
   TEXT,
   UsageError,
-} from './getopt.js';
-import type { CommandIo } from './io.js';
-import { secondsSince, withDatabase, type PlatformCommandIo } from './platform-session.js';
-import { ProgressReporter } from './progress.js';
+} from '../shell/getopt.js';
+import type { CommandIo } from '../shell/io.js';
+import { secondsSince, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
+import { ProgressReporter } from '../shell/progress.js';
 import {
   analyzerFrom,
   ASSAY_CLI_VERSION,

@@ -7,9 +7,9 @@ import {
   type CollectionDocument,
   type CollectionFormat,
 } from '@assay/trec';
-import { readText } from './read-input.js';
-import { mustBe, UsageError } from './getopt.js';
-import rootPackage from '../../../package.json' with { type: 'json' };
+import { readText } from '../shell/read-input.js';
+import { mustBe, UsageError } from '../shell/getopt.js';
+import rootPackage from '../../../../package.json' with { type: 'json' };
 
 /** The assay version recorded in run headers and index files. */
 export const ASSAY_CLI_VERSION: string = rootPackage.version;

@@ -27,13 +27,13 @@ import {
 } from '@assay/methods';
 import type { ModelRetrievalRequest } from '@assay/platform';
 import { formatRun, parseRun, type CollectionDocument } from '@assay/trec';
-import { readText } from './evaluate-files.js';
-import { getopt, UsageError } from './getopt.js';
-import { CliError, type CommandIo } from './io.js';
-import { EXIT } from './exit-codes.js';
+import { readText } from '../eval/evaluate-files.js';
+import { getopt, UsageError } from '../shell/getopt.js';
+import { CliError, type CommandIo } from '../shell/io.js';
+import { EXIT } from '../shell/exit-codes.js';
 import { indexDocuments } from './index-command.js';
-import type { PlatformCommandIo } from './platform-session.js';
-import { ProgressReporter } from './progress.js';
+import type { PlatformCommandIo } from '../shell/platform-session.js';
+import { ProgressReporter } from '../shell/progress.js';
 import {
   prepareModelCommand,
   retrieveWithModelsCommand,

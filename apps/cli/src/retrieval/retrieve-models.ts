@@ -24,14 +24,14 @@ import {
 } from '@assay/platform';
 import { runHeader, type Bm25Index, type DiskBm25Index } from '@assay/retrieval';
 import { formatRun, type CollectionDocument } from '@assay/trec';
-import { UsageError } from './getopt.js';
-import { CliError } from './io.js';
-import { EXIT } from './exit-codes.js';
-import { commandConfig, withDatabase, type PlatformCommandIo } from './platform-session.js';
-import { formatCost, ProgressReporter } from './progress.js';
+import { UsageError } from '../shell/getopt.js';
+import { CliError } from '../shell/io.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { commandConfig, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
+import { formatCost, ProgressReporter } from '../shell/progress.js';
 import { ASSAY_CLI_VERSION } from './retrieval-inputs.js';
 import { cliSpelling } from './retrieve-options.js';
-import { writeAtomically } from './write-atomically.js';
+import { writeAtomically } from '../shell/write-atomically.js';
 
 /** A request checked by the platform, with the prompts it asks. */
 export interface PreparedCommand {

@@ -8,7 +8,7 @@ import {
   settingsCatalogue,
   type ModelMethod,
 } from '@assay/methods';
-import { FLAG, integer, number, optionsHelp, type OptionSpec, TEXT } from './getopt.js';
+import { FLAG, integer, number, optionsHelp, type OptionSpec, TEXT } from '../shell/getopt.js';
 
 /** A count: a whole number, at least 1. */
 const COUNT = integer({ min: 1 });
