@@ -41,6 +41,18 @@ describe('serving the web app', () => {
     expect(policy).toContain("frame-ancestors 'none'");
   });
 
+  it('answers 404 for a missing asset of the app, never the app page', async () => {
+    const web = app(dir);
+    // A page built before a rebuild asks for a chunk the rebuild removed: the browser must
+    // see a failed script load (and the app reload itself), not HTML served as JavaScript.
+    for (const path of ['/_app/immutable/gone.js', '/_app/version.json', '/_app/immutable/']) {
+      const missing = await web.request(path);
+      expect(missing.status, path).toBe(404);
+      expect(missing.headers.get('content-type'), path).toMatch(/^text\/plain/);
+      expect(await missing.text(), path).not.toContain(BOOT);
+    }
+  });
+
   it('never reads outside the build folder and leaves /api alone', async () => {
     const web = app(dir);
     const escape = await web.request('/..%2Fassay-secret.txt');

@@ -138,6 +138,12 @@ export function serveWebApp(webDir: string | undefined): MiddlewareHandler {
         // Not a file: the app's own router handles the path.
       }
     }
+    // The app's own files live under /_app/: one that is not there is missing (a chunk
+    // a rebuild removed), and answering it with the app page would hand the browser HTML
+    // as a script. Every other path is one of the app's routes.
+    if (path === '/_app' || path.startsWith('/_app/')) {
+      return c.text('Not found\n', 404, { ...headers, 'cache-control': 'no-cache' });
+    }
     return c.body(page.html, 200, {
       ...headers,
       'content-type': TYPES['.html']!,
