@@ -6,6 +6,7 @@ import {
 } from './response-limit.js';
 import { publicEndpoint } from './http-json.js';
 import { parseRetryAfter, type AttemptFailure } from './retry.js';
+import { requestSignal } from './abort-fanout.js';
 
 /** One chat-completions request as assay sends it (and hashes it). */
 export interface ChatRequest {
@@ -122,16 +123,19 @@ export class OpenAIChatClient implements ChatClient {
 
   private async send(body: ChatRequest, signal: AbortSignal | undefined): Promise<ChatResponse> {
     let completion: OpenAI.Chat.Completions.ChatCompletion;
+    const own = signal && requestSignal(signal);
     try {
       completion = (await this.client.chat.completions.create(
         {
           ...body,
           stream: false,
         } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-        signal ? { signal } : {},
+        own ? { signal: own.signal } : {},
       )) as OpenAI.Chat.Completions.ChatCompletion;
     } catch (error) {
       throw this.classify(error);
+    } finally {
+      own?.release();
     }
     const choice = completion.choices?.[0];
     if (!choice || typeof choice.message?.content !== 'string') {

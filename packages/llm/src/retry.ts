@@ -1,3 +1,5 @@
+import { requestSignal } from './abort-fanout.js';
+
 /** When and how long to wait before trying a failed LLM call again. */
 export interface RetryPolicy {
   /** Attempts in all, the first included (default 6). */
@@ -101,16 +103,17 @@ export async function withRetries<T>(
 }
 
 /** `wait`, cut short when `signal` aborts. */
-function untilAborted(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return wait;
+function untilAborted(wait: Promise<void>, shared: AbortSignal | undefined): Promise<void> {
+  if (!shared) return wait;
+  const { signal, release } = requestSignal(shared);
   return new Promise<void>((resolve, reject) => {
     const done = () => {
-      signal.removeEventListener('abort', done);
+      release();
       resolve();
     };
     signal.addEventListener('abort', done, { once: true });
     wait.then(done, (error: unknown) => {
-      signal.removeEventListener('abort', done);
+      release();
       reject(error);
     });
   });
