@@ -148,8 +148,14 @@ async function streamHugeBody(res: ServerResponse, bytes: number): Promise<void>
     sent += part.length;
     if (!res.write(part))
       await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
+        // Both listeners go once either fires, so a long body does not pile them up.
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
       });
   }
   if (!res.destroyed) res.end(tail);
