@@ -54,9 +54,9 @@ export interface AppDeps {
   /**
    * Heavy computations (pools, evaluations, comparisons, agreements, campaigns and judge
    * jobs made from pools) run at once (default 2); the next `waiting` (default 32) wait
-   * for their turn, any more are answered 503 busy.
+   * for their turn, at most `waitMs` (default 60 s), any more are answered 503 busy.
    */
-  computations?: { running?: number; waiting?: number };
+  computations?: { running?: number; waiting?: number; waitMs?: number };
 }
 
 /** Default upload limit: room for a large run file (a few million lines). */
@@ -73,7 +73,11 @@ export function createApp(deps: AppDeps) {
     description: 'An assay API token (the first admin token is printed when the server starts).',
   });
   const limiter = new FailedAuthLimiter(deps.maxAuthFailures ?? 20, 60_000);
-  const computations = new ComputationGate(deps.computations?.running, deps.computations?.waiting);
+  const computations = new ComputationGate(
+    deps.computations?.running,
+    deps.computations?.waiting,
+    deps.computations?.waitMs,
+  );
   // Every response: no content sniffing, and a policy that forbids framing (API responses
   // are data, never a page to render; pages bring their own policy).
   app.use('*', async (c, next) => {

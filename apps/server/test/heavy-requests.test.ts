@@ -79,6 +79,37 @@ describe('ComputationGate', () => {
     expect(await next).toBe('next');
     expect(gate.load).toEqual({ running: 0, waiting: 0 });
   });
+  it('answers busy after the longest wait instead of letting the connection time out', async () => {
+    const gate = new ComputationGate(1, 4, 50);
+    let finishFirst!: () => void;
+    const first = gate.run(
+      () => new Promise<string>((resolve) => (finishFirst = () => resolve('first'))),
+    );
+    const waited = gate.run(async () => 'never');
+    await expect(waited).rejects.toMatchObject({ code: 'busy', status: 503 });
+    // The one that gave up left the queue; the running one is untouched.
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+    finishFirst();
+    expect(await first).toBe('first');
+    expect(gate.load).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('drops a waiting request whose client hung up, and hands the turn to the next', async () => {
+    const gate = new ComputationGate(1, 4);
+    let finishFirst!: () => void;
+    const first = gate.run(() => new Promise<void>((resolve) => (finishFirst = resolve)));
+    const hangUp = new AbortController();
+    const gone = gate.run(async () => 'gone', hangUp.signal);
+    const next = gate.run(async () => 'next');
+    expect(gate.load).toEqual({ running: 1, waiting: 2 });
+    hangUp.abort();
+    await expect(gone).rejects.toMatchObject({ code: 'busy' });
+    expect(gate.load).toEqual({ running: 1, waiting: 1 });
+    finishFirst();
+    await first;
+    expect(await next).toBe('next');
+    expect(gate.load).toEqual({ running: 0, waiting: 0 });
+  });
 });
 
 forEachDatabase('heavy requests', (t) => {
@@ -226,6 +257,31 @@ forEachDatabase('heavy requests', (t) => {
         ).status,
       ).toBe(201);
     });
+
+    it('stop computing for a client that hung up, and store nothing', async () => {
+      const hangUp = new AbortController();
+      const started = performance.now();
+      const comparing = api.app.request('/api/reports/comparisons', {
+        method: 'POST',
+        signal: hangUp.signal,
+        headers: { authorization: `Bearer ${api.admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          collection: 'c',
+          labelSets: ['h'],
+          runs,
+          measures: ['map'],
+          test: 'randomization',
+          permutations: 150_000,
+        }),
+      });
+      setTimeout(() => hangUp.abort(), 300);
+      const answer = await comparing;
+      // The whole comparison takes seconds; stopped at the next slice it ends at once.
+      expect(answer.status).toBe(503);
+      expect(performance.now() - started).toBeLessThan(3_000);
+      const stored = await api.call('GET', '/api/reports', admin());
+      expect(await stored.json()).toEqual([]);
+    }, 60_000);
 
     it('are computed a slice at a time: health keeps answering meanwhile', async () => {
       await api.call('GET', '/api/health');

@@ -33,6 +33,8 @@ export { DatabaseInUseError } from '@assay/db';
 export { DATA_DIR_NAME, findDataDir } from './core/data-dir.js';
 /** A health check's view of the database (ok, busy behind a long statement, down), within ~25 ms. */
 export { checkDatabaseHealth, type DatabaseHealth } from './core/database-health.js';
+/** Sliced computations that stop once whoever asked for them has gone (a server's request). */
+export { ComputationStoppedError, whileWanted } from './core/work-slices.js';
 /** Whether an error means the database cannot be reached right now (down, restarting): try again later. */
 export { isDatabaseUnavailable } from '@assay/db';
 /** The use-case error with a stable code. */

@@ -1,4 +1,9 @@
-import { PlatformError, describeDataError, isDatabaseUnavailable } from '@assay/platform';
+import {
+  ComputationStoppedError,
+  PlatformError,
+  describeDataError,
+  isDatabaseUnavailable,
+} from '@assay/platform';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -82,6 +87,8 @@ export function toApiError(error: unknown): ApiError | undefined {
       error.code === 'invalid_input' ? 422 : undefined,
     );
   if (error instanceof ZodError) return new ApiError('invalid_input', describeZodError(error));
+  // The client hung up and its computation stopped: nobody reads this answer.
+  if (error instanceof ComputationStoppedError) return new ApiError('busy', error.message);
   if (error instanceof HTTPException) {
     // Hono's own request checks: malformed JSON, unsupported media types, oversize bodies.
     if (error.status === 413)

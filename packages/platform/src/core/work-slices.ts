@@ -5,6 +5,8 @@
 // The generators keep their hot loops in plain functions called once per step: V8 optimises
 // a long loop inside a generator function less well.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /** Milliseconds of computing between two turns of the event loop. */
 const SLICE_MS = 10;
 
@@ -13,17 +15,43 @@ export function nextTurn(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** What a sliced computation throws when whoever asked for it has gone. */
+export class ComputationStoppedError extends Error {
+  constructor() {
+    super('the computation was stopped: whoever asked for it has gone');
+    this.name = 'ComputationStoppedError';
+  }
+}
+
+const wantedWhile = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * Runs `work` so that every sliced computation in it stops at its next slice once `signal`
+ * aborts: a server stops computing for a client that hung up instead of finishing work
+ * nobody will read. The use-cases need not pass the signal down: the slices find it.
+ */
+export function whileWanted<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  return wantedWhile.run(signal, work);
+}
+
 /**
  * Runs `steps` to its end in slices of about {@link SLICE_MS}, giving the event loop a turn
- * between slices, and returns its value (or throws what it throws).
+ * between slices, and returns its value (or throws what it throws). Inside
+ * {@link whileWanted}, throws {@link ComputationStoppedError} at the first slice after its
+ * signal aborted.
  */
 export async function inSlices<T>(steps: Generator<void, T, void>): Promise<T> {
+  const wanted = wantedWhile.getStore();
   let started = performance.now();
   for (;;) {
     const next = steps.next();
     if (next.done) return next.value;
     if (performance.now() - started >= SLICE_MS) {
       await nextTurn();
+      if (wanted?.aborted) {
+        steps.return(undefined as T);
+        throw new ComputationStoppedError();
+      }
       started = performance.now();
     }
   }
