@@ -39,6 +39,7 @@ const SLOW_TESTS = [
   'apps/web/test/campaign-trust-e2e.test.ts',
   'apps/web/test/e2e.test.ts',
   'apps/web/test/rag-e2e.test.ts',
+  'apps/web/test/sign-in-link-e2e.test.ts',
   // new embedded databases made the long way (initdb and every migration), cache off
   'packages/db/test/pglite-template.test.ts',
   // a million-line run file, parsed twice per database

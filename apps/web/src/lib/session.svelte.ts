@@ -14,12 +14,33 @@ export const session = $state<{ me: Me | null; checked: boolean; invite: Pending
   invite: null,
 });
 
-/** The token of an invite link in the address (removed from it), or null. */
+/** Where app.html's first script puts an invite link's token when it drops it from the address. */
+const LINK_TOKEN_KEY = 'assay.linkToken';
+
+/**
+ * The token of an invite link, or null: taken from the address before the router started
+ * (app.html), or still in the address when the app is on the same page (a link opened on
+ * a page already showing), and removed from both.
+ */
 function linkToken(): string | null {
-  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-  if (!match) return null;
-  history.replaceState(null, '', location.pathname + location.search);
-  return decodeURIComponent(match[1]!).trim() || null;
+  let raw: string | null = null;
+  try {
+    raw = sessionStorage.getItem(LINK_TOKEN_KEY);
+    sessionStorage.removeItem(LINK_TOKEN_KEY);
+  } catch {
+    // no storage (a private window that refuses it): the address is all there is
+  }
+  const match = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (match) {
+    raw = match[1]!;
+    history.replaceState(history.state, '', location.pathname + location.search);
+  }
+  if (!raw) return null;
+  try {
+    return decodeURIComponent(raw).trim() || null;
+  } catch {
+    return null;
+  }
 }
 
 /** Who a token signs in: the person, null when the server refuses it, undefined when unsure. */
