@@ -80,6 +80,16 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
     await admin.getByText('1,204 documents, 3 topics.').waitFor();
 
     const run = admin.getByRole('form', { name: 'upload a run' });
+    // The official TREC runs have no extension (input.bm25, runA): the picker offers every
+    // file for runs, qrels and topics, whose contents the server checks.
+    for (const form of ['upload a run', 'upload qrels', 'upload topics'])
+      expect(
+        await admin
+          .getByRole('form', { name: form })
+          .getByLabel('File to upload')
+          .getAttribute('accept'),
+        form,
+      ).toBeNull();
     await run.getByLabel('File to upload').setInputFiles({
       name: 'runA.txt',
       mimeType: 'text/plain',
