@@ -82,6 +82,42 @@ describe('getopt', () => {
   });
 });
 
+describe('file options', () => {
+  const files: OptionSpec[] = [
+    { long: 'responses', key: 'responses', kind: FILE },
+    { long: 'exclude', key: 'exclude', kind: FILE, repeats: true },
+    { long: 'name', key: 'name', kind: TEXT },
+  ];
+
+  it('refuse two different files for an option that takes one, naming both', () => {
+    expect(() => getopt(['--responses', 'a.jsonl', '--responses', 'b.jsonl'], files)).toThrow(
+      new UsageError('--responses takes one file, got 2: "a.jsonl", "b.jsonl"'),
+    );
+  });
+
+  it('take the same file named twice, every file of a repeatable one, and any repeated text', () => {
+    const parsed = getopt(
+      [
+        '--responses',
+        'a.jsonl',
+        '--responses=a.jsonl',
+        '--exclude',
+        'q1',
+        '--exclude',
+        'q2',
+        '--name',
+        'x',
+        '--name',
+        'y',
+      ],
+      files,
+    );
+    expect(parsed.option('responses')).toBe('a.jsonl');
+    expect(parsed.all('exclude')).toEqual(['q1', 'q2']);
+    expect(parsed.option('name')).toBe('y');
+  });
+});
+
 describe('optionsHelp', () => {
   it('lists the options with help in one aligned column, from their declarations', () => {
     // Widest entry "-m MEASURE" (10 characters) plus two spaces sets the column.

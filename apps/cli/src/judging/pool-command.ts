@@ -33,6 +33,7 @@ export const POOL_OPTIONS: readonly OptionSpec[] = [
     long: 'exclude-judged',
     key: 'exclude',
     kind: FILE,
+    repeats: true,
     arg: 'Q',
     help: 'leave out pairs already graded (grade >= 0) in qrels Q; repeatable',
   },

@@ -63,6 +63,11 @@ export interface OptionSpec {
   arg?: string;
   /** What the option does, for the help; an option without it is left out of the list. */
   help?: string;
+  /**
+   * Every value counts (`--exclude a --exclude b`). A file option without it takes one file:
+   * naming two different files is refused rather than one of them silently dropped.
+   */
+  repeats?: boolean;
 }
 
 /** A grade scale: the lowest and highest grade. */
@@ -165,7 +170,18 @@ export function getopt(argv: readonly string[], specs: readonly OptionSpec[]): P
     if (list) list.push(value);
     else options.set(spec.key, [value]);
   }
+  for (const spec of specs) refuseSecondFile(spec, options.get(spec.key));
   return new ParsedArgs(options, positionals);
+}
+
+/** A one-file option given two different files: which one was meant is not ours to guess. */
+function refuseSecondFile(spec: OptionSpec, values: string[] | undefined): void {
+  if (spec.kind.type !== 'file' || spec.repeats || !values) return;
+  const files = [...new Set(values)];
+  if (files.length > 1)
+    throw new UsageError(
+      `${flagName(spec)} takes one file, got ${files.length}: ${files.map((f) => JSON.stringify(f)).join(', ')}`,
+    );
 }
 
 /** How messages name an option: its long form if it has one, else its short form. */
