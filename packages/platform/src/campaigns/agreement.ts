@@ -114,17 +114,13 @@ function only(grades: Grades, topic: string): Grades {
   return docs ? new Map([[topic, docs]]) : new Map();
 }
 
-/** The campaign's agreement report. */
-export async function campaignAgreement(db: Queryable, id: number): Promise<CampaignAgreement> {
-  const campaign = await requireCampaign(db, id);
-  const set = await getLabelSet(db, campaign.labelSetId);
-  const scale: GradeScale = { min: set?.scaleMin ?? 0, max: set?.scaleMax ?? 1 };
-  if (scale.min === scale.max) scale.max = scale.min + 1;
-  const names = new Map((await listUsers(db)).map((u) => [u.id, u.name]));
-  const rows = await listAnnotatorGrades(db, campaign.id);
+type CampaignRow = Awaited<ReturnType<typeof requireCampaign>>;
+type AnnotatorItem = { topic: string; grades: Map<number, number> };
 
+/** Every annotator's grades, and every item's grades by annotator. */
+function gradesByAnnotator(rows: Awaited<ReturnType<typeof listAnnotatorGrades>>) {
   const byUser = new Map<number, MutableGrades>();
-  const byItem = new Map<number, { topic: string; grades: Map<number, number> }>();
+  const byItem = new Map<number, AnnotatorItem>();
   for (const r of rows) {
     let g = byUser.get(r.userId);
     if (!g) byUser.set(r.userId, (g = new Map()));
@@ -133,18 +129,21 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
     if (!item) byItem.set(r.itemId, (item = { topic: r.topicId, grades: new Map() }));
     item.grades.set(r.userId, r.grade);
   }
-  const users = [...byUser.keys()].sort((a, b) => a - b);
-  const people = users.map((u) => ({
-    id: u,
-    name: names.get(u) ?? String(u),
-    labels: [...byUser.get(u)!.values()].reduce((s, d) => s + d.size, 0),
-  }));
+  return { byUser, items: [...byItem.values()] };
+}
 
+/** Each pair of annotators over the items both labelled. */
+function annotatorPairs(
+  users: readonly number[],
+  names: readonly string[],
+  byUser: ReadonlyMap<number, MutableGrades>,
+  scale: GradeScale,
+) {
   const pairwise = [];
   for (let i = 0; i < users.length; i++) {
     for (let j = i + 1; j < users.length; j++) {
-      const a = people[i]!.name;
-      const b = people[j]!.name;
+      const a = names[i]!;
+      const b = names[j]!;
       pairwise.push({
         a,
         b,
@@ -157,9 +156,19 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
       });
     }
   }
+  return pairwise;
+}
 
-  const items = [...byItem.values()];
-  const alphaOver = (subset: typeof items, level: 'nominal' | 'ordinal' | 'interval') =>
+/** All annotators at once (Fleiss' kappa over full items, Krippendorff's alpha), overall and per topic. */
+function annotatorsTogether(
+  campaign: CampaignRow,
+  users: readonly number[],
+  items: readonly AnnotatorItem[],
+) {
+  const alphaOver = (
+    subset: readonly AnnotatorItem[],
+    level: 'nominal' | 'ordinal' | 'interval',
+  ) =>
     users.length === 0 || subset.length === 0
       ? Number.NaN
       : krippendorffAlpha(
@@ -182,7 +191,40 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
       krippendorffAlpha: alphaOver(subset, 'ordinal'),
     };
   });
+  const overall = {
+    items: items.filter((it) => it.grades.size >= 2).length,
+    fleissKappa: { items: full.length, value: fleiss },
+    krippendorffAlpha: {
+      nominal: alphaOver(items, 'nominal'),
+      ordinal: alphaOver(items, 'ordinal'),
+      interval: alphaOver(items, 'interval'),
+    },
+  };
+  return { overall, perTopic };
+}
 
+/** The campaign's labels against another label set, topic by topic (one topic: nothing to resample). */
+function topicAgreements(campaignGrades: Grades, otherGrades: Grades, scale: GradeScale) {
+  const rows: TopicAgreement[] = [];
+  for (const topic of [...campaignGrades.keys()].sort()) {
+    if (shared(only(campaignGrades, topic), only(otherGrades, topic)) === 0) continue;
+    const r = agreement(only(campaignGrades, topic), only(otherGrades, topic), scale, undefined, {
+      samples: 0,
+    });
+    rows.push({
+      topic,
+      n: r.n,
+      tooFew: r.n < MIN_TOPIC_ITEMS,
+      exactAgreement: r.exactAgreement,
+      cohenKappa: r.cohenKappa.unweighted,
+      krippendorffAlpha: r.krippendorffAlpha.ordinal,
+    });
+  }
+  return rows;
+}
+
+/** The campaign's labels against each label set it is compared with. */
+async function comparedWith(db: Queryable, campaign: CampaignRow, scale: GradeScale) {
   const campaignGrades = await getLabelGrades(db, campaign.labelSetId);
   const compareWith = [];
   for (const setId of compareWithIds(campaign)) {
@@ -197,46 +239,40 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
         ? 'the campaign has no labels yet'
         : `"${other.name}" grades none of the items the campaign has labelled`,
     );
-    const topicRows: TopicAgreement[] = [];
-    for (const topic of [...campaignGrades.keys()].sort()) {
-      if (shared(only(campaignGrades, topic), only(otherGrades, topic)) === 0) continue;
-      // One topic: nothing to resample.
-      const r = agreement(only(campaignGrades, topic), only(otherGrades, topic), scale, undefined, {
-        samples: 0,
-      });
-      topicRows.push({
-        topic,
-        n: r.n,
-        tooFew: r.n < MIN_TOPIC_ITEMS,
-        exactAgreement: r.exactAgreement,
-        cohenKappa: r.cohenKappa.unweighted,
-        krippendorffAlpha: r.krippendorffAlpha.ordinal,
-      });
-    }
     compareWith.push({
       labelSet: { id: other.id, name: other.name },
       ...overall,
-      perTopic: topicRows,
+      perTopic: topicAgreements(campaignGrades, otherGrades, scale),
     });
   }
+  return compareWith;
+}
 
+/** The campaign's agreement report. */
+export async function campaignAgreement(db: Queryable, id: number): Promise<CampaignAgreement> {
+  const campaign = await requireCampaign(db, id);
+  const set = await getLabelSet(db, campaign.labelSetId);
+  const scale: GradeScale = { min: set?.scaleMin ?? 0, max: set?.scaleMax ?? 1 };
+  if (scale.min === scale.max) scale.max = scale.min + 1;
+  const names = new Map((await listUsers(db)).map((u) => [u.id, u.name]));
+  const { byUser, items } = gradesByAnnotator(await listAnnotatorGrades(db, campaign.id));
+  const users = [...byUser.keys()].sort((a, b) => a - b);
+  const people = users.map((u) => ({
+    id: u,
+    name: names.get(u) ?? String(u),
+    labels: [...byUser.get(u)!.values()].reduce((s, d) => s + d.size, 0),
+  }));
+  const pairwise = annotatorPairs(
+    users,
+    people.map((p) => p.name),
+    byUser,
+    scale,
+  );
+  const together = annotatorsTogether(campaign, users, items);
   return {
     campaign: { id: campaign.id, name: campaign.name, labelSet: set?.name ?? campaign.name },
     scale,
-    annotators: {
-      people,
-      pairwise,
-      overall: {
-        items: items.filter((it) => it.grades.size >= 2).length,
-        fleissKappa: { items: full.length, value: fleiss },
-        krippendorffAlpha: {
-          nominal: alphaOver(items, 'nominal'),
-          ordinal: alphaOver(items, 'ordinal'),
-          interval: alphaOver(items, 'interval'),
-        },
-      },
-      perTopic,
-    },
-    compareWith,
+    annotators: { people, pairwise, overall: together.overall, perTopic: together.perTopic },
+    compareWith: await comparedWith(db, campaign, scale),
   };
 }
