@@ -1,6 +1,6 @@
 // `assay ppi` output: an aligned text report, JSON and CSV of a prediction-powered leaderboard.
 import { csvRow } from '../formats/index.js';
-import { f4, formatP } from './compare-report.js';
+import { f4, formatP } from '../presentation/index.js';
 import type { PpiReport } from './ppi.js';
 
 /** The formats `assay ppi` writes. */
