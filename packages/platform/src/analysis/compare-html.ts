@@ -18,13 +18,8 @@ import {
   topicDifferencesSvg,
   type RunTags,
 } from '../presentation/index.js';
-import {
-  highlightedPair,
-  RBO_P,
-  type Comparison,
-  type RankCoefficient,
-  type RankCorrelation,
-} from './compare.js';
+import { highlightedPair, type Comparison } from './compare.js';
+import { RBO_P, type RankCoefficient, type RankCorrelation } from './rank-correlation.js';
 import { ciLine, hasJudged, orderings, testLine, type CompareReport } from './compare-report.js';
 
 const e = escapeHtml;

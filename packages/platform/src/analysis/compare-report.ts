@@ -12,13 +12,8 @@ import {
   significanceMarks,
   testName,
 } from '../presentation/index.js';
-import {
-  BOOTSTRAP_SAMPLES,
-  RBO_P,
-  type Comparison,
-  type RankCoefficient,
-  type RankCorrelation,
-} from './compare.js';
+import { BOOTSTRAP_SAMPLES, type Comparison } from './compare.js';
+import { RBO_P, type RankCoefficient, type RankCorrelation } from './rank-correlation.js';
 
 /** What `assay compare` renders: one leaderboard per qrels file, and with two, their agreement. */
 export interface CompareReport {

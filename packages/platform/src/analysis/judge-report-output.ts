@@ -3,7 +3,7 @@
 import { agreementText, type AgreementReport, type Interval } from './agreement.js';
 import { escapeHtml as e } from '../formats/index.js';
 import { f4, htmlPage } from '../presentation/index.js';
-import type { RankCorrelation } from './compare.js';
+import type { RankCorrelation } from './rank-correlation.js';
 import type { GradeUsage, JudgeReport } from './judge-report.js';
 
 /** The formats `assay judge-report` writes. */
