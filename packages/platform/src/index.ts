@@ -1,7 +1,13 @@
 // @assay/platform: use-cases over the database shared by the CLI and the API (no HTTP, no argv).
 
 /** Keyset paging of lists: a page and its cursor, how to ask for one, the page sizes. */
-export { LARGE_PAGE, SMALL_PAGE, type Page, type PageOptions, type PageSize } from './core/paging.js';
+export {
+  LARGE_PAGE,
+  SMALL_PAGE,
+  type Page,
+  type PageOptions,
+  type PageSize,
+} from './core/paging.js';
 /** Configuration from the environment; opening and migrating the configured database. */
 export {
   ConfigError,
@@ -96,7 +102,12 @@ export {
 } from './catalog/collections.js';
 /** The naming rule of new names (not empty, not all digits), and a run's name from its tag. */
 export { checkNewName, NAME_RULE, runNameFromTag } from './core/names.js';
-export { DOCUMENT_PAGE, getDocument, listDocuments, listDocumentsPage } from './catalog/documents.js';
+export {
+  DOCUMENT_PAGE,
+  getDocument,
+  listDocuments,
+  listDocumentsPage,
+} from './catalog/documents.js';
 export { getTopic, listTopics, listTopicsPage } from './catalog/topics.js';
 /** Stored runs: list, entries, delete, names already taken, a stored run as a TREC run. */
 export {
@@ -125,22 +136,25 @@ export {
 export { ASSAY_VERSION } from './core/version.js';
 /** Reports: evaluations, comparisons and agreement reports stored as immutable snapshots. */
 export {
-  createAgreementReport,
-  createComparisonReport,
-  createEvaluationReport,
   deleteReport,
   getReport,
   listReports,
   listReportsPage,
   type Actor,
-  type AgreementReportInput,
-  type ComparisonReportInput,
-  type EvaluationReportInput,
   type NamedRef,
   type ReportProvenance,
   type StoredReport,
   type StoredReportSummary,
 } from './reports/reports.js';
+export {
+  createComparisonReport,
+  type ComparisonReportInput,
+} from './reports/comparison-reports.js';
+export { createAgreementReport, type AgreementReportInput } from './reports/agreement-reports.js';
+export {
+  createEvaluationReport,
+  type EvaluationReportInput,
+} from './reports/evaluation-reports.js';
 /** How a report's result is kept in jsonb (non-finite numbers tagged) and read back. */
 export { fromJson, toJson } from './reports/report-codec.js';
 /** Leaderboards: publish a comparison under a slug, list, read, render for download, unpublish. */
@@ -156,7 +170,11 @@ export {
   type RenderedLeaderboard,
 } from './reports/leaderboards.js';
 /** Prediction-powered leaderboards of stored runs (PPI++), a campaign's finished topics counting. */
-export { estimateLeaderboard, type PpiEstimate, type PpiEstimateInput } from './analysis/ppi-estimates.js';
+export {
+  estimateLeaderboard,
+  type PpiEstimate,
+  type PpiEstimateInput,
+} from './analysis/ppi-estimates.js';
 /** The judge-quality report of stored label sets, with the cost of assay's own judging. */
 export { reportOnJudges, type JudgeReportRequest } from './analysis/judge-reports.js';
 /** The pure analyses behind `assay compare` and `assay agree`, and their renderings. */

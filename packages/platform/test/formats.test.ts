@@ -1,14 +1,7 @@
 // The one writer or escaper per output format, checked cell by cell against hand-written
-// expectations, and the slope chart shared by the compare report and the web app.
+// expectations (the charts shared by the reports and the web app: presentation.test.ts).
 import { describe, expect, it } from 'vitest';
-import {
-  csvCell,
-  csvRow,
-  escapeHtml,
-  latexComment,
-  latexEscape,
-  slopeChartSvg,
-} from '../src/formats/index.js';
+import { csvCell, csvRow, escapeHtml, latexComment, latexEscape } from '../src/formats/index.js';
 
 describe('CSV cells', () => {
   it('guard text a spreadsheet would run as a formula, and only text', () => {
@@ -48,37 +41,8 @@ describe('LaTeX escaping', () => {
   });
 });
 
-describe('the slope chart', () => {
-  const svg = slopeChartSvg({
-    label: 'P_10 rankings under <a> and "b"',
-    leftHead: '<a>',
-    rightHead: '"b"',
-    left: [
-      { run: '<script>x</script>', value: '0.5000' },
-      { run: 'bm25', value: '0.4000' },
-      { run: 'only-left' },
-    ],
-    right: [
-      { run: 'bm25', value: '0.6000' },
-      { run: '<script>x</script>', value: '0.3000' },
-    ],
-  });
-
-  it('escapes every name it writes', () => {
-    expect(svg).not.toContain('<script>');
-    expect(svg).toContain('1. &lt;script&gt;x&lt;/script&gt; 0.5000');
-    expect(svg).toContain('aria-label="P_10 rankings under &lt;a&gt; and &quot;b&quot;"');
+describe('HTML escaping', () => {
+  it('escapes the five characters that end text or an attribute', () => {
     expect(escapeHtml(`<&>"'`)).toBe('&lt;&amp;&gt;&quot;&#39;');
-  });
-
-  it('joins each run present on both sides: down in red, up in green, none for a missing run', () => {
-    const lines = [...svg.matchAll(/<line [^>]*y1="([\d.]+)" y2="([\d.]+)" stroke="([^"]+)"/g)];
-    // Rows are 22 apart from y = 41: the first run falls from place 1 to 2, bm25 rises.
-    expect(lines.map((m) => [m[1], m[2], m[3]])).toEqual([
-      ['41.0', '63.0', '#b5483b'],
-      ['63.0', '41.0', '#3c8d5a'],
-    ]);
-    expect(svg).toContain('3. only-left');
-    expect(svg).toContain('rank 2 (0.4000) → rank 1 (0.6000)');
   });
 });

@@ -1,7 +1,5 @@
-/** A statistic for reading: four decimals, `n/a` when undefined. */
-export function f4(x: number | null | undefined): string {
-  return x === null || x === undefined || Number.isNaN(x) ? 'n/a' : x.toFixed(4);
-}
+// A statistic for reading: four decimals, `n/a` when missing; the reports write the same.
+export { f4 } from '@assay/platform/presentation';
 
 /** A share as a percentage with no decimals. */
 export function percent(done: number, total: number): string {

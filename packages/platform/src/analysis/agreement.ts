@@ -14,6 +14,7 @@ import {
   krippendorffAlphaFromTable,
   pabakFromTable,
 } from '@assay/stats';
+import { f4 } from '../presentation/index.js';
 
 /** Topic → docno → grade: the labels of one label set (a parsed qrels file). */
 export type Grades = ReadonlyMap<string, ReadonlyMap<string, number>>;
@@ -264,10 +265,6 @@ export function observedScale(a: Grades, b: Grades): GradeScale {
   }
   if (min === max) max = min + 1;
   return { min, max };
-}
-
-function f4(x: number): string {
-  return Number.isNaN(x) ? 'n/a' : x.toFixed(4);
 }
 
 /**

@@ -1,167 +1,55 @@
-// The HTML report of `assay compare`: one self-contained file (inline CSS and SVG drawn
-// here; no scripts, fonts or anything fetched). Every string from users' files (run tags,
-// topic ids, measure names, paths) goes through escapeHtml.
-import { escapeHtml, slopeChartSvg } from '../formats/index.js';
+// The HTML report of `assay compare`: one self-contained file (inline CSS and SVG; no
+// scripts, fonts or anything fetched) in the reports' page shell, with the charts and marks
+// the web app shows (../presentation). Every string from users' files (run tags, topic ids,
+// measure names, paths) goes through escapeHtml.
+import { escapeHtml } from '../formats/index.js';
 import {
-  highlightedPair,
-  RBO_P,
-  type Comparison,
-  type RankCoefficient,
-  type RankCorrelation,
-} from './compare.js';
-import {
-  ciLine,
+  bestMeans,
   f4,
-  formatP,
-  hasJudged,
-  legendLine,
-  marks,
-  orderings,
+  htmlPage,
+  intervalPlotLabel,
+  intervalPlotSvg,
+  marksLegend,
+  pValueMatrixHtml,
   runTags,
-  testLine,
-  type CompareReport,
-} from './compare-report.js';
+  significanceMarks,
+  slopeChartSvg,
+  topicDifferences,
+  topicDifferencesSvg,
+  type RunTags,
+} from '../presentation/index.js';
+import { highlightedPair, type Comparison } from './compare.js';
+import { RBO_P, type RankCoefficient, type RankCorrelation } from './rank-correlation.js';
+import { ciLine, hasJudged, orderings, testLine, type CompareReport } from './compare-report.js';
 
 const e = escapeHtml;
-const n1 = (x: number) => x.toFixed(1);
 
-/** About five round tick values covering [lo, hi]. */
-function ticks(lo: number, hi: number): number[] {
-  const span = hi - lo || 1;
-  const raw = span / 5;
-  const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((f) => f * magnitude).find((s) => s >= raw)!;
-  const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-    out.push(Number(v.toFixed(12)));
-  }
-  return out;
-}
-
-function tickLabel(v: number): string {
-  return Number(v.toPrecision(6)).toString();
-}
+const tagsOf = (c: Comparison) => runTags(c.runs.map((r) => r.run));
 
 /** Means with their 95% bootstrap intervals, one row per run in leaderboard order. */
 function ciPlot(c: Comparison, measure: string): string {
-  const width = 720;
-  const rowH = 22;
-  const left = 200;
-  const right = 24;
-  const top = 12;
-  const plotH = c.runs.length * rowH;
-  const height = top + plotH + 40;
-  let lo = Math.min(...c.runs.map((r) => r.ci[measure]![0]));
-  let hi = Math.max(...c.runs.map((r) => r.ci[measure]![1]));
-  if (hi - lo < 1e-9) {
-    lo -= 0.05;
-    hi += 0.05;
-  }
-  const pad = (hi - lo) * 0.04;
-  lo -= pad;
-  hi += pad;
-  const x = (v: number) => left + ((v - lo) / (hi - lo)) * (width - left - right);
-  const grid = ticks(lo, hi)
-    .map(
-      (t) =>
-        `<line x1="${n1(x(t))}" x2="${n1(x(t))}" y1="${top}" y2="${top + plotH}" class="grid"/>` +
-        `<text x="${n1(x(t))}" y="${top + plotH + 16}" text-anchor="middle">${tickLabel(t)}</text>`,
-    )
-    .join('');
-  const rows = c.runs
-    .map((r, i) => {
-      const y = top + i * rowH + rowH / 2;
-      const [a, b] = r.ci[measure]!;
-      const m = r.means[measure]!;
-      return (
-        `<g><title>${e(r.run)}: mean ${f4(m)}, 95% CI [${f4(a)}, ${f4(b)}]</title>` +
-        `<text x="${left - 8}" y="${n1(y + 4)}" text-anchor="end">${e(r.run)}</text>` +
-        `<line x1="${n1(x(a))}" x2="${n1(x(b))}" y1="${n1(y)}" y2="${n1(y)}" class="ci"/>` +
-        `<line x1="${n1(x(a))}" x2="${n1(x(a))}" y1="${n1(y - 5)}" y2="${n1(y + 5)}" class="ci"/>` +
-        `<line x1="${n1(x(b))}" x2="${n1(x(b))}" y1="${n1(y - 5)}" y2="${n1(y + 5)}" class="ci"/>` +
-        `<circle cx="${n1(x(m))}" cy="${n1(y)}" r="4.5" class="mean"/></g>`
-      );
-    })
-    .join('');
-  const label = `<text x="${n1((left + width - right) / 2)}" y="${height - 6}" text-anchor="middle">mean ${e(measure)} with 95% bootstrap interval</text>`;
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${e(measure)}: means with 95% confidence intervals">${grid}${rows}${label}</svg>`;
+  const rows = c.runs.map((r) => {
+    const [lo, hi] = r.ci[measure]!;
+    return { run: r.run, mean: r.means[measure]!, lo, hi };
+  });
+  return intervalPlotSvg(measure, rows);
 }
 
 /** Per-topic differences a − b, sorted, one bar per topic. */
 function diffPlot(c: Comparison, measure: string, a: string, b: string): string {
-  const xs = c.perTopic[measure]![a]!;
-  const ys = c.perTopic[measure]![b]!;
-  const diffs = c.topicIds
-    .map((q, i) => ({ q, d: xs[i]! - ys[i]!, x: xs[i]!, y: ys[i]! }))
-    .sort((p, q) => q.d - p.d || (p.q < q.q ? -1 : 1));
-  const width = 720;
-  const height = 240;
-  const left = 50;
-  const right = 10;
-  const top = 10;
-  const plotH = height - top - 34;
-  const max = Math.max(1e-9, ...diffs.map((d) => Math.abs(d.d)));
-  const y = (v: number) => top + plotH / 2 - (v / max) * (plotH / 2);
-  const barW = (width - left - right) / Math.max(1, diffs.length);
-  const bars = diffs
-    .map((d, i) => {
-      const y0 = Math.min(y(0), y(d.d));
-      const h = Math.max(Math.abs(y(d.d) - y(0)), d.d === 0 ? 0 : 0.5);
-      return `<rect x="${n1(left + i * barW)}" y="${n1(y0)}" width="${Math.max(0.5, barW - (barW > 3 ? 1 : 0)).toFixed(2)}" height="${n1(h)}" class="${d.d >= 0 ? 'up' : 'down'}"><title>topic ${e(d.q)}: ${e(a)} ${f4(d.x)}, ${e(b)} ${f4(d.y)}, difference ${f4(d.d)}</title></rect>`;
-    })
-    .join('');
-  const axis = ticks(-max, max)
-    .map(
-      (v) =>
-        `<line x1="${left}" x2="${width - right}" y1="${n1(y(v))}" y2="${n1(y(v))}" class="${v === 0 ? 'zero' : 'grid'}"/>` +
-        `<text x="${left - 6}" y="${n1(y(v) + 4)}" text-anchor="end">${tickLabel(v)}</text>`,
-    )
-    .join('');
-  const wins = diffs.filter((d) => d.d > 0).length;
-  const losses = diffs.filter((d) => d.d < 0).length;
-  const caption = `<text x="${n1((left + width - right) / 2)}" y="${height - 8}" text-anchor="middle">${diffs.length} topics sorted by difference: ${e(a)} higher on ${wins}, ${e(b)} higher on ${losses}, equal on ${diffs.length - wins - losses}</text>`;
-  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="per-topic ${e(measure)} differences">${axis}${bars}${caption}</svg>`;
+  const values = c.perTopic[measure]!;
+  return topicDifferencesSvg(measure, a, b, topicDifferences(c.topicIds, values[a]!, values[b]!));
 }
 
-/** Corrected p-values of one measure as a run × run matrix (raw p in each cell's tooltip). */
-function pMatrix(c: Comparison, measure: string, tags: Map<string, string>): string {
-  const runs = c.runs.map((r) => r.run);
-  const tests = new Map<string, Comparison['pairs'][number]>();
-  for (const p of c.pairs) {
-    if (p.measure !== measure) continue;
-    tests.set(`${p.a}\u0000${p.b}`, p);
-    tests.set(`${p.b}\u0000${p.a}`, p);
-  }
-  const head = `<tr><th></th>${runs.map((r) => `<th title="${e(r)}">${e(tags.get(r)!)}</th>`).join('')}</tr>`;
-  const rows = runs
-    .map((a) => {
-      const cells = runs
-        .map((b) => {
-          if (a === b) return '<td class="diag">–</td>';
-          const p = tests.get(`${a}\u0000${b}`);
-          if (!p) return '<td></td>';
-          const diff = p.a === a ? p.meanDiff : -p.meanDiff;
-          const cls = p.significant ? (diff > 0 ? 'sig win' : 'sig loss') : 'ns';
-          return `<td class="${cls}" title="${e(a)} − ${e(b)}: ${f4(diff)}; p ${formatP(p.p)}, corrected ${formatP(p.pAdjusted)}">${formatP(p.pAdjusted)}</td>`;
-        })
-        .join('');
-      return `<tr><th class="run">${e(tags.get(a)!)} ${e(a)}</th>${cells}</tr>`;
-    })
-    .join('');
-  return `<table class="matrix">${head}${rows}</table>`;
-}
-
-function leaderboardTable(c: Comparison, tags: Map<string, string>): string {
-  const best = Object.fromEntries(
-    c.measures.map((m) => [m, Math.max(...c.runs.map((r) => r.means[m]!))]),
-  );
+function leaderboardTable(c: Comparison, tags: RunTags): string {
+  const best = bestMeans(c.measures, c.runs);
   const judged = hasJudged(c);
   const head = `<tr><th></th><th class="run">run</th>${c.measures.map((m) => `<th>${e(m)}</th>`).join('')}${judged ? '<th>Judged@10</th>' : ''}</tr>`;
   const body = c.runs
     .map((r) => {
       const cells = c.measures
         .map((m) => {
-          const mk = marks(c, tags, r.run, m);
+          const mk = significanceMarks(tags, r.betterThan[m]);
           const [lo, hi] = r.ci[m]!;
           const value = r.means[m] === best[m] ? `<b>${f4(r.means[m]!)}</b>` : f4(r.means[m]!);
           // Marks sit in a slot as wide as the longest, so the numbers stay aligned.
@@ -175,15 +63,15 @@ function leaderboardTable(c: Comparison, tags: Map<string, string>): string {
 }
 
 function leaderboardSection(c: Comparison, qrels: string, heading: string): string {
-  const tags = runTags(c);
+  const tags = tagsOf(c);
   const parts = [
     `<section><h2>${e(heading)}</h2>`,
     `<p class="meta">${e(c.source ?? 'qrels')} <code>${e(qrels)}</code>: ${c.topics} topics, ${c.runs.length} ${hasJudged(c) ? 'runs' : 'systems'}. Topics: ${e(c.topicHandling)}.<br>Test: ${e(testLine(c))}.<br>${e(ciLine(c))}.</p>`,
     leaderboardTable(c, tags),
-    `<p class="note">${e(legendLine(c))} Bold: best mean in the column. Hover a mean for its 95% interval.</p>`,
+    `<p class="note">${e(marksLegend(c.baseline))} Bold: best mean in the column. Hover a mean for its 95% interval.</p>`,
   ];
   for (const m of c.measures) {
-    parts.push(`<h3>${e(m)}: means with 95% confidence intervals</h3>`, ciPlot(c, m));
+    parts.push(`<h3>${e(intervalPlotLabel(m))}</h3>`, ciPlot(c, m));
   }
   const pair = highlightedPair(c);
   if (pair) {
@@ -203,13 +91,14 @@ function leaderboardSection(c: Comparison, qrels: string, heading: string): stri
 
 /** The corrected p-value matrices of one leaderboard (large: they come last on the page). */
 function pValueSection(c: Comparison, heading: string): string {
-  const tags = runTags(c);
+  const runs = c.runs.map((r) => r.run);
+  const tags = runTags(runs);
   const parts = [`<section><h2>${e(heading)}</h2>`];
   for (const m of c.measures) {
     parts.push(
       `<h3>Corrected p-values, ${e(m)}</h3>`,
       '<p class="note">Row run against column run; green: the row run is significantly better, red: significantly worse. Hover for the difference and the raw p.</p>',
-      pMatrix(c, m, tags),
+      pValueMatrixHtml({ measure: m, runs, tags, pairs: c.pairs }),
     );
   }
   parts.push('</section>');
@@ -272,21 +161,18 @@ h1{font-size:1.5em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #c
 table{border-collapse:collapse;margin:.6em 0}td,th{padding:3px 8px;border-bottom:1px solid #e2e4ea;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .run{text-align:left}th{background:#f4f5f8}sup{color:#2d5d9f;font-weight:600;margin-left:1px}
 .meta,.note{color:#4a5260;max-width:70em}.note{font-size:.92em}code{font-size:.95em}
-.matrix td{font-size:.85em;min-width:4.2em}.matrix .diag{color:#aab}.matrix .ns{color:#667}
-.matrix .win{background:#cdebd5}.matrix .loss{background:#f6d2cd}
-svg{display:block;margin:.4em 0;max-width:100%;height:auto}svg text{font:12px system-ui,sans-serif;fill:#1d232b}
-svg .head{font-weight:600}svg .grid{stroke:#e4e6ec}svg .zero{stroke:#555}
-svg .ci{stroke:#4a6fa5;stroke-width:2}svg .mean{fill:#1f3b63}
-svg .up{fill:#3c8d5a}svg .down{fill:#b5483b}
+.matrix td{font-size:.85em;min-width:4.2em}.matrix caption{text-align:left;color:#4a5260}
+svg{display:block;margin:.4em 0}
 `;
 
 /** The widest significance-mark string of the report, in characters. */
 function widestMarks(report: CompareReport): number {
   let widest = 0;
   for (const { comparison: c } of report.leaderboards) {
-    const tags = runTags(c);
+    const tags = tagsOf(c);
     for (const r of c.runs)
-      for (const m of c.measures) widest = Math.max(widest, marks(c, tags, r.run, m).length);
+      for (const m of c.measures)
+        widest = Math.max(widest, significanceMarks(tags, r.betterThan[m]).length);
   }
   return widest;
 }
@@ -317,18 +203,5 @@ export function comparisonHtml(report: CompareReport, title = 'assay compare'): 
     ),
   );
   const style = `${STYLE}sup.mk{display:inline-block;min-width:${widestMarks(report)}ch;text-align:left}\n`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>${style}</style>
-</head>
-<body>
-<h1>${e(title)}</h1>
-${sections.join('\n')}
-</body>
-</html>
-`;
+  return htmlPage({ title, style, body: sections.join('\n') });
 }

@@ -3,7 +3,7 @@ import {
   correlateLeaderboards,
   type CorrelationSettings,
   type RankCorrelation,
-} from './compare.js';
+} from './rank-correlation.js';
 import { comparisonHtml } from './compare-html.js';
 import {
   comparisonCsv,

@@ -3,12 +3,17 @@
 // the topic handling and the test.
 import { csvRow, latexComment, latexEscape, type CsvValue } from '../formats/index.js';
 import {
-  BOOTSTRAP_SAMPLES,
-  RBO_P,
-  type Comparison,
-  type RankCoefficient,
-  type RankCorrelation,
-} from './compare.js';
+  bestMeans,
+  correctionName,
+  f4,
+  formatP,
+  marksLegend,
+  runTags,
+  significanceMarks,
+  testName,
+} from '../presentation/index.js';
+import { BOOTSTRAP_SAMPLES, type Comparison } from './compare.js';
+import { RBO_P, type RankCoefficient, type RankCorrelation } from './rank-correlation.js';
 
 /** What `assay compare` renders: one leaderboard per qrels file, and with two, their agreement. */
 export interface CompareReport {
@@ -53,50 +58,6 @@ export function hasJudged(c: Comparison): boolean {
   return c.runs.every((r) => r.judgedAt10 !== undefined);
 }
 
-/** Four decimals, as trec_eval prints; n/a for NaN. */
-export function f4(x: number): string {
-  return Number.isFinite(x) ? x.toFixed(4) : Number.isNaN(x) ? 'n/a' : String(x);
-}
-
-/** A p-value for reading: four decimals, or three significant digits below 0.001. */
-export function formatP(p: number): string {
-  if (Number.isNaN(p)) return 'n/a';
-  return p !== 0 && p < 0.001 ? p.toExponential(2) : p.toFixed(4);
-}
-
-/** Short tags for the runs in leaderboard order: a–z, then A–Z, then numbers. */
-export function runTags(c: Comparison): Map<string, string> {
-  const tag = (i: number) =>
-    i < 26
-      ? String.fromCharCode(97 + i)
-      : i < 52
-        ? String.fromCharCode(65 + i - 26)
-        : String(i + 1);
-  return new Map(c.runs.map((r, i) => [r.run, tag(i)]));
-}
-
-/** The tags of the runs `row` is significantly better than on `measure`, in leaderboard order. */
-export function marks(c: Comparison, tags: Map<string, string>, run: string, measure: string) {
-  const row = c.runs.find((r) => r.run === run)!;
-  const better = new Set(row.betterThan[measure]);
-  const list = c.runs.filter((r) => better.has(r.run)).map((r) => tags.get(r.run)!);
-  // Single letters read as a word (published-table style); longer tags need separators.
-  return list.some((t) => t.length > 1) ? list.join(',') : list.join('');
-}
-
-const TEST_NAMES = {
-  t: 'paired t-test',
-  wilcoxon: 'Wilcoxon signed-rank test',
-  randomization: 'paired randomization test',
-};
-
-const CORRECTION_NAMES = {
-  holm: 'Holm',
-  bonferroni: 'Bonferroni',
-  bh: 'Benjamini-Hochberg',
-  none: 'no',
-};
-
 /** Number of comparisons per measure (the size of each correction family). */
 function familySize(c: Comparison): number {
   return c.pairs.filter((p) => p.measure === c.measures[0]).length;
@@ -108,17 +69,10 @@ export function testLine(c: Comparison): string {
   const scope =
     c.baseline === undefined ? 'every pair of runs' : `each run against the baseline ${c.baseline}`;
   return (
-    `${TEST_NAMES[c.test]}${extra}, two-sided, on per-topic values, ${scope}; ` +
-    `${CORRECTION_NAMES[c.correction]} correction per measure over its ${familySize(c)} ` +
+    `${testName(c.test)}${extra}, two-sided, on per-topic values, ${scope}; ` +
+    `${correctionName(c.correction)} correction per measure over its ${familySize(c)} ` +
     `comparisons; significant: corrected p < ${c.alpha}`
   );
-}
-
-/** The explanation of the significance marks. */
-export function legendLine(c: Comparison): string {
-  return c.baseline === undefined
-    ? 'A mark after a mean lists the runs (by tag) it is significantly better than on that measure.'
-    : `A mark after a mean: significantly better than that run (only tests against the baseline ${c.baseline} were run).`;
 }
 
 /** How the intervals of the means were computed. */
@@ -202,14 +156,14 @@ function alignRows(header: string[], rows: string[][], right: Set<number>): stri
 }
 
 function leaderboardText(c: Comparison, qrels: string): string[] {
-  const tags = runTags(c);
+  const tags = runTags(c.runs.map((r) => r.run));
   const judged = hasJudged(c);
   const header = ['', 'run', ...c.measures, ...(judged ? ['Judged@10'] : [])];
   const rows = c.runs.map((r) => [
     tags.get(r.run)!,
     r.run,
     ...c.measures.map((m) => {
-      const mk = marks(c, tags, r.run, m);
+      const mk = significanceMarks(tags, r.betterThan[m]);
       return mk ? `${f4(r.means[m]!)} ${mk}` : f4(r.means[m]!);
     }),
     ...(judged ? [f4(r.judgedAt10!)] : []),
@@ -222,7 +176,7 @@ function leaderboardText(c: Comparison, qrels: string): string[] {
     '',
     ...alignRows(header, rows, new Set()),
     '',
-    legendLine(c),
+    marksLegend(c.baseline),
   ];
   if (c.baseline !== undefined) {
     lines.push('');
@@ -439,11 +393,9 @@ export function comparisonCsv(report: CompareReport, title?: string): string {
 // ---------------------------------------------------------------------------------- LaTeX
 
 function leaderboardLatex(c: Comparison, qrels: string): string[] {
-  const tags = runTags(c);
+  const tags = runTags(c.runs.map((r) => r.run));
   const judged = hasJudged(c);
-  const best = Object.fromEntries(
-    c.measures.map((m) => [m, Math.max(...c.runs.map((r) => r.means[m]!))]),
-  );
+  const best = bestMeans(c.measures, c.runs);
   const comment = latexComment;
   const baseline = c.baseline === undefined ? {} : { baseline: latexEscape(c.baseline) };
   const lines = [
@@ -464,7 +416,7 @@ function leaderboardLatex(c: Comparison, qrels: string): string[] {
   for (const r of c.runs) {
     const cells = c.measures.map((m) => {
       const value = r.means[m] === best[m] ? `\\textbf{${f4(r.means[m]!)}}` : f4(r.means[m]!);
-      const mk = marks(c, tags, r.run, m);
+      const mk = significanceMarks(tags, r.betterThan[m]);
       return mk ? `${value}\\textsuperscript{${mk}}` : value;
     });
     lines.push(

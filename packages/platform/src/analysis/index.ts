@@ -2,7 +2,7 @@
 // their renderings, shared by the CLI (file mode) and the stored reports of the platform.
 // No database, no I/O: importing this never opens anything.
 
-/** Leaderboards with pairwise tests, corrections, bootstrap intervals and rank correlation. */
+/** Leaderboards with pairwise tests, corrections and bootstrap intervals. */
 export {
   BOOTSTRAP_SAMPLES,
   bootstrapMeanIntervals,
@@ -10,6 +10,15 @@ export {
   compareRunsSteps,
   compareTopicValues,
   CompareError,
+  type CompareSettings,
+  type Comparison,
+  type LeaderboardRow,
+  type PairTest,
+  type TestName,
+  type TopicValues,
+} from './compare.js';
+/** Rank correlation of two leaderboards of the same runs, with bootstrap intervals. */
+export {
   CORRELATION_DEFAULTS,
   correlateLeaderboards,
   correlateMeans,
@@ -17,14 +26,8 @@ export {
   type CorrelatedLeaderboard,
   type CorrelationSettings,
   type RankCoefficient,
-  type CompareSettings,
-  type Comparison,
-  type LeaderboardRow,
-  type PairTest,
   type RankCorrelation,
-  type TestName,
-  type TopicValues,
-} from './compare.js';
+} from './rank-correlation.js';
 /** Comparison settings: the tests, corrections and defaults, checked in one place. */
 export {
   COMPARE_CORRECTIONS,
@@ -113,9 +116,9 @@ export {
   type JudgeReport,
   type JudgeReportInput,
   type JudgeSection,
-  type LengthBias,
   type NamedGrades,
 } from './judge-report.js';
+export type { LengthBias } from './length-bias.js';
 export {
   JUDGE_REPORT_FORMATS,
   judgeReportHtml,

@@ -1,8 +1,9 @@
-// `assay judge-report` output: aligned text, JSON and one self-contained HTML page.
+// `assay judge-report` output: aligned text, JSON and one self-contained HTML page (in the
+// reports' page shell).
 import { agreementText, type AgreementReport, type Interval } from './agreement.js';
 import { escapeHtml as e } from '../formats/index.js';
-import { f4 } from './compare-report.js';
-import type { RankCorrelation } from './compare.js';
+import { f4, htmlPage } from '../presentation/index.js';
+import type { RankCorrelation } from './rank-correlation.js';
 import type { GradeUsage, JudgeReport } from './judge-report.js';
 
 /** The formats `assay judge-report` writes. */
@@ -262,20 +263,7 @@ export function judgeReportHtml(r: JudgeReport, title = 'assay judge-report'): s
       matrixTable(d.agreement, d.from, d.to),
     );
   }
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<h1>${e(title)}</h1>
-${parts.join('\n')}
-</body>
-</html>
-`;
+  return htmlPage({ title, style: STYLE, body: parts.join('\n') });
 }
 
 /** The report in one of {@link JUDGE_REPORT_FORMATS}. */

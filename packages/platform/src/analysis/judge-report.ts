@@ -13,6 +13,7 @@ import {
 } from '@assay/stats';
 import type { Run } from '@assay/trec';
 import type { AnswerScoreLine } from '../answers/answer-files.js';
+import { lengthBias, type LengthBias } from './length-bias.js';
 import { positionSwapConsistency, type PositionSwapReport } from './position-swap.js';
 import {
   agreement,
@@ -27,7 +28,7 @@ import {
   leaderboardOf,
   type CorrelatedLeaderboard,
   type RankCorrelation,
-} from './compare.js';
+} from './rank-correlation.js';
 
 /** A grade used for less than this share of a label set's items is flagged: a collapsed scale. */
 export const RARE_GRADE_SHARE = 0.02;
@@ -78,19 +79,6 @@ export interface GradeUsage {
   share: number;
   /** Used for under 2% of the items. */
   rare: boolean;
-}
-
-/** Grade difference (judge − human, or the judge's grade alone) against passage length. */
-export interface LengthBias {
-  /** Items with a known length. */
-  n: number;
-  /** Pearson correlation of length (words) with the difference, and its interval. */
-  pearson: number;
-  ci?: Interval;
-  /** Mean difference in five bands of length (quintiles of the items' lengths). */
-  bands: Array<{ from: number; to: number; n: number; meanDifference: number }>;
-  /** What the difference is: 'judge − human' or 'judge grade'. */
-  difference: string;
 }
 
 /** One judge's part of the report. */
@@ -239,110 +227,6 @@ function leaderboard(grades: Grades, runs: readonly Run[], measure: string): Cor
     runs.map((run) => evaluateRun(qrels, run, resolved, { completeTopics: true })),
     measure,
   );
-}
-
-/** Per-topic sums of a Pearson correlation, so a bootstrap over topics adds them. */
-interface Moments {
-  n: number;
-  x: number;
-  y: number;
-  xx: number;
-  yy: number;
-  xy: number;
-}
-
-function pearsonOf(m: Moments): number {
-  const cov = m.xy - (m.x * m.y) / m.n;
-  const vx = m.xx - (m.x * m.x) / m.n;
-  const vy = m.yy - (m.y * m.y) / m.n;
-  return vx > 0 && vy > 0 ? cov / Math.sqrt(vx * vy) : Number.NaN;
-}
-
-/** Length bias: the difference (or grade) against the passage length. */
-function lengthBias(
-  judge: Grades,
-  human: Grades | undefined,
-  lengths: ReadonlyMap<string, number>,
-  samples: number,
-  seed: number,
-): LengthBias | undefined {
-  const perTopic: Moments[] = [];
-  const points: Array<[number, number]> = [];
-  for (const [topic, docs] of judge) {
-    const m: Moments = { n: 0, x: 0, y: 0, xx: 0, yy: 0, xy: 0 };
-    for (const [docno, g] of docs) {
-      const length = lengths.get(docno);
-      if (length === undefined) continue;
-      let d = g;
-      if (human) {
-        const h = human.get(topic)?.get(docno);
-        if (h === undefined) continue;
-        d = g - h;
-      }
-      m.n++;
-      m.x += length;
-      m.y += d;
-      m.xx += length * length;
-      m.yy += d * d;
-      m.xy += length * d;
-      points.push([length, d]);
-    }
-    if (m.n > 0) perTopic.push(m);
-  }
-  if (points.length < 3) return undefined;
-  const total = perTopic.reduce(
-    (s, m) => ({
-      n: s.n + m.n,
-      x: s.x + m.x,
-      y: s.y + m.y,
-      xx: s.xx + m.xx,
-      yy: s.yy + m.yy,
-      xy: s.xy + m.xy,
-    }),
-    { n: 0, x: 0, y: 0, xx: 0, yy: 0, xy: 0 },
-  );
-  points.sort((p, q) => p[0] - q[0]);
-  const bands: LengthBias['bands'] = [];
-  for (let b = 0; b < 5; b++) {
-    const part = points.slice(
-      Math.floor((b * points.length) / 5),
-      Math.floor(((b + 1) * points.length) / 5),
-    );
-    if (part.length === 0) continue;
-    bands.push({
-      from: part[0]![0],
-      to: part[part.length - 1]![0],
-      n: part.length,
-      meanDifference: part.reduce((s, p) => s + p[1], 0) / part.length,
-    });
-  }
-  const result: LengthBias = {
-    n: points.length,
-    pearson: pearsonOf(total),
-    bands,
-    difference: human ? 'judge − human' : 'judge grade',
-  };
-  if (samples > 0 && perTopic.length > 1) {
-    const [found] = clusterBootstrap(
-      [perTopic.length],
-      ([counts]) => {
-        const s: Moments = { n: 0, x: 0, y: 0, xx: 0, yy: 0, xy: 0 };
-        perTopic.forEach((m, i) => {
-          const c = counts![i]!;
-          s.n += c * m.n;
-          s.x += c * m.x;
-          s.y += c * m.y;
-          s.xx += c * m.xx;
-          s.yy += c * m.yy;
-          s.xy += c * m.xy;
-        });
-        return [pearsonOf(s)];
-      },
-      { samples, seed },
-    );
-    result.ci = [found!.lower, found!.upper];
-  }
-  return result;
 }
 
 /** Several judges at once: Fleiss' kappa, Krippendorff's alpha (with intervals), pairs, consensus. */

@@ -19,7 +19,12 @@ import {
   type NamedGrades,
 } from './index.js';
 import { PlatformError } from '../core/errors.js';
-import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from '../core/resolve.js';
+import {
+  resolveCollection,
+  resolveLabelSet,
+  resolveRun,
+  type CollectionRef,
+} from '../core/resolve.js';
 import { readTrecRun } from '../catalog/runs.js';
 
 /** What a judge report of stored label sets compares. */

@@ -22,7 +22,12 @@ import {
   type PpiSampling,
 } from './index.js';
 import { PlatformError } from '../core/errors.js';
-import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from '../core/resolve.js';
+import {
+  resolveCollection,
+  resolveLabelSet,
+  resolveRun,
+  type CollectionRef,
+} from '../core/resolve.js';
 import { readTrecRun, runsOrAll } from '../catalog/runs.js';
 
 /** What a prediction-powered leaderboard of stored runs is computed from. */

@@ -1,6 +1,6 @@
 // `assay ppi` output: an aligned text report, JSON and CSV of a prediction-powered leaderboard.
 import { csvRow } from '../formats/index.js';
-import { f4, formatP } from './compare-report.js';
+import { correctionName, f4, formatP } from '../presentation/index.js';
 import type { PpiReport } from './ppi.js';
 
 /** The formats `assay ppi` writes. */
@@ -8,13 +8,6 @@ export const PPI_FORMATS = ['text', 'json', 'csv'] as const;
 
 /** One of {@link PPI_FORMATS}. */
 export type PpiFormat = (typeof PPI_FORMATS)[number];
-
-const CORRECTIONS = {
-  holm: 'Holm',
-  bonferroni: 'Bonferroni',
-  bh: 'Benjamini-Hochberg',
-  none: 'no',
-};
 
 function percent(level: number): string {
   return `${Math.round(level * 1000) / 10}%`;
@@ -71,7 +64,7 @@ export function ppiText(r: PpiReport): string {
   if (r.pairs.length > 0) {
     lines.push(
       '',
-      `differences (estimate of mean(a − b), two-sided t; ${CORRECTIONS[r.correction]} correction per measure; * corrected p < ${r.alpha})`,
+      `differences (estimate of mean(a − b), two-sided t; ${correctionName(r.correction)} correction per measure; * corrected p < ${r.alpha})`,
     );
     for (const m of r.measures) {
       lines.push(m);

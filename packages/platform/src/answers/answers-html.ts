@@ -1,12 +1,23 @@
-// The HTML page of the answer-quality report: one self-contained file (inline CSS, bars
-// drawn with inline SVG, no scripts or fetched resources). System and criterion names come
+// The HTML page of the answer-quality report: one self-contained file in the reports' page
+// shell (inline CSS, bars drawn with inline SVG, no scripts or fetched resources). System and criterion names come
 // from users' files and always go through escapeHtml.
 import type { AnswerQualityReport } from '@assay/stats';
 import { escapeHtml as e } from '../formats/index.js';
-import { f4, formatP } from '../analysis/compare-report.js';
+import { f4, formatP, htmlPage } from '../presentation/index.js';
 import { methodLine, reportCriteria, type AnswersReportSettings } from './answers-report.js';
 
 const COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1'];
+
+const STYLE = `
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
+th[scope="row"], td:first-child { text-align: left; }
+.ci { color: #666; font-size: 0.9em; }
+tr.sig td { font-weight: 600; }
+.key { margin-right: 1rem; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em; }
+`;
 
 /** Grouped bars: per criterion one bar per system, its normalised win rate (as SRSA's figure). */
 function winRateChart(report: AnswerQualityReport, criteria: readonly string[]): string {
@@ -97,25 +108,10 @@ ${report.systems
 `
       : '';
   const heads = criteria.map((c) => `<th scope="col">${e(c)}</th>`).join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Answer quality</title>
-<style>
-body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; }
-th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: right; }
-th[scope="row"], td:first-child { text-align: left; }
-.ci { color: #666; font-size: 0.9em; }
-tr.sig td { font-weight: 600; }
-.key { margin-right: 1rem; }
-.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em; }
-</style>
-</head>
-<body>
-<h1>Answer quality</h1>
-<p>${e(methodLine(settings))}</p>
+  return htmlPage({
+    title: 'Answer quality',
+    style: STYLE,
+    body: `<p>${e(methodLine(settings))}</p>
 <h2>Win rates (normalised)</h2>
 ${winRateChart(report, criteria)}
 <table>
@@ -137,8 +133,6 @@ ${spreadSection}<h2>Significance tests</h2>
 <tbody>
 ${testRows}
 </tbody>
-</table>
-</body>
-</html>
-`;
+</table>`,
+  });
 }

@@ -1,7 +1,7 @@
 // Renders the answer-quality report (`assay answers report`, stored score sets) as an
 // aligned text table, JSON, CSV or LaTeX; the HTML page is in answers-html.ts.
 import type { AnswerQualityReport, PValueAdjustment, TrialSpread } from '@assay/stats';
-import { f4, formatP } from '../analysis/compare-report.js';
+import { f4, formatP } from '../presentation/index.js';
 import { answersHtml } from './answers-html.js';
 import { csvRow, latexEscape } from '../formats/index.js';
 

@@ -1,7 +1,8 @@
 // The slope chart of two leaderboards over the same runs, drawn once: the compare HTML
-// report embeds it and the web app's leaderboard view shows the same SVG. Colours are inline
-// so that it needs no style sheet; every text goes through escapeHtml.
-import { escapeHtml as e } from './html.js';
+// report embeds it and the web app's leaderboard view shows the same SVG (see svg.ts); every
+// text goes through escapeHtml.
+import { escapeHtml as e } from '../formats/html.js';
+import { n1, svgFrame } from './svg.js';
 
 /** One run of a leaderboard, best first; `value` (e.g. its mean) is shown beside its name. */
 export interface SlopeChartRow {
@@ -29,7 +30,6 @@ const RIGHT_X = 470;
 /** Line colours: same place, moved up (better on the right), moved down. */
 const COLOURS = { same: '#9aa3b0', rise: '#3c8d5a', fall: '#b5483b' } as const;
 
-const n1 = (x: number) => x.toFixed(1);
 const y = (i: number) => TOP + i * ROW + ROW / 2;
 
 function rowText(row: SlopeChartRow, place: number): string {
@@ -46,13 +46,12 @@ export function slopeChartSvg(input: SlopeChartInput): string {
   const { left, right } = input;
   const height = TOP + Math.max(left.length, right.length) * ROW + 10;
   const place = new Map(right.map((r, j) => [r.run, j]));
-  const font = 'font-family="system-ui,sans-serif" font-size="12" fill="#1d232b"';
   const heads =
-    `<text x="${LEFT_X}" y="16" text-anchor="end" font-weight="600" ${font}>${e(input.leftHead)}</text>` +
-    `<text x="${RIGHT_X}" y="16" font-weight="600" ${font}>${e(input.rightHead)}</text>`;
+    `<text x="${LEFT_X}" y="16" text-anchor="end" font-weight="600">${e(input.leftHead)}</text>` +
+    `<text x="${RIGHT_X}" y="16" font-weight="600">${e(input.rightHead)}</text>`;
   const lines = left
     .map((r, i) => {
-      const label = `<text x="${LEFT_X - 8}" y="${n1(y(i) + 4)}" text-anchor="end" ${font}>${rowText(r, i + 1)}</text>`;
+      const label = `<text x="${LEFT_X - 8}" y="${n1(y(i) + 4)}" text-anchor="end">${rowText(r, i + 1)}</text>`;
       const j = place.get(r.run);
       if (j === undefined) return `<g>${label}</g>`;
       const colour = j === i ? COLOURS.same : j < i ? COLOURS.rise : COLOURS.fall;
@@ -64,13 +63,7 @@ export function slopeChartSvg(input: SlopeChartInput): string {
     })
     .join('');
   const labels = right
-    .map(
-      (r, j) => `<text x="${RIGHT_X + 8}" y="${n1(y(j) + 4)}" ${font}>${rowText(r, j + 1)}</text>`,
-    )
+    .map((r, j) => `<text x="${RIGHT_X + 8}" y="${n1(y(j) + 4)}">${rowText(r, j + 1)}</text>`)
     .join('');
-  return (
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" ` +
-    `style="max-width:100%;height:auto" role="img" aria-label="${e(input.label)}">` +
-    `${heads}${lines}${labels}</svg>`
-  );
+  return svgFrame(WIDTH, height, input.label, `${heads}${lines}${labels}`);
 }
