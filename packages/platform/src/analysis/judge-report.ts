@@ -3,25 +3,23 @@
 // other), with intervals, scale usage, polarity, bias probes, leaderboard correlation and
 // drift between versions of a judge.
 import { evaluateRun, prepareQrels, resolveMeasures } from '@assay/measures';
-import {
-  clusterBootstrap,
-  coincidenceMatrix,
-  consensusLabels,
-  fleissKappaFromSums,
-  krippendorffAlphaFromCoincidences,
-  type GradeMap,
-} from '@assay/stats';
 import type { Run } from '@assay/trec';
 import type { AnswerScoreLine } from '../answers/answer-files.js';
 import { lengthBias, type LengthBias } from './length-bias.js';
 import { positionSwapConsistency, type PositionSwapReport } from './position-swap.js';
+import { agreement, type AgreementReport, type GradeScale, type Grades } from './agreement.js';
 import {
-  agreement,
-  type AgreementReport,
-  type GradeScale,
-  type Grades,
-  type Interval,
-} from './agreement.js';
+  gradeUsage,
+  majority,
+  panel,
+  RARE_GRADE_SHARE,
+  shared,
+  type GradeUsage,
+  type JudgePanel,
+  type Mutable,
+} from './judge-panel.js';
+
+export { gradeUsage, RARE_GRADE_SHARE, type GradeUsage, type JudgePanel } from './judge-panel.js';
 import {
   CORRELATION_DEFAULTS,
   correlateLeaderboards,
@@ -29,9 +27,6 @@ import {
   type CorrelatedLeaderboard,
   type RankCorrelation,
 } from './rank-correlation.js';
-
-/** A grade used for less than this share of a label set's items is flagged: a collapsed scale. */
-export const RARE_GRADE_SHARE = 0.02;
 
 /** One label set of the report. */
 export interface NamedGrades {
@@ -72,15 +67,6 @@ export interface JudgeReportInput {
   seed?: number;
 }
 
-/** How often each grade of the scale was given. */
-export interface GradeUsage {
-  grade: number;
-  count: number;
-  share: number;
-  /** Used for under 2% of the items. */
-  rare: boolean;
-}
-
 /** One judge's part of the report. */
 export interface JudgeSection {
   judge: string;
@@ -115,33 +101,6 @@ export interface JudgeDrift {
   agreement: AgreementReport;
 }
 
-/** Several judges at once (judges only, or beside the human labels). */
-export interface JudgePanel {
-  /** Items every judge labelled (Fleiss' kappa is over these). */
-  itemsAll: number;
-  /** Items at least two judges labelled (Krippendorff's alpha is over these). */
-  itemsPaired: number;
-  fleissKappa: { value: number; ci?: Interval };
-  krippendorffAlpha: {
-    nominal: number;
-    ordinal: number;
-    interval: number;
-    ci?: { nominal: Interval; ordinal: Interval; interval: Interval };
-  };
-  /** Each pair of judges over the items both labelled. */
-  pairwise: Array<{
-    a: string;
-    b: string;
-    n: number;
-    exactAgreement: number;
-    kappaLinear: number;
-    alphaOrdinal: number;
-    ac1: number;
-  }>;
-  /** The majority consensus of every judge (ties to the lower grade): its items and grade usage. */
-  consensus: { items: number; usage: GradeUsage[] };
-}
-
 /** A judge report. */
 export interface JudgeReport {
   scale: GradeScale;
@@ -158,24 +117,12 @@ export interface JudgeReport {
   notes: string[];
 }
 
-type Mutable = Map<string, Map<string, number>>;
-
 /** Inputs a judge report cannot be made from (the callers report them as bad input). */
 export class JudgeReportError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'JudgeReportError';
   }
-}
-
-/** How many items both label sets grade. */
-function shared(a: Grades, b: Grades): number {
-  let n = 0;
-  for (const [topic, docs] of a) {
-    const other = b.get(topic);
-    if (other) for (const docno of docs.keys()) if (other.has(docno)) n++;
-  }
-  return n;
 }
 
 /** The labels on the scale, and how many were not. */
@@ -202,24 +149,6 @@ function onScale(
   return { grades: out, outside, n };
 }
 
-/** How often each grade of the scale was used. */
-export function gradeUsage(grades: Grades, scale: GradeScale): GradeUsage[] {
-  const counts = new Map<number, number>();
-  let total = 0;
-  for (const docs of grades.values())
-    for (const g of docs.values()) {
-      counts.set(g, (counts.get(g) ?? 0) + 1);
-      total++;
-    }
-  const usage: GradeUsage[] = [];
-  for (let g = scale.min; g <= scale.max; g++) {
-    const count = counts.get(g) ?? 0;
-    const share = total === 0 ? 0 : count / total;
-    usage.push({ grade: g, count, share, rare: share < RARE_GRADE_SHARE });
-  }
-  return usage;
-}
-
 function leaderboard(grades: Grades, runs: readonly Run[], measure: string): CorrelatedLeaderboard {
   const qrels = prepareQrels(grades as Map<string, Map<string, number>>);
   const resolved = resolveMeasures([measure]);
@@ -229,123 +158,112 @@ function leaderboard(grades: Grades, runs: readonly Run[], measure: string): Cor
   );
 }
 
-/** Several judges at once: Fleiss' kappa, Krippendorff's alpha (with intervals), pairs, consensus. */
-function panel(
-  judges: ReadonlyArray<{ name: string; grades: Mutable }>,
+/** A judge's labels on the scale, and how many were left out. */
+type OnScale = { name: string; grades: Mutable; outside: number; n: number };
+
+/** What every judge's section is measured with. */
+interface SectionContext {
+  input: JudgeReportInput;
+  judges: readonly OnScale[];
+  human: { grades: Mutable } | undefined;
+  runs: readonly Run[] | undefined;
+  referenceBoard: CorrelatedLeaderboard | undefined;
+  measure: string;
+  samples: number;
+  seed: number;
+  notes: string[];
+}
+
+/** The inputs a report cannot be made from, refused before anything is computed. */
+function refuseUnusable(input: JudgeReportInput): void {
+  if (input.judges.length === 0 && !input.swap)
+    throw new JudgeReportError('give at least one judge');
+  const names = input.judges.map((j) => j.name);
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate !== undefined) throw new JudgeReportError(`two judges are called ${duplicate}`);
+  if (!input.human && input.judges.length === 1)
+    throw new JudgeReportError('without human labels, give at least two judges');
+}
+
+/** One judge against the human labels, or against the majority of the other judges. */
+function judgeSection(j: OnScale, context: SectionContext): JudgeSection {
+  const { input, judges, human, runs, referenceBoard, measure, samples, seed } = context;
+  const { scale } = input;
+  if (j.outside > 0)
+    context.notes.push(
+      `${j.name}: ${j.outside} labels outside the scale ${scale.min}-${scale.max} were left out`,
+    );
+  const against = human
+    ? human.grades
+    : majority(judges.filter((o) => o.name !== j.name).map((o) => o.grades));
+  const reference = human ? input.human!.name : 'the majority of the other judges';
+  if (shared(against, j.grades) === 0)
+    throw new JudgeReportError(
+      `judge ${j.name} labels no item that ${reference} labels on the scale ${scale.min}-${scale.max}`,
+    );
+  const report = agreement(against, j.grades, scale, undefined, { samples, seed });
+  const usage = gradeUsage(j.grades, scale);
+  const section: JudgeSection = {
+    judge: j.name,
+    labels: j.n,
+    outsideScale: j.outside,
+    usage,
+    rareGrades: usage.filter((u) => u.rare).map((u) => u.grade),
+    against: reference,
+    agreement: report,
+    inverted: report.cohenKappa.linear < 0,
+  };
+  if (runs && referenceBoard)
+    section.leaderboard = correlateLeaderboards(
+      referenceBoard,
+      leaderboard(j.grades, runs, measure),
+      measure,
+      { ...CORRELATION_DEFAULTS, samples, seed },
+    );
+  if (input.lengths) {
+    const bias = lengthBias(j.grades, human?.grades, input.lengths, samples, seed);
+    if (bias) section.lengthBias = bias;
+  }
+  const cost = input.costs?.[j.name];
+  if (cost)
+    section.cost = {
+      ...cost,
+      perThousandItems: {
+        costUsd: cost.items > 0 ? (1000 * cost.costUsd) / cost.items : Number.NaN,
+        calls: cost.items > 0 ? (1000 * cost.calls) / cost.items : Number.NaN,
+      },
+    };
+  return section;
+}
+
+/** Two versions of one judge, item by item: how many grades changed and which way. */
+function judgeDrift(
+  [from, to]: [string, string],
+  judges: readonly OnScale[],
   scale: GradeScale,
   samples: number,
   seed: number,
-): JudgePanel {
-  const labels = Array.from({ length: scale.max - scale.min + 1 }, (_, i) => scale.min + i);
-  const topics = [...new Set(judges.flatMap((j) => [...j.grades.keys()]))].sort();
-  const m = judges.length;
-  // Per topic: Fleiss sums over items every judge labelled, and alpha's coincidences.
-  const fleiss: Array<{ subjects: number; agreement: number; totals: number[] }> = [];
-  const coincidences: number[][][] = [];
-  let itemsAll = 0;
-  let itemsPaired = 0;
-  for (const topic of topics) {
-    const docs = new Set(judges.flatMap((j) => [...(j.grades.get(topic)?.keys() ?? [])]));
-    const units: number[][] = [];
-    const f = { subjects: 0, agreement: 0, totals: labels.map(() => 0) };
-    for (const docno of docs) {
-      const values: number[] = [];
-      for (const j of judges) {
-        const g = j.grades.get(topic)?.get(docno);
-        if (g !== undefined) values.push(g);
-      }
-      if (values.length >= 2) {
-        units.push(values);
-        itemsPaired++;
-      }
-      if (values.length === m) {
-        itemsAll++;
-        f.subjects++;
-        const counts = labels.map(() => 0);
-        for (const v of values) counts[v - scale.min]!++;
-        f.agreement += (counts.reduce((s, c) => s + c * c, 0) - m) / (m * (m - 1));
-        counts.forEach((c, k) => (f.totals[k]! += c));
-      }
-    }
-    fleiss.push(f);
-    coincidences.push(coincidenceMatrix(units, labels));
-  }
-  const statistics = (weights: (i: number) => number): number[] => {
-    const k = labels.length;
-    const o = Array.from({ length: k }, () => new Array<number>(k).fill(0));
-    const sums = { subjects: 0, raters: m, agreement: 0, categoryTotals: labels.map(() => 0) };
-    topics.forEach((_, i) => {
-      const w = weights(i);
-      if (w === 0) return;
-      const f = fleiss[i]!;
-      sums.subjects += w * f.subjects;
-      sums.agreement += w * f.agreement;
-      f.totals.forEach((t, c) => (sums.categoryTotals[c]! += w * t));
-      const ci = coincidences[i]!;
-      for (let a = 0; a < k; a++) for (let b = 0; b < k; b++) o[a]![b]! += w * ci[a]![b]!;
-    });
-    return [
-      fleissKappaFromSums(sums),
-      krippendorffAlphaFromCoincidences(o, labels, 'nominal'),
-      krippendorffAlphaFromCoincidences(o, labels, 'ordinal'),
-      krippendorffAlphaFromCoincidences(o, labels, 'interval'),
-    ];
+): JudgeDrift {
+  const a = judges.find((j) => j.name === from);
+  const b = judges.find((j) => j.name === to);
+  if (!a || !b) throw new JudgeReportError(`drift names no judge ${!a ? from : to}`);
+  if (shared(a.grades, b.grades) === 0)
+    throw new JudgeReportError(`drift: ${from} and ${to} label no item in common`);
+  const report = agreement(a.grades, b.grades, scale, undefined, { samples, seed });
+  let shift = 0;
+  report.confusion.matrix.forEach((row, i) =>
+    row.forEach(
+      (count, k) => (shift += count * (report.confusion.labels[k]! - report.confusion.labels[i]!)),
+    ),
+  );
+  return {
+    from,
+    to,
+    n: report.n,
+    changed: 1 - report.exactAgreement,
+    meanShift: report.n === 0 ? Number.NaN : shift / report.n,
+    agreement: report,
   };
-  const [fk, an, ao, ai] = statistics(() => 1);
-  const result: JudgePanel = {
-    itemsAll,
-    itemsPaired,
-    fleissKappa: { value: fk! },
-    krippendorffAlpha: { nominal: an!, ordinal: ao!, interval: ai! },
-    pairwise: [],
-    consensus: { items: 0, usage: [] },
-  };
-  if (samples > 0 && topics.length > 1) {
-    const found = clusterBootstrap([topics.length], ([counts]) => statistics((i) => counts![i]!), {
-      samples,
-      seed,
-    });
-    const iv = (k: number): Interval => [found[k]!.lower, found[k]!.upper];
-    result.fleissKappa.ci = iv(0);
-    result.krippendorffAlpha.ci = { nominal: iv(1), ordinal: iv(2), interval: iv(3) };
-  }
-  for (let i = 0; i < m; i++) {
-    for (let j = i + 1; j < m; j++) {
-      if (shared(judges[i]!.grades, judges[j]!.grades) === 0) {
-        result.pairwise.push({
-          a: judges[i]!.name,
-          b: judges[j]!.name,
-          n: 0,
-          exactAgreement: Number.NaN,
-          kappaLinear: Number.NaN,
-          alphaOrdinal: Number.NaN,
-          ac1: Number.NaN,
-        });
-        continue;
-      }
-      const r = agreement(judges[i]!.grades, judges[j]!.grades, scale, undefined, { samples: 0 });
-      result.pairwise.push({
-        a: judges[i]!.name,
-        b: judges[j]!.name,
-        n: r.n,
-        exactAgreement: r.exactAgreement,
-        kappaLinear: r.cohenKappa.linear,
-        alphaOrdinal: r.krippendorffAlpha.ordinal,
-        ac1: r.gwet.ac1,
-      });
-    }
-  }
-  const consensus = majority(judges.map((j) => j.grades));
-  result.consensus = {
-    items: [...consensus.values()].reduce((s, d) => s + d.size, 0),
-    usage: gradeUsage(consensus, scale),
-  };
-  return result;
-}
-
-/** The majority grade of several label sets (ties to the lower grade), as `assay consensus`. */
-function majority(sets: readonly Grades[]): Mutable {
-  return consensusLabels(sets as GradeMap[], { method: 'majority', tie: 'low' }).labels;
 }
 
 /**
@@ -360,13 +278,7 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
   const seed = input.seed ?? 42;
   const { scale } = input;
   const notes: string[] = [];
-  if (input.judges.length === 0 && !input.swap)
-    throw new JudgeReportError('give at least one judge');
-  const names = input.judges.map((j) => j.name);
-  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
-  if (duplicate !== undefined) throw new JudgeReportError(`two judges are called ${duplicate}`);
-  if (!input.human && input.judges.length === 1)
-    throw new JudgeReportError('without human labels, give at least two judges');
+  refuseUnusable(input);
   const human = input.human ? onScale(input.human.grades, scale) : undefined;
   if (human && human.outside > 0)
     notes.push(
@@ -376,7 +288,6 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
   const measure = input.measure ?? 'nDCG@10';
   const runs = input.runs && input.runs.length >= 2 ? input.runs : undefined;
   if (input.runs && !runs) notes.push('leaderboard correlation needs at least two runs');
-  const correlation = { ...CORRELATION_DEFAULTS, samples, seed };
   const reference = human
     ? human.grades
     : judges.length > 0
@@ -384,78 +295,9 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
       : new Map<string, Map<string, number>>();
   const referenceBoard =
     runs && judges.length > 0 ? leaderboard(reference, runs, measure) : undefined;
-
-  const sections: JudgeSection[] = judges.map((j) => {
-    if (j.outside > 0)
-      notes.push(
-        `${j.name}: ${j.outside} labels outside the scale ${scale.min}-${scale.max} were left out`,
-      );
-    const against = human
-      ? human.grades
-      : majority(judges.filter((o) => o.name !== j.name).map((o) => o.grades));
-    const reference = human ? input.human!.name : 'the majority of the other judges';
-    if (shared(against, j.grades) === 0)
-      throw new JudgeReportError(
-        `judge ${j.name} labels no item that ${reference} labels on the scale ${scale.min}-${scale.max}`,
-      );
-    const report = agreement(against, j.grades, scale, undefined, { samples, seed });
-    const usage = gradeUsage(j.grades, scale);
-    const section: JudgeSection = {
-      judge: j.name,
-      labels: j.n,
-      outsideScale: j.outside,
-      usage,
-      rareGrades: usage.filter((u) => u.rare).map((u) => u.grade),
-      against: reference,
-      agreement: report,
-      inverted: report.cohenKappa.linear < 0,
-    };
-    if (runs && referenceBoard)
-      section.leaderboard = correlateLeaderboards(
-        referenceBoard,
-        leaderboard(j.grades, runs, measure),
-        measure,
-        correlation,
-      );
-    if (input.lengths) {
-      const bias = lengthBias(j.grades, human?.grades, input.lengths, samples, seed);
-      if (bias) section.lengthBias = bias;
-    }
-    const cost = input.costs?.[j.name];
-    if (cost)
-      section.cost = {
-        ...cost,
-        perThousandItems: {
-          costUsd: cost.items > 0 ? (1000 * cost.costUsd) / cost.items : Number.NaN,
-          calls: cost.items > 0 ? (1000 * cost.calls) / cost.items : Number.NaN,
-        },
-      };
-    return section;
-  });
-
-  const drift: JudgeDrift[] = (input.drift ?? []).map(([from, to]) => {
-    const a = judges.find((j) => j.name === from);
-    const b = judges.find((j) => j.name === to);
-    if (!a || !b) throw new JudgeReportError(`drift names no judge ${!a ? from : to}`);
-    if (shared(a.grades, b.grades) === 0)
-      throw new JudgeReportError(`drift: ${from} and ${to} label no item in common`);
-    const report = agreement(a.grades, b.grades, scale, undefined, { samples, seed });
-    let shift = 0;
-    report.confusion.matrix.forEach((row, i) =>
-      row.forEach(
-        (count, k) =>
-          (shift += count * (report.confusion.labels[k]! - report.confusion.labels[i]!)),
-      ),
-    );
-    return {
-      from,
-      to,
-      n: report.n,
-      changed: 1 - report.exactAgreement,
-      meanShift: report.n === 0 ? Number.NaN : shift / report.n,
-      agreement: report,
-    };
-  });
+  const context = { input, judges, human, runs, referenceBoard, measure, samples, seed, notes };
+  const sections = judges.map((j) => judgeSection(j, context));
+  const drift = (input.drift ?? []).map((pair) => judgeDrift(pair, judges, scale, samples, seed));
 
   const out: JudgeReport = {
     scale,
