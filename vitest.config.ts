@@ -31,6 +31,8 @@ const SLOW_TESTS = [
   'apps/server/test/serve.test.ts',
   'packages/db/test/data-dir-lock.test.ts',
   'packages/db/test/shared-pglite.test.ts',
+  'packages/platform/test/worker-leases.test.ts',
+  'packages/retrieval/test/disk-index-killed.test.ts',
   // the web app built and driven in Chromium
   'apps/web/test/admin-data-e2e.test.ts',
   'apps/web/test/assessor-workflow-e2e.test.ts',

@@ -56,26 +56,45 @@ export function describeThisProcess(argv: readonly string[] = process.argv): str
   return script ? `node ${script}` : 'another process';
 }
 
-/** The process's start time on Linux (field 22 of /proc/PID/stat), else undefined. */
-function startTicks(pid: number): string | undefined {
+/**
+ * The fields of /proc/PID/stat after the command name on Linux (field 3, the state, first),
+ * else undefined.
+ */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
 }
 
-/** Whether the process that wrote `record` still runs (unknowable on another host: yes). */
-function holderAlive(record: LockRecord): boolean {
-  if (record.host !== hostname()) return true;
+/** The process's start time on Linux (field 22 of /proc/PID/stat), else undefined. */
+function startTicks(pid: number): string | undefined {
+  return procStat(pid)?.[19];
+}
+
+/**
+ * Whether process `pid` of this machine still runs. A process killed while its parent does
+ * not reap it (a container's PID 1 without an init, a supervisor busy elsewhere) stays a
+ * zombie, which signals still reach, for as long as the parent runs: on Linux, where
+ * /proc tells, a zombie counts as dead, for it holds nothing any more.
+ */
+export function processAlive(pid: number): boolean {
   try {
-    process.kill(record.pid, 0);
+    process.kill(pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
+  const state = procStat(pid)?.[0];
+  return !(state && /^[ZXx]$/.test(state));
+}
+
+/** Whether the process that wrote `record` still runs (unknowable on another host: yes). */
+function holderAlive(record: LockRecord): boolean {
+  if (record.host !== hostname()) return true;
+  if (!processAlive(record.pid)) return false;
   const ticks = startTicks(record.pid);
   // Same pid, different start time: the holder died and the pid was reused.
   return !(record.startTicks && ticks && ticks !== record.startTicks);

@@ -44,6 +44,8 @@ export type { AssayDb, CreateDbOptions } from './create-db.js';
 
 /** The exclusive lock of an embedded data folder, and the error a second process gets. */
 export { DatabaseInUseError, describeThisProcess, lockDataDir } from './data-dir-lock.js';
+/** Whether a process of this machine still runs (a zombie, killed but not reaped, does not). */
+export { processAlive } from './data-dir-lock.js';
 /** A data folder lock held by this process. */
 export type { DataDirLock } from './data-dir-lock.js';
 

@@ -49,6 +49,28 @@ forEachDatabase('createDb', (database) => {
     expect(stored.rows[0]?.kind).toBe('string');
   });
 
+  it('returns text as stored, a leading U+FEFF (byte-order mark) included', async () => {
+    const { id } = await createCollection(database.db, { name: 'bom' });
+    await insertDocuments(database.db, id, [
+      {
+        docId: '\ufeffd1',
+        title: '\ufeffTitle',
+        text: '\ufeffText',
+        metadata: { note: '\ufeffn' },
+      },
+    ]);
+    const doc = await getDocument(database.db, id, '\ufeffd1');
+    expect(doc).toMatchObject({
+      docId: '\ufeffd1',
+      title: '\ufeffTitle',
+      text: '\ufeffText',
+      metadata: { note: '\ufeffn' },
+    });
+    const computed = await sql<{ bom: string; length: number }>`
+      select chr(65279) || 'x' as bom, length(chr(65279) || 'x') as length`.execute(database.db);
+    expect(computed.rows[0]).toEqual({ bom: '\ufeffx', length: 2 });
+  });
+
   it(
     'does not migrate when migrate is false',
     async () => {

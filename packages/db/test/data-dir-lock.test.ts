@@ -2,7 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { killToZombie, processState, startUnreapedChild } from '@assay/test-support/processes';
 import { DatabaseInUseError, describeThisProcess, lockDataDir } from '../src/index.js';
 
 const freshDir = () => join(mkdtempSync(join(tmpdir(), 'assay-lock-')), 'pglite');
@@ -13,6 +16,31 @@ function deadPid(): number {
     encoding: 'utf8',
   });
   return Number(child.stdout);
+}
+
+/**
+ * A process holding the lock of `dataDir` (the lock module as built from the sources) under
+ * a parent that does not reap it (see startUnreapedChild).
+ */
+async function unreapedHolder(dataDir: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-lock-holder-'));
+  const source = fileURLToPath(new URL('../src/data-dir-lock.ts', import.meta.url));
+  const built = buildSync({
+    entryPoints: [source],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+  });
+  writeFileSync(join(dir, 'lock.mjs'), built.outputFiles[0]!.text);
+  writeFileSync(
+    join(dir, 'holder.mjs'),
+    `import { lockDataDir } from './lock.mjs';
+    lockDataDir(process.argv[2], 'assay judge');
+    process.stdout.write('locked\\n');
+    setInterval(() => {}, 60_000);`,
+  );
+  return startUnreapedChild(['holder.mjs', dataDir], { cwd: dir });
 }
 
 describe('lockDataDir', () => {
@@ -75,6 +103,30 @@ describe('lockDataDir', () => {
       const lock = lockDataDir(dir, 'assay judge');
       expect(JSON.parse(readFileSync(`${dir}.lock`, 'utf8')).holder).toBe('assay judge');
       lock.release();
+    },
+  );
+
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'takes over the lock of a holder killed with SIGKILL that its parent has not reaped (a zombie)',
+    async () => {
+      const dir = freshDir();
+      const holder = await unreapedHolder(dir);
+      try {
+        await killToZombie(holder.pid);
+        expect(JSON.parse(readFileSync(`${dir}.lock`, 'utf8'))).toMatchObject({
+          pid: holder.pid,
+          holder: 'assay judge',
+        });
+        const lock = lockDataDir(dir, 'assay judge');
+        expect(JSON.parse(readFileSync(`${dir}.lock`, 'utf8'))).toMatchObject({
+          pid: process.pid,
+          holder: 'assay judge',
+        });
+        lock.release();
+      } finally {
+        await holder.reap();
+      }
+      expect(processState(holder.pid)).toBeUndefined();
     },
   );
 

@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
-  mkdtempSync,
   openSync,
   readSync,
   renameSync,
   rmSync,
+  unlinkSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -35,7 +35,8 @@ import { PostingsSearcher, type Postings, type WeightedQuery } from './search.js
 import { TermCounter } from './term-counter.js';
 
 // An on-disk BM25 index: built by streaming documents, spilling sorted runs of postings
-// to temporary files when a memory budget is reached and merging them into one file;
+// to temporary files (unnamed once open, so a killed build leaves none) when a memory
+// budget is reached and merging them into one file;
 // read with positioned reads, a query term's postings at a time, never the whole file.
 //
 // Layout: 8-byte magic, u32 format version, u32 header length, JSON header (which names
@@ -96,7 +97,7 @@ export interface DiskIndexBuildOptions {
    * (default 1 GiB; 16 bytes a posting while buffered and sorted).
    */
   memoryBudget?: number;
-  /** Folder for the temporary run files (default: a new folder beside the output). */
+  /** Folder for the temporary run files (default: the output's folder). */
   tempDir?: string;
   createdBy?: Record<string, string>;
 }
@@ -231,7 +232,10 @@ function readAll(fd: number, into: Uint8Array, position: number, file: string): 
 
 /** A spilled run: per term (by build term number) its posting count, then docs, then tfs. */
 interface Run {
-  file: string;
+  /** The run's file, open for reading and writing until the build ends (-1 once closed). */
+  fd: number;
+  /** Its name, where the system would not remove the name of an open file. */
+  file: string | undefined;
   terms: number;
   counts: Uint32Array;
   postings: number;
@@ -258,7 +262,8 @@ export class DiskIndexBuilder {
   private runTfs: Uint16Array;
   private runSize = 0;
   private readonly runs: Run[] = [];
-  private readonly tempDir: string;
+  /** Where run files are made, and the start of their names. */
+  private readonly runPrefix: string;
   private totalLength = 0;
   private postings = 0;
 
@@ -274,7 +279,11 @@ export class DiskIndexBuilder {
     this.runTerms = new Uint32Array(initial);
     this.runDocs = new Uint32Array(initial);
     this.runTfs = new Uint16Array(initial);
-    this.tempDir = mkdtempSync(join(options.tempDir ?? dirname(path), '.assay-index-runs-'));
+    const folder = options.tempDir ?? dirname(path);
+    this.runPrefix = join(
+      folder,
+      `.assay-index-run-${process.pid}-${randomBytes(4).toString('hex')}`,
+    );
   }
 
   /** Number of documents added so far. */
@@ -342,24 +351,33 @@ export class DiskIndexBuilder {
       docs[at] = this.runDocs[i]!;
       tfs[at] = this.runTfs[i]!;
     }
-    const file = join(this.tempDir, `run-${this.runs.length}`);
-    const fd = openSync(file, 'w');
+    const file = `${this.runPrefix}-${this.runs.length}`;
+    const run: Run = { fd: openSync(file, 'wx+'), file, terms: termCount, counts, postings: n };
+    this.runs.push(run);
+    // The run's name goes at once; the open file stays this process's until it closes it or
+    // ends, killed or not: a killed build leaves no runs behind (the system frees them).
     try {
-      const out = new PositionedWriter(fd, 0);
-      out.write(viewBytes(counts));
-      out.write(viewBytes(docs));
-      out.write(viewBytes(tfs));
-      out.flush();
-    } finally {
-      closeSync(fd);
+      unlinkSync(file);
+      run.file = undefined;
+    } catch {
+      // a system that keeps an open file's name: removed by abort()
     }
-    this.runs.push({ file, terms: termCount, counts, postings: n });
+    const out = new PositionedWriter(run.fd, 0);
+    out.write(viewBytes(counts));
+    out.write(viewBytes(docs));
+    out.write(viewBytes(tfs));
+    out.flush();
     this.runSize = 0;
   }
 
-  /** Removes the temporary run files (after a failure; {@link finish} removes them itself). */
+  /** Closes (and so frees) the temporary run files (after a failure; {@link finish} does it itself). */
   abort(): void {
-    rmSync(this.tempDir, { recursive: true, force: true });
+    for (const run of this.runs) {
+      if (run.fd !== -1) closeSync(run.fd);
+      run.fd = -1;
+      if (run.file !== undefined) rmSync(run.file, { force: true });
+      run.file = undefined;
+    }
   }
 
   /** Merges the runs into the index file (written beside it, then renamed into place). */
@@ -525,41 +543,34 @@ export class DiskIndexBuilder {
     const bound = new Float64Array(T);
     const docsOut = new PositionedWriter(fd, docsAt);
     const tfsOut = new PositionedWriter(fd, tfsAt);
-    const open = this.runs.map((run) => {
-      const runFd = openSync(run.file, 'r');
-      return {
-        run,
-        fd: runFd,
-        docs: new RunReader(runFd, 4 * run.terms, run.postings, 4),
-        tfs: new RunReader(runFd, 4 * run.terms + 4 * run.postings, run.postings, 2),
-      };
-    });
-    try {
-      let written = 0;
-      for (let t = 0; t < T; t++) {
-        start[t] = written;
-        let max = 0;
-        for (const r of open) {
-          if (t >= r.run.terms) continue;
-          const c = r.run.counts[t]!;
-          for (let i = 0; i < c; i++) {
-            const d = r.docs.next();
-            const tf = r.tfs.next();
-            docsOut.u32(d);
-            tfsOut.u16(tf);
-            const v = tf / (tf + norms[d]!);
-            if (v > max) max = v;
-          }
-          written += c;
+    const open = this.runs.map((run) => ({
+      run,
+      docs: new RunReader(run.fd, 4 * run.terms, run.postings, 4),
+      tfs: new RunReader(run.fd, 4 * run.terms + 4 * run.postings, run.postings, 2),
+    }));
+    // The runs' files are closed by finish(), after the merge.
+    let written = 0;
+    for (let t = 0; t < T; t++) {
+      start[t] = written;
+      let max = 0;
+      for (const r of open) {
+        if (t >= r.run.terms) continue;
+        const c = r.run.counts[t]!;
+        for (let i = 0; i < c; i++) {
+          const d = r.docs.next();
+          const tf = r.tfs.next();
+          docsOut.u32(d);
+          tfsOut.u16(tf);
+          const v = tf / (tf + norms[d]!);
+          if (v > max) max = v;
         }
-        df[t] = written - start[t]!;
-        bound[t] = max;
+        written += c;
       }
-      docsOut.flush();
-      tfsOut.flush();
-    } finally {
-      for (const r of open) closeSync(r.fd);
+      df[t] = written - start[t]!;
+      bound[t] = max;
     }
+    docsOut.flush();
+    tfsOut.flush();
     return { start, df, bound };
   }
 }

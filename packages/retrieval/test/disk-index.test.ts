@@ -10,6 +10,7 @@ import {
   DEFAULT_ANALYZER,
   DiskBm25Index,
   DiskBm25Searcher,
+  DiskIndexBuilder,
   IndexFileError,
   type AnalyzerConfig,
   type IndexableDocument,
@@ -20,6 +21,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const plain: AnalyzerConfig = { stemmer: 'none', stopwords: 'none' };
 
 describe('the on-disk BM25 index', () => {
+  it('keeps no spill file where a killed build could leave it, and still merges its runs', () => {
+    const folder = mkdtempSync(join(dir, 'spills-'));
+    const builder = new DiskIndexBuilder(join(folder, 'x.index'), {
+      analyzer: plain,
+      memoryBudget: 16 * 16,
+    });
+    for (let d = 0; builder.runCount < 3; d++)
+      builder.add({ id: `d${d}`, text: `w${d} w${d + 1} w${d + 2} w${d + 3} w${d + 4} w${d + 5}` });
+    // The runs spilled so far are files without a name: the system frees them when the
+    // builder's process ends, however it ends.
+    expect(readdirSync(folder)).toEqual([]);
+    const summary = builder.finish();
+    expect(summary).toMatchObject({ documents: builder.size, runs: 4 });
+    expect(readdirSync(folder)).toEqual(['x.index']);
+    const index = DiskBm25Index.open(join(folder, 'x.index'));
+    expect(index.documentCount).toBe(builder.size);
+    index.close();
+  });
+
   it('scores a query as BM25 computed by hand', () => {
     const path = join(dir, 'hand.index');
     const summary = buildDiskIndex(
@@ -87,7 +107,7 @@ describe('the on-disk BM25 index', () => {
       expect(summary.postings).toBe(memory.postingCount);
       expect(summary.terms).toBe(memory.data.terms.length);
       expect(summary.fingerprint).toBe(memory.data.fingerprint);
-      expect(readdirSync(dir).filter((f) => f.startsWith('.assay-index-runs'))).toEqual([]);
+      expect(readdirSync(dir).filter((f) => f.startsWith('.assay-index-run'))).toEqual([]);
     });
 
     it('gives the in-memory top 100 (docnos and scores), with MaxScore and without', () => {

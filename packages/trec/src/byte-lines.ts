@@ -1,13 +1,16 @@
 // Reading TREC lines straight from UTF-8 bytes fed in chunks of any size: the line and
 // field rules of the string parsers (\n ends a line; space, tab, \r, \v and \f separate
-// fields; blank and `#` lines are skipped; a leading byte-order mark is ignored), with no
+// fields; blank and `#` lines are skipped; a leading byte-order mark is ignored, and one
+// anywhere else refused), with no
 // string or object per line. Parsers extend ByteLineParser and read fields in `entry`.
 import { Buffer, isUtf8 } from 'node:buffer';
 import { TrecFormatError } from './errors.js';
 import { firstInvalid, invalidUtf8Reason } from './utf8.js';
-import { CR_INSIDE, innerLineBreak, parseDecimal } from './lines.js';
+import { BOM_INSIDE, CR_INSIDE, innerLineBreak, parseDecimal } from './lines.js';
 
 const decoder = new TextDecoder('utf-8');
+/** A byte-order mark (U+FEFF) in UTF-8, refused after the start of the input. */
+const BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** What a byte parser's UTF-8 error tells by default. */
 const ENCODING_HINT = 'convert the file to UTF-8, or declare the encoding it is in';
@@ -206,6 +209,9 @@ export abstract class ByteLineParser {
     let badAt = -1;
     if (complete > start && !isUtf8(buf.subarray(start, complete)))
       badAt = start + firstInvalid(buf.subarray(start, complete));
+    // A byte-order mark past the input's start fails the line it is on (the string parsers'
+    // rule): one native search per chunk.
+    const bomAt = native.indexOf(BOM_BYTES, start);
     let i = start;
     let c = 0;
     for (;;) {
@@ -233,6 +239,7 @@ export abstract class ByteLineParser {
       if (i === limit && !final) return lineStart;
       ++this.lineNo;
       if (badAt !== -1 && badAt < i) this.fail(invalidUtf8Reason(buf, badAt, this.encodingHint));
+      if (bomAt !== -1 && bomAt < i) this.fail(BOM_INSIDE);
       if (crs || separators) this.checkLineEnds(buf, lineStart, i, crs, separators);
       if (count > 0 && !comment) this.entry(buf, count);
       if (i === limit) return limit;

@@ -62,7 +62,19 @@ export function innerLineBreak(text: string, start: number, end: number): string
 export const CR_INSIDE =
   "the line holds a carriage return (CR) that does not end it: lines end with LF (or CRLF); a file with CR-only line ends can be converted with tr '\\r' '\\n'";
 
-/** Splits text on `\n` into numbered lines, across chunk boundaries; strips a leading BOM. */
+/**
+ * The reason for a byte-order mark (U+FEFF) after the start of a file (shared with the byte
+ * parsers). Joining files with `cat` leaves one where each began; on a TREC or TSV line it
+ * would become part of an id, a separate topic or document that looks like another.
+ */
+export const BOM_INSIDE =
+  'the line holds a byte-order mark (U+FEFF), which may only start a file (joining files with cat leaves one where each began): remove it';
+
+/**
+ * Splits text on `\n` into numbered lines, across chunk boundaries; strips a leading BOM and
+ * refuses one anywhere else (`refuse`: anywhere on a line; `keep`, JSON Lines: at a line's
+ * start, for inside a JSON string it is text).
+ */
 export class LineSplitter {
   private readonly handler: LineHandler;
   private readonly file: string;
@@ -77,9 +89,22 @@ export class LineSplitter {
     this.refuseBreaks = options.innerBreaks !== 'keep';
   }
 
-  /** Hands one line to the handler, first refusing inner line breaks when asked to. */
-  private emit(text: string, start: number, end: number, separator: number, suspect: boolean) {
+  /**
+   * Hands one line to the handler, first refusing inner line breaks when asked to, and a
+   * byte-order mark at `bom` (the first at or after `start`, -1 for none) when it is on the
+   * line.
+   */
+  private emit(
+    text: string,
+    start: number,
+    end: number,
+    separator: number,
+    suspect: boolean,
+    bom: number,
+  ) {
     const lineNo = ++this.lineNo;
+    if (bom !== -1 && bom < end && (this.refuseBreaks || bom === start))
+      throw new TrecFormatError(this.file, lineNo, BOM_INSIDE);
     if (suspect) {
       const problem = innerLineBreak(text, start, end);
       if (problem !== undefined) throw new TrecFormatError(this.file, lineNo, problem);
@@ -109,8 +134,10 @@ export class LineSplitter {
     const suspect = this.refuseBreaks && hasInnerBreakCandidates(text, separator);
     let start = 0;
     let nl = text.indexOf('\n');
+    let bom = text.indexOf('\ufeff');
     while (nl !== -1) {
-      this.emit(text, start, nl, separator, suspect);
+      if (bom !== -1 && bom < start) bom = text.indexOf('\ufeff', start);
+      this.emit(text, start, nl, separator, suspect, bom);
       start = nl + 1;
       nl = text.indexOf('\n', start);
     }
@@ -124,7 +151,7 @@ export class LineSplitter {
       this.pending = [];
       const separator = singleSeparator(last);
       const suspect = this.refuseBreaks && hasInnerBreakCandidates(last, separator);
-      this.emit(last, 0, last.length, separator, suspect);
+      this.emit(last, 0, last.length, separator, suspect, last.indexOf('\ufeff'));
     }
   }
 }

@@ -13,13 +13,16 @@ export const MIN_INT32 = -2_147_483_648;
 export const MAX_INT32 = 2_147_483_647;
 
 /**
- * Why `id` is too long to store as a `what` (e.g. `docno`), or undefined when it is at most
- * {@link MAX_ID_BYTES} UTF-8 bytes. (NUL characters are refused for the whole file.)
+ * Why `id` cannot be stored as a `what` (e.g. `docno`), or undefined: longer than
+ * {@link MAX_ID_BYTES} UTF-8 bytes, or holding a byte-order mark (U+FEFF), which no one sees
+ * and which makes an id that looks like another a different one. (NUL characters are
+ * refused for the whole file.)
  */
 export function idProblem(what: string, id: string): string | undefined {
   // A UTF-16 code unit is at most 3 UTF-8 bytes: short ids need no byte count.
   if (id.length * 3 > MAX_ID_BYTES && Buffer.byteLength(id, 'utf8') > MAX_ID_BYTES)
     return `${what} ${quote(id)} is longer than ${MAX_ID_BYTES} bytes`;
+  if (id.includes('\ufeff')) return `${what} ${quote(id)} holds a byte-order mark (U+FEFF)`;
   return undefined;
 }
 

@@ -11,7 +11,17 @@
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
+
+// PGlite decodes every text it returns with a TextDecoder of its own, whose default drops a
+// leading U+FEFF (byte-order mark): a passage, title or id stored as "\uFEFF…" came back
+// without it, where PostgreSQL returns it. This thread hosts nothing but PGlite, so its
+// decoders keep the mark (PGlite is imported below, after the change).
+globalThis.TextDecoder = class TextDecoderKeepingByteOrderMarks extends TextDecoder {
+  constructor(label, options) {
+    super(label, { ...options, ignoreBOM: true });
+  }
+};
+const { PGlite } = await import('@electric-sql/pglite');
 
 // Start-up runs much of Postgres's code once: by default V8 recompiles every function that
 // ran a little with its optimising compiler, on a background thread, most of the CPU and

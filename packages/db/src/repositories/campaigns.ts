@@ -544,7 +544,8 @@ export interface SavedAssignmentGrade {
  * (grade, skip flag cleared, seconds added) and upserts the campaign's label of the item
  * (the adjudicated grade, else the majority of the annotators' grades, ties to the lower
  * grade: the rule of label-writer.ts, here over the ballot with the new grade), and counts
- * their progress. Undefined when the campaign, the item or the
+ * their progress. A save of the grade the annotator's label already has (a save sent again
+ * because its answer was lost) writes nothing and answers as the first one did. Undefined when the campaign, the item or the
  * assignment does not exist, the grade is not on the campaign's scale, the campaign is
  * closed (`settings.closedAt`) or the annotator was removed from it
  * (`settings.removedAnnotators`): nothing is written then.
@@ -590,12 +591,19 @@ export async function saveAssignmentGrade(
       for update
     ),
     tally as (
-      select count(*)::int as locked from votes
+      select count(*)::int as locked,
+             -- the annotator's label already has this grade: the save is sent again (its
+             -- answer was lost), and changes nothing
+             coalesce(bool_or(v.user_id = ${userId} and v.grade = ${grade}::int), false) as repeated
+      from votes v
+    ),
+    change as (
+      select 1 from tally where locked > 0 and not repeated
     ),
     revision as (
       insert into label_revisions (label_set_id, topic_id, doc_id, grade, user_id)
       select item.label_set_id, item.topic_id, item.doc_id, ${grade}::int, ${userId}::bigint
-      from item where (select locked from tally) > 0
+      from item where exists (select 1 from change)
       returning 1
     ),
     assignment as (
@@ -603,23 +611,26 @@ export async function saveAssignmentGrade(
       set grade = ${grade}::int, skipped = false, seconds = a.seconds + ${seconds}::float8,
           updated_at = now()
       where a.item_id = (select id from item) and a.user_id = ${userId}
-        and (select locked from tally) > 0
+        and exists (select 1 from change)
       returning a.item_id
     ),
     ballot as (
       select case when v.user_id = ${userId} then ${grade}::int else v.grade end as grade
       from votes v
     ),
-    label as (${upsertCampaignLabel()}),
+    label as (${upsertCampaignLabel(sql`exists (select 1 from change)`)}),
     progress as (
       select count(*)::int as total,
              count(a.grade) filter (where a.item_id <> ${itemId})::int as others
       from campaign_assignments a
       where a.campaign_id = ${campaignId} and a.user_id = ${userId}
     )
-    select assignment.item_id, progress.others + 1 as done, progress.total
-    from assignment cross join progress
-    where (select count(*) from revision) = 1 and (select count(*) from label) = 1
+    select (select id from item) as item_id, progress.others + 1 as done, progress.total
+    from progress
+    where (select locked from tally) > 0
+      and ((select repeated from tally)
+           or ((select count(*) from assignment) = 1 and (select count(*) from revision) = 1
+               and (select count(*) from label) = 1))
   `.execute(db);
   const row = result.rows[0];
   return row && { itemId: Number(row.item_id), done: Number(row.done), total: Number(row.total) };

@@ -156,14 +156,16 @@ const CAMPAIGN_LABEL = sql`
 
 /**
  * The statement that upserts an item's campaign label (see {@link CAMPAIGN_LABEL}) from the
- * relations `item` and `ballot` of the enclosing statement, returning the grade stored.
- * An annotator's save embeds it so the whole save is one statement.
+ * relations `item` and `ballot` of the enclosing statement, returning the grade stored;
+ * only when `when` (a condition of the enclosing statement) holds, if given. An
+ * annotator's save embeds it so the whole save is one statement.
  */
-export function upsertCampaignLabel(): RawBuilder<unknown> {
+export function upsertCampaignLabel(when: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
   return sql`
     insert into labels (label_set_id, topic_id, doc_id, grade, produced_by, created_at)
     select l.label_set_id, l.topic_id, l.doc_id, l.grade, l.produced_by, now()
     from (${CAMPAIGN_LABEL}) as l
+    where ${when}
     on conflict (label_set_id, topic_id, doc_id) do update
       set grade = excluded.grade, produced_by = excluded.produced_by, created_at = now()
     returning grade`;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { listJudgeLeaseOwners, releaseJudgeTasks, type Queryable } from '@assay/db';
+import { listJudgeLeaseOwners, processAlive, releaseJudgeTasks, type Queryable } from '@assay/db';
 
 /** A worker's identity: host, process id and a random part (several workers per process). */
 export function newWorkerId(): string {
@@ -9,8 +9,8 @@ export function newWorkerId(): string {
 
 /**
  * Releases the leases of workers that ran on this machine and whose process is gone (a
- * killed `assay judge` or `assay worker`), so a rerun does not wait for their leases to
- * expire. Workers of other machines are left to their leases. Returns tasks released.
+ * killed `assay judge` or `assay worker`, a zombie its parent has not reaped included), so
+ * a rerun does not wait for their leases to expire. Workers of other machines are left to their leases. Returns tasks released.
  */
 export async function releaseDeadLocalLeases(db: Queryable, jobId?: number): Promise<number> {
   let released = 0;
@@ -21,15 +21,6 @@ export async function releaseDeadLocalLeases(db: Queryable, jobId?: number): Pro
     if (!processAlive(pid)) released += await releaseJudgeTasks(db, owner);
   }
   return released;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Puts every task a worker holds back to pending (a stopped worker's items in flight); how many. */
