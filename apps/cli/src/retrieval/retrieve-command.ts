@@ -47,12 +47,8 @@ import {
   retrieveOptionSpecs,
   retrieveUsage,
 } from './retrieve-options.js';
-import {
-  analyzerFrom,
-  ASSAY_CLI_VERSION,
-  readCollection,
-  readQueries,
-} from './retrieval-inputs.js';
+import { analyzerFrom, ASSAY_CLI_VERSION, readQueries } from './retrieval-inputs.js';
+import { readDocuments } from '../shell/input-files.js';
 
 export const RETRIEVE_USAGE = retrieveUsage();
 
@@ -216,7 +212,7 @@ export async function retrieveCommand(
   const analyzer = analyzerFrom(option('stemmer'), option('stopwords'));
 
   // Read and check every input before any work that takes long, and before writing.
-  const topics = await readQueries(topicsFile);
+  const topics = readQueries(topicsFile);
   if (indexFile !== undefined && isDiskIndexFile(indexFile)) {
     if (!withModels && method !== 'bm25')
       throw new UsageError(
@@ -242,7 +238,9 @@ export async function retrieveCommand(
         return await retrieveWithModelsCommand(
           modelInput(
             disk,
-            docsFile === undefined ? undefined : readCollection(docsFile, option('format')),
+            docsFile === undefined
+              ? undefined
+              : readDocuments(docsFile, { format: option('format') }),
           ),
           io,
         );
@@ -271,9 +269,9 @@ export async function retrieveCommand(
     } catch (error) {
       throw new CliError((error as Error).message, 2);
     }
-    if (docsFile !== undefined) docs = readCollection(docsFile, option('format'));
+    if (docsFile !== undefined) docs = readDocuments(docsFile, { format: option('format') });
   } else {
-    docs = readCollection(docsFile!, option('format'));
+    docs = readDocuments(docsFile!, { format: option('format') });
     index = indexDocuments(docs, new IndexBuilder(analyzer), io);
   }
   if (prepared) return retrieveWithModelsCommand(modelInput(index, docs), io);
