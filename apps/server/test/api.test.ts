@@ -588,6 +588,44 @@ forEachDatabase('assay API', (t) => {
       expect((await counts(t.db)).documents).toBe(4);
     });
 
+    it("reads a document file's format from its name, else its first line, when none is given", async () => {
+      const admin = { token: api.admin };
+      const form = new FormData();
+      form.set(
+        'file',
+        new File(
+          ['.I 1\n.T\nwing flutter\n.W\nflutter of a wing .\n.I 2\n.W\nshock\n'],
+          'cran.all.1400',
+        ),
+      );
+      form.set('name', 'cran');
+      const cran = await api.call('POST', '/api/collections', { ...admin, body: form });
+      expect(cran.status).toBe(201);
+      expect(await cran.json()).toMatchObject({ name: 'cran', documentCount: 2 });
+      const doc = await api.call('GET', '/api/collections/cran/documents/1', admin);
+      expect(await doc.json()).toMatchObject({
+        title: 'wing flutter',
+        text: 'flutter of a wing .',
+      });
+      // A raw body has no name worth reading: its tab-separated first line says TSV.
+      const raw = await api.call('POST', '/api/collections?name=raw', {
+        ...admin,
+        body: 'r1\tfirst\nr2\tsecond\n',
+      });
+      expect(await raw.json()).toMatchObject({ name: 'raw', documentCount: 2 });
+      const untold = await api.call('POST', '/api/collections?name=untold', {
+        ...admin,
+        body: 'just words\n',
+      });
+      expect(await errorOf(untold)).toEqual({
+        status: 422,
+        code: 'invalid_input',
+        message:
+          'cannot tell the format of documents; give format jsonl, tsv or cranfield (or name it .jsonl, .tsv or cran.all*)',
+      });
+      expect((await counts(t.db)).collections).toBe(2);
+    });
+
     it('rejects a malformed collection with file:line and keeps nothing', async () => {
       const before = await counts(t.db);
       const form = new FormData();

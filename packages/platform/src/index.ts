@@ -58,6 +58,8 @@ export {
 } from './core/resolve.js';
 /** Imports: collection, topics, qrels (as a human label set), runs — parse fully, then one transaction. */
 export {
+  DOCUMENT_FORMATS,
+  TOPIC_FORMATS,
   importCollection,
   importQrels,
   importRun,

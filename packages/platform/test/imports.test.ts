@@ -116,6 +116,56 @@ forEachDatabase('importCollection', (t) => {
     expect(await snapshotCounts(t.db)).toMatchObject({ collections: 0, documents: 0 });
   });
 
+  it('tells the format from the file name, else the first line, when none is given', async () => {
+    const byName = await importCollection(t.db, {
+      name: 'by-name',
+      file: 'cran.all.1400',
+      text: '.I 7\n.T\nflutter\n.W\nwing flutter at mach 2 .\n',
+    });
+    expect(await getDocument(t.db, byName.collectionId, '7')).toMatchObject({
+      title: 'flutter',
+      text: 'wing flutter at mach 2 .',
+    });
+    // An upload without a file name: a tab on the first line is TSV, in whatever parts.
+    const byContent = await importCollection(t.db, {
+      name: 'by-content',
+      file: 'documents',
+      text: ['# exported\nd1\tT', 'itle\tbody one\nd2\tbody two\n'],
+    });
+    expect(byContent.documents).toBe(2);
+    expect(await getDocument(t.db, byContent.collectionId, 'd1')).toMatchObject({
+      title: 'Title',
+      text: 'body one',
+    });
+    // The format given wins over the name.
+    const given = await importCollection(t.db, {
+      name: 'given',
+      format: 'jsonl',
+      file: 'docs.tsv',
+      text: '{"id":"j1","text":"json after all"}\n',
+    });
+    expect(given.documents).toBe(1);
+    // No format to tell from an empty file: an evaluation-only collection, as before.
+    expect(
+      (await importCollection(t.db, { name: 'empty', file: 'documents', text: '' })).documents,
+    ).toBe(0);
+  });
+
+  it('refuses a file whose format nothing tells, naming the formats, and keeps nothing', async () => {
+    const before = await snapshotCounts(t.db);
+    const error = await rejection(
+      importCollection(t.db, { name: 'x', file: 'notes.txt', text: 'just words\n' }),
+    );
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).toMatchObject({
+      code: 'invalid_input',
+      message:
+        'cannot tell the format of notes.txt; give format jsonl, tsv or cranfield (or name it .jsonl, .tsv or cran.all*)',
+      details: { file: 'notes.txt', formats: ['jsonl', 'tsv', 'cranfield'] },
+    });
+    expect(await snapshotCounts(t.db)).toEqual(before);
+  });
+
   it('rejects an empty name before reading the file', async () => {
     await expect(importCollection(t.db, { ...TINY, name: '  ' })).rejects.toMatchObject({
       code: 'invalid_input',
@@ -167,6 +217,25 @@ forEachDatabase('importTopics', (t) => {
       query: 'international crime',
       description: 'find it',
     });
+  });
+
+  it("adds Cranfield's cran.qry, detected, numbered by position as cranqrel numbers them", async () => {
+    const { collectionId } = await importCollection(t.db, TINY);
+    const qry =
+      '.I 001\r\n.W\r\nwhat similarity laws\r\nmust be obeyed .\r\n.I 004\r\n.W\r\nheat conduction .\r\n';
+    expect(await importTopics(t.db, { collection: 'c', file: 'cran.qry', text: qry })).toEqual({
+      collectionId,
+      topics: 2,
+    });
+    expect(await getTopic(t.db, collectionId, '1')).toMatchObject({
+      query: 'what similarity laws must be obeyed .',
+      description: null,
+    });
+    expect(await getTopic(t.db, collectionId, '2')).toMatchObject({ query: 'heat conduction .' });
+    const bad = await rejection(
+      importTopics(t.db, { collection: 'c', file: 'q', format: 'cranfield', text: 'x\n.I 1\n' }),
+    );
+    expect(bad).toMatchObject({ code: 'invalid_input', message: 'q:1: text before the first .I' });
   });
 
   it('keeps nothing from a file with a bad line, a known topic id or bad context', async () => {

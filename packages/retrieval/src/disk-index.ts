@@ -17,8 +17,6 @@ import {
   type AnalyzerConfig,
   createAnalyzer,
   DEFAULT_ANALYZER,
-  describeAnalyzer,
-  sameAnalyzer,
 } from './analysis.js';
 import {
   bm25Idf,
@@ -30,7 +28,15 @@ import {
   saturationBound,
 } from './bm25-index.js';
 import { GrowableUint32 } from './growable.js';
-import { IndexFileError } from './index-file.js';
+import {
+  HEADER_START_BYTES,
+  IndexFileError,
+  indexHeaderLength,
+  parseIndexHeader,
+  writeIndexHeader,
+  type IndexHeader,
+  type IndexLayout,
+} from './index-header.js';
 import { PostingsSearcher, type Postings, type WeightedQuery } from './search.js';
 import { TermCounter } from './term-counter.js';
 
@@ -39,8 +45,8 @@ import { TermCounter } from './term-counter.js';
 // budget is reached and merging them into one file;
 // read with positioned reads, a query term's postings at a time, never the whole file.
 //
-// Layout: 8-byte magic, u32 format version, u32 header length, JSON header (which names
-// every section's byte offset), then the sections, each on an 8-byte boundary:
+// Layout: the index header (index-header.ts; it names every section's byte offset), then
+// the sections, each on an 8-byte boundary:
 //   docLengths u32[N], docnoRank u32[N] (each document's position in docno byte order),
 //   docIdOffsets u32[N+1] + docIdBytes (UTF-8),
 //   termOffsets u32[T+1] + termBytes (UTF-8, terms in byte order, so lookups bisect),
@@ -51,6 +57,15 @@ import { TermCounter } from './term-counter.js';
 const MAGIC = 'ASSAYBMD';
 /** Version of the on-disk index layout. */
 export const DISK_INDEX_FORMAT_VERSION = 1;
+
+const LAYOUT: IndexLayout = {
+  magic: MAGIC,
+  version: DISK_INDEX_FORMAT_VERSION,
+  foreign: 'not an assay on-disk index (made with buildDiskIndex)',
+  tooShort: 'not an assay on-disk index (too short)',
+  name: 'on-disk index',
+  rebuild: 'rebuild it',
+};
 
 const SECTIONS = [
   'docLengths',
@@ -67,24 +82,17 @@ const SECTIONS = [
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** What an on-disk index records besides its sections. */
-export interface DiskIndexHeader {
-  format: number;
-  analyzer: AnalyzerConfig;
-  analyzerVersion: number;
-  /** BM25 parameters the stored MaxScore bounds were computed for (a search may use others). */
-  params: Bm25Params;
-  fingerprint: string;
-  documents: number;
-  terms: number;
-  postings: number;
+/**
+ * What an on-disk index records besides its sections: the common header (its `params` are
+ * those the stored MaxScore bounds were computed for), the total length and the sections.
+ */
+export interface DiskIndexHeader extends IndexHeader {
   /** Sum of the documents' lengths (tokens after analysis). */
   totalLength: number;
   /** Byte offset and length of every section. */
   sections: Record<Section, { offset: number; bytes: number }>;
   /** Size of the whole file, to tell a truncated one. */
   fileBytes: number;
-  createdBy?: Record<string, string>;
 }
 
 /** Options of {@link DiskIndexBuilder}. */
@@ -459,7 +467,7 @@ export class DiskIndexBuilder {
     // The header's length depends on the offsets it names: lay out until it settles.
     let json = Buffer.alloc(0);
     for (let attempt = 0; attempt < 4; attempt++) {
-      let at = pad8(16 + json.length);
+      let at = pad8(HEADER_START_BYTES + json.length);
       for (const s of SECTIONS) {
         header.sections[s] = { offset: at, bytes: sizes[s] };
         at = pad8(at + sizes[s]);
@@ -473,11 +481,8 @@ export class DiskIndexBuilder {
     const temporary = `${this.path}.tmp-${process.pid}`;
     const fd = openSync(temporary, 'w');
     try {
-      const start = Buffer.alloc(pad8(16 + json.length));
-      start.write(MAGIC, 0, 'latin1');
-      start.writeUInt32LE(DISK_INDEX_FORMAT_VERSION, 8);
-      start.writeUInt32LE(json.length, 12);
-      json.copy(start, 16);
+      const start = Buffer.alloc(pad8(HEADER_START_BYTES + json.length));
+      writeIndexHeader(start, LAYOUT, json);
       writeAll(fd, start, 0);
       const at = (s: Section) => header.sections[s].offset;
       const lengths = this.lengths.toArray();
@@ -886,37 +891,12 @@ function readCheckedHeader(
   analyzer: AnalyzerConfig | undefined,
 ): DiskIndexHeader {
   const size = fstatSync(fd).size;
-  const start = Buffer.alloc(16);
-  if (size < 16) throw new IndexFileError(path, 'not an assay on-disk index (too short)');
+  const start = Buffer.alloc(Math.min(size, HEADER_START_BYTES));
   readAll(fd, start, 0, path);
-  if (start.toString('latin1', 0, 8) !== MAGIC)
-    throw new IndexFileError(path, 'not an assay on-disk index (made with buildDiskIndex)');
-  const format = start.readUInt32LE(8);
-  if (format !== DISK_INDEX_FORMAT_VERSION)
-    throw new IndexFileError(
-      path,
-      `on-disk index format ${format}, this assay reads format ${DISK_INDEX_FORMAT_VERSION}: rebuild it`,
-    );
-  const jsonLength = start.readUInt32LE(12);
-  if (16 + jsonLength > size) throw new IndexFileError(path, 'truncated index header');
+  const jsonLength = indexHeaderLength(start, size, path, LAYOUT);
   const json = Buffer.alloc(jsonLength);
-  readAll(fd, json, 16, path);
-  let header: DiskIndexHeader;
-  try {
-    header = JSON.parse(json.toString('utf8')) as DiskIndexHeader;
-  } catch {
-    throw new IndexFileError(path, 'unreadable index header');
-  }
-  if (header.analyzerVersion !== ANALYZER_VERSION)
-    throw new IndexFileError(
-      path,
-      `index made with analyzer version ${header.analyzerVersion}, this assay analyses text with version ${ANALYZER_VERSION}: rebuild it`,
-    );
-  if (analyzer && !sameAnalyzer(analyzer, header.analyzer))
-    throw new IndexFileError(
-      path,
-      `index analyzer is ${describeAnalyzer(header.analyzer)}, not the requested ${describeAnalyzer(analyzer)}`,
-    );
+  readAll(fd, json, HEADER_START_BYTES, path);
+  const header = parseIndexHeader<DiskIndexHeader>(json.toString('utf8'), path, LAYOUT, analyzer);
   if (size < header.fileBytes)
     throw new IndexFileError(
       path,

@@ -1,44 +1,33 @@
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
-import {
-  ANALYZER_VERSION,
-  type AnalyzerConfig,
-  sameAnalyzer,
-  describeAnalyzer,
-} from './analysis.js';
+import type { AnalyzerConfig } from './analysis.js';
 import { Bm25Index, type Bm25IndexData, type Bm25Params } from './bm25-index.js';
+import {
+  HEADER_START_BYTES,
+  IndexFileError,
+  indexHeaderLength,
+  parseIndexHeader,
+  writeIndexHeader,
+  type IndexHeader,
+  type IndexLayout,
+} from './index-header.js';
 
-// Layout: 8-byte magic, u32 format version, u32 header length, JSON header, padding to 8,
-// then the typed arrays one after another, each starting on an 8-byte boundary.
-const MAGIC = 'ASSAYBM5';
+// Layout: the index header (index-header.ts), padding to 8, then the typed arrays one
+// after another, each starting on an 8-byte boundary.
 /** Version of the file layout (not of the analyzer). */
 export const INDEX_FORMAT_VERSION = 1;
 
-/** What a saved index records besides its arrays. */
-export interface IndexFileHeader {
-  format: number;
-  analyzer: AnalyzerConfig;
-  analyzerVersion: number;
-  /** BM25 parameters the index was built for (a search may use others). */
-  params: Bm25Params;
-  fingerprint: string;
-  documents: number;
-  terms: number;
-  postings: number;
+const LAYOUT: IndexLayout = {
+  magic: 'ASSAYBM5',
+  version: INDEX_FORMAT_VERSION,
+  foreign: 'not an assay index (made with assay index build)',
+  name: 'index file',
+  rebuild: 'rebuild it with assay index build',
+};
+
+/** What a saved index records besides its arrays: the common header, ids and terms. */
+export interface IndexFileHeader extends IndexHeader {
   docIds: string[];
   vocabulary: string[];
-  /** Free-form provenance: the assay version, the source file. */
-  createdBy?: Record<string, string>;
-}
-
-/** A saved index that cannot be read or does not fit what the caller expects. */
-export class IndexFileError extends Error {
-  constructor(
-    readonly file: string,
-    message: string,
-  ) {
-    super(`${file}: ${message}`);
-    this.name = 'IndexFileError';
-  }
 }
 
 type ArrayName =
@@ -82,17 +71,14 @@ export function serializeIndex(
     ...(createdBy ? { createdBy } : {}),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
-  let size = pad8(16 + json.length);
+  let size = pad8(HEADER_START_BYTES + json.length);
   const offsets: number[] = [];
   for (const { name } of ARRAYS) {
     offsets.push(size);
     size = pad8(size + data[name].byteLength);
   }
   const out = Buffer.alloc(size);
-  out.write(MAGIC, 0, 'latin1');
-  out.writeUInt32LE(INDEX_FORMAT_VERSION, 8);
-  out.writeUInt32LE(json.length, 12);
-  json.copy(out, 16);
+  writeIndexHeader(out, LAYOUT, json);
   ARRAYS.forEach(({ name }, i) => {
     const array = data[name];
     Buffer.from(array.buffer, array.byteOffset, array.byteLength).copy(out, offsets[i]!);
@@ -111,32 +97,13 @@ export function deserializeIndex(
   expect?: { analyzer?: AnalyzerConfig },
 ): { index: Bm25Index; header: IndexFileHeader } {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.length < 16 || buffer.toString('latin1', 0, 8) !== MAGIC)
-    throw new IndexFileError(file, 'not an assay index (made with assay index build)');
-  const format = buffer.readUInt32LE(8);
-  if (format !== INDEX_FORMAT_VERSION)
-    throw new IndexFileError(
-      file,
-      `index file format ${format}, this assay reads format ${INDEX_FORMAT_VERSION}: rebuild it with assay index build`,
-    );
-  const jsonLength = buffer.readUInt32LE(12);
-  if (16 + jsonLength > buffer.length) throw new IndexFileError(file, 'truncated index header');
-  let header: IndexFileHeader;
-  try {
-    header = JSON.parse(buffer.toString('utf8', 16, 16 + jsonLength)) as IndexFileHeader;
-  } catch {
-    throw new IndexFileError(file, 'unreadable index header');
-  }
-  if (header.analyzerVersion !== ANALYZER_VERSION)
-    throw new IndexFileError(
-      file,
-      `index made with analyzer version ${header.analyzerVersion}, this assay analyses text with version ${ANALYZER_VERSION}: rebuild it with assay index build`,
-    );
-  if (expect?.analyzer && !sameAnalyzer(expect.analyzer, header.analyzer))
-    throw new IndexFileError(
-      file,
-      `index analyzer is ${describeAnalyzer(header.analyzer)}, not the requested ${describeAnalyzer(expect.analyzer)}`,
-    );
+  const jsonLength = indexHeaderLength(buffer, buffer.length, file, LAYOUT);
+  const header = parseIndexHeader<IndexFileHeader>(
+    buffer.toString('utf8', HEADER_START_BYTES, HEADER_START_BYTES + jsonLength),
+    file,
+    LAYOUT,
+    expect?.analyzer,
+  );
   const lengths: Record<ArrayName, number> = {
     docLengths: header.documents,
     termOffsets: header.terms + 1,
@@ -147,7 +114,7 @@ export function deserializeIndex(
     docTfs: header.postings,
   };
   const aligned = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(buffer);
-  let at = pad8(16 + jsonLength);
+  let at = pad8(HEADER_START_BYTES + jsonLength);
   const arrays = {} as Record<ArrayName, Uint32Array | Uint16Array>;
   for (const { name, kind } of ARRAYS) {
     const width = kind === 'u32' ? 4 : 2;

@@ -44,12 +44,13 @@ export { TopK } from './top-k.js';
 export {
   deserializeIndex,
   INDEX_FORMAT_VERSION,
-  IndexFileError,
   loadIndex,
   saveIndex,
   serializeIndex,
   type IndexFileHeader,
 } from './index-file.js';
+/** The header both index files (saved whole, on disk) start with, and its error. */
+export { IndexFileError, type IndexHeader } from './index-header.js';
 /** Run fusion: RRF, CombSUM, CombMNZ (minmax, zscore, sum norms; weights), interleaving. */
 export {
   fuseRuns,

@@ -67,14 +67,42 @@ export function forEachCollectionDocument(
   format: CollectionFormat,
   onDocument: (doc: CollectionDocument) => void,
 ): number {
-  const reader = documentReader(file, format, onDocument);
-  const splitter = new LineSplitter(reader, { file, innerBreaks: innerBreaksOf(format) });
-  const decoder = new TextDecoder('utf-8');
-  for (const chunk of chunks) splitter.push(decoder.decode(chunk, { stream: true }));
-  splitter.push(decoder.decode());
-  splitter.end();
-  reader.finish();
-  return reader.count;
+  const stream = new CollectionDocumentStream(file, format, onDocument);
+  for (const chunk of chunks) stream.push(chunk);
+  return stream.end();
+}
+
+/**
+ * forEachCollectionDocument for chunks that arrive one call at a time (a file decompressed
+ * as it is read): `push` each chunk of UTF-8 bytes, then `end`, which returns the number
+ * of documents. The same documents and errors as {@link parseCollection}.
+ */
+export class CollectionDocumentStream {
+  private readonly reader: DocumentReader;
+  private readonly splitter: LineSplitter;
+  private readonly decoder = new TextDecoder('utf-8');
+
+  constructor(
+    file: string,
+    format: CollectionFormat,
+    onDocument: (doc: CollectionDocument) => void,
+  ) {
+    this.reader = documentReader(file, format, onDocument);
+    this.splitter = new LineSplitter(this.reader, { file, innerBreaks: innerBreaksOf(format) });
+  }
+
+  /** Reads the documents a chunk completes. */
+  push(chunk: Uint8Array): void {
+    this.splitter.push(this.decoder.decode(chunk, { stream: true }));
+  }
+
+  /** Reads the last document; no documents at all is an error. */
+  end(): number {
+    this.splitter.push(this.decoder.decode());
+    this.splitter.end();
+    this.reader.finish();
+    return this.reader.count;
+  }
 }
 
 /** Reads documents line by line; `finish` returns them (no documents is an error). */

@@ -38,14 +38,16 @@ export { parsePrefs, type PrefJudgment, type Prefs } from './prefs.js';
 /** Parses qrels as preference judgments (trec_eval's `-R qrels_prefs`). */
 export { parseQrelsPrefs } from './prefs.js';
 
-/** Parses topics from TSV, JSONL or TREC SGML/XML, detecting the format when omitted. */
+/** Parses topics from TSV, JSONL, TREC SGML/XML or cran.qry, detecting the format when omitted. */
 export { parseTopics } from './topics.js';
-/** Guesses whether topic text is TSV, JSONL or TREC SGML/XML. */
+/** Guesses whether topic text is TSV, JSONL, TREC SGML/XML or Cranfield's cran.qry. */
 export { detectTopicFormat } from './topics.js';
 /** Writes topics as `id<TAB>text` lines. */
 export { formatTopicsTsv } from './topics.js';
-/** The topic formats parseTopics reads: 'tsv', 'jsonl' or 'trec'. */
+/** The topic formats parseTopics reads: 'tsv', 'jsonl', 'trec' or 'cranfield'. */
 export type { TopicFormat } from './topics.js';
+/** Cranfield's cran.qry: queries numbered by position (as cranqrel), with their `.I` numbers. */
+export { parseCranfieldQueries, type CranfieldQuery } from './cranfield-queries.js';
 /** Conversational topics: earlier turns and the user's background, checked at file:line. */
 export {
   parseConversationalTopics,
@@ -64,12 +66,27 @@ export { readQrelsFile } from './files.js';
 export { readTopicsFile } from './files.js';
 /** Parses a document collection (JSONL, TSV or the Cranfield layout) with file:line errors. */
 export {
+  CollectionDocumentStream,
   forEachCollectionDocument,
   parseCollection,
   parseCollectionStream,
   type CollectionDocument,
   type CollectionFormat,
 } from './collection.js';
+
+/**
+ * The one rule of which format a document or topic file is in: a format given, else the
+ * file's name, else its first line; the format names a format option accepts.
+ */
+export {
+  DOCUMENT_FORMATS,
+  TOPIC_FORMATS,
+  InputFormatError,
+  documentFormatOf,
+  documentFormatOfName,
+  topicFormatOf,
+  type FormatOverride,
+} from './input-formats.js';
 
 /** Parses a TREC run from bytes into compact per-topic columns (typed arrays), in chunks. */
 export {

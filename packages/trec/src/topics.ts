@@ -1,3 +1,4 @@
+import { readCranfieldTopics } from './cranfield-queries.js';
 import { TrecFormatError, jsonType, quote } from './errors.js';
 import { unstorableJson } from './json-depth.js';
 import { type LineHandler, splitLines, splitLinesAsync } from './lines.js';
@@ -7,7 +8,7 @@ import type { Topic } from './types.js';
 import { checkField } from './write.js';
 
 /** The topic file formats parseTopics reads. */
-export type TopicFormat = 'tsv' | 'jsonl' | 'trec';
+export type TopicFormat = 'tsv' | 'jsonl' | 'trec' | 'cranfield';
 
 /** `id<TAB>text` lines; blank lines and `#` comments are skipped. */
 class TsvTopicReader implements LineHandler {
@@ -118,10 +119,14 @@ class JsonlTopicReader implements LineHandler {
 /** A TREC topic tag; at most 7 characters long. */
 const TREC_TAG = /<top(?:ic)?[\s>/]/i;
 
+/** Cranfield's `cran.qry` starts with its first query's `.I` line. */
+const CRANFIELD_QUERY = /^\.I(?:\s|$)/;
+
 /**
- * Guesses a topic file's format: a first non-blank character `{` means JSONL, a `<top>` or
- * `<topic` tag means TREC SGML/XML, anything else TSV. The text may come whole or as
- * consecutive parts (an upload as it was read), which are never joined.
+ * Guesses a topic file's format: a first non-blank character `{` means JSONL, a first
+ * non-blank line `.I …` Cranfield's `cran.qry`, a `<top>` or `<topic` tag TREC SGML/XML,
+ * anything else TSV. The text may come whole or as consecutive parts (an upload as it was
+ * read), which are never joined.
  */
 export function detectTopicFormat(text: string | readonly string[]): TopicFormat {
   const parts = typeof text === 'string' ? [text] : text;
@@ -132,6 +137,10 @@ export function detectTopicFormat(text: string | readonly string[]): TopicFormat
   }
   const first = /\S/.exec(start);
   if (first?.[0] === '{') return 'jsonl';
+  if (first !== null) {
+    const lineStart = start.lastIndexOf('\n', first.index) + 1;
+    if (CRANFIELD_QUERY.test(start.slice(lineStart))) return 'cranfield';
+  }
   // A tag may straddle two parts: each part is searched with the end of the one before.
   let tail = '';
   for (const part of parts) {
@@ -142,8 +151,9 @@ export function detectTopicFormat(text: string | readonly string[]): TopicFormat
 }
 
 /**
- * Parses topics from TSV (`id<TAB>text`), JSONL (one object per line) or TREC SGML/XML
- * (`<top>` … `</top>`, or `<topic number="…">`), detecting the format when it is omitted.
+ * Parses topics from TSV (`id<TAB>text`), JSONL (one object per line), TREC SGML/XML
+ * (`<top>` … `</top>`, or `<topic number="…">`) or Cranfield's `cran.qry` (ids by position,
+ * as `cranqrel` numbers them), detecting the format when it is omitted.
  * Throws TrecFormatError on malformed input or repeated topic ids.
  */
 export function parseTopics(text: string, file = '<topics>', format?: TopicFormat): Topic[] {
@@ -189,6 +199,9 @@ function readTopicList(text: string, file: string, format?: TopicFormat): TopicL
       break;
     case 'trec':
       parseTrecTopics(text, file, list);
+      break;
+    case 'cranfield':
+      readCranfieldTopics(text, file, list);
       break;
   }
   return list;

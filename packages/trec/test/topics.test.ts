@@ -313,6 +313,8 @@ describe('detectTopicFormat', () => {
     ['<?xml version="1.0"?>\n<topics>\n<topic number="1">', 'trec'],
     ['1\tquery with <b> markup', 'tsv'],
     ['1\tabout <topics>', 'tsv'],
+    ['\n.I 001\n.W\nwhat similarity laws', 'cranfield'],
+    ['.I 1\n.W\n<top> of the wing', 'cranfield'],
     ['', 'tsv'],
   ])('detects %j as %s', (text, format) => {
     expect(detectTopicFormat(text)).toBe(format);
@@ -323,6 +325,7 @@ describe('detectTopicFormat', () => {
     expect(detectTopicFormat(['1\tfirst\n<', 'topic', ' number="1">'])).toBe('trec');
     expect(detectTopicFormat(['  ', '\n', '{"id": 1}'])).toBe('jsonl');
     expect(detectTopicFormat(['1\tabout <to', 'pics>'])).toBe('tsv');
+    expect(detectTopicFormat(['', '\n.', 'I 001\n'])).toBe('cranfield');
     expect(detectTopicFormat([])).toBe('tsv');
   });
 

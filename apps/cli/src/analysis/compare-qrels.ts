@@ -1,7 +1,8 @@
 // Which qrels `assay compare` reads, under which names, and over which topics.
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parseQrels, parseTopics, type Qrels } from '@assay/trec';
+import { parseQrels, type Qrels } from '@assay/trec';
+import { readTopics } from '../shell/input-files.js';
 import { UsageError } from '../shell/getopt.js';
 import { readText, type InputEncoding } from '../shell/read-input.js';
 
@@ -78,9 +79,9 @@ export function chooseTopics(
   };
 }
 
-/** The ids of the topics a topic file lists (TSV, JSONL or TREC, as assay import topics reads). */
+/** The ids of the topics a topic file lists (any format assay import topics reads). */
 export function topicIdsOf(file: string, encoding?: InputEncoding): string[] {
-  return parseTopics(readText(file, encoding), file).map((t) => t.id);
+  return readTopics(file, encoding === undefined ? {} : { encoding }).map((t) => t.id);
 }
 
 /** Reads each `--qrels` argument into a named qrels. */

@@ -10,7 +10,7 @@ import {
   type NamedGrades,
 } from '@assay/platform/analysis';
 import { parseScoreLines, PlatformError, type AnswerScoreLine } from '@assay/platform';
-import { parseCollection, parseQrels, parseRun, type Qrels } from '@assay/trec';
+import { parseQrels, parseRun, type Qrels } from '@assay/trec';
 import { qrelsArgument } from './compare-qrels.js';
 import { readText } from '../eval/evaluate-files.js';
 import { EXIT } from '../shell/exit-codes.js';
@@ -27,7 +27,7 @@ import {
   UsageError,
 } from '../shell/getopt.js';
 import { CliError, type CommandIo } from '../shell/io.js';
-import { docsFormat } from '../judging/judge-items.js';
+import { DOCS_FORMAT_OPTION_BESIDE_OUTPUT, readDocuments } from '../shell/input-files.js';
 
 export const JUDGE_REPORT_OPTIONS: readonly OptionSpec[] = [
   {
@@ -73,9 +73,10 @@ leaderboard is rank-correlated with the human one (or the consensus)`,
     key: 'docs',
     kind: FILE,
     arg: 'FILE',
-    help: `the passages (JSONL or TSV, as assay judge reads them): grade difference
-against passage length`,
+    help: `the passages (JSONL, TSV or Cranfield, as assay judge reads them): grade
+difference against passage length`,
   },
+  DOCS_FORMAT_OPTION_BESIDE_OUTPUT,
   {
     long: 'swap',
     key: 'swap',
@@ -120,7 +121,8 @@ labels outside it are left out and counted`,
 
 export const JUDGE_REPORT_USAGE = commandHelp({
   usage: `assay judge-report [--human [NAME=]QRELS] --judge NAME=QRELS... [--drift OLD,NEW]
-                          [--runs RUN]... [-m MEASURE] [--docs FILE] [--format text|json|html] [RUN...]`,
+                          [--runs RUN]... [-m MEASURE] [--docs FILE [--docs-format F]]
+                          [--format text|json|html] [RUN...]`,
   about: `How good LLM judges are, against the same human labels or, without them, against each
 other. Per judge: grade usage (a grade used for under 2% of its items is flagged: a
 collapsed scale), the confusion matrix, Cohen's kappa (plain, linear, quadratic),
@@ -202,7 +204,8 @@ export function judgeReportCommand(argv: readonly string[], io: CommandIo): numb
   let lengths: Map<string, number> | undefined;
   if (docsPath !== undefined) {
     lengths = new Map();
-    for (const doc of parseCollection(readText(docsPath), docsPath, docsFormat(docsPath)))
+    const format = last('docsFormat');
+    for (const doc of readDocuments(docsPath, { format, option: '--docs-format' }))
       lengths.set(doc.id, doc.text.split(/\s+/).filter((w) => w !== '').length);
   }
   const samples = parsed.number('samples');

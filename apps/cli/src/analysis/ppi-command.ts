@@ -17,7 +17,8 @@ import {
   type PpiUnits,
 } from '@assay/platform/analysis';
 import type { PValueAdjustment } from '@assay/stats';
-import { formatTopicsTsv, parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
+import { formatTopicsTsv, parseQrels, parseRun, type Qrels } from '@assay/trec';
+import { readTopics } from '../shell/input-files.js';
 import { evaluateRunFiles, readText } from '../eval/evaluate-files.js';
 import { EXIT } from '../shell/exit-codes.js';
 import {
@@ -315,7 +316,7 @@ async function sampleCommand(argv: readonly string[], io: CommandIo): Promise<nu
       else if (format === 'topics') {
         const file = last('topicFile');
         if (file === undefined) throw new UsageError('--format topics needs --topic-file FILE');
-        const byId = new Map(parseTopics(readText(file), file).map((t) => [t.id, t]));
+        const byId = new Map(readTopics(file).map((t) => [t.id, t]));
         const missing = chosen.filter((t) => !byId.has(t));
         if (missing.length > 0)
           throw new CliError(

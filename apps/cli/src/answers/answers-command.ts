@@ -1,4 +1,3 @@
-import { basename } from 'node:path';
 import type { JudgeTemplate } from '@assay/judge';
 import {
   checkAnswerTemplate,
@@ -23,8 +22,8 @@ import {
   trialSpread,
   type PValueAdjustment,
 } from '@assay/stats';
-import { parseCollection, parseTopics } from '@assay/trec';
 import { readText } from '../eval/evaluate-files.js';
+import { DOCS_FORMAT_OPTION, readDocuments, readTopics } from '../shell/input-files.js';
 import {
   commandHelp,
   FILE,
@@ -48,8 +47,18 @@ import {
   TEMPERATURE_OPTION,
 } from '../judging/judge-options.js';
 import { writeAtomically } from '../shell/write-atomically.js';
-import { afterBatchClient, BATCH_OPTIONS, batchMode, runBatchMode } from '../judging/batch-options.js';
-import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
+import {
+  afterBatchClient,
+  BATCH_OPTIONS,
+  batchMode,
+  runBatchMode,
+} from '../judging/batch-options.js';
+import {
+  asCliErrors,
+  EXIT,
+  withDatabase,
+  type PlatformCommandIo,
+} from '../shell/platform-session.js';
 import { runSubcommand } from '../rag/rag-cli.js';
 
 /** Exit status of `assay answers score` when some answers could not be scored. */
@@ -76,7 +85,7 @@ correctness)`,
     long: 'topics',
     key: 'topics',
     kind: FILE,
-    help: 'the requests (TSV, JSONL or TREC), for responses without "query"',
+    help: 'the requests (TSV, JSONL, TREC or cran.qry), for responses without "query"',
   },
   {
     long: 'mode',
@@ -116,8 +125,10 @@ answers to a topic in one call, as A, B, C … in a seeded order)`,
     long: 'docs',
     key: 'docs',
     kind: FILE,
-    help: 'documents (.jsonl or .tsv) to resolve references given as document ids',
+    help: `documents (JSONL, TSV or Cranfield cran.all.1400, plain or gzip) to
+resolve references given as document ids`,
   },
+  DOCS_FORMAT_OPTION,
   {
     long: 'out',
     key: 'out',
@@ -248,13 +259,6 @@ function loadTemplate(id: string, dir: string | undefined): JudgeTemplate {
   return loadCheckedTemplate(id, dir, checkAnswerTemplate);
 }
 
-function docsFormat(file: string): 'jsonl' | 'tsv' {
-  const name = basename(file).toLowerCase();
-  if (/\.jsonl?$/.test(name)) return 'jsonl';
-  if (/\.tsv$/.test(name)) return 'tsv';
-  throw new UsageError(`cannot tell the format of ${file}; name it .jsonl or .tsv`);
-}
-
 async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
   const p = getopt(argv, ANSWERS_SCORE_OPTIONS);
   if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
@@ -301,7 +305,7 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
     };
     if (values.topics) {
       const topics = new Map<string, AnswerTopic>();
-      for (const t of parseTopics(readText(values.topics), values.topics)) {
+      for (const t of readTopics(values.topics)) {
         const background = t.fields?.background;
         topics.set(t.id, {
           text: t.text,
@@ -317,10 +321,7 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
     if (values.gold) spec.gold = parseGoldAnswers(readText(values.gold), values.gold);
     if (values.docs)
       spec.documents = new Map(
-        parseCollection(readText(values.docs), values.docs, docsFormat(values.docs)).map((d) => [
-          d.id,
-          d.text,
-        ]),
+        readDocuments(values.docs, { format: p.option('format') }).map((d) => [d.id, d.text]),
       );
     return spec;
   });

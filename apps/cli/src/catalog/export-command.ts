@@ -1,6 +1,6 @@
 import { checkBinaryTemplate, formatFinetuneJsonl, type FinetunePair } from '@assay/judge';
 import { exportLabelSet, exportRun, judgeValues } from '@assay/platform';
-import { parseConversationalTopics, parseQrels, TrecFormatError } from '@assay/trec';
+import { parseQrels, TrecFormatError } from '@assay/trec';
 import { readText } from '../eval/evaluate-files.js';
 import {
   commandHelp,
@@ -10,7 +10,6 @@ import {
   getopt,
   HELP_OPTION,
   integer,
-  oneOf,
   type OptionSpec,
   type ParsedArgs,
   TEXT,
@@ -18,7 +17,11 @@ import {
 } from '../shell/getopt.js';
 import type { CommandIo } from '../shell/io.js';
 import { loadCheckedTemplate } from '../judging/judge-options.js';
-import { readCollection } from '../retrieval/retrieval-inputs.js';
+import {
+  DOCS_FORMAT_OPTION,
+  readConversationalTopics,
+  readDocuments,
+} from '../shell/input-files.js';
 import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
 import { writeAtomically } from '../shell/write-atomically.js';
 
@@ -42,22 +45,16 @@ export const EXPORT_OPTIONS: readonly OptionSpec[] = [
     long: 'topics',
     key: 'topics',
     kind: FILE,
-    help: `finetune: TSV, JSONL or TREC topics (description and narrative are used
-if the template asks for them)`,
+    help: `finetune: TSV, JSONL, TREC or cran.qry topics (description and narrative
+are used if the template asks for them)`,
   },
   {
     long: 'docs',
     key: 'docs',
     kind: FILE,
-    help: 'finetune: the collection (JSONL, TSV or cran.all.1400)',
+    help: 'finetune: the collection (JSONL, TSV or cran.all.1400, plain or gzip)',
   },
-  {
-    long: 'format',
-    key: 'format',
-    kind: oneOf('jsonl', 'tsv', 'cranfield'),
-    arg: 'F',
-    help: "finetune: --docs' format (default from the file name)",
-  },
+  { ...DOCS_FORMAT_OPTION, help: `finetune: ${DOCS_FORMAT_OPTION.help}` },
   {
     long: 'binary-at',
     key: 'binaryAt',
@@ -240,12 +237,12 @@ function exportFinetune(extra: string[], parsed: ParsedArgs, io: CommandIo): num
   const qrelsText = readText(labelsFile);
   const qrels = parseQrels(qrelsText, labelsFile);
   const topics = new Map(
-    parseConversationalTopics(readText(topicsFile), topicsFile).map((t) => [
+    readConversationalTopics(topicsFile).map((t) => [
       t.topic.id,
       { ...t.topic, context: t.conversation },
     ]),
   );
-  const docs = new Map(readCollection(docsFile, option('format')).map((d) => [d.id, d]));
+  const docs = new Map(readDocuments(docsFile, { format: option('format') }).map((d) => [d.id, d]));
   const lineOf = qrelsLineNumbers(qrelsText);
   const pairs: FinetunePair[] = [];
   for (const [topicId, judged] of qrels) {

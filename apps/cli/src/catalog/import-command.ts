@@ -11,20 +11,24 @@ import {
   takenRunNames,
 } from '@assay/platform';
 import { lastRunTag, parseRun } from '@assay/trec';
-import { ENCODING_OPTION, inputEncoding, readText, type InputEncoding } from '../shell/read-input.js';
+import {
+  ENCODING_OPTION,
+  inputEncoding,
+  readText,
+  type InputEncoding,
+} from '../shell/read-input.js';
 import {
   commandHelp,
   FLAG,
   getopt,
   HELP_OPTION,
-  mustBe,
   type OptionSpec,
   SCALE,
   TEXT,
   UsageError,
 } from '../shell/getopt.js';
 import { CliError } from '../shell/io.js';
-import { collectionFormatOf } from '../retrieval/retrieval-inputs.js';
+import { documentFormat, topicFormat } from '../shell/input-files.js';
 import {
   EXIT,
   secondsSince,
@@ -47,8 +51,8 @@ its tag (one file only)`,
     key: 'format',
     kind: TEXT,
     arg: 'F',
-    help: `collection: jsonl, tsv or cranfield (default from the file name);
-topics: tsv, jsonl or trec (default: detected)`,
+    help: `collection: jsonl, tsv or cranfield (default: from the file name, else
+its first line); topics: tsv, jsonl, trec or cranfield (default: detected)`,
   },
   {
     long: 'description',
@@ -92,7 +96,7 @@ seen, at least 0..max)`,
 export const IMPORT_USAGE = commandHelp({
   usage: `assay import collection --name NAME [--format jsonl|tsv|cranfield]
                                 [--description TEXT] FILE
-       assay import topics --collection C [--format tsv|jsonl|trec] FILE
+       assay import topics --collection C [--format tsv|jsonl|trec|cranfield] FILE
        assay import qrels --collection C --label-set NAME [--scale MIN..MAX] [--replace] FILE
        assay import run --collection C [--name NAME] [--replace] FILE...`,
   about: `Imports into the configured database: PostgreSQL when DATABASE_URL is set, else embedded
@@ -105,10 +109,12 @@ digits.
               text may be contents, body or doc; other keys are kept as metadata),
               TSV id<TAB>text or id<TAB>title<TAB>text,
               or the Cranfield cran.all.1400 layout. --format defaults from the file name
-              (.jsonl, .tsv, cran.all*).
+              (.jsonl, .tsv, cran.all*, also with .gz), else from its first line (a JSON
+              object, a .I line, a tab).
   topics      TSV id<TAB>query, JSONL (context, previous_turns and user_background keys
-              become the topic's conversational context) or TREC <top> topics; the
-              format is detected when --format is absent.
+              become the topic's conversational context), TREC <top> topics or Cranfield
+              cran.qry (ids 1..225 by position, as cranqrel numbers them); the format is
+              detected from the content when --format is absent.
   qrels       TREC qrels (qid iter docno grade) as a human label set; the scale defaults
               to the grades seen (at least 0..max).
   run         TREC runs (qid Q0 docno rank score tag), named after their tag unless
@@ -178,9 +184,9 @@ export async function importCommand(
   switch (what) {
     case 'collection': {
       const name = required('name');
-      const format = collectionFormatOf(option('format'), file);
       const description = option('description');
       const text = readText(file, encoding);
+      const format = documentFormat(file, text, { format: option('format') });
       return withDatabase(io, async (db) => {
         const started = performance.now();
         const r = await importCollection(db, {
@@ -198,17 +204,10 @@ export async function importCommand(
     }
     case 'topics': {
       const collection = required('collection');
-      const format = option('format');
-      if (format !== undefined && !['tsv', 'jsonl', 'trec'].includes(format))
-        throw new UsageError(mustBe('--format', 'one of tsv, jsonl, trec', format));
       const text = readText(file, encoding);
+      const format = topicFormat(file, text, { format: option('format') });
       return withDatabase(io, async (db) => {
-        const r = await importTopics(db, {
-          collection,
-          text,
-          file,
-          ...(format === undefined ? {} : { format: format as 'tsv' | 'jsonl' | 'trec' }),
-        });
+        const r = await importTopics(db, { collection, text, file, format });
         io.stdout(`imported ${r.topics} topics into collection "${collection}" from ${file}\n`);
         return 0;
       });

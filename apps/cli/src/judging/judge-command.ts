@@ -42,6 +42,7 @@ import { modelPriceOptions, PRICE_OPTIONS } from '../shell/price-options.js';
 import { EXIT } from '../shell/exit-codes.js';
 import { withInterrupts } from '../shell/interrupts.js';
 import { readItems } from './judge-items.js';
+import { DOCS_FORMAT_OPTION } from '../shell/input-files.js';
 import {
   ENDPOINT_OPTIONS,
   endpointOptions,
@@ -74,7 +75,7 @@ export const JUDGE_OPTIONS: readonly OptionSpec[] = [
     key: 'topics',
     kind: FILE,
     arg: 'FILE',
-    help: `topics: TSV, JSONL or TREC <top> (description and narrative are used
+    help: `topics: TSV, JSONL, TREC <top> or cran.qry (description and narrative are used
 when the judge asks for them; JSONL topics' user_background, previous_turns
 and reference_answer fill graded-0-4's background, history and reference
 answer)`,
@@ -84,8 +85,10 @@ answer)`,
     key: 'docs',
     kind: FILE,
     arg: 'FILE',
-    help: 'documents: JSONL {"id","title"?,"text"} or TSV id<TAB>[title<TAB>]text',
+    help: `documents: JSONL {"id","title"?,"text"}, TSV id<TAB>[title<TAB>]text or
+Cranfield cran.all.1400, plain or gzip`,
   },
+  DOCS_FORMAT_OPTION,
   {
     long: 'pool',
     key: 'pool',
@@ -159,8 +162,9 @@ any machine sharing DATABASE_URL); run without it to write the qrels`,
 ];
 
 export const JUDGE_USAGE = commandHelp({
-  usage: `assay judge --judge ID --topics FILE --docs FILE (--pool FILE | --depth K RUN...)
-                   --out QRELS [--model M] [--concurrency N] [--label-set NAME]
+  usage: `assay judge --judge ID --topics FILE --docs FILE [--format jsonl|tsv|cranfield]
+                   (--pool FILE | --depth K RUN...) --out QRELS [--model M]
+                   [--concurrency N] [--label-set NAME]
                    [--collection NAME] [--base-url URL] [--dry-run] [--budget USD]
                    [--price-in USD --price-out USD]
                    [--rpm N] [--tpm N] [--timeout SECONDS] [--judges DIR] [--enqueue]
@@ -249,6 +253,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     template,
     topicsFile,
     docsFile,
+    docsFormat: option('format'),
     poolFile,
     depth: parsed.number('depth'),
     runFiles: positionals,

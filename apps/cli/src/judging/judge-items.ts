@@ -1,16 +1,9 @@
-import { basename } from 'node:path';
 import type { JudgeTemplate } from '@assay/judge';
 import { judgeValues, type JudgeItemInput } from '@assay/platform';
 import { buildDepthPool } from '@assay/pooling';
-import {
-  parseCollection,
-  parseConversationalTopics,
-  parseRun,
-  TrecFormatError,
-  type CollectionDocument,
-} from '@assay/trec';
+import { parseRun, TrecFormatError, type CollectionDocument } from '@assay/trec';
 import { readText } from '../eval/evaluate-files.js';
-import { UsageError } from '../shell/getopt.js';
+import { readConversationalTopics, readDocuments } from '../shell/input-files.js';
 import { CliError } from '../shell/io.js';
 import { EXIT } from '../shell/exit-codes.js';
 
@@ -19,16 +12,13 @@ export function readItems(input: {
   template: JudgeTemplate;
   topicsFile: string;
   docsFile: string;
+  /** The documents' format (--format), else told by the reader. */
+  docsFormat?: string | undefined;
   poolFile: string | undefined;
   depth: number | undefined;
   runFiles: readonly string[];
 }): JudgeItemInput[] {
-  const topics = new Map(
-    parseConversationalTopics(readText(input.topicsFile), input.topicsFile).map((t) => [
-      t.topic.id,
-      t,
-    ]),
-  );
+  const topics = new Map(readConversationalTopics(input.topicsFile).map((t) => [t.topic.id, t]));
   let pool: Array<{ topic: string; docno: string }>;
   if (input.poolFile !== undefined) pool = parsePoolFile(readText(input.poolFile), input.poolFile);
   else {
@@ -37,11 +27,7 @@ export function readItems(input: {
   }
   const wanted = new Set(pool.map((p) => p.docno));
   const docs = new Map<string, CollectionDocument>();
-  for (const doc of parseCollection(
-    readText(input.docsFile),
-    input.docsFile,
-    docsFormat(input.docsFile),
-  ))
+  for (const doc of readDocuments(input.docsFile, { format: input.docsFormat }))
     if (wanted.has(doc.id)) docs.set(doc.id, doc);
   const missingTopics = [...new Set(pool.map((p) => p.topic).filter((t) => !topics.has(t)))];
   if (missingTopics.length > 0)
@@ -101,14 +87,6 @@ export function parsePoolFile(text: string, file: string): Array<{ topic: string
   });
   if (items.length === 0) throw new TrecFormatError(file, 0, 'the pool is empty');
   return items;
-}
-
-/** The format of a documents file, from its name (.jsonl or .tsv). */
-export function docsFormat(file: string): 'jsonl' | 'tsv' {
-  const name = basename(file).toLowerCase();
-  if (/\.jsonl?$/.test(name)) return 'jsonl';
-  if (/\.tsv$/.test(name)) return 'tsv';
-  throw new UsageError(`cannot tell the format of ${file}; name it .jsonl or .tsv`);
 }
 
 function preview(list: readonly string[]): string {

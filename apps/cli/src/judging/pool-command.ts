@@ -1,5 +1,6 @@
 import { buildDepthPool, formatPool, poolStats, poolToJson, type PoolOrder } from '@assay/pooling';
-import { parseQrels, parseRun, parseTopics, type Qrels } from '@assay/trec';
+import { parseQrels, parseRun, type Qrels } from '@assay/trec';
+import { readTopics } from '../shell/input-files.js';
 import { ENCODING_OPTION, inputEncoding, readText } from '../shell/read-input.js';
 import {
   commandHelp,
@@ -104,7 +105,7 @@ export function poolCommand(argv: readonly string[], io: CommandIo): number {
     exclude,
     ...(topicsFile === undefined
       ? {}
-      : { topics: parseTopics(readText(topicsFile, encoding), topicsFile).map((t) => t.id) }),
+      : { topics: readTopics(topicsFile, { encoding }).map((t) => t.id) }),
     ...(cap === undefined ? {} : { perTopicCap: cap }),
   });
   io.stdout(

@@ -1,4 +1,3 @@
-import { closeSync, openSync, readSync } from 'node:fs';
 import { buildCollectionDiskIndex } from '@assay/platform';
 import {
   describeAnalyzer,
@@ -9,7 +8,7 @@ import {
   type Bm25Index,
   type Bm25Params,
 } from '@assay/retrieval';
-import { forEachCollectionDocument, type CollectionDocument } from '@assay/trec';
+import type { CollectionDocument } from '@assay/trec';
 import {
   commandHelp,
   FILE,
@@ -18,7 +17,6 @@ import {
   HELP_OPTION,
   integer,
   number,
-  oneOf,
   type OptionSpec,
   TEXT,
   UsageError,
@@ -26,27 +24,17 @@ import {
 import type { CommandIo } from '../shell/io.js';
 import { secondsSince, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
 import { ProgressReporter } from '../shell/progress.js';
-import {
-  analyzerFrom,
-  ASSAY_CLI_VERSION,
-  collectionFormatOf,
-  readCollection,
-} from './retrieval-inputs.js';
+import { DOCS_FORMAT_OPTION, readDocuments, streamDocuments } from '../shell/input-files.js';
+import { ANALYZER_OPTIONS, analyzerFrom, ASSAY_CLI_VERSION } from './retrieval-inputs.js';
 
 export const INDEX_OPTIONS: readonly OptionSpec[] = [
   {
     long: 'docs',
     key: 'docs',
     kind: FILE,
-    help: 'collection: JSONL, TSV or Cranfield cran.all.1400 (as assay import reads)',
+    help: 'collection: JSONL, TSV or Cranfield cran.all.1400, plain or gzip (as assay import reads)',
   },
-  {
-    long: 'format',
-    key: 'format',
-    kind: oneOf('jsonl', 'tsv', 'cranfield'),
-    arg: 'F',
-    help: 'collection format (default from the file name)',
-  },
+  DOCS_FORMAT_OPTION,
   { long: 'out', key: 'out', kind: FILE, arg: 'INDEX', help: 'where to write the index' },
   {
     long: 'collection',
@@ -55,20 +43,7 @@ export const INDEX_OPTIONS: readonly OptionSpec[] = [
     arg: 'NAME',
     help: "with --on-disk: a stored collection's index, under the data directory, which its retrievals then search (instead of --docs and --out)",
   },
-  {
-    long: 'stemmer',
-    key: 'stemmer',
-    kind: oneOf('porter', 'none'),
-    arg: 'S',
-    help: 'porter (default) or none',
-  },
-  {
-    long: 'stopwords',
-    key: 'stopwords',
-    kind: TEXT,
-    arg: 'W',
-    help: 'english (default), none, or a file of words',
-  },
+  ...ANALYZER_OPTIONS,
   {
     long: 'k1',
     key: 'k1',
@@ -193,7 +168,7 @@ export function indexCommand(
       started,
     });
   if (options.has('memoryMib')) throw new UsageError('--memory-mib goes with --on-disk');
-  const docs = readCollection(docsFile, option('format'));
+  const docs = readDocuments(docsFile, { format: option('format') });
   const index = indexDocuments(docs, new IndexBuilder(analyzer), io);
   const bytes = saveIndex(out, index, params, { assay: ASSAY_CLI_VERSION, source: docsFile });
   const seconds = (performance.now() - started) / 1000;
@@ -203,23 +178,8 @@ export function indexCommand(
   return 0;
 }
 
-/** The bytes of a file, a piece at a time. */
-function* fileChunks(path: string, size = 1 << 22): Generator<Uint8Array> {
-  const fd = openSync(path, 'r');
-  try {
-    for (;;) {
-      const buffer = new Uint8Array(size);
-      const n = readSync(fd, buffer, 0, size, null);
-      if (n === 0) return;
-      yield buffer.subarray(0, n);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** `assay index build --on-disk`: the collection streamed into an on-disk index. */
-function indexOnDisk(
+async function indexOnDisk(
   io: CommandIo & { stderrIsTTY?: boolean },
   input: {
     docsFile: string;
@@ -230,8 +190,7 @@ function indexOnDisk(
     memoryMib: number;
     started: number;
   },
-): number {
-  const format = collectionFormatOf(input.format, input.docsFile);
+): Promise<number> {
   const builder = new DiskIndexBuilder(input.out, {
     analyzer: input.analyzer,
     params: input.params,
@@ -247,7 +206,7 @@ function indexOnDisk(
   });
   const state = { done: 0, doneThisRun: 0, failed: 0, tokens: 0, costUsd: 0 };
   try {
-    forEachCollectionDocument(fileChunks(input.docsFile), input.docsFile, format, (doc) => {
+    await streamDocuments(input.docsFile, { format: input.format }, (doc) => {
       builder.add(doc);
       if (++state.done % 10_000 === 0) progress.update({ ...state, doneThisRun: state.done });
     });

@@ -8,7 +8,9 @@ import {
   retrieveDiskRun,
   retrieveRun,
   runHeader,
+  type AnalyzerConfig,
   type Bm25Index,
+  type Bm25Params,
   type RetrievalMethod,
   type RetrievedRun,
   type RetrieveOptions,
@@ -22,13 +24,15 @@ import {
   readsTermVectors,
   settingsCatalogue,
   valueFromText,
+  type MethodTopic,
   type ModelMethod,
   type StepSettings,
 } from '@assay/methods';
 import type { ModelRetrievalRequest } from '@assay/platform';
 import { formatRun, parseRun, type CollectionDocument } from '@assay/trec';
 import { readText } from '../eval/evaluate-files.js';
-import { getopt, UsageError } from '../shell/getopt.js';
+import { getopt, type ParsedArgs, UsageError } from '../shell/getopt.js';
+import { readDocuments } from '../shell/input-files.js';
 import { CliError, type CommandIo } from '../shell/io.js';
 import { EXIT } from '../shell/exit-codes.js';
 import { indexDocuments } from './index-command.js';
@@ -39,6 +43,7 @@ import {
   retrieveWithModelsCommand,
   topicsSummary,
   type ModelRetrieveInput,
+  type PreparedCommand,
 } from './retrieve-models.js';
 import {
   appliesTo,
@@ -47,12 +52,7 @@ import {
   retrieveOptionSpecs,
   retrieveUsage,
 } from './retrieve-options.js';
-import {
-  analyzerFrom,
-  ASSAY_CLI_VERSION,
-  readCollection,
-  readQueries,
-} from './retrieval-inputs.js';
+import { analyzerFrom, ASSAY_CLI_VERSION, readQueries } from './retrieval-inputs.js';
 
 export const RETRIEVE_USAGE = retrieveUsage();
 
@@ -81,19 +81,83 @@ function numeric(text: string | undefined): number | string | undefined {
   return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 }
 
+/** What `assay retrieve` was asked for, checked: the method, the files, the run's own options. */
+interface RetrieveArgs {
+  parsed: ParsedArgs;
+  method: string;
+  /** Whether the method calls models (else it is one of the lexical methods). */
+  withModels: boolean;
+  docsFile: string | undefined;
+  indexFile: string | undefined;
+  topicsFile: string;
+  out: string;
+  k: number;
+  bm25: Partial<Bm25Params>;
+  tag: string;
+  strict: boolean;
+}
+
 /** `assay retrieve`: a TREC run from a collection (or saved index) and topics. */
 export async function retrieveCommand(
   argv: readonly string[],
   io: PlatformCommandIo & { stderrIsTTY?: boolean },
 ): Promise<number> {
   const parsed = getopt(argv, OPTIONS);
-  const { options, positionals } = parsed;
-  if (options.has('h')) {
+  if (parsed.has('h')) {
     io.stdout(`${RETRIEVE_USAGE}\n`);
     return 0;
   }
+  const args = retrieveArgs(parsed);
+  // Methods with models: the request checked (settings, models, prices, endpoints) before
+  // any input is read, the same way the API checks it.
+  const prepared = args.withModels ? await prepareModels(io, args) : undefined;
+  const retrieveOptions = lexicalOptions(args);
+  const analyzerGiven = parsed.has('stemmer') || parsed.has('stopwords');
+  const analyzer = analyzerFrom(parsed.option('stemmer'), parsed.option('stopwords'));
+  // Read and check every input before any work that takes long, and before writing.
+  const topics = readQueries(args.topicsFile);
+  if (args.indexFile !== undefined && isDiskIndexFile(args.indexFile))
+    return retrieveFromDiskIndex(io, args, {
+      indexFile: args.indexFile,
+      prepared,
+      topics,
+      ...(analyzerGiven ? { analyzer } : {}),
+    });
+  let index: Bm25Index;
+  let docs: CollectionDocument[] | undefined;
+  if (args.indexFile !== undefined) {
+    try {
+      index = loadIndex(args.indexFile, analyzerGiven ? { analyzer } : undefined).index;
+    } catch (error) {
+      throw new CliError((error as Error).message, 2);
+    }
+    if (args.docsFile !== undefined) docs = readDocs(args);
+  } else {
+    docs = readDocs(args);
+    index = indexDocuments(docs, new IndexBuilder(analyzer), io);
+  }
+  if (prepared)
+    return retrieveWithModelsCommand(modelInput(args, prepared, index, topics, docs), io);
+  return retrieveLexical(io, {
+    retrieve: (onProgress) => retrieveRun(index, topics, { ...retrieveOptions, onProgress }),
+    topics,
+    topicsFile: args.topicsFile,
+    out: args.out,
+    strict: args.strict,
+    method: args.method,
+    source:
+      args.docsFile !== undefined ? { docs: args.docsFile } : { 'index file': args.indexFile! },
+  });
+}
+
+/**
+ * The method and the run's options, checked: a method assay has, no setting or option of
+ * other methods (the error names the methods it is for), the inputs and output given.
+ */
+function retrieveArgs(parsed: ParsedArgs): RetrieveArgs {
+  const { options, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-  const option = (key: string) => options.get(key)?.at(-1);
+  const option = (key: string) => parsed.option(key);
   const method = option('method');
   if (method === undefined) throw new UsageError('--method is required');
   const withModels = isModelMethod(method);
@@ -128,78 +192,90 @@ export async function retrieveCommand(
   if (topicsFile === undefined) throw new UsageError('--topics is required');
   const out = option('out');
   if (out === undefined) throw new UsageError('--out is required');
-  const k = parsed.number('k') ?? 1000;
-  const b = parsed.number('b');
-  const bm25 = defined({ k1: parsed.number('k1'), b });
-  const tag = option('tag') ?? method;
-  const strict = options.has('strict');
-
   if (options.has('answers') && !(withModels && METHOD_DEFINITIONS[method].answers))
     throw new UsageError(
       `--answers applies to methods that answer (${MODEL_METHODS.filter((m) => METHOD_DEFINITIONS[m].answers).join(', ')}), not ${method}`,
     );
+  return {
+    parsed,
+    method,
+    withModels,
+    docsFile,
+    indexFile,
+    topicsFile,
+    out,
+    k: parsed.number('k') ?? 1000,
+    bm25: defined({ k1: parsed.number('k1'), b: parsed.number('b') }),
+    tag: option('tag') ?? method,
+    strict: options.has('strict'),
+  };
+}
 
-  // Methods with models: the request checked (settings, models, prices, endpoints) before
-  // any input is read, the same way the API checks it.
-  let prepared: Awaited<ReturnType<typeof prepareModelCommand>> | undefined;
-  if (withModels) {
-    const raw: Record<string, unknown> = {};
-    const texts = new Map<string, string>();
-    // Every setting given, those of other methods too: the check names the methods they
-    // are for ("--rounds applies to grill only").
-    for (const s of settingsCatalogue()) {
-      const text = option(s.key);
-      if (text === undefined) continue;
-      texts.set(s.key, text);
-      raw[s.key] = valueFromText(s.info, text);
-    }
-    const steps: Record<string, StepSettings> = {};
-    const step = (id: string) => (steps[id] ??= {});
-    for (const [id, model] of stepValues('--step-model', options.get('stepModel') ?? []))
-      step(id).model = model;
-    for (const [id, t] of stepValues('--step-temperature', options.get('stepTemperature') ?? []))
-      step(id).temperature = numeric(t) as number;
-    for (const [id, p] of stepValues('--step-top-p', options.get('stepTopP') ?? []))
-      step(id).topP = numeric(p) as number;
-    const request: ModelRetrievalRequest = {
-      method: method as ModelMethod,
-      settings: raw,
-      ...defined({
-        model: option('model'),
-        embeddingModel: option('embeddingModel'),
-        rerankerModel: option('rerankerModel'),
-        queryPrefix: option('queryPrefix'),
-        passagePrefix: option('passagePrefix'),
-        temperature: numeric(option('temperature')) as number | undefined,
-        topP: numeric(option('topP')) as number | undefined,
-        budgetUsd: parsed.number('budget'),
-      }),
-      ...(Object.keys(steps).length ? { steps } : {}),
-    };
-    prepared = await prepareModelCommand(io, request, {
-      dryRun: options.has('dryRun'),
-      shown: (key, value) => (texts.has(key) ? `'${texts.get(key)}'` : JSON.stringify(value)),
-      overrides: defined({
-        baseUrl: option('baseUrl'),
-        embeddingBaseUrl: option('embeddingBaseUrl'),
-        rerankBaseUrl: option('rerankBaseUrl'),
-      }),
-      hasDocs: docsFile !== undefined,
-      methodsDir: option('methods'),
-    });
+/**
+ * The request of a method with models, from every setting given (those of other methods
+ * too: the check names the methods they are for, "--rounds applies to grill only") and
+ * the step and model options, checked through the platform.
+ */
+async function prepareModels(io: PlatformCommandIo, args: RetrieveArgs): Promise<PreparedCommand> {
+  const { parsed } = args;
+  const option = (key: string) => parsed.option(key);
+  const raw: Record<string, unknown> = {};
+  const texts = new Map<string, string>();
+  for (const s of settingsCatalogue()) {
+    const text = option(s.key);
+    if (text === undefined) continue;
+    texts.set(s.key, text);
+    raw[s.key] = valueFromText(s.info, text);
   }
-  const concurrency = parsed.number('concurrency');
+  const steps: Record<string, StepSettings> = {};
+  const step = (id: string) => (steps[id] ??= {});
+  for (const [id, model] of stepValues('--step-model', parsed.all('stepModel')))
+    step(id).model = model;
+  for (const [id, t] of stepValues('--step-temperature', parsed.all('stepTemperature')))
+    step(id).temperature = numeric(t) as number;
+  for (const [id, p] of stepValues('--step-top-p', parsed.all('stepTopP')))
+    step(id).topP = numeric(p) as number;
+  const request: ModelRetrievalRequest = {
+    method: args.method as ModelMethod,
+    settings: raw,
+    ...defined({
+      model: option('model'),
+      embeddingModel: option('embeddingModel'),
+      rerankerModel: option('rerankerModel'),
+      queryPrefix: option('queryPrefix'),
+      passagePrefix: option('passagePrefix'),
+      temperature: numeric(option('temperature')) as number | undefined,
+      topP: numeric(option('topP')) as number | undefined,
+      budgetUsd: parsed.number('budget'),
+    }),
+    ...(Object.keys(steps).length ? { steps } : {}),
+  };
+  return prepareModelCommand(io, request, {
+    dryRun: parsed.has('dryRun'),
+    shown: (key, value) => (texts.has(key) ? `'${texts.get(key)}'` : JSON.stringify(value)),
+    overrides: defined({
+      baseUrl: option('baseUrl'),
+      embeddingBaseUrl: option('embeddingBaseUrl'),
+      rerankBaseUrl: option('rerankBaseUrl'),
+    }),
+    hasDocs: args.docsFile !== undefined,
+    methodsDir: option('methods'),
+  });
+}
+
+/** The options of the lexical methods (a method with models starts from bm25's). */
+function lexicalOptions(args: RetrieveArgs): RetrieveOptions {
+  const { parsed } = args;
   const fbDocs = parsed.number('fbDocs');
   const fbTerms = parsed.number('fbTerms');
-  const fbWeight = parsed.number('fbWeight');
   const alpha = parsed.number('alpha');
   const beta = parsed.number('beta');
   const gamma = parsed.number('gamma');
-  const retrieveOptions: RetrieveOptions = {
-    method: (withModels ? 'bm25' : method) as RetrievalMethod,
-    k,
-    bm25,
-    rm3: defined({ fbDocs, fbTerms, originalQueryWeight: fbWeight }),
+  return {
+    method: (args.withModels ? 'bm25' : args.method) as RetrievalMethod,
+    k: args.k,
+    bm25: args.bm25,
+    rm3: defined({ fbDocs, fbTerms, originalQueryWeight: parsed.number('fbWeight') }),
     rocchio: defined({ fbDocs, fbTerms, alpha, beta, gamma }),
     weightedRocchio: defined({
       fbTerms,
@@ -210,120 +286,113 @@ export async function retrieveCommand(
       positives: parsed.number('positives'),
     }),
     qbd: defined({ fbDocs, fbTerms }),
-    tag,
+    tag: args.tag,
   };
-  const analyzerGiven = options.has('stemmer') || options.has('stopwords');
-  const analyzer = analyzerFrom(option('stemmer'), option('stopwords'));
+}
 
-  // Read and check every input before any work that takes long, and before writing.
-  const topics = await readQueries(topicsFile);
-  if (indexFile !== undefined && isDiskIndexFile(indexFile)) {
-    if (!withModels && method !== 'bm25')
-      throw new UsageError(
-        `${indexFile} is an on-disk index, which serves bm25 and the methods with models (no term vectors); for ${method}, build an index without --on-disk or give --docs`,
-      );
-    if (
-      prepared &&
-      readsTermVectors(prepared.prepared.request.method, prepared.prepared.settings, {
-        embeddings: prepared.prepared.embeds,
-      })
-    )
-      throw new UsageError(
-        `${indexFile} is an on-disk index, which holds no term vectors; --method ${method} reads them (query-by-document, tf-idf feedback): build an index without --on-disk or give --docs alone`,
-      );
-    let disk: DiskBm25Index;
-    try {
-      disk = DiskBm25Index.open(indexFile, analyzerGiven ? { analyzer } : {});
-    } catch (error) {
-      throw new CliError((error as Error).message, 2);
-    }
-    if (prepared)
-      try {
-        return await retrieveWithModelsCommand(
-          modelInput(
-            disk,
-            docsFile === undefined ? undefined : readCollection(docsFile, option('format')),
-          ),
-          io,
-        );
-      } finally {
-        disk.close();
-      }
-    try {
-      return retrieveLexical(io, {
-        retrieve: (onProgress) => retrieveDiskRun(disk, topics, { k, bm25, tag, onProgress }),
-        topics,
-        topicsFile,
-        out,
-        strict,
-        method,
-        source: { 'index file': indexFile },
-      });
-    } finally {
-      disk.close();
-    }
-  }
-  let index: Bm25Index;
-  let docs: CollectionDocument[] | undefined;
-  if (indexFile !== undefined) {
-    try {
-      index = loadIndex(indexFile, analyzerGiven ? { analyzer } : undefined).index;
-    } catch (error) {
-      throw new CliError((error as Error).message, 2);
-    }
-    if (docsFile !== undefined) docs = readCollection(docsFile, option('format'));
-  } else {
-    docs = readCollection(docsFile!, option('format'));
-    index = indexDocuments(docs, new IndexBuilder(analyzer), io);
-  }
-  if (prepared) return retrieveWithModelsCommand(modelInput(index, docs), io);
-  return retrieveLexical(io, {
-    retrieve: (onProgress) => retrieveRun(index, topics, { ...retrieveOptions, onProgress }),
-    topics,
-    topicsFile,
-    out,
-    strict,
-    method,
-    source: docsFile !== undefined ? { docs: docsFile } : { 'index file': indexFile! },
-  });
+/** The documents of --docs, in the format --format names or the reader tells. */
+function readDocs(args: RetrieveArgs): CollectionDocument[] {
+  return readDocuments(args.docsFile!, { format: args.parsed.option('format') });
+}
 
-  /** What a method with models is run with: the own index (in memory or on disk) and the texts. */
-  function modelInput(
-    own: Bm25Index | DiskBm25Index,
-    texts: CollectionDocument[] | undefined,
-  ): ModelRetrieveInput {
-    const request = prepared!;
-    // The first stage of methods that start from BM25: a run file, read and checked now.
-    const firstStageFile = request.prepared.settings.firstStage as string | undefined;
-    const firstStage =
-      firstStageFile === undefined
-        ? undefined
-        : firstStageOf(firstStageFile, parseRun(readText(firstStageFile), firstStageFile));
-    return {
-      prepared: request,
-      ...(firstStage ? { firstStage } : {}),
-      index: own,
+/**
+ * Retrieval from an on-disk index: bm25, or a method with models (which reads no term
+ * vectors) over it, with the documents' texts from --docs when given.
+ */
+async function retrieveFromDiskIndex(
+  io: PlatformCommandIo & { stderrIsTTY?: boolean },
+  args: RetrieveArgs,
+  input: {
+    indexFile: string;
+    prepared: PreparedCommand | undefined;
+    topics: MethodTopic[];
+    /** The analyzer asked for (--stemmer, --stopwords), which the index must have. */
+    analyzer?: AnalyzerConfig;
+  },
+): Promise<number> {
+  const { indexFile, prepared, topics } = input;
+  const { method } = args;
+  if (!args.withModels && method !== 'bm25')
+    throw new UsageError(
+      `${indexFile} is an on-disk index, which serves bm25 and the methods with models (no term vectors); for ${method}, build an index without --on-disk or give --docs`,
+    );
+  if (
+    prepared &&
+    readsTermVectors(prepared.prepared.request.method, prepared.prepared.settings, {
+      embeddings: prepared.prepared.embeds,
+    })
+  )
+    throw new UsageError(
+      `${indexFile} is an on-disk index, which holds no term vectors; --method ${method} reads them (query-by-document, tf-idf feedback): build an index without --on-disk or give --docs alone`,
+    );
+  let disk: DiskBm25Index;
+  try {
+    disk = DiskBm25Index.open(indexFile, input.analyzer ? { analyzer: input.analyzer } : {});
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+  try {
+    if (prepared) {
+      const docs = args.docsFile === undefined ? undefined : readDocs(args);
+      return await retrieveWithModelsCommand(modelInput(args, prepared, disk, topics, docs), io);
+    }
+    const { k, bm25, tag } = args;
+    return retrieveLexical(io, {
+      retrieve: (onProgress) => retrieveDiskRun(disk, topics, { k, bm25, tag, onProgress }),
       topics,
-      topicsFile: topicsFile!,
-      source: {
-        ...(indexFile !== undefined ? { 'index file': indexFile } : {}),
-        ...(docsFile !== undefined ? { docs: docsFile } : {}),
-      },
-      ...(texts ? { documents: texts } : {}),
-      out: out!,
-      strict,
-      ...defined({ answersFile: option('answers') }),
-      dryRun: options.has('dryRun'),
-      options: {
-        method: method as ModelMethod,
-        settings: request.prepared.request.settings ?? {},
-        k,
-        bm25,
-        tag,
-        ...defined({ budgetUsd: request.prepared.request.budgetUsd, concurrency }),
-      },
-    };
+      topicsFile: args.topicsFile,
+      out: args.out,
+      strict: args.strict,
+      method,
+      source: { 'index file': indexFile },
+    });
+  } finally {
+    disk.close();
   }
+}
+
+/** What a method with models is run with: the own index (in memory or on disk) and the texts. */
+function modelInput(
+  args: RetrieveArgs,
+  request: PreparedCommand,
+  own: Bm25Index | DiskBm25Index,
+  topics: MethodTopic[],
+  texts: CollectionDocument[] | undefined,
+): ModelRetrieveInput {
+  const { parsed, docsFile, indexFile } = args;
+  // The first stage of methods that start from BM25: a run file, read and checked now.
+  const firstStageFile = request.prepared.settings.firstStage as string | undefined;
+  const firstStage =
+    firstStageFile === undefined
+      ? undefined
+      : firstStageOf(firstStageFile, parseRun(readText(firstStageFile), firstStageFile));
+  return {
+    prepared: request,
+    ...(firstStage ? { firstStage } : {}),
+    index: own,
+    topics,
+    topicsFile: args.topicsFile,
+    source: {
+      ...(indexFile !== undefined ? { 'index file': indexFile } : {}),
+      ...(docsFile !== undefined ? { docs: docsFile } : {}),
+    },
+    ...(texts ? { documents: texts } : {}),
+    out: args.out,
+    strict: args.strict,
+    ...defined({ answersFile: parsed.option('answers') }),
+    dryRun: parsed.has('dryRun'),
+    options: {
+      method: args.method as ModelMethod,
+      settings: request.prepared.request.settings ?? {},
+      k: args.k,
+      bm25: args.bm25,
+      tag: args.tag,
+      ...defined({
+        budgetUsd: request.prepared.request.budgetUsd,
+        concurrency: parsed.number('concurrency'),
+      }),
+    },
+  };
 }
 
 /** The lexical methods: retrieve, write the run with its header, summarise the topics. */

@@ -9,6 +9,8 @@ import {
   type ModelMethod,
 } from '@assay/methods';
 import { FLAG, integer, number, optionsHelp, type OptionSpec, TEXT } from '../shell/getopt.js';
+import { DOCS_FORMAT_OPTION } from '../shell/input-files.js';
+import { ANALYZER_OPTIONS } from './retrieval-inputs.js';
 
 /** A count: a whole number, at least 1. */
 const COUNT = integer({ min: 1 });
@@ -29,15 +31,9 @@ simple-search, react or rerank (see below)`,
     key: 'docs',
     kind: TEXT,
     arg: 'FILE',
-    help: 'collection: JSONL, TSV or Cranfield cran.all.1400 (indexed in memory)',
+    help: 'collection: JSONL, TSV or Cranfield cran.all.1400, plain or gzip (indexed in memory)',
   },
-  {
-    long: 'format',
-    key: 'format',
-    kind: TEXT,
-    arg: 'F',
-    help: 'collection format (default from the file name)',
-  },
+  DOCS_FORMAT_OPTION,
   {
     long: 'index',
     key: 'index',
@@ -58,20 +54,7 @@ and the methods with models, which read documents' texts from --docs given too`,
   { long: 'k1', key: 'k1', kind: number({ min: 0 }), arg: 'X', help: 'BM25 k1 (default 0.9)' },
   { long: 'b', key: 'b', kind: number({ min: 0, max: 1 }), arg: 'Y', help: 'BM25 b (default 0.4)' },
   { long: 'tag', key: 'tag', kind: TEXT, arg: 'NAME', help: 'run tag (default: the method)' },
-  {
-    long: 'stemmer',
-    key: 'stemmer',
-    kind: TEXT,
-    arg: 'S',
-    help: 'porter (default) or none',
-  },
-  {
-    long: 'stopwords',
-    key: 'stopwords',
-    kind: TEXT,
-    arg: 'W',
-    help: 'english (default), none or a file of words',
-  },
+  ...ANALYZER_OPTIONS,
   {
     long: 'strict',
     key: 'strict',

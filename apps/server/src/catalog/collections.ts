@@ -1,4 +1,5 @@
 import {
+  DOCUMENT_FORMATS,
   deleteCollection,
   importCollection,
   listCollectionsPage,
@@ -23,7 +24,7 @@ import { readUpload } from '../core/upload.js';
 
 const CreateOptions = z.object({
   name: z.string().trim().min(1).max(200),
-  format: z.enum(['jsonl', 'tsv', 'cranfield']).default('jsonl'),
+  format: z.enum(DOCUMENT_FORMATS).optional(),
   description: z.string().max(10_000).optional(),
 });
 
@@ -89,7 +90,10 @@ export const collections = createRouter()
         query: CreateOptions.partial(),
         body: uploadBody({
           name: { description: 'the new collection’s name (required)' },
-          format: { description: 'jsonl (default), tsv or cranfield' },
+          format: {
+            description:
+              'jsonl, tsv or cranfield (default: from the file name, .jsonl, .tsv or cran.all*, else its first line)',
+          },
           description: { description: 'a description' },
         }),
       },

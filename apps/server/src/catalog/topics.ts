@@ -1,4 +1,11 @@
-import { getTopic, importTopics, listTopicsPage, LARGE_PAGE, type Topic } from '@assay/platform';
+import {
+  getTopic,
+  importTopics,
+  listTopicsPage,
+  LARGE_PAGE,
+  TOPIC_FORMATS,
+  type Topic,
+} from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { collectionFromPath } from '../core/resolve.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
@@ -15,10 +22,9 @@ import {
 import { readUpload } from '../core/upload.js';
 
 const ImportOptions = z.object({
-  format: z
-    .enum(['tsv', 'jsonl', 'trec'])
-    .optional()
-    .openapi({ description: 'tsv, jsonl or trec (default: detected from the content)' }),
+  format: z.enum(TOPIC_FORMATS).optional().openapi({
+    description: 'tsv, jsonl, trec or cranfield (cran.qry; default: detected from the content)',
+  }),
 });
 
 function present(t: Topic) {
@@ -66,7 +72,7 @@ export const topics = createRouter()
       request: {
         params: CollectionParam,
         query: ImportOptions,
-        body: uploadBody({ format: { description: 'tsv, jsonl or trec' } }),
+        body: uploadBody({ format: { description: 'tsv, jsonl, trec or cranfield' } }),
       },
       responses: {
         201: {

@@ -12,7 +12,7 @@ import {
   type JsonObject,
   type Queryable,
 } from '@assay/db';
-import { parseCollection, TrecFormatError } from '@assay/trec';
+import { parseCollection, parseCranfieldQueries, TrecFormatError } from '@assay/trec';
 import { z } from 'zod';
 import { PlatformError, parsing, writing } from '../core/errors.js';
 
@@ -93,49 +93,9 @@ function readManifest(path: string): DatasetManifest {
   return parsed.data;
 }
 
-/** One query of `cran.qry`: its position (the id cranqrel uses), its `.I` number and text. */
-export interface CranfieldQuery {
-  position: string;
-  original: string;
-  text: string;
-}
-
-/**
- * Queries of the Cranfield `cran.qry` layout (`.I` number, `.W` text; CRLF or LF), numbered
- * by their position in the file ("1" … "225"), which is how `cranqrel` refers to them.
- */
-export function parseCranfieldQueries(text: string, file: string): CranfieldQuery[] {
-  const queries: CranfieldQuery[] = [];
-  let current: { original: string; parts: string[] } | undefined;
-  const finish = () => {
-    if (current)
-      queries.push({
-        position: String(queries.length + 1),
-        original: current.original,
-        text: current.parts.join(' ').replace(/\s+/g, ' ').trim(),
-      });
-  };
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const id = /^\.I\s+(\S+)\s*$/.exec(line);
-    const w = /^\.W(?:\s+(.*))?$/.exec(line);
-    if (id) {
-      finish();
-      current = { original: id[1]!, parts: [] };
-    } else if (/^\.I\b/.test(line)) {
-      throw new TrecFormatError(file, i + 1, '.I needs a query number');
-    } else if (w) {
-      if (!current) throw new TrecFormatError(file, i + 1, '.W before the first .I');
-      if (w[1]) current.parts.push(w[1]);
-    } else if (line.trim() !== '') {
-      if (!current) throw new TrecFormatError(file, i + 1, 'text before the first .I');
-      current.parts.push(line);
-    }
-  });
-  finish();
-  if (queries.length === 0) throw new TrecFormatError(file, 0, 'no queries');
-  return queries;
-}
+// cran.qry is read by the one topics reader of @assay/trec; the loader keeps each query's
+// `.I` number beside its position.
+export { parseCranfieldQueries, type CranfieldQuery } from '@assay/trec';
 
 /** A Cranfield judgment with its code already mapped to an assay grade. */
 export interface CranfieldLabel {

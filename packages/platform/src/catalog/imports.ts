@@ -23,7 +23,7 @@ import {
 import {
   MAX_NAME_CHARS,
   gradeScaleProblem,
-  detectTopicFormat,
+  documentFormatOf,
   parseCollectionStream,
   parseConversationalTopics,
   parseConversationalTopicsStream,
@@ -31,9 +31,11 @@ import {
   parseRunStream,
   lastRunTag,
   RunStreamParser,
+  topicFormatOf,
   type CollectionDocument,
   type CollectionFormat,
   type ConversationalTopic,
+  type TopicFormat,
 } from '@assay/trec';
 import { PlatformError, parsingAsync, parsingError, writing } from '../core/errors.js';
 import { checkNewName, runNameFromTag } from '../core/names.js';
@@ -49,13 +51,20 @@ import {
 } from '../core/text-slices.js';
 import { resolveCollection, type CollectionRef } from '../core/resolve.js';
 
+/** The document and topic formats an import accepts by name (the one rule of @assay/trec). */
+export { DOCUMENT_FORMATS, TOPIC_FORMATS } from '@assay/trec';
+
 /** A new collection from a document file. */
 export interface ImportCollectionInput {
   /** Unique collection name. */
   name: string;
   description?: string;
-  /** `jsonl` (`{"id","title"?,"text"}`), `tsv` (`id<TAB>[title<TAB>]text`) or `cranfield` (`cran.all.1400`). */
-  format: CollectionFormat;
+  /**
+   * `jsonl` (`{"id","title"?,"text"}`), `tsv` (`id<TAB>[title<TAB>]text`) or `cranfield`
+   * (`cran.all.1400`); when absent, from the file's name, else its first line
+   * (documentFormatOf of @assay/trec).
+   */
+  format?: CollectionFormat | undefined;
   /** The file's content, whole or in consecutive parts (as an upload was read). */
   text: FileText;
   /** Name used in error messages (`file:line: reason`). */
@@ -87,7 +96,11 @@ export async function importCollection(
     ? []
     : await parsingAsync(async () => {
         await refuseNulYielding(input.text, input.file);
-        return parseCollectionStream(slicesYielding(input.text), input.file, input.format);
+        const format = documentFormatOf(input.file, input.text, {
+          given: input.format,
+          option: 'format',
+        });
+        return parseCollectionStream(slicesYielding(input.text), input.file, format);
       });
   const taken = `collection "${name}" already exists`;
   return writing(
@@ -119,15 +132,18 @@ function* documentRows(docs: readonly CollectionDocument[]) {
     };
 }
 
-/** Topics for a collection from a TSV, JSONL or TREC topic file. */
+/** Topics for a collection from a TSV, JSONL, TREC or Cranfield cran.qry topic file. */
 export interface ImportTopicsInput {
   collection: CollectionRef;
   /** The file's content, whole or in consecutive parts (as an upload was read). */
   text: FileText;
   /** Name used in error messages (`file:line: reason`). */
   file: string;
-  /** Detected from the text when absent (`{` → jsonl, `<top>` → trec, else tsv). */
-  format?: 'tsv' | 'jsonl' | 'trec';
+  /**
+   * Detected from the text when absent (`{` → jsonl, `.I` → cranfield, `<top>` → trec,
+   * else tsv: topicFormatOf of @assay/trec).
+   */
+  format?: TopicFormat | undefined;
 }
 
 /** What importTopics stored. */
@@ -149,12 +165,12 @@ export async function importTopics(
 ): Promise<ImportTopicsResult> {
   const rows = await parsingAsync(async () => {
     await refuseNulYielding(input.text, input.file);
-    const format = input.format ?? detectTopicFormat(input.text);
-    // TSV and JSONL are parsed in slices; TREC SGML/XML topic files (small) in one piece.
+    const format = topicFormatOf(input.file, input.text, { given: input.format, option: 'format' });
+    // TSV and JSONL are parsed in slices; TREC SGML/XML and cran.qry files (small) in one piece.
     const topics =
-      format === 'trec'
-        ? parseConversationalTopics(wholeText(input.text), input.file, format)
-        : await parseConversationalTopicsStream(slicesYielding(input.text), input.file, format);
+      format === 'tsv' || format === 'jsonl'
+        ? await parseConversationalTopicsStream(slicesYielding(input.text), input.file, format)
+        : parseConversationalTopics(wholeText(input.text), input.file, format);
     return topics.map(toTopicInput);
   });
   const collection = await resolveCollection(db, input.collection);

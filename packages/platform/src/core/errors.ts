@@ -1,4 +1,4 @@
-import { TrecFormatError } from '@assay/trec';
+import { InputFormatError, TrecFormatError } from '@assay/trec';
 
 /** Stable error codes; the CLI maps them to exit statuses and the API to HTTP statuses. */
 export type PlatformErrorCode =
@@ -18,7 +18,8 @@ export class PlatformError extends Error {
 
 /**
  * Runs a parser, turning its TrecFormatError into an invalid_input PlatformError with the
- * same `file:line: reason` message (and `file`, `line` in details).
+ * same `file:line: reason` message (and `file`, `line` in details), and a file whose format
+ * cannot be told (InputFormatError) into one naming the formats accepted.
  */
 export function parsing<T>(parse: () => T): T {
   try {
@@ -28,11 +29,19 @@ export function parsing<T>(parse: () => T): T {
   }
 }
 
-/** A TrecFormatError as {@link parsing} reports it; any other error unchanged. */
+/** A TrecFormatError or InputFormatError as {@link parsing} reports it; any other unchanged. */
 export function parsingError(error: unknown): unknown {
-  return error instanceof TrecFormatError
-    ? new PlatformError('invalid_input', error.message, { file: error.file, line: error.line })
-    : error;
+  if (error instanceof TrecFormatError)
+    return new PlatformError('invalid_input', error.message, {
+      file: error.file,
+      line: error.line,
+    });
+  if (error instanceof InputFormatError)
+    return new PlatformError('invalid_input', error.message, {
+      file: error.file,
+      formats: [...error.accepted],
+    });
+  return error;
 }
 
 /** {@link parsing} for a parser that returns a promise. */
