@@ -1,12 +1,13 @@
 import type { AssayConfig, AssayDb } from '@assay/platform';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
-import { annotatorScope } from './access/annotator-scope.js';
 import { authentication } from './access/auth.js';
 import { FailedAuthLimiter } from './access/auth-rate-limit.js';
+import { requireDeclaredRole, RouteAccess } from './access/route-access.js';
 import { ComputationGate } from './core/computations.js';
 import { policyOf } from './core/page-policies.js';
 import { ApiError, handleError } from './core/errors.js';
+import { forbiddenError } from './core/schemas.js';
 import type { AppEnv } from './router.js';
 import { responseSets } from './answers/response-sets.js';
 import { scoreSets } from './answers/score-sets.js';
@@ -62,6 +63,9 @@ export interface AppDeps {
 /** Default upload limit: room for a large run file (a few million lines). */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;
 
+/** Where the OpenAPI document is served (to anyone). */
+const API_DOCUMENT = '/api/openapi.json';
+
 /** Builds the assay API under /api. It never listens: serve app.fetch, or call app.request(). */
 export function createApp(deps: AppDeps) {
   const log = deps.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
@@ -92,8 +96,11 @@ export function createApp(deps: AppDeps) {
     c.set('computations', computations);
     await next();
   });
-  app.use('/api/*', authentication(limiter));
-  app.use('/api/*', annotatorScope);
+  // Who may call each route is declared on the route; the table is filled once the routes
+  // are mounted (below), before any request.
+  const access = new RouteAccess();
+  app.use('/api/*', authentication(limiter, access));
+  app.use('/api/*', requireDeclaredRole(access));
   app.use(
     '/api/*',
     bodyLimit({
@@ -137,16 +144,17 @@ export function createApp(deps: AppDeps) {
     .route('/api/users', users)
     .route('/api/collections/:collection/campaigns', collectionCampaigns)
     .route('/api/campaigns', campaigns)
-    .doc31('/api/openapi.json', {
+    .doc31(API_DOCUMENT, {
       openapi: '3.1.0',
       info: {
         title: 'assay API',
         version: '0.1.0',
         description:
           'Test collections, runs and label sets, pools and LLM judge jobs, and ' +
-          'trec_eval-exact evaluation. Every ' +
-          'route but /api/health and this document needs `Authorization: Bearer <token>`; ' +
-          'routes that create, import or delete need an admin token. Errors are ' +
+          'trec_eval-exact evaluation. Each operation says who may call it in `x-access`: ' +
+          '`public` (no token), `annotator` (any token: annotators reach only their own ' +
+          'campaign items, labels and tokens) or `admin` (an admin token; others get 403). ' +
+          'All but the public ones need `Authorization: Bearer <token>`. Errors are ' +
           '`{ "error": { "code", "message" } }` with a stable code.',
       },
       tags: [
@@ -166,6 +174,8 @@ export function createApp(deps: AppDeps) {
         { name: 'campaigns' },
       ],
     });
+  access.learn(app.openAPIRegistry.definitions, forbiddenError);
+  access.declare('get', API_DOCUMENT, 'public');
   app.use('*', serveWebApp(deps.webDir === null ? undefined : (deps.webDir ?? defaultWebDir())));
   app.notFound((c) => {
     throw new ApiError('not_found', `no route ${c.req.method} ${c.req.path}`);

@@ -166,10 +166,8 @@ export {
   getLabelGrades,
   getLabelSet,
   getLabelSetSummary,
-  listLabelRevisions,
   listLabels,
   listLabelSets,
-  recordLabelRevision,
   userProducer,
 } from './repositories/labels.js';
 /**
@@ -178,15 +176,23 @@ export {
  */
 export { insertLabels, refreshCampaignLabel, setLabel } from './repositories/label-writer.js';
 export type { LabelChange } from './repositories/label-writer.js';
-/** Label set, label and revision shapes, and the topic → docno → grade map. */
+/**
+ * The one writer of label revisions (the append-only history of human labels): a revision
+ * appended, or recorded with the label it makes; the revisions of a label set.
+ */
+export {
+  appendLabelRevision,
+  listLabelRevisions,
+  recordLabelRevision,
+} from './repositories/label-revisions.js';
+export type { LabelRevision, NewLabelRevision } from './repositories/label-revisions.js';
+/** Label set and label shapes, and the topic → docno → grade map. */
 export type {
   Label,
   LabelGrades,
   LabelInput,
-  LabelRevision,
   LabelSet,
   LabelSetSummary,
-  NewLabelRevision,
   NewLabelSet,
 } from './repositories/labels.js';
 
@@ -377,7 +383,6 @@ export type {
 export {
   adjudicateCampaignItem,
   addCampaignAssignments,
-  appendLabelRevision,
   blindnessConflicts,
   campaignProgress,
   campaignsUsingLabelSet,

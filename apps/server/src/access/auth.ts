@@ -1,32 +1,12 @@
 import { authenticate, PlatformError } from '@assay/platform';
 import type { FailedAuthLimiter } from './auth-rate-limit.js';
+import type { RouteAccess } from './route-access.js';
 import { createMiddleware } from 'hono/factory';
 import { ApiError } from '../core/errors.js';
 import type { AppEnv } from '../router.js';
 
 /**
- * Routes anyone may call without a token, as `METHOD path` (paths as the router sees them).
- * This is the one place that opens an endpoint to the public: besides health and the
- * OpenAPI document, only the index of published leaderboards and reading one (one path
- * segment under /api/public/leaderboards/, GET or HEAD).
- */
-const PUBLIC_ROUTES: ReadonlyArray<string | RegExp> = [
-  'GET /api/health',
-  'GET /api/openapi.json',
-  'GET /api/public/leaderboards',
-  /^GET \/api\/public\/leaderboards\/[^/]+$/,
-];
-
-/** Whether a request may go through without a token. */
-export function isPublic(method: string, path: string): boolean {
-  const key = `${method === 'HEAD' ? 'GET' : method} ${path}`;
-  return PUBLIC_ROUTES.some((route) =>
-    typeof route === 'string' ? route === key : route.test(key),
-  );
-}
-
-/**
- * Bearer-token authentication for every /api route but the public ones: no token, an
+ * Bearer-token authentication for every /api route but those declared public: no token, an
  * unknown one or a revoked one is 401. Tokens are compared by hash in the database and
  * never logged. A client address with too many failed attempts is answered 429 with
  * Retry-After (see {@link FailedAuthLimiter}) before its token is even looked at. Only a
@@ -35,9 +15,9 @@ export function isPublic(method: string, path: string): boolean {
  * without one, and those must not lock out the people behind the same address, while
  * sending an Authorization header across origins needs a CORS permission nobody gets.
  */
-export function authentication(limiter: FailedAuthLimiter) {
+export function authentication(limiter: FailedAuthLimiter, routes: RouteAccess) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (isPublic(c.req.method, c.req.path)) return next();
+    if (routes.of(c.req.method, c.req.path) === 'public') return next();
     const client = clientAddress(c.env);
     const wait = limiter.retryAfter(client);
     if (wait > 0)
@@ -72,10 +52,3 @@ function clientAddress(env: unknown): string {
     ?.incoming;
   return incoming?.socket?.remoteAddress ?? 'local';
 }
-
-/** Lets only admins through (routes that create, import or delete); others get 403. */
-export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.get('user')?.role !== 'admin')
-    throw new ApiError('forbidden', 'this action needs an admin API token');
-  return next();
-});

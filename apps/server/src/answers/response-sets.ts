@@ -19,7 +19,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../core/errors.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, readErrors, writeErrors } from '../core/schemas.js';
+import { adminOnly, readErrors, writeErrors } from '../core/schemas.js';
 import { json, presentScoreSet, ScoreSetSchema, TopicQuery } from './score-sets.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });
@@ -170,7 +170,7 @@ export const responseSets = createRouter()
       path: '/',
       tags: ['answers'],
       summary: 'Response sets, newest first, with counts (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse('a page of response sets, newest first (by id)', ResponseSetSchema),
@@ -214,7 +214,7 @@ export const responseSets = createRouter()
       path: '/{responseSet}',
       tags: ['answers'],
       summary: 'A response set (id or name) with its answers and score sets',
-      ...anyUser,
+      ...adminOnly,
       request: { params: ResponseSetParam, query: TopicQuery },
       responses: {
         200: json(

@@ -11,7 +11,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
 import { AnswersReportSchema } from '../reports/result-schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../core/schemas.js';
+import { adminOnly, ErrorSchema, readErrors, writeErrors } from '../core/schemas.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });
 
@@ -119,7 +119,7 @@ export const scoreSets = createRouter()
       tags: ['answers'],
       summary:
         'A score set with every (topic, system, trial): scores and justification, or why it failed',
-      ...anyUser,
+      ...adminOnly,
       request: { params: ScoreSetParam, query: TopicQuery },
       responses: {
         200: json('the score set', ScoreSetSchema.extend({ rows: z.array(AnswerScoreSchema) })),
@@ -145,7 +145,7 @@ export const scoreSets = createRouter()
       description:
         'As `assay answers report`: JSON `{systems, tests}` by default; `format` gives the ' +
         'table, CSV, LaTeX or the self-contained HTML page. Failed answers are left out.',
-      ...anyUser,
+      ...adminOnly,
       request: { params: ScoreSetParam, query: ReportQuery },
       responses: {
         200: {
@@ -205,7 +205,7 @@ export const scoreSets = createRouter()
         'Exact agreement, linear and quadratic Cohen kappa, ordinal and interval ' +
         'Krippendorff alpha on the 0–5 scale, over the answers both score sets graded ' +
         '(e.g. the LLM judge against people scoring the same answers).',
-      ...anyUser,
+      ...adminOnly,
       request: { params: AgreementParam },
       responses: {
         200: json('agreement per criterion', z.array(CriterionAgreementSchema)),
@@ -238,7 +238,7 @@ export const scoreSets = createRouter()
         'Two comparative score sets of the same answers in different orders (different seeds): per ' +
         'criterion, the pairs of answers shown in both orders, how many kept their preference, and how ' +
         'often the answer shown first (or second) won both times (`assay judge-report --swap`).',
-      ...anyUser,
+      ...adminOnly,
       request: { params: AgreementParam },
       responses: {
         200: json(

@@ -35,13 +35,12 @@ import {
   type CampaignSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { requireAdmin } from '../access/auth.js';
 import { collectionFromPath } from '../core/resolve.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
-  anyUser,
+  annotatorRoute,
   CollectionParam,
   NameOrId,
   readErrors,
@@ -214,8 +213,7 @@ export const collectionCampaigns = createRouter()
         'document the collection does not hold is a 422 naming them. An annotator who would ' +
         'be in a blind and a non-blind campaign over some of the same pairs is a 409 (nothing ' +
         'is created).',
-      security: adminComputation.security,
-      middleware: adminComputation.middleware,
+      ...adminComputation,
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: NewCampaign } } },
@@ -282,7 +280,7 @@ export const campaigns = createRouter()
       path: '/',
       tags: ['campaigns'],
       summary: 'The campaigns the caller has items in, with their own progress (cursor paging)',
-      ...anyUser,
+      ...annotatorRoute,
       request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse('a page of campaigns, newest first (by id)', MyCampaignSchema),
@@ -319,8 +317,7 @@ export const campaigns = createRouter()
       summary: 'Agreement among annotators and with the compared label sets',
       description:
         'Admin only. Reports have the shape of `assay agree --format json`; NaN (undefined) values are null.',
-      middleware: [requireAdmin],
-      security: [{ bearerAuth: [] }],
+      ...adminOnly,
       request: { params: IdParam },
       responses: { 200: json(CampaignAgreementSchema, 'the agreement'), ...writeErrors },
     }),
@@ -336,7 +333,7 @@ export const campaigns = createRouter()
       path: '/{id}/next',
       tags: ['campaigns'],
       summary: 'The caller’s next item, or 204 when none is left',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: IdParam },
       responses: {
         200: json(AnnotationItemSchema, 'the item, scale, rubric and progress'),
@@ -361,7 +358,7 @@ export const campaigns = createRouter()
         'What the labelling screen fetches ahead, so the next item shows from memory: up to ' +
         '`count` items (default 5, at most ' +
         `${MAX_NEXT_ITEMS}), each as \`GET /next\` gives it, and the caller's progress.`,
-      ...anyUser,
+      ...annotatorRoute,
       request: {
         params: IdParam,
         query: z.object({
@@ -396,7 +393,7 @@ export const campaigns = createRouter()
       path: '/{id}/items/{item}',
       tags: ['campaigns'],
       summary: 'One of the caller’s items with their current grade',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: ItemParams },
       responses: { 200: json(AnnotationItemWithGradeSchema, 'the item'), ...readErrors },
     }),
@@ -412,7 +409,7 @@ export const campaigns = createRouter()
       path: '/{id}/labels',
       tags: ['campaigns'],
       summary: 'Save the caller’s grade of one of their items (a new revision)',
-      ...anyUser,
+      ...annotatorRoute,
       request: {
         params: IdParam,
         body: {
@@ -449,7 +446,7 @@ export const campaigns = createRouter()
       path: '/{id}/labels/{item}/undo',
       tags: ['campaigns'],
       summary: 'Undo the caller’s latest change to an item (a new revision)',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: ItemParams },
       responses: { 200: json(SavedLabelSchema, 'the label as restored'), ...writeErrors },
     }),
@@ -465,7 +462,7 @@ export const campaigns = createRouter()
       path: '/{id}/skip',
       tags: ['campaigns'],
       summary: 'Put an unlabelled item at the back of the caller’s queue',
-      ...anyUser,
+      ...annotatorRoute,
       request: {
         params: IdParam,
         body: {
@@ -497,7 +494,7 @@ export const campaigns = createRouter()
         'Each with the caller’s own grade, seconds spent, when it was last changed and their ' +
         'note; nobody else’s grade. Open one with `GET /api/campaigns/{id}/items/{item}` and ' +
         'relabel it with `POST /api/campaigns/{id}/labels` (a new revision).',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: IdParam, query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse('a page of labelled items', HistoryItemSchema),
@@ -522,7 +519,7 @@ export const campaigns = createRouter()
       path: '/{id}/items/{item}/note',
       tags: ['campaigns'],
       summary: 'The caller’s note and flag on one of their items (empty when none)',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: ItemParams },
       responses: { 200: json(ItemNoteSchema, 'the note'), ...readErrors },
     }),
@@ -541,7 +538,7 @@ export const campaigns = createRouter()
       description:
         'The campaign’s admins see it (`GET /api/campaigns/{id}/notes` and the campaign page); ' +
         'other annotators do not.',
-      ...anyUser,
+      ...annotatorRoute,
       request: {
         params: ItemParams,
         body: { required: true, content: { 'application/json': { schema: NoteBody } } },
@@ -641,8 +638,7 @@ export const campaigns = createRouter()
         'Admin only. `status` says how the label stands: `tie` (the most given grades are ' +
         'given equally often, e.g. two annotators grading 1 and 2; the label takes the lower ' +
         'grade until decided), `majority`, `adjudicated`, `agreed` or `unlabelled`.',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: {
         params: ItemParams,
         query: z.object({
@@ -671,8 +667,7 @@ export const campaigns = createRouter()
       description:
         'Admin only. While closed, saving, undoing or skipping a label and asking for the next ' +
         'item are a 409 "campaign closed"; adjudication goes on. Closing twice changes nothing.',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: { params: IdParam },
       responses: { 200: json(CampaignSchema, 'the campaign, with `closed`'), ...writeErrors },
     }),
@@ -701,8 +696,7 @@ export const campaigns = createRouter()
         'Admin only. Each gets the items with fewer than `overlap` annotators (those left by ' +
         'someone removed), or with `allItems` every item they lack. Someone who would then be ' +
         'in a blind and a non-blind campaign over the same pairs is a 409 (nobody is added).',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: {
         params: IdParam,
         body: {
@@ -740,8 +734,7 @@ export const campaigns = createRouter()
       description:
         'Admin only. Their unlabelled items are taken back; they can no longer label in the ' +
         'campaign (409). The response says how many labels were kept.',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: {
         params: IdParam.extend({
           user: z
@@ -785,8 +778,7 @@ export const campaigns = createRouter()
       description:
         'Admin only. When another campaign compares with its label set or sampled by it, 409 ' +
         'naming them unless `?force=true`. The response names what was deleted.',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: {
         params: IdParam,
         query: z.object({

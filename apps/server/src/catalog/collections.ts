@@ -12,7 +12,6 @@ import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/pagi
 import { createRouter } from '../router.js';
 import {
   adminOnly,
-  anyUser,
   CollectionParam,
   CollectionSchema,
   QueryFlag,
@@ -66,7 +65,7 @@ export const collections = createRouter()
       path: '/',
       tags: ['collections'],
       summary: 'All collections, with document and topic counts (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse('a page of collections, by name (then id)', CollectionSchema),
@@ -125,7 +124,7 @@ export const collections = createRouter()
       path: '/{collection}',
       tags: ['collections'],
       summary: 'One collection, by id or name',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam },
       responses: {
         200: {
@@ -150,8 +149,7 @@ export const collections = createRouter()
         'Admin only. Documents, topics, runs, label sets, jobs, campaigns and reports go ' +
         'with the collection. While a report is published as a leaderboard the delete is ' +
         'refused (409 naming the slugs) unless `?force=true`, which unpublishes them too.',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: { params: CollectionParam, query: DeleteOptions },
       responses: {
         200: {

@@ -7,7 +7,7 @@ import {
 } from '@assay/platform';
 import { linkNextPage, pageOptions, pageQuery } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { anyUser, CollectionParam, DocumentSchema, readErrors } from '../core/schemas.js';
+import { adminOnly, CollectionParam, DocumentSchema, readErrors } from '../core/schemas.js';
 
 const Page = z.object({
   ...pageQuery(DOCUMENT_PAGE),
@@ -38,7 +38,7 @@ export const documents = createRouter()
       path: '/',
       tags: ['documents'],
       summary: 'A page of documents, in docno byte order (keyset paging with `after`)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam, query: Page },
       responses: {
         200: {
@@ -70,7 +70,7 @@ export const documents = createRouter()
       path: '/{docId}',
       tags: ['documents'],
       summary: 'One document by docno',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: CollectionParam.extend({
           docId: z

@@ -19,7 +19,6 @@ import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/pagi
 import { createRouter } from '../router.js';
 import {
   adminOnly,
-  anyUser,
   CollectionParam,
   NameOrId,
   LabelSchema,
@@ -117,7 +116,7 @@ export const labelSets = createRouter()
       path: '/',
       tags: ['label sets'],
       summary: 'The label sets of a collection, with label and topic counts (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam, query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse('a page of label sets, by name (then id)', LabelSetSchema),
@@ -224,7 +223,7 @@ export const labelSets = createRouter()
       path: '/{labelSet}',
       tags: ['label sets'],
       summary: 'One label set (id or name) with its counts',
-      ...anyUser,
+      ...adminOnly,
       request: { params: LabelSetParams },
       responses: {
         200: {
@@ -246,7 +245,7 @@ export const labelSets = createRouter()
       path: '/{labelSet}/qrels',
       tags: ['label sets'],
       summary: 'The label set as a TREC qrels download (`topic 0 docno grade`, byte order)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: LabelSetParams },
       responses: {
         200: {
@@ -273,7 +272,7 @@ export const labelSets = createRouter()
       path: '/{labelSet}/labels',
       tags: ['label sets'],
       summary: 'The labels of a set, by topic and docno (byte order; cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: LabelSetParams,
         query: z.object({
@@ -317,8 +316,7 @@ export const labelSets = createRouter()
         'Admin only. A label set a campaign uses (the campaign writes it, compares with it or ' +
         'sampled by it) is kept: 409 naming the campaigns, unless `?force=true`, which deletes ' +
         'it anyway (a campaign that writes it goes with it, labels and all).',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: {
         params: LabelSetParams,
         query: z.object({

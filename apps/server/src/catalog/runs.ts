@@ -14,7 +14,6 @@ import { collectionFromPath } from '../core/resolve.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
-  anyUser,
   CollectionParam,
   QueryFlag,
   readErrors,
@@ -61,7 +60,7 @@ export const runs = createRouter()
       path: '/',
       tags: ['runs'],
       summary: 'The runs of a collection, with entry and topic counts (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam, query: z.object(pageQuery(LARGE_PAGE)) },
       responses: {
         200: pageResponse('a page of runs, by name (then id)', RunSchema),
@@ -120,7 +119,7 @@ export const runs = createRouter()
       path: '/{run}',
       tags: ['runs'],
       summary: 'One run (id or name) with its entry and topic counts',
-      ...anyUser,
+      ...adminOnly,
       request: { params: RunParams },
       responses: {
         200: { description: 'the run', content: { 'application/json': { schema: RunSchema } } },
@@ -138,7 +137,7 @@ export const runs = createRouter()
       path: '/{run}/entries',
       tags: ['runs'],
       summary: 'A page of a run’s ranked lists: by topic, in rank order (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: RunParams,
         query: z.object({

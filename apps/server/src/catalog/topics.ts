@@ -12,7 +12,6 @@ import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/pagi
 import { createRouter } from '../router.js';
 import {
   adminOnly,
-  anyUser,
   CollectionParam,
   readErrors,
   TopicSchema,
@@ -45,7 +44,7 @@ export const topics = createRouter()
       path: '/',
       tags: ['topics'],
       summary: 'The topics of a collection, in qid byte order (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam, query: z.object(pageQuery(LARGE_PAGE)) },
       responses: {
         200: pageResponse('a page of topics, in qid byte order', TopicSchema),
@@ -102,7 +101,7 @@ export const topics = createRouter()
       path: '/{topicId}',
       tags: ['topics'],
       summary: 'One topic by qid',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: CollectionParam.extend({
           topicId: z

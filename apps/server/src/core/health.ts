@@ -1,6 +1,7 @@
 import { checkDatabaseHealth } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
+import { publicRoute } from '../core/schemas.js';
 
 /** `/api/health`: liveness, public (load balancers and `npm start` scripts poll it). */
 export const health = createRouter().openapi(
@@ -9,7 +10,7 @@ export const health = createRouter().openapi(
     path: '/',
     tags: ['system'],
     summary: 'Liveness check (no token needed); says whether the database answers',
-    security: [],
+    ...publicRoute,
     responses: {
       200: {
         description:

@@ -1,5 +1,5 @@
 import { z, type RouteConfig } from '@hono/zod-openapi';
-import { requireAdmin } from '../access/auth.js';
+import type { AccessDeclaration } from '../access/route-access.js';
 import { computing } from './computations.js';
 
 /** `{ error: { code, message } }`, the body of every error response. */
@@ -24,27 +24,35 @@ export const readErrors = {
   404: error('not found'),
 };
 
+/** The 403 an admin route answers any other token (access/route-access.ts lists it). */
+export const forbiddenError = error('the token is not an admin’s');
+
 /** Error responses of admin-only routes that change data. */
 export const writeErrors = {
   ...readErrors,
-  403: error('the token is not an admin’s'),
+  403: forbiddenError,
   409: error('conflicts with existing data (e.g. a run of that name; use replace=true)'),
   413: error('the upload is larger than the server accepts'),
   422: error('the uploaded content is invalid; the message says `file:line: reason`'),
 };
 
-/** Any valid API token (readers, annotators and admins). */
-export const anyUser = { security: [{ bearerAuth: [] }] };
+const bearer = [{ bearerAuth: [] }];
 
-/** Admin tokens only: everything that creates, imports or deletes. */
-export const adminOnly = {
-  security: [{ bearerAuth: [] }],
-  middleware: [requireAdmin],
-  description: 'Admin only.',
-};
+/**
+ * Who may call a route, spread into its `createRoute` config: the one declaration the
+ * authentication, the role check and the OpenAPI document read (see access/route-access.ts).
+ * Public: anyone, no token.
+ */
+export const publicRoute: AccessDeclaration = { 'x-access': 'public', security: [] };
+
+/** Any valid API token: annotators (their use-cases refuse what is not theirs) and admins. */
+export const annotatorRoute: AccessDeclaration = { 'x-access': 'annotator', security: bearer };
+
+/** Admin tokens only: everything that creates, imports or deletes, and every other read. */
+export const adminOnly: AccessDeclaration = { 'x-access': 'admin', security: bearer };
 
 /** Admin tokens only, for a heavy computation: it takes its turn (see computations.ts). */
-export const adminComputation = { ...adminOnly, middleware: [requireAdmin, computing] };
+export const adminComputation = { ...adminOnly, middleware: [computing] };
 
 /** The error response of a heavy computation the server cannot queue. */
 export const busyError = {

@@ -16,7 +16,6 @@ import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/pagi
 import { createRouter } from '../router.js';
 import {
   adminOnly,
-  anyUser,
   CollectionParam,
   readErrors,
   TopicId,
@@ -154,7 +153,7 @@ export const collectionJudgeJobs = createRouter()
       path: '/',
       tags: ['judging'],
       summary: 'The judge jobs of a collection, each with its progress (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam, query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse('a page of jobs, oldest first (by id)', JudgeJobSchema),
@@ -183,8 +182,7 @@ export const collectionJudgeJobs = createRouter()
         'without them refuses the whole request (422, nothing written). Posting the same ' +
         'job again adds only the items it does not have. Workers judge it: the server’s own ' +
         'when OPENAI_BASE_URL or OPENAI_API_KEY is set, or `assay worker` processes.',
-      security: adminComputation.security,
-      middleware: adminComputation.middleware,
+      ...adminComputation,
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: JudgeJobRequest } } },
@@ -228,7 +226,7 @@ export const judgeJobs = createRouter()
       path: '/{id}',
       tags: ['judging'],
       summary: 'A judge job: label set, judge, model, status and progress (counts and cost)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: JobParam },
       responses: {
         200: {
@@ -292,7 +290,7 @@ export const judgeJobs = createRouter()
       tags: ['judging'],
       summary:
         'The items of a judge job that could not be labelled, with the reasons (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: JobParam, query: z.object(pageQuery(LARGE_PAGE)) },
       responses: {
         200: pageResponse('a page of failed items in priority order', FailureSchema),

@@ -1,7 +1,7 @@
 import { JUDGE_KINDS, listJudgeTemplates } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createRouter } from '../router.js';
-import { anyUser, readErrors } from '../core/schemas.js';
+import { adminOnly, readErrors } from '../core/schemas.js';
 
 const JudgeTemplateSchema = z
   .object({
@@ -19,7 +19,7 @@ export const judges = createRouter().openapi(
     path: '/',
     tags: ['judge-jobs'],
     summary: 'The judge templates, by id (id, kind, grade scale, description)',
-    ...anyUser,
+    ...adminOnly,
     responses: {
       200: {
         description: 'the judge templates shipped with this assay',

@@ -13,7 +13,7 @@ import {
 import { createRoute, z } from '@hono/zod-openapi';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, readErrors, writeErrors } from '../core/schemas.js';
+import { adminOnly, annotatorRoute, readErrors, writeErrors } from '../core/schemas.js';
 
 const UserParam = z.object({
   user: z
@@ -108,7 +108,7 @@ export const me = createRouter().openapi(
     path: '/',
     tags: ['users'],
     summary: 'The user this token belongs to',
-    ...anyUser,
+    ...annotatorRoute,
     responses: {
       200: {
         description: 'the user',
@@ -210,7 +210,7 @@ export const users = createRouter()
       tags: ['users'],
       summary: 'A user’s tokens (ids, labels, times; never the secrets), newest first',
       description: 'An admin sees anyone’s tokens; other users only their own.',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: UserParam },
       responses: {
         200: {
@@ -238,7 +238,7 @@ export const users = createRouter()
       description:
         'An admin may revoke anyone’s token; other users only their own. The last token ' +
         'of the last admin is kept (409).',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: TokenParams },
       responses: {
         200: {
@@ -266,7 +266,7 @@ export const users = createRouter()
       tags: ['users'],
       summary: 'Replace one token by a new one with the same label, shown once',
       description: 'An admin may rotate anyone’s token; other users only their own.',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: TokenParams },
       responses: {
         201: {

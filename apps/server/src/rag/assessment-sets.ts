@@ -37,7 +37,7 @@ import { presentReport, ReportSchema } from '../reports/schemas.js';
 import { createRouter } from '../router.js';
 import {
   adminOnly,
-  anyUser,
+  annotatorRoute,
   CollectionParam,
   QueryFlag,
   readErrors,
@@ -145,7 +145,7 @@ export const collectionAssessmentSets = createRouter()
       path: '/',
       tags: ['rag'],
       summary: 'The collection’s assessment sets (nuggets, support, rubric), oldest first',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: CollectionParam,
         query: z.object({ kind: AssessmentKindSchema.optional() }),
@@ -300,7 +300,7 @@ export const assessmentSets = createRouter()
       path: '/{id}',
       tags: ['rag'],
       summary: 'An assessment set with what it judges named',
-      ...anyUser,
+      ...adminOnly,
       request: { params: SetParam },
       responses: {
         200: json(
@@ -355,7 +355,7 @@ export const assessmentSets = createRouter()
       path: '/{id}/answers',
       tags: ['rag'],
       summary: 'The answers the set judges, with how many of their items are labelled',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: SetParam },
       responses: { 200: json('the answers', z.array(AssessmentAnswerSchema)), ...readErrors },
     }),
@@ -371,7 +371,7 @@ export const assessmentSets = createRouter()
       description:
         "In a post-edit set each item carries the LLM set's label (`reference`); a blind set " +
         'never shows it.',
-      ...anyUser,
+      ...annotatorRoute,
       request: {
         params: SetParam,
         query: z.object({ topic: z.string().min(1), system: z.string().min(1) }),
@@ -395,7 +395,7 @@ export const assessmentSets = createRouter()
       path: '/{id}/labels',
       tags: ['rag'],
       summary: 'Save a person’s label of one item (a new revision)',
-      ...anyUser,
+      ...annotatorRoute,
       request: {
         params: SetParam,
         body: {
@@ -444,7 +444,7 @@ export const assessmentSets = createRouter()
       path: '/{id}/undo',
       tags: ['rag'],
       summary: 'Take back your latest label still standing (the label before comes back)',
-      ...anyUser,
+      ...annotatorRoute,
       request: { params: SetParam },
       responses: {
         200: json(
@@ -473,7 +473,7 @@ export const assessmentSets = createRouter()
       tags: ['rag'],
       summary:
         'Agreement with another set of the same answers: κ per topic and overall, confusion matrix',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: SetParam.extend({
           other: z
@@ -503,7 +503,7 @@ export const assessmentSets = createRouter()
         'JSON by default: every fully judged answer’s scores, the answers left out, and the ' +
         'leaderboard as `assay compare --format json` writes it. `format` gives the table, ' +
         'CSV, LaTeX or HTML leaderboard.',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: SetParam,
         query: CompareQuery.extend({
@@ -607,7 +607,7 @@ export const assessmentSets = createRouter()
       path: '/{id}/export',
       tags: ['rag'],
       summary: "The set's judgments as JSONL (nuggetizer's form for nuggets)",
-      ...anyUser,
+      ...adminOnly,
       request: { params: SetParam },
       responses: {
         200: {

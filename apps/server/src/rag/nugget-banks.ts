@@ -26,7 +26,7 @@ import {
   StepReportSchema,
 } from './schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
+import { adminOnly, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
 import { json } from '../answers/score-sets.js';
 
 const BankParams = CollectionParam.extend({
@@ -104,7 +104,7 @@ export const nuggetBanks = createRouter()
       path: '/',
       tags: ['rag'],
       summary: 'The collection’s nugget banks with their latest version',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam },
       responses: {
         200: json('the nugget banks, by name', z.array(NuggetBankSchema)),
@@ -235,7 +235,7 @@ export const nuggetBanks = createRouter()
       path: '/{bank}',
       tags: ['rag'],
       summary: 'A bank version (default the latest) with its nuggets and every version',
-      ...anyUser,
+      ...adminOnly,
       request: { params: BankParams, query: VersionQuery },
       responses: {
         200: json(
@@ -277,7 +277,7 @@ export const nuggetBanks = createRouter()
       path: '/{bank}/export',
       tags: ['rag'],
       summary: 'A bank version as JSONL, unknown fields as imported',
-      ...anyUser,
+      ...adminOnly,
       request: { params: BankParams, query: VersionQuery.pick({ version: true }) },
       responses: {
         200: {

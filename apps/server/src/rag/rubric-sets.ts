@@ -7,7 +7,7 @@ import {
   RubricSetSchema,
 } from './schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
+import { adminOnly, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
 import { json, TopicQuery } from '../answers/score-sets.js';
 
 const RubricParams = CollectionParam.extend({
@@ -37,7 +37,7 @@ export const rubricSets = createRouter()
       path: '/',
       tags: ['rag'],
       summary: 'The collection’s rubric sets',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam },
       responses: { 200: json('rubric sets by name', z.array(RubricSetSchema)), ...readErrors },
     }),
@@ -88,7 +88,7 @@ export const rubricSets = createRouter()
       path: '/{rubricSet}',
       tags: ['rag'],
       summary: 'A rubric set with its criteria (optionally one topic’s)',
-      ...anyUser,
+      ...adminOnly,
       request: { params: RubricParams, query: TopicQuery },
       responses: {
         200: json(

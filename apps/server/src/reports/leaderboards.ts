@@ -14,7 +14,7 @@ import { SlugSchema } from './schemas.js';
 import { CompareJsonSchema } from './result-schemas.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, ErrorSchema, readErrors, writeErrors } from '../core/schemas.js';
+import { adminOnly, publicRoute, ErrorSchema, readErrors, writeErrors } from '../core/schemas.js';
 
 /** File extensions a download may be asked for with, and the format each names. */
 const EXTENSIONS: Record<string, LeaderboardFormat> = {
@@ -88,7 +88,7 @@ export const leaderboards = createRouter()
       path: '/',
       tags: ['leaderboards'],
       summary: 'Every published leaderboard, by slug (cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse('a page of published leaderboards, by slug', LeaderboardListItem),
@@ -142,7 +142,7 @@ export const publicLeaderboards = createRouter()
       path: '/',
       tags: ['leaderboards'],
       summary: 'The index of published leaderboards (no token needed; cursor paging)',
-      security: [],
+      ...publicRoute,
       request: { query: z.object(pageQuery(SMALL_PAGE)) },
       responses: {
         200: pageResponse(
@@ -177,7 +177,7 @@ export const publicLeaderboards = createRouter()
         '`/{slug}.csv`, `.tex`, `.json`, `.html` (or `?format=csv|latex|json|html`) answer the ' +
         'file `assay compare --format …` writes, headed by the report title: CSV, LaTeX and JSON ' +
         'as an attachment, HTML inline so that a link shows the page.',
-      security: [],
+      ...publicRoute,
       request: { params: PublicParam, query: FormatQuery },
       responses: {
         200: {

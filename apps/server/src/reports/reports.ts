@@ -24,7 +24,6 @@ import {
 import {
   adminComputation,
   adminOnly,
-  anyUser,
   busyError,
   NameOrId,
   readErrors,
@@ -179,7 +178,7 @@ export const reports = createRouter()
       path: '/',
       tags: ['reports'],
       summary: 'Stored reports, newest first (without their results; cursor paging)',
-      ...anyUser,
+      ...adminOnly,
       request: { query: ListQuery },
       responses: {
         200: pageResponse('a page of reports, newest first (by id)', ReportSummarySchema),
@@ -270,7 +269,7 @@ export const reports = createRouter()
       path: '/{id}',
       tags: ['reports'],
       summary: 'A stored report with its provenance and result',
-      ...anyUser,
+      ...adminOnly,
       request: { params: IdParam },
       responses: {
         200: {

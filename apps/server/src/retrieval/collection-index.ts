@@ -7,7 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../core/errors.js';
 import { collectionFromPath } from '../core/resolve.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
+import { adminOnly, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
 
 const BuildOptions = z.object({
   memoryMib: z.coerce
@@ -84,8 +84,7 @@ export const collectionIndex = createRouter()
         'in memory: bm25, and the methods with models, for their first stage and the queries ' +
         'they generate (not those that read term vectors: grill, llmforum without ' +
         'embeddings). An index that no longer matches the documents is refused (409).',
-      security: adminOnly.security,
-      middleware: adminOnly.middleware,
+      ...adminOnly,
       request: { params: CollectionParam, query: BuildOptions },
       responses: {
         202: {
@@ -118,7 +117,7 @@ export const collectionIndex = createRouter()
         'building: documents read so far; ready: from the file header, with fresh telling ' +
         'whether it was built from the documents the collection holds (one row read, no ' +
         'pass over the documents); failed: the last build of this server process failed.',
-      ...anyUser,
+      ...adminOnly,
       request: { params: CollectionParam },
       responses: {
         200: {

@@ -16,14 +16,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../core/errors.js';
 import { collectionFromPath } from '../core/resolve.js';
 import { createRouter } from '../router.js';
-import {
-  adminOnly,
-  anyUser,
-  CollectionParam,
-  readErrors,
-  TopicId,
-  writeErrors,
-} from '../core/schemas.js';
+import { adminOnly, CollectionParam, readErrors, TopicId, writeErrors } from '../core/schemas.js';
 
 const count = (description: string) =>
   z.number().int().min(1).max(100_000).optional().openapi({ description });
@@ -310,7 +303,7 @@ export const retrieve = createRouter()
       path: '/{job}',
       tags: ['runs'],
       summary: 'A background retrieval: progress, then the stored run or the error',
-      ...anyUser,
+      ...adminOnly,
       request: {
         params: CollectionParam.extend({
           job: z

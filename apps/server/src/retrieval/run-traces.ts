@@ -2,7 +2,7 @@ import { RUN_TRACE_PAGE, runTrace } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { anyUser, readErrors, RunParams } from '../core/schemas.js';
+import { adminOnly, readErrors, RunParams } from '../core/schemas.js';
 
 const TraceEntry = z
   .object({
@@ -27,7 +27,7 @@ export const runTraces = createRouter().openapi(
       'Every text a method generated for the run (rewrites, sub-questions, pseudo-answers, ' +
       'generated queries, gaps, routes, summaries, answers) and the queries it built, in ' +
       'the order produced, topic by topic. Runs made without models have an empty trace.',
-    ...anyUser,
+    ...adminOnly,
     request: {
       params: RunParams,
       query: z.object({

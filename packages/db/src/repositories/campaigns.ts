@@ -3,6 +3,7 @@ import { bulkInsert, type Queryable } from '../bulk.js';
 import type { CampaignGrade, JsonObject, Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
 import { upsertCampaignLabel } from './label-writer.js';
+import { insertRevisedLabels } from './label-revisions.js';
 
 /** An annotation campaign: a sample of items labelled by people into one label set. */
 export interface Campaign {
@@ -490,31 +491,6 @@ export async function adjudicateCampaignItem(
     .execute();
 }
 
-/** Appends a revision of one annotator's label (no derived table touched). */
-export async function appendLabelRevision(
-  db: Queryable,
-  input: {
-    labelSetId: number;
-    topicId: string;
-    docId: string;
-    grade: number | null;
-    userId: number;
-    rationale?: string | null;
-  },
-): Promise<void> {
-  await db
-    .insertInto('label_revisions')
-    .values({
-      label_set_id: input.labelSetId,
-      topic_id: input.topicId,
-      doc_id: input.docId,
-      grade: input.grade,
-      user_id: input.userId,
-      rationale: input.rationale ?? null,
-    })
-    .execute();
-}
-
 /** One annotator's revisions of one item, oldest first (grade and rationale). */
 export async function listUserItemRevisions(
   db: Queryable,
@@ -600,12 +576,12 @@ export async function saveAssignmentGrade(
     change as (
       select 1 from tally where locked > 0 and not repeated
     ),
-    revision as (
-      insert into label_revisions (label_set_id, topic_id, doc_id, grade, user_id)
-      select item.label_set_id, item.topic_id, item.doc_id, ${grade}::int, ${userId}::bigint
+    revised as (
+      select item.label_set_id, item.topic_id, item.doc_id, ${grade}::int as grade,
+             ${userId}::bigint as user_id
       from item where exists (select 1 from change)
-      returning 1
     ),
+    revision as (${insertRevisedLabels()}),
     assignment as (
       update campaign_assignments a
       set grade = ${grade}::int, skipped = false, seconds = a.seconds + ${seconds}::float8,

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { withTransaction, type Queryable } from '../bulk.js';
-import { setLabel } from './label-writer.js';
+import type { Queryable } from '../bulk.js';
 import type { JsonObject, LabelSetKind, Row } from '../schema.js';
 import { whereIdOrName, type IdOrName } from '../id-or-name.js';
 import { seek, type Seek } from '../keyset.js';
@@ -55,29 +54,6 @@ export interface Label {
   createdAt: Date;
 }
 
-/** One entry of the append-only history of a human label (grade null = cleared). */
-export interface LabelRevision {
-  id: number;
-  labelSetId: number;
-  topicId: string;
-  docId: string;
-  grade: number | null;
-  userId: number;
-  rationale: string | null;
-  createdAt: Date;
-}
-
-/** A human label change to record. */
-export interface NewLabelRevision {
-  labelSetId: number;
-  topicId: string;
-  docId: string;
-  /** The new grade, or null to clear the label. */
-  grade: number | null;
-  userId: number;
-  rationale?: string | null;
-}
-
 /** Topic → docno → grade: the qrels of a label set. */
 export type LabelGrades = Map<string, Map<string, number>>;
 
@@ -101,19 +77,6 @@ export function toLabel(row: Row<'labels'>): Label {
     docId: row.doc_id,
     grade: row.grade,
     producedBy: row.produced_by,
-    rationale: row.rationale,
-    createdAt: row.created_at,
-  };
-}
-
-export function toLabelRevision(row: Row<'label_revisions'>): LabelRevision {
-  return {
-    id: row.id,
-    labelSetId: row.label_set_id,
-    topicId: row.topic_id,
-    docId: row.doc_id,
-    grade: row.grade,
-    userId: row.user_id,
     rationale: row.rationale,
     createdAt: row.created_at,
   };
@@ -309,58 +272,4 @@ export async function getLabelGrades(
     docs.set(row.doc_id, row.grade);
   }
   return grades;
-}
-
-/**
- * Records a human label change: appends a revision and makes `labels` show it (upsert,
- * or delete when the grade is null), in one transaction. Changes to the same item are
- * serialised, so `labels` always matches the item's latest revision. Undo is recording
- * the earlier grade again.
- */
-export async function recordLabelRevision(
-  db: Queryable,
-  input: NewLabelRevision,
-): Promise<LabelRevision> {
-  return withTransaction(db, async (trx) => {
-    const itemKey = `assay.label:${JSON.stringify([input.labelSetId, input.topicId, input.docId])}`;
-    await sql`select pg_advisory_xact_lock(hashtextextended(${itemKey}, 0))`.execute(trx);
-    const row = await trx
-      .insertInto('label_revisions')
-      .values({
-        label_set_id: input.labelSetId,
-        topic_id: input.topicId,
-        doc_id: input.docId,
-        grade: input.grade,
-        user_id: input.userId,
-        rationale: input.rationale ?? null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await setLabel(trx, {
-      labelSetId: input.labelSetId,
-      topicId: input.topicId,
-      docId: input.docId,
-      grade: input.grade,
-      producedBy: userProducer(input.userId),
-      rationale: input.rationale ?? null,
-      createdAt: row.created_at,
-    });
-    return toLabelRevision(row);
-  });
-}
-
-/** The revisions of a label set, oldest first; optionally of one topic or one item. */
-export async function listLabelRevisions(
-  db: Queryable,
-  labelSetId: number,
-  options: { topicId?: string; docId?: string } = {},
-): Promise<LabelRevision[]> {
-  let query = db
-    .selectFrom('label_revisions')
-    .selectAll()
-    .where('label_set_id', '=', labelSetId)
-    .orderBy('id');
-  if (options.topicId !== undefined) query = query.where('topic_id', '=', options.topicId);
-  if (options.docId !== undefined) query = query.where('doc_id', '=', options.docId);
-  return (await query.execute()).map(toLabelRevision);
 }

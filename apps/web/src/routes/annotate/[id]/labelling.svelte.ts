@@ -1,371 +1,360 @@
 // The labelling screen's work: items fetched ahead and shown from memory, each grade kept
 // in the outbox on this device and sent behind the next item, undo and skip, the input
 // lock, and what happens when the server cannot be reached or no longer accepts the token.
-// The page (+page.svelte) and its components show what this holds.
+// The page (+page.svelte) and its components show what this holds; the decisions that need
+// no browser are in $lib (labelling-rules, labelling-keys, undo-history, look-ahead, outbox).
 import { onDestroy, onMount } from 'svelte';
 import { api, failureOf, getToken, type AnnotationItem } from '$lib/api';
+import { keyAction } from '$lib/labelling-keys';
+import {
+  afterFailure,
+  AHEAD,
+  campaignOf,
+  ignoredMessage,
+  needsFetch,
+  notACampaign,
+  notAGrade,
+  RetryDelay,
+  type LabellingStatus,
+} from '$lib/labelling-rules';
 import { inputLocked, ItemClock, LookAhead, ProgressCount } from '$lib/look-ahead';
-import { labelOutbox, type PendingLabel, type Refused } from '$lib/outbox';
+import { labelOutbox, type Outbox, type PendingLabel, type Refused } from '$lib/outbox';
 import { session } from '$lib/session.svelte';
+import { UndoHistory } from '$lib/undo-history';
 
 /**
  * The labelling of campaign `param` (as the address names it). Called while the page is
  * made: its start and end follow the page's.
  */
-export function labelling(param: string) {
-  const campaign = /^[0-9]{1,15}$/.test(param) ? Number(param) : NaN;
-  const historyKey = `assay.history.${campaign}`;
-  const outbox = labelOutbox(campaign);
-  /** Items fetched ahead: fetched again when fewer than LOW wait in memory. */
-  const AHEAD = 6;
-  const LOW = 3;
+export function labelling(param: string): Labelling {
+  const screen = new Labelling(param);
+  onMount(() => screen.start());
+  onDestroy(() => screen.stop());
+  return screen;
+}
 
-  let current = $state<AnnotationItem | null>(null);
-  let finished = $state(false);
-  // loading: first answer not in yet; saving: waiting for the server (no item in memory,
-  // or an undo or skip on its way); missing: no such campaign of this person (the page
-  // stops there); signed-out: the server does not accept the token (labels wait).
-  let status = $state<'loading' | 'ready' | 'saving' | 'offline' | 'signed-out' | 'missing'>(
-    'loading',
-  );
-  let waiting = $state<PendingLabel[]>([]);
-  let refused = $state<Refused<PendingLabel>[]>([]);
-  let message = $state('');
-  let missing = $state('');
-  let showHelp = $state(false);
+/** What the labelling screen shows, and what its keys and buttons do. */
+class Labelling {
+  readonly campaign: number;
+  current = $state<AnnotationItem | null>(null);
+  finished = $state(false);
+  status = $state<LabellingStatus>('loading');
+  /** Labels on this device the server has not confirmed yet, and those it refused. */
+  waiting = $state<PendingLabel[]>([]);
+  refused = $state<Refused<PendingLabel>[]>([]);
+  message = $state('');
+  /** Why the page stops (status `missing`). */
+  missing = $state('');
+  showHelp = $state(false);
   /** The line confirming the last grade given (item and grade). */
-  let lastGrade = $state<{ item: number; grade: number } | null>(null);
+  lastGrade = $state<{ item: number; grade: number } | null>(null);
   /** Why the last key was ignored during the input lock. */
-  let lockHint = $state('');
-  let locked = $state(false);
-  let progress = $state({ done: 0, total: 0 });
-  let shownAt = 0;
-  let lockTimer: ReturnType<typeof setTimeout> | undefined;
-  let retryTimer: ReturnType<typeof setTimeout> | undefined;
-  let retryDelay = 1000;
-  const ahead = new LookAhead<AnnotationItem>();
-  const count = new ProgressCount();
-  const clock = new ItemClock();
+  lockHint = $state('');
+  locked = $state(false);
+  progress = $state({ done: 0, total: 0 });
+  /** Whose labels wait: the person who gave them (known after a reload too). */
+  readonly owner = $derived(this.waiting.find((l) => l.by)?.by ?? session.me);
+
+  readonly #outbox: Outbox<PendingLabel>;
+  readonly #history: UndoHistory;
+  readonly #ahead = new LookAhead<AnnotationItem>();
+  readonly #count = new ProgressCount();
+  readonly #clock = new ItemClock();
+  readonly #retryDelay = new RetryDelay();
+  #shownAt = 0;
+  #lockTimer: ReturnType<typeof setTimeout> | undefined;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #stopListening = () => {};
   // Every request to the server runs in this one queue, in order: a label is sent before
   // the next items are fetched, an undo after the labels before it.
-  let queue: Promise<void> = Promise.resolve();
+  #queue: Promise<void> = Promise.resolve();
 
-  // Whose labels wait: the person who gave them (known after a reload too).
-  const owner = $derived(waiting.find((l) => l.by)?.by ?? session.me);
+  constructor(readonly param: string) {
+    this.campaign = campaignOf(param) ?? NaN;
+    this.#outbox = labelOutbox(this.campaign);
+    // Storage is looked up at each use: making the screen touches none.
+    this.#history = new UndoHistory(
+      {
+        getItem: (key) => sessionStorage.getItem(key),
+        setItem: (key, value) => sessionStorage.setItem(key, value),
+      },
+      this.campaign,
+    );
+  }
 
-  /** Items this annotator labelled, newest last (what `u` undoes), kept across reloads. */
-  function history(): number[] {
-    try {
-      return JSON.parse(sessionStorage.getItem(historyKey) ?? '[]') as number[];
-    } catch {
-      return [];
+  /** The page is on screen: sends what waits and fetches the first items. */
+  start() {
+    if (campaignOf(this.param) === null) {
+      this.status = 'missing';
+      this.missing = notACampaign(this.param);
+      return;
     }
-  }
-  function setHistory(items: number[]) {
-    sessionStorage.setItem(historyKey, JSON.stringify(items.slice(-200)));
+    this.#refreshQueue();
+    this.#inBackground(() => this.#sync());
+    const online = () => {
+      if (this.status === 'offline') this.#inBackground(() => this.#sync());
+    };
+    window.addEventListener('online', online);
+    this.#stopListening = () => window.removeEventListener('online', online);
   }
 
-  function refreshQueue() {
-    waiting = outbox.pending();
-    refused = outbox.refused();
+  /** The page is gone: no timer or listener is left behind. */
+  stop() {
+    this.#stopListening();
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#lockTimer);
   }
 
-  function inBackground(task: () => Promise<void>) {
-    queue = queue.then(task).catch((error: unknown) => failed(error, 'Cannot reach the server'));
+  // --- What the person does (handlers, so bound: the page passes them on as they are) ---
+
+  /** Grades the item on screen (`key`: the key pressed, which the input lock may ignore). */
+  grade = (value: number, key?: string) => {
+    const current = this.current;
+    if (!current || this.status !== 'ready') return this.#ignored(`Grade ${value}`);
+    if (key !== undefined && this.#lockedOut(key, current)) return;
+    if (!current.scale.grades.some((g) => g.grade === value)) {
+      this.message = notAGrade(value, current.scale.grades);
+      return;
+    }
+    const me = session.me;
+    const item = current.item.id;
+    this.#outbox.enqueue({
+      campaign: this.campaign,
+      item,
+      grade: value,
+      seconds: this.#clock.seconds(),
+      ...(me ? { by: { id: me.id, name: me.name } } : {}),
+    });
+    this.#history.push(item);
+    this.#ahead.graded(item);
+    this.#count.graded();
+    this.progress = this.#count.now;
+    this.lastGrade = { item, grade: value };
+    this.message = '';
+    // The next item shows from memory; the label goes to the server behind it.
+    this.#showNextOrWait({ pauseClock: true });
+    this.#inBackground(() => this.#sync());
+  };
+
+  /** Undoes the newest label given on this screen: its item comes back to be graded again. */
+  undo = () => {
+    if (this.status !== 'ready') return this.#ignored('Undo');
+    const items = this.#history.items();
+    const last = items.pop();
+    if (last === undefined) {
+      this.message = 'Nothing to undo.';
+      return;
+    }
+    this.status = 'saving';
+    this.#inBackground(async () => {
+      // The label to undo reaches the server first.
+      await this.#sync({ fetch: 'never' });
+      if (this.status !== 'ready') return;
+      this.status = 'saving';
+      try {
+        await this.#undoOnServer(last, items);
+      } catch (error) {
+        if (failureOf(error).kind === 'refused') this.#history.set(items);
+        this.#failed(error, 'Cannot undo');
+      }
+    });
+  };
+
+  /** Puts the item on screen at the back of the queue (`key` as for {@link grade}). */
+  skip = (key?: string) => {
+    const current = this.current;
+    if (!current) return;
+    if (this.status !== 'ready') return this.#ignored('Skip');
+    if (key !== undefined && this.#lockedOut(key, current)) return;
+    const item = current.item.id;
+    this.#showNextOrWait({ pauseClock: false });
+    this.message = 'Skipped: it comes back at the end.';
+    this.#inBackground(async () => {
+      try {
+        await api.skip(this.campaign, item);
+      } catch (error) {
+        this.#failed(error, 'Cannot skip');
+        return;
+      }
+      // The skipped item goes to the back of the list fetched next.
+      await this.#sync({ fetch: 'always' });
+    });
+  };
+
+  /** A key pressed on the page (see labelling-keys for which do what). */
+  onKey = (event: KeyboardEvent) => {
+    const action = keyAction({
+      key: event.key,
+      ctrlKey: event.ctrlKey,
+      metaKey: event.metaKey,
+      altKey: event.altKey,
+      target: event.target as { tagName?: string } | null,
+    });
+    if (!action || this.status === 'missing' || this.status === 'loading') return;
+    if (action.kind === 'grade') {
+      event.preventDefault();
+      this.grade(action.grade, event.key);
+    } else if (action.kind === 'undo') this.undo();
+    else if (action.kind === 'skip') this.skip(event.key);
+    else if (action.kind === 'toggle-help') this.showHelp = !this.showHelp;
+    else this.showHelp = false;
+  };
+
+  /** Sends what waits (and fetches what is missing) now. */
+  retry = () => this.#inBackground(() => this.#sync());
+
+  /** Forgets the labels the server refused. */
+  forgetRefused = () => {
+    this.#outbox.discardRefused();
+    this.#refreshQueue();
+    this.message = '';
+  };
+
+  // --- The screen ---
+
+  /** Paints an item (or the end), and starts its input lock and its clock. */
+  #show(item: AnnotationItem | undefined) {
+    this.current = item ?? null;
+    this.finished = item === undefined;
+    if (!item) return;
+    this.#shownAt = performance.now();
+    this.#clock.restart();
+    this.lockHint = '';
+    const lockMs = item.campaign.inputLockMs;
+    clearTimeout(this.#lockTimer);
+    this.locked = lockMs > 0;
+    if (this.locked) this.#lockTimer = setTimeout(() => (this.locked = false), lockMs);
+  }
+
+  /** After a grade or a skip: the next item from memory, or none while the server answers. */
+  #showNextOrWait(options: { pauseClock: boolean }) {
+    const next = this.#ahead.take();
+    if (next) return this.#show(next);
+    this.current = null;
+    this.status = 'saving';
+    if (options.pauseClock) this.#clock.pause();
+  }
+
+  /** Whether the input lock ignores `key` (and says so). */
+  #lockedOut(key: string, current: AnnotationItem): boolean {
+    const lock = inputLocked(key, this.#shownAt, current.campaign.inputLockMs, performance.now());
+    if (lock) this.lockHint = lock;
+    return lock !== undefined;
+  }
+
+  /** Why a key does nothing now, said where the person looks. */
+  #ignored(what: string) {
+    const message = ignoredMessage(what, this.status);
+    if (message !== undefined) this.message = message;
+  }
+
+  #refreshQueue() {
+    this.waiting = this.#outbox.pending();
+    this.refused = this.#outbox.refused();
+  }
+
+  // --- The server ---
+
+  #inBackground(task: () => Promise<void>) {
+    this.#queue = this.#queue
+      .then(task)
+      .catch((error: unknown) => this.#failed(error, 'Cannot reach the server'));
   }
 
   /** A failed request: retried later, a sign-in asked for, or the page's end. */
-  function failed(error: unknown, what: string) {
-    const failure = failureOf(error);
-    if (failure.kind === 'offline') return goOffline();
-    if (failure.kind === 'signed-out') return signedOut();
-    if (!current && !finished && status === 'loading') {
-      status = 'missing';
-      missing =
-        failure.reason.status === 404
-          ? `There is no campaign ${param} with items for you (it does not exist, or you are not one of its annotators).`
-          : `This campaign cannot be opened: ${failure.reason.message}`;
+  #failed(error: unknown, what: string) {
+    const outcome = afterFailure(
+      failureOf(error),
+      { onScreen: this.current !== null, finished: this.finished, status: this.status },
+      what,
+      this.param,
+    );
+    if (outcome.kind === 'offline') return this.#goOffline();
+    if (outcome.kind === 'signed-out') return this.#signedOut();
+    if (outcome.kind === 'missing') {
+      this.status = 'missing';
+      this.missing = outcome.missing;
       return;
     }
-    status = current || finished ? 'ready' : 'saving';
-    message = `${what}: ${failure.reason.message}`;
+    this.status = outcome.status;
+    this.message = outcome.message;
   }
 
-  function signedOut() {
-    status = 'signed-out';
-    clock.pause();
+  #signedOut() {
+    this.status = 'signed-out';
+    this.#clock.pause();
   }
 
-  /** Paints an item (or the end), and starts its input lock and its clock. */
-  function show(item: AnnotationItem | undefined) {
-    current = item ?? null;
-    finished = item === undefined;
-    if (!item) return;
-    shownAt = performance.now();
-    clock.restart();
-    lockHint = '';
-    const lockMs = item.campaign.inputLockMs;
-    clearTimeout(lockTimer);
-    locked = lockMs > 0;
-    if (locked) lockTimer = setTimeout(() => (locked = false), lockMs);
-  }
-
-  function goOffline() {
-    status = 'offline';
-    clock.pause();
-    clearTimeout(retryTimer);
-    retryTimer = setTimeout(() => inBackground(sync), retryDelay);
-    retryDelay = Math.min(retryDelay * 2, 10_000);
+  #goOffline() {
+    this.status = 'offline';
+    this.#clock.pause();
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(
+      () => this.#inBackground(() => this.#sync()),
+      this.#retryDelay.next(),
+    );
   }
 
   /**
    * Sends waiting labels; fetches the next items when few wait in memory (or none is on
    * screen); on a lost connection, retries.
    */
-  async function sync(options: { fetch?: 'always' | 'never' } = {}) {
-    clearTimeout(retryTimer);
-    if (status === 'missing') return;
+  async #sync(options: { fetch?: 'always' | 'never' } = {}) {
+    clearTimeout(this.#retryTimer);
+    if (this.status === 'missing') return;
     if (!getToken()) {
-      refreshQueue();
-      return signedOut();
+      this.#refreshQueue();
+      return this.#signedOut();
     }
-    const result = await outbox.flush(
+    const result = await this.#outbox.flush(
       async (l) => void (await api.label(l.campaign, l.item, l.grade, l.seconds)),
       failureOf,
     );
-    refreshQueue();
+    this.#refreshQueue();
     if (result.refused > 0)
-      message = `${result.refused} label(s) refused by the server: see the list below.`;
-    if (result.stopped === 'offline') return goOffline();
-    if (result.stopped === 'signed-out') return signedOut();
-    retryDelay = 1000;
-    const fetch =
-      options.fetch === 'always' ||
-      (options.fetch !== 'never' && (!current || ahead.length < LOW || status !== 'ready'));
-    if (fetch) await fetchAhead();
-    if (current || finished) {
-      status = 'ready';
-      clock.resume();
+      this.message = `${result.refused} label(s) refused by the server: see the list below.`;
+    if (result.stopped === 'offline') return this.#goOffline();
+    if (result.stopped === 'signed-out') return this.#signedOut();
+    this.#retryDelay.reset();
+    const screen = {
+      onScreen: this.current !== null,
+      inMemory: this.#ahead.length,
+      status: this.status,
+    };
+    if (needsFetch(options.fetch, screen)) await this.#fetchAhead();
+    if (this.current || this.finished) {
+      this.status = 'ready';
+      this.#clock.resume();
     }
   }
 
   /** Fetches the next items; shows the first when nothing is on screen. */
-  async function fetchAhead() {
+  async #fetchAhead() {
     // Grades given while the request is on its way are not in the server's count.
-    const included = count.asking(outbox.pending().length);
-    const next = await api.nextItems(campaign, AHEAD);
-    count.counted(next.progress, included);
-    progress = count.now;
-    const left = ahead.replace(next.items, current?.item.id);
-    if (current) return;
-    if (left > 0) show(ahead.take());
+    const included = this.#count.asking(this.#outbox.pending().length);
+    const next = await api.nextItems(this.campaign, AHEAD);
+    this.#count.counted(next.progress, included);
+    this.progress = this.#count.now;
+    const left = this.#ahead.replace(next.items, this.current?.item.id);
+    if (this.current) return;
+    if (left > 0) this.#show(this.#ahead.take());
     // Everything is labelled once the server has nothing left and holds every label.
-    else if (outbox.pending().length === 0) show(undefined);
+    else if (this.#outbox.pending().length === 0) this.#show(undefined);
   }
 
-  /** Why a key does nothing now, said where the person looks. */
-  function ignored(what: string) {
-    if (status === 'offline')
-      message = `${what} ignored: the server cannot be reached, so this page takes no grade now; your labels are kept on this device and sent when it is back.`;
-    else if (status === 'signed-out')
-      message = `${what} ignored: sign in again first (your labels are kept on this device).`;
-    else if (status === 'saving' || status === 'loading')
-      message = `${what} ignored: waiting for the server to show the next item.`;
+  /** Undoes `last` on the server and shows it again; `rest` is the history without it. */
+  async #undoOnServer(last: number, rest: number[]) {
+    const undone = await api.undo(this.campaign, last);
+    this.#history.set(rest);
+    this.#ahead.ungraded(last);
+    const item = await api.item(this.campaign, last);
+    if (this.current) this.#ahead.putBack(this.current);
+    // No grade is given while the undo is on its way (the page is saving).
+    this.#count.counted(undone.progress, this.#count.asking(this.#outbox.pending().length));
+    this.progress = this.#count.now;
+    this.#show(item);
+    this.lastGrade = null;
+    this.message = 'Undone: grade this item again.';
+    this.status = 'ready';
   }
-
-  function grade(value: number, key?: string) {
-    if (!current) return ignored(`Grade ${value}`);
-    if (status !== 'ready') return ignored(`Grade ${value}`);
-    if (key !== undefined) {
-      const lock = inputLocked(key, shownAt, current.campaign.inputLockMs, performance.now());
-      if (lock) {
-        lockHint = lock;
-        return;
-      }
-    }
-    if (!current.scale.grades.some((g) => g.grade === value)) {
-      message = `${value} is not a grade of this campaign (${current.scale.grades.map((g) => g.grade).join(', ')}).`;
-      return;
-    }
-    const me = session.me;
-    const item = current.item.id;
-    outbox.enqueue({
-      campaign,
-      item,
-      grade: value,
-      seconds: clock.seconds(),
-      ...(me ? { by: { id: me.id, name: me.name } } : {}),
-    });
-    setHistory([...history(), item]);
-    ahead.graded(item);
-    count.graded();
-    progress = count.now;
-    lastGrade = { item, grade: value };
-    message = '';
-    // The next item shows from memory; the label goes to the server behind it.
-    const next = ahead.take();
-    if (next) show(next);
-    else {
-      current = null;
-      status = 'saving';
-      clock.pause();
-    }
-    inBackground(() => sync());
-  }
-
-  function undo() {
-    if (status !== 'ready') return ignored('Undo');
-    const items = history();
-    const last = items.pop();
-    if (last === undefined) {
-      message = 'Nothing to undo.';
-      return;
-    }
-    status = 'saving';
-    inBackground(async () => {
-      // The label to undo reaches the server first.
-      await sync({ fetch: 'never' });
-      if (status !== 'ready') return;
-      status = 'saving';
-      try {
-        const undone = await api.undo(campaign, last);
-        setHistory(items);
-        ahead.ungraded(last);
-        const item = await api.item(campaign, last);
-        if (current) ahead.putBack(current);
-        // No grade is given while the undo is on its way (the page is saving).
-        count.counted(undone.progress, count.asking(outbox.pending().length));
-        progress = count.now;
-        show(item);
-        lastGrade = null;
-        message = 'Undone: grade this item again.';
-        status = 'ready';
-      } catch (error) {
-        if (failureOf(error).kind === 'refused') setHistory(items);
-        failed(error, 'Cannot undo');
-      }
-    });
-  }
-
-  function skip(key?: string) {
-    if (!current) return;
-    if (status !== 'ready') return ignored('Skip');
-    if (key !== undefined) {
-      const lock = inputLocked(key, shownAt, current.campaign.inputLockMs, performance.now());
-      if (lock) {
-        lockHint = lock;
-        return;
-      }
-    }
-    const item = current.item.id;
-    const next = ahead.take();
-    if (next) show(next);
-    else {
-      current = null;
-      status = 'saving';
-    }
-    message = 'Skipped: it comes back at the end.';
-    inBackground(async () => {
-      try {
-        await api.skip(campaign, item);
-      } catch (error) {
-        failed(error, 'Cannot skip');
-        return;
-      }
-      // The skipped item goes to the back of the list fetched next.
-      await sync({ fetch: 'always' });
-    });
-  }
-
-  function onKey(event: KeyboardEvent) {
-    const target = event.target as HTMLElement | null;
-    if (target && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (status === 'missing' || status === 'loading') return;
-    if (/^[0-9]$/.test(event.key)) {
-      event.preventDefault();
-      grade(Number(event.key), event.key);
-    } else if (event.key === 'u') undo();
-    else if (event.key === 's') skip(event.key);
-    else if (event.key === '?') showHelp = !showHelp;
-    else if (event.key === 'Escape') showHelp = false;
-  }
-
-  onMount(() => {
-    if (Number.isNaN(campaign)) {
-      status = 'missing';
-      missing = `"${param}" is not a campaign: a labelling address ends in the campaign's number, as in /annotate/3.`;
-      return;
-    }
-    refreshQueue();
-    inBackground(() => sync());
-    const online = () => {
-      if (status === 'offline') inBackground(() => sync());
-    };
-    window.addEventListener('online', online);
-    return () => window.removeEventListener('online', online);
-  });
-  onDestroy(() => {
-    clearTimeout(retryTimer);
-    clearTimeout(lockTimer);
-  });
-
-  return {
-    campaign,
-    param,
-    get current() {
-      return current;
-    },
-    get finished() {
-      return finished;
-    },
-    get status() {
-      return status;
-    },
-    get waiting() {
-      return waiting;
-    },
-    get refused() {
-      return refused;
-    },
-    get message() {
-      return message;
-    },
-    get missing() {
-      return missing;
-    },
-    get showHelp() {
-      return showHelp;
-    },
-    set showHelp(show: boolean) {
-      showHelp = show;
-    },
-    get lastGrade() {
-      return lastGrade;
-    },
-    get lockHint() {
-      return lockHint;
-    },
-    get locked() {
-      return locked;
-    },
-    get progress() {
-      return progress;
-    },
-    get owner() {
-      return owner;
-    },
-    grade,
-    undo,
-    skip,
-    onKey,
-    /** Sends what waits (and fetches what is missing) now. */
-    retry: () => inBackground(() => sync()),
-    /** Forgets the labels the server refused. */
-    forgetRefused() {
-      outbox.discardRefused();
-      refreshQueue();
-      message = '';
-    },
-  };
 }
