@@ -108,163 +108,176 @@ export function renderAnswersReport(
   format: AnswersReportFormat,
   settings: AnswersReportSettings,
 ): string {
-  const criteria = reportCriteria(report);
   switch (format) {
     case 'json':
       return `${JSON.stringify(report, null, 2)}\n`;
     case 'html':
       return answersHtml(report, settings);
-    case 'csv': {
-      const lines = ['system,criterion,n,mean,ci_low,ci_high,win_rate,win_rate_normalised'];
-      for (const s of report.systems)
-        for (const c of criteria)
-          lines.push(
-            csvRow([
-              s.system,
-              c,
-              s.n,
-              s.means[c],
-              s.ci[c]![0],
-              s.ci[c]![1],
-              s.winRate[c],
-              s.winRateNormalised[c],
-            ]),
-          );
-      if (settings.routes?.length) {
-        lines.push('', 'system,route,topics,criterion,mean');
-        for (const r of settings.routes)
-          for (const c of criteria)
-            lines.push(csvRow([r.system, r.route, r.topics, c, r.means[c]]));
-      }
-      lines.push('', 'a,b,criterion,test,statistic,p,p_adjusted,significant');
-      for (const t of report.tests)
-        lines.push(
-          csvRow([t.a, t.b, t.criterion, t.test, t.statistic, t.p, t.pAdjusted, t.significant]),
-        );
-      return `${lines.join('\n')}\n`;
-    }
-    case 'latex': {
-      const head = ['System', 'n', ...criteria.map((c) => latexEscape(c))];
-      const body = report.systems.map((s) => [
-        latexEscape(s.system),
-        String(s.n),
-        ...criteria.map(
-          (c) =>
-            `${f4(s.means[c]!)} [${f4(s.ci[c]![0])}, ${f4(s.ci[c]![1])}] (${f4(s.winRateNormalised[c]!)})`,
-        ),
-      ]);
-      const tests = report.tests.map((t) =>
-        [
-          `${latexEscape(t.a)} vs ${latexEscape(t.b)}`,
-          latexEscape(t.criterion),
-          f4(t.statistic),
-          formatP(t.p),
-          `${formatP(t.pAdjusted)}${t.significant ? '*' : ''}`,
-        ].join(' & '),
-      );
-      return [
-        `% ${methodLine(settings)}`,
-        '% Cells: mean [95% CI] (normalised win rate).',
-        `\\begin{tabular}{l r ${criteria.map(() => 'l').join(' ')}}`,
-        '\\hline',
-        `${head.join(' & ')} \\\\`,
-        '\\hline',
-        ...body.map((r) => `${r.join(' & ')} \\\\`),
-        '\\hline',
-        '\\end{tabular}',
-        '',
-        ...(settings.routes?.length
-          ? [
-              '% Means by route (the path each answer took).',
-              `\\begin{tabular}{l l r ${criteria.map(() => 'r').join(' ')}}`,
-              '\\hline',
-              `System & Route & Topics & ${criteria.map((c) => latexEscape(c)).join(' & ')} \\\\`,
-              '\\hline',
-              ...settings.routes.map(
-                (r) =>
-                  `${latexEscape(r.system)} & ${latexEscape(r.route)} & ${r.topics} & ${criteria.map((c) => f4(r.means[c]!)).join(' & ')} \\\\`,
-              ),
-              '\\hline',
-              '\\end{tabular}',
-              '',
-            ]
-          : []),
-        '\\begin{tabular}{l l r r r}',
-        '\\hline',
-        'Pair & Criterion & t & p & p (adj.) \\\\',
-        '\\hline',
-        ...tests.map((r) => `${r} \\\\`),
-        '\\hline',
-        '\\end{tabular}',
-        '',
-      ].join('\n');
-    }
-    case 'table': {
-      const out: string[] = [];
-      for (const c of criteria) {
-        out.push(`${c}:`);
-        out.push(
-          table([
-            ['system', 'n', 'mean', '95% CI', 'win rate', 'normalised'],
-            ...report.systems.map((s) => [
-              s.system,
-              String(s.n),
-              f4(s.means[c]!),
-              `[${f4(s.ci[c]![0])}, ${f4(s.ci[c]![1])}]`,
-              f4(s.winRate[c]!),
-              f4(s.winRateNormalised[c]!),
-            ]),
-          ]),
-        );
-        const tests = report.tests.filter((t) => t.criterion === c);
-        if (tests.length) {
-          out.push('');
-          out.push(
-            table([
-              ['pair', 't', 'p', 'p adjusted', ''],
-              ...tests.map((t) => [
-                `${t.a} vs ${t.b}`,
-                f4(t.statistic),
-                formatP(t.p),
-                formatP(t.pAdjusted),
-                t.significant ? '*' : '',
-              ]),
-            ]),
-          );
-        }
-        out.push('');
-      }
-      const spread = settings.spread;
-      if (spread && spread.maxTrials > 1) {
-        out.push(`Trial spread (mean over topics of the SD of up to ${spread.maxTrials} trials):`);
-        out.push(
-          table([
-            ['system', ...criteria],
-            ...report.systems.map((s) => [
-              s.system,
-              ...criteria.map((c) => f4(spread.meanSd[s.system]?.[c] ?? Number.NaN)),
-            ]),
-          ]),
-        );
-        out.push('');
-      }
-      if (settings.routes?.length) {
-        out.push('Means by route (the path each answer took):');
-        out.push(
-          table([
-            ['system', 'route', 'topics', ...criteria],
-            ...settings.routes.map((r) => [
-              r.system,
-              r.route,
-              String(r.topics),
-              ...criteria.map((c) => f4(r.means[c]!)),
-            ]),
-          ]),
-        );
-        out.push('');
-      }
-      out.push(methodLine(settings));
-      return `${out.join('\n')}\n`;
-    }
+    case 'csv':
+      return answersCsv(report, settings);
+    case 'latex':
+      return answersLatex(report, settings);
+    case 'table':
+      return answersTable(report, settings);
   }
+}
+
+/** The CSV: systems, then means by route (when there are routes), then the tests. */
+function answersCsv(report: AnswerQualityReport, settings: AnswersReportSettings): string {
+  const criteria = reportCriteria(report);
+  const lines = ['system,criterion,n,mean,ci_low,ci_high,win_rate,win_rate_normalised'];
+  for (const s of report.systems)
+    for (const c of criteria)
+      lines.push(
+        csvRow([
+          s.system,
+          c,
+          s.n,
+          s.means[c],
+          s.ci[c]![0],
+          s.ci[c]![1],
+          s.winRate[c],
+          s.winRateNormalised[c],
+        ]),
+      );
+  if (settings.routes?.length) {
+    lines.push('', 'system,route,topics,criterion,mean');
+    for (const r of settings.routes)
+      for (const c of criteria) lines.push(csvRow([r.system, r.route, r.topics, c, r.means[c]]));
+  }
+  lines.push('', 'a,b,criterion,test,statistic,p,p_adjusted,significant');
+  for (const t of report.tests)
+    lines.push(
+      csvRow([t.a, t.b, t.criterion, t.test, t.statistic, t.p, t.pAdjusted, t.significant]),
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The LaTeX tables: systems with intervals and win rates, routes, then the tests. */
+function answersLatex(report: AnswerQualityReport, settings: AnswersReportSettings): string {
+  const criteria = reportCriteria(report);
+  const head = ['System', 'n', ...criteria.map((c) => latexEscape(c))];
+  const body = report.systems.map((s) => [
+    latexEscape(s.system),
+    String(s.n),
+    ...criteria.map(
+      (c) =>
+        `${f4(s.means[c]!)} [${f4(s.ci[c]![0])}, ${f4(s.ci[c]![1])}] (${f4(s.winRateNormalised[c]!)})`,
+    ),
+  ]);
+  const tests = report.tests.map((t) =>
+    [
+      `${latexEscape(t.a)} vs ${latexEscape(t.b)}`,
+      latexEscape(t.criterion),
+      f4(t.statistic),
+      formatP(t.p),
+      `${formatP(t.pAdjusted)}${t.significant ? '*' : ''}`,
+    ].join(' & '),
+  );
+  return [
+    `% ${methodLine(settings)}`,
+    '% Cells: mean [95% CI] (normalised win rate).',
+    `\\begin{tabular}{l r ${criteria.map(() => 'l').join(' ')}}`,
+    '\\hline',
+    `${head.join(' & ')} \\\\`,
+    '\\hline',
+    ...body.map((r) => `${r.join(' & ')} \\\\`),
+    '\\hline',
+    '\\end{tabular}',
+    '',
+    ...(settings.routes?.length
+      ? [
+          '% Means by route (the path each answer took).',
+          `\\begin{tabular}{l l r ${criteria.map(() => 'r').join(' ')}}`,
+          '\\hline',
+          `System & Route & Topics & ${criteria.map((c) => latexEscape(c)).join(' & ')} \\\\`,
+          '\\hline',
+          ...settings.routes.map(
+            (r) =>
+              `${latexEscape(r.system)} & ${latexEscape(r.route)} & ${r.topics} & ${criteria.map((c) => f4(r.means[c]!)).join(' & ')} \\\\`,
+          ),
+          '\\hline',
+          '\\end{tabular}',
+          '',
+        ]
+      : []),
+    '\\begin{tabular}{l l r r r}',
+    '\\hline',
+    'Pair & Criterion & t & p & p (adj.) \\\\',
+    '\\hline',
+    ...tests.map((r) => `${r} \\\\`),
+    '\\hline',
+    '\\end{tabular}',
+    '',
+  ].join('\n');
+}
+
+/** The terminal tables, one per criterion, then the trial spread and the routes. */
+function answersTable(report: AnswerQualityReport, settings: AnswersReportSettings): string {
+  const criteria = reportCriteria(report);
+  const out: string[] = [];
+  for (const c of criteria) {
+    out.push(`${c}:`);
+    out.push(
+      table([
+        ['system', 'n', 'mean', '95% CI', 'win rate', 'normalised'],
+        ...report.systems.map((s) => [
+          s.system,
+          String(s.n),
+          f4(s.means[c]!),
+          `[${f4(s.ci[c]![0])}, ${f4(s.ci[c]![1])}]`,
+          f4(s.winRate[c]!),
+          f4(s.winRateNormalised[c]!),
+        ]),
+      ]),
+    );
+    const tests = report.tests.filter((t) => t.criterion === c);
+    if (tests.length) {
+      out.push('');
+      out.push(
+        table([
+          ['pair', 't', 'p', 'p adjusted', ''],
+          ...tests.map((t) => [
+            `${t.a} vs ${t.b}`,
+            f4(t.statistic),
+            formatP(t.p),
+            formatP(t.pAdjusted),
+            t.significant ? '*' : '',
+          ]),
+        ]),
+      );
+    }
+    out.push('');
+  }
+  const spread = settings.spread;
+  if (spread && spread.maxTrials > 1) {
+    out.push(`Trial spread (mean over topics of the SD of up to ${spread.maxTrials} trials):`);
+    out.push(
+      table([
+        ['system', ...criteria],
+        ...report.systems.map((s) => [
+          s.system,
+          ...criteria.map((c) => f4(spread.meanSd[s.system]?.[c] ?? Number.NaN)),
+        ]),
+      ]),
+    );
+    out.push('');
+  }
+  if (settings.routes?.length) {
+    out.push('Means by route (the path each answer took):');
+    out.push(
+      table([
+        ['system', 'route', 'topics', ...criteria],
+        ...settings.routes.map((r) => [
+          r.system,
+          r.route,
+          String(r.topics),
+          ...criteria.map((c) => f4(r.means[c]!)),
+        ]),
+      ]),
+    );
+    out.push('');
+  }
+  out.push(methodLine(settings));
+  return `${out.join('\n')}\n`;
 }
