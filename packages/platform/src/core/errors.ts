@@ -17,6 +17,12 @@ export class PlatformError extends Error {
 }
 
 /**
+ * The details of a conflict that asking to replace would resolve: each interface adds its
+ * own way of asking (the CLI's `--replace`, the API's `?replace=true`).
+ */
+export const REPLACEABLE = { replaceable: true } as const;
+
+/**
  * Runs a parser, turning its TrecFormatError into an invalid_input PlatformError with the
  * same `file:line: reason` message (and `file`, `line` in details), and a file whose format
  * cannot be told (InputFormatError) into one naming the formats accepted.
