@@ -274,10 +274,11 @@ forEachDatabase('judge tasks', (t) => {
     const kept = await addJob('kept', 2, { endpoint: A, openToWorkers: false });
     const unrecorded = await addJob('unrecorded', 3, {});
     const other = await addJob('other-model', 4, { endpoint: A, model: 'm2' });
-    expect([atA, kept, unrecorded].map((j) => [j.endpoint, j.openToWorkers])).toEqual([
+    expect([atA, kept, unrecorded, other].map((j) => [j.endpoint, j.openToWorkers])).toEqual([
       [A, true],
       [A, false],
       [null, true],
+      [A, true],
     ]);
     const claim = (owner: string, scope: JudgeClaimScope) =>
       claimJudgeTasks(db, { owner, leaseMs: 60_000, limit: 10, ...scope }).then((tasks) =>
