@@ -122,16 +122,25 @@ export class OpenAIChatClient implements ChatClient {
 
   private async send(body: ChatRequest, signal: AbortSignal | undefined): Promise<ChatResponse> {
     let completion: OpenAI.Chat.Completions.ChatCompletion;
+    // The openai package never takes its listener off the signal it is given: a worker's
+    // one long-lived signal would keep one per request it ever sent. Each request gets a
+    // signal of its own instead, tied to the caller's only while the request runs.
+    const own = new AbortController();
+    const cutOff = () => own.abort(signal?.reason);
+    if (signal?.aborted) cutOff();
+    else signal?.addEventListener('abort', cutOff, { once: true });
     try {
       completion = (await this.client.chat.completions.create(
         {
           ...body,
           stream: false,
         } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-        signal ? { signal } : {},
+        signal ? { signal: own.signal } : {},
       )) as OpenAI.Chat.Completions.ChatCompletion;
     } catch (error) {
       throw this.classify(error);
+    } finally {
+      signal?.removeEventListener('abort', cutOff);
     }
     const choice = completion.choices?.[0];
     if (!choice || typeof choice.message?.content !== 'string') {
