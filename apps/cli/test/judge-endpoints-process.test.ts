@@ -8,7 +8,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createIsolatedSchema, testDatabaseUrl } from '@assay/platform/testing';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import {
   docNumber,
@@ -106,31 +107,40 @@ async function serve(cwd: string, env: Record<string, string>) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `assay serve` on endpoint A and `assay judge --base-url B` from the same folder, on the
+ * database `database` gives (the embedded one of the folder, or PostgreSQL): every request
+ * goes to B, none to A, and the command labels every item itself.
+ */
+async function judgeBesideServer(database: Record<string, string>) {
+  const work = realpathSync(mkdtempSync(join(tmpdir(), 'assay-endpoints-')));
+  const files = writeJudgeFixtures(work);
+  const out = join(work, 'llm.qrels');
+  const a = await endpoint();
+  // Slow enough answers that the server's worker (polling every 2 s) looks while items wait.
+  const b = await endpoint(400);
+  const env = { ASSAY_DATA_DIR: join(work, '.assay'), OPENAI_API_KEY: 'test-key', ...database };
+  const server = await serve(work, { ...env, OPENAI_BASE_URL: a.baseURL });
+  // The same folder and environment, with the endpoint on the command line.
+  const judge = start(work, { ...env, OPENAI_BASE_URL: a.baseURL }, [
+    ...['judge', ...judgeArgs(files, out)],
+    ...['--concurrency', '2', '--base-url', b.baseURL],
+  ]);
+  expect(await judge.exited, judge.output()).toBe(0);
+  expect(judge.stdout()).toContain(
+    `labelled ${POOL_SIZE} of ${POOL_SIZE} items (${POOL_SIZE} this run`,
+  );
+  expect(readFileSync(out, 'utf8')).toBe(expectedQrels());
+  expect(b.requests).toHaveLength(POOL_SIZE);
+  expect(new Set(b.requests.map((r) => docNumber(r.body))).size).toBe(POOL_SIZE);
+  expect(a.requests).toHaveLength(0);
+  server.child.kill('SIGTERM');
+  expect(await server.exited).toBe(0);
+}
+
 describe('assay judge beside assay serve on one data directory', () => {
   it('judges its job at its own --base-url: every request to B, none to the server’s A, exit 0', async () => {
-    const work = realpathSync(mkdtempSync(join(tmpdir(), 'assay-endpoints-')));
-    const files = writeJudgeFixtures(work);
-    const out = join(work, 'llm.qrels');
-    const a = await endpoint();
-    // Slow enough answers that the server's worker (polling every 2 s) looks while items wait.
-    const b = await endpoint(400);
-    const env = { ASSAY_DATA_DIR: join(work, '.assay'), OPENAI_API_KEY: 'test-key' };
-    const server = await serve(work, { ...env, OPENAI_BASE_URL: a.baseURL });
-    // The same folder and environment, with the endpoint on the command line.
-    const judge = start(work, { ...env, OPENAI_BASE_URL: a.baseURL }, [
-      ...['judge', ...judgeArgs(files, out)],
-      ...['--concurrency', '2', '--base-url', b.baseURL],
-    ]);
-    expect(await judge.exited, judge.output()).toBe(0);
-    expect(judge.stdout()).toContain(
-      `labelled ${POOL_SIZE} of ${POOL_SIZE} items (${POOL_SIZE} this run`,
-    );
-    expect(readFileSync(out, 'utf8')).toBe(expectedQrels());
-    expect(b.requests).toHaveLength(POOL_SIZE);
-    expect(new Set(b.requests.map((r) => docNumber(r.body))).size).toBe(POOL_SIZE);
-    expect(a.requests).toHaveLength(0);
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    await judgeBesideServer({});
   }, 600_000);
 
   it('keeps its job when both call the same endpoint: the command judges every item itself', async () => {
@@ -191,5 +201,17 @@ describe('assay judge beside assay serve on one data directory', () => {
     expect(a.requests).toHaveLength(0);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+  }, 600_000);
+});
+
+describe.runIf(testDatabaseUrl())('assay judge beside assay serve on PostgreSQL', () => {
+  let schema: Awaited<ReturnType<typeof createIsolatedSchema>> | undefined;
+  afterAll(async () => {
+    await schema?.drop();
+  });
+
+  it('judges its job at its own --base-url: every request to B, none to the server’s A', async () => {
+    schema = await createIsolatedSchema(testDatabaseUrl()!);
+    await judgeBesideServer({ DATABASE_URL: schema.url });
   }, 600_000);
 });
