@@ -23,6 +23,7 @@ const SLOW_TESTS = [
   'apps/cli/test/eval-grades.test.ts',
   'apps/cli/test/eval-inputs.test.ts',
   'apps/cli/test/judge-batch.test.ts',
+  'apps/cli/test/judge-endpoints-process.test.ts',
   'apps/cli/test/judge-process.test.ts',
   'apps/cli/test/shared-data-dir-process.test.ts',
   'apps/cli/test/startup.test.ts',

@@ -98,13 +98,16 @@ describeOnEngines('assay judge', { prefix: 'assay-judge-cli-' }, (ws) => {
     expect(server.requests).toHaveLength(POOL_SIZE);
   });
 
-  it('lists failed items with their reason and raw answer, exits 5, and tries them again next time', async () => {
+  it('lists failed items with their reason and raw answer, exits 5, and asks them anew next time', async () => {
     let broken = true;
     const server = await ws.double.start((body): Behaviour =>
       docNumber(body) === 3 && broken
         ? { reply: 'Hard to say. Maybe relevant?' }
         : gradedAnswer(body),
     );
+    /** The document and seed of each request sent from `from` on. */
+    const sent = (from: number) =>
+      server.requests.slice(from).map((r) => [docNumber(r.body), r.body.seed ?? null]);
     // Another model than the tests above: no stored answers to reuse.
     const first = await judge('fail.qrels', '--concurrency', '4', '--model', 'gpt-4.1-nano');
     expect(first.code).toBe(5);
@@ -112,22 +115,42 @@ describeOnEngines('assay judge', { prefix: 'assay-judge-cli-' }, (ws) => {
     expect(first.stderr).toContain('1 × unreadable answer after 3 attempts');
     expect(first.stderr).toContain('101 D3: unreadable answer after 3 attempts');
     expect(first.stderr).toContain('answer: "Hard to say. Maybe relevant?"');
+    // D3 asked three times: attempt 1 (no seed), then the re-asks with seeds 2 and 3.
+    expect(sent(0).filter(([doc]) => doc === 3)).toEqual([
+      [3, null],
+      [3, 2],
+      [3, 3],
+    ]);
     const qrels = readFileSync(ws.path('fail.qrels'), 'utf8');
     expect(qrels).not.toMatch(/ D3 /);
     expect(qrels.trim().split('\n')).toHaveLength(POOL_SIZE - 1);
 
-    // The stored unreadable answers are reused (free) and still unreadable.
+    // The dry run counts D3 as a call to send: its stored answer is no answer for the retry.
+    const dry = await judge('fail.qrels', '--model', 'gpt-4.1-nano', '--dry-run');
+    expect(dry.stdout).toContain(
+      `${POOL_SIZE} pool items: ${POOL_SIZE - 1} already labelled, 0 answered by stored calls`,
+    );
+    expect(dry.stdout).toContain('calls to send: 1\n');
+
+    // The rerun asks D3 anew: attempts 4 to 6 (seeds 4, 5, 6), not the stored answers of
+    // attempts 1 to 3 again; the endpoint is still broken, so D3 fails again.
     const before = server.requests.length;
     const second = await judge('fail.qrels', '--model', 'gpt-4.1-nano');
     expect(second.code).toBe(5);
     expect(second.stderr).toContain('1 failed before and tried again');
-    expect(server.requests.length).toBe(before);
+    expect(second.stdout).toContain('3 calls paid');
+    expect(sent(before)).toEqual([
+      [3, 4],
+      [3, 5],
+      [3, 6],
+    ]);
 
     const config = loadConfig(ws.env);
     const database = await openDatabase(config);
     try {
+      // The unreadable answers of both tries are kept: 3 + 3.
       const calls = await listLlmCalls(database.db);
-      expect(calls.filter((c) => c.response === 'Hard to say. Maybe relevant?')).toHaveLength(3);
+      expect(calls.filter((c) => c.response === 'Hard to say. Maybe relevant?')).toHaveLength(6);
       const sets = await listLabelSets(database.db, 'judge-files');
       expect(sets.find((s) => s.name === 'fail')).toMatchObject({
         kind: 'llm_judge',
@@ -144,10 +167,11 @@ describeOnEngines('assay judge', { prefix: 'assay-judge-cli-' }, (ws) => {
       await database.close();
     }
 
-    // Once the endpoint answers properly (a new request: another model), all are labelled.
+    // Once the endpoint answers properly, the third try (attempt 7, seed 7) labels D3.
     broken = false;
-    const third = await judge('fail-2.qrels', '--model', 'gpt-4o');
-    expect(third.code).toBe(0);
-    expect(readFileSync(ws.path('fail-2.qrels'), 'utf8')).toBe(expectedQrels());
+    const third = await judge('fail.qrels', '--model', 'gpt-4.1-nano');
+    expect(third.code, third.stderr).toBe(0);
+    expect(sent(before + 3)).toEqual([[3, 7]]);
+    expect(readFileSync(ws.path('fail.qrels'), 'utf8')).toBe(expectedQrels());
   });
 });

@@ -6,13 +6,12 @@ import {
   type AssayDb,
   ensureAdmin,
   hasJudgeEndpoint,
-  judgeEndpointName,
-  judgeWorkerDeps,
+  judgeEndpointIdentity,
   loadDataset,
   maxHeldTasks,
   openDatabase,
   releaseDeadLocalLeases,
-  runJudgeWorker,
+  startJudgeWorker,
   storeDemoRuns,
   type AssayConfig,
 } from '@assay/platform';
@@ -185,9 +184,10 @@ interface BackgroundWorker {
 }
 
 /**
- * Judges the jobs of the database in this process when a model endpoint is configured
- * (`assay worker` processes may judge beside it: on PostgreSQL, or on embedded PGlite
- * through this server). While the database cannot be reached the worker waits for it
+ * Judges the jobs of the database in this process when a model endpoint is configured:
+ * those open to workers and recorded at its endpoint (never a job an `assay judge` run
+ * keeps for itself, nor one judged at another endpoint). `assay worker` processes may
+ * judge beside it: on PostgreSQL, or on embedded PGlite through this server. While the database cannot be reached the worker waits for it
  * (logged once); when the model endpoint cannot be reached it pauses (30 s, doubling up to
  * 10 min, logged with the URL) and tries again; a worker that fails otherwise is logged
  * and started again after 5 s.
@@ -213,9 +213,9 @@ function startBackgroundWorker(
   const controller = new AbortController();
   const { signal } = controller;
   // Where calls go, never the key (nor credentials or a query in the URL).
-  const endpoint = judgeEndpointName(config);
+  const endpoint = judgeEndpointIdentity(config);
   log(
-    `judging judge jobs in this server: ${endpoint}, ${concurrency} items at a time plus up to ${maxHeldTasks(concurrency) - concurrency} claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
+    `judging judge jobs in this server: the jobs open to workers at ${endpoint}, ${concurrency} items at a time plus up to ${maxHeldTasks(concurrency) - concurrency} claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
   );
   const run = async () => {
     while (!signal.aborted) {
@@ -224,8 +224,8 @@ function startBackgroundWorker(
       try {
         const freed = await releaseDeadLocalLeases(database.db);
         if (freed > 0) log(`judge worker: took back ${freed} items from a stopped process`);
-        const result = await runJudgeWorker(database.db, {
-          deps: judgeWorkerDeps(config, {}, concurrency),
+        const result = await startJudgeWorker(database.db, {
+          config,
           concurrency,
           follow: true,
           signal,

@@ -1,6 +1,6 @@
-import { judgeWorkerDeps, runJudgeWorker } from '@assay/platform';
+import { startJudgeWorker } from '@assay/platform';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { countRows, forEachDatabase } from '@assay/platform/testing';
+import { countRows, forEachDatabase, listLlmCalls } from '@assay/platform/testing';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
@@ -33,6 +33,8 @@ interface Job {
   itemsPerSecond: number | null;
   etaSeconds: number | null;
   progress: { total: number; pending: number; labelled: number; failed: number };
+  endpoint: string | null;
+  openToWorkers: boolean;
 }
 
 forEachDatabase('pools and judge jobs API', (t) => {
@@ -70,8 +72,8 @@ forEachDatabase('pools and judge jobs API', (t) => {
   }
 
   function worker(server: TestServer) {
-    return runJudgeWorker(t.db, {
-      deps: judgeWorkerDeps({ dataDir: '.', port: 0, openaiBaseUrl: server.baseURL }),
+    return startJudgeWorker(t.db, {
+      config: { dataDir: '.', port: 0, openaiBaseUrl: server.baseURL },
       concurrency: 2,
     });
   }
@@ -449,5 +451,63 @@ forEachDatabase('pools and judge jobs API', (t) => {
     expect(retried.retried).toBe(1);
     expect(retried.job.progress).toMatchObject({ pending: 1, failed: 0, labelled: 1 });
     expect(await worker(llm)).toMatchObject({ labelled: 1, failed: 0 });
+  });
+
+  it('retry-failed asks anew: new requests for unreadable answers, which stay stored', async () => {
+    const r = await api.call('POST', '/api/collections/demo/judge-jobs', {
+      token: api.admin,
+      json: {
+        labelSet: 'llm',
+        judge: 'graded-0-3',
+        settings: { model: 'm' },
+        items: [
+          { topicId: '1', docId: 'd1' },
+          { topicId: '1', docId: 'd2' },
+        ],
+      },
+    });
+    const job = (await r.json()) as Job;
+    // A server without an endpoint records none: the first worker records its own.
+    expect(job).toMatchObject({ endpoint: null, openToWorkers: true });
+    let fixed = false;
+    llm = await startOpenAITestServer((body) => {
+      const prompt = (body.messages as Array<{ content: string }>).at(-1)!.content;
+      if (prompt.includes('passage 2') && !fixed) return { reply: 'no idea' };
+      return { reply: JSON.stringify({ intent_match: 1, trustworthiness: 2, grade: 1 }) };
+    });
+    const server = llm;
+    /** The seed of each request about d2 from request `from` on (null: none sent). */
+    const d2Seeds = (from: number) =>
+      server.requests
+        .slice(from)
+        .filter((q) => JSON.stringify(q.body.messages).includes('passage 2'))
+        .map((q) => q.body.seed ?? null);
+    const retry = async () =>
+      (await (
+        await api.call('POST', `/api/judge-jobs/${job.id}/retry-failed`, { token: api.admin })
+      ).json()) as { retried: number; job: Job };
+
+    expect(await worker(server)).toMatchObject({ labelled: 1, failed: 1, paidCalls: 4 });
+    // d1 once; d2 three times: attempt 1 (no seed), then seeds 2 and 3.
+    expect(server.requests).toHaveLength(4);
+    expect(d2Seeds(0)).toEqual([null, 2, 3]);
+
+    // Still unreadable: the retry sends attempts 4 to 6, not the stored attempts 1 to 3.
+    expect((await retry()).retried).toBe(1);
+    expect(await worker(server)).toMatchObject({ labelled: 0, failed: 1, paidCalls: 3 });
+    expect(d2Seeds(4)).toEqual([4, 5, 6]);
+
+    fixed = true;
+    expect((await retry()).retried).toBe(1);
+    expect(await worker(server)).toMatchObject({ labelled: 1, failed: 0, paidCalls: 1 });
+    expect(d2Seeds(7)).toEqual([7]);
+    expect(server.requests).toHaveLength(8);
+    // The six unreadable answers are all kept.
+    const calls = await listLlmCalls(t.db);
+    expect(calls.filter((c) => c.response === 'no idea')).toHaveLength(6);
+    const done = (await (
+      await api.call('GET', `/api/judge-jobs/${job.id}`, { token: api.admin })
+    ).json()) as Job;
+    expect(done).toMatchObject({ endpoint: server.baseURL, progress: { labelled: 2 } });
   });
 });

@@ -1,4 +1,4 @@
-import { judgeWorkerDeps, runJudgeWorker } from '@assay/platform';
+import { startJudgeWorker } from '@assay/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/platform/testing';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
@@ -276,8 +276,8 @@ forEachDatabase('paged list endpoints', (t) => {
       const items = ['2/d3', '1/d2', '10/d1', '1/d1', '2/d1'];
       const id = await job('demo', 'llm', items);
       llm = await startOpenAITestServer(() => ({ status: 403, message: 'not allowed' }));
-      const done = await runJudgeWorker(t.db, {
-        deps: judgeWorkerDeps({ dataDir: '.', port: 0, openaiBaseUrl: llm.baseURL }),
+      const done = await startJudgeWorker(t.db, {
+        config: { dataDir: '.', port: 0, openaiBaseUrl: llm.baseURL },
         concurrency: 1,
       });
       expect(done).toMatchObject({ labelled: 0, failed: 5 });

@@ -76,7 +76,7 @@ it(
     const url = `http://127.0.0.1:${server.port}/api`;
     expect(log.filter((l) => l.startsWith('judging judge jobs in this server'))).toEqual([
       // 8 at a time, plus two claim batches of ceil(8 / 4) = 2 held ahead.
-      `judging judge jobs in this server: ${llm.baseURL}, 8 items at a time plus up to 4 claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
+      `judging judge jobs in this server: the jobs open to workers at ${llm.baseURL}, 8 items at a time plus up to 4 claimed ahead (a job's progress.running counts both; ASSAY_SERVER_WORKER=0 turns this off)`,
     ]);
 
     for (const [path, body] of [

@@ -250,16 +250,24 @@ export {
 /** A recorded LLM call and the fields of a new one. */
 export type { LlmCall, LlmCallInput } from './repositories/llm-calls.js';
 
-/** Judge jobs: create, get, find by label set, list (optionally those with work), set status. */
+/**
+ * Judge jobs: create, get, find by label set, list (optionally those with work, or those a
+ * worker may claim from), set status, endpoint and openness; the rule of what a worker may
+ * claim.
+ */
 export {
+  claimableJob,
   createJudgeJob,
   findJudgeJobByLabelSet,
   getJudgeJob,
   listJudgeJobs,
+  recordJudgeJobEndpoints,
+  setJudgeJobEndpoint,
+  setJudgeJobOpenToWorkers,
   setJudgeJobStatus,
 } from './repositories/judge-jobs.js';
-/** A judge job and the fields of a new one. */
-export type { JudgeJob, NewJudgeJob } from './repositories/judge-jobs.js';
+/** A judge job, the fields of a new one, and what a worker may claim. */
+export type { JudgeClaimScope, JudgeJob, NewJudgeJob } from './repositories/judge-jobs.js';
 
 /** Judge tasks: insert, list, count, claim under a lease, renew, release, complete, fail, retry. */
 export {
@@ -272,6 +280,7 @@ export {
   insertJudgeTasks,
   listJudgeLeaseOwners,
   listJudgeTasks,
+  listRetriedJudgeTasks,
   releaseJudgeTasks,
   renewJudgeTaskLeases,
   retryFailedJudgeTasks,
@@ -283,6 +292,7 @@ export type { JudgeJobTiming } from './repositories/judge-job-timing.js';
 /** Judge task, claim, label, failure and count shapes. */
 export type {
   ClaimedJudgeTask,
+  JudgeClaimOptions,
   JudgeTask,
   JudgeTaskCounts,
   JudgeTaskFailure,

@@ -225,6 +225,10 @@ export interface JudgeJobsTable {
   template_hash: string;
   settings: JsonObjectWithDefault;
   status: ColumnType<'active' | 'paused', 'active' | 'paused' | undefined, 'active' | 'paused'>;
+  /** The public base URL it is judged at; null until recorded (migration 0017). */
+  endpoint: string | null;
+  /** Whether workers that do not name the job may claim from it. */
+  open_to_workers: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
 }
 
@@ -239,6 +243,8 @@ export interface JudgeTasksTable {
   lease_owner: string | null;
   lease_expires_at: NullableTimestamp;
   attempts: ColumnType<number, number | undefined, number>;
+  /** Times the task failed and was put back for another try. */
+  retries: ColumnType<number, number | undefined, number>;
   grade: number | null;
   rationale: string | null;
   distribution: ColumnType<JsonObject | null, JsonObject | null | undefined, JsonObject | null>;

@@ -24,6 +24,7 @@ import {
   retryFailedJudgeTasks,
   setJudgeJobStatus,
   type AssayDb,
+  type JudgeClaimScope,
   type Queryable,
 } from '../src/index.js';
 import { forEachDatabase, testDatabaseUrl } from '@assay/test-support/database';
@@ -225,7 +226,92 @@ forEachDatabase('judge tasks', (t) => {
     expect(await releaseJudgeTasks(db, 'w')).toBe(1);
     expect(await retryFailedJudgeTasks(db, job.id)).toBe(1);
     expect(await countJudgeTasks(db, job.id)).toMatchObject({ pending: 3 });
+    // The retried task counts its retry; the two released ones were never failed.
+    expect((await listJudgeTasks(db, job.id)).map((task) => task.retries)).toEqual([1, 0, 0]);
     expect((await listJudgeTasks(db, job.id))[0]).toMatchObject({ error: null, raw: null });
+    const again = await claimJudgeTasks(db, { owner: 'w', leaseMs: 1_000, limit: 1 });
+    expect(again).toMatchObject([{ docId: 'd0', retries: 1 }]);
+    // A second failure and retry: the second retry.
+    await failJudgeTask(db, again[0]!, 'w', { error: 'unreadable' });
+    expect(await retryFailedJudgeTasks(db, job.id)).toBe(1);
+    expect((await listJudgeTasks(db, job.id))[0]!.retries).toBe(2);
+  });
+
+  it('claims from the jobs a worker names, else from those open to workers, at its endpoint and of its models', async () => {
+    const db = t.db;
+    const collection = await createCollection(db, { name: 'c' });
+    const A = 'http://a.example:8000/v1';
+    const B = 'http://b.example:8000/v1';
+    /** A job of one task at `position`, writing label set `name`. */
+    const addJob = async (
+      name: string,
+      position: number,
+      job: { endpoint?: string; openToWorkers?: boolean; model?: string },
+    ) => {
+      const labelSet = await createLabelSet(db, {
+        collectionId: collection.id,
+        name,
+        kind: 'llm_judge',
+        scaleMin: 0,
+        scaleMax: 3,
+      });
+      const created = await createJudgeJob(db, {
+        labelSetId: labelSet.id,
+        judgeId: 'graded-0-3',
+        template: { id: 'graded-0-3' },
+        templateHash: HASH_A,
+        settings: { model: job.model ?? 'm' },
+        ...(job.endpoint === undefined ? {} : { endpoint: job.endpoint }),
+        ...(job.openToWorkers === undefined ? {} : { openToWorkers: job.openToWorkers }),
+      });
+      await insertJudgeTasks(db, created.id, [
+        { topicId: 't', docId: name, position, values: { query: 'q', passage: name } },
+      ]);
+      return created;
+    };
+    const atA = await addJob('at-a', 0, { endpoint: A });
+    const atB = await addJob('at-b', 1, { endpoint: B });
+    const kept = await addJob('kept', 2, { endpoint: A, openToWorkers: false });
+    const unrecorded = await addJob('unrecorded', 3, {});
+    const other = await addJob('other-model', 4, { endpoint: A, model: 'm2' });
+    expect([atA, kept, unrecorded, other].map((j) => [j.endpoint, j.openToWorkers])).toEqual([
+      [A, true],
+      [A, false],
+      [null, true],
+      [A, true],
+    ]);
+    const claim = (owner: string, scope: JudgeClaimScope) =>
+      claimJudgeTasks(db, { owner, leaseMs: 60_000, limit: 10, ...scope }).then((tasks) =>
+        tasks.map((task) => task.docId),
+      );
+
+    // What a worker at A with model m would take: at-a, and unrecorded once it records A.
+    const listed = await listJudgeJobs(db, {
+      withWork: true,
+      claimableBy: { endpoint: A, models: ['m'] },
+    });
+    expect(listed.map((j) => j.id)).toEqual([atA.id, unrecorded.id]);
+    // Nothing of model m3 anywhere.
+    expect(await claim('w0', { endpoint: A, models: ['m3'] })).toEqual([]);
+    // The worker at A claims the jobs open to workers at A, records A on the unrecorded one,
+    // and leaves the job at B, the job kept for the command that made it, and model m2.
+    expect(await claim('w1', { endpoint: A, models: ['m'] })).toEqual(['at-a', 'unrecorded']);
+    const jobs = new Map((await listJudgeJobs(db)).map((j) => [j.id, j.endpoint]));
+    expect(jobs.get(unrecorded.id)).toBe(A);
+    expect(jobs.get(atB.id)).toBe(B);
+    // A worker at B finds only the job at B.
+    expect(await claim('w2', { endpoint: B })).toEqual(['at-b']);
+    // A worker naming the kept job takes it, at its endpoint only.
+    expect(await claim('w3', { endpoint: B, jobIds: [kept.id] })).toEqual([]);
+    expect(await claim('w3', { endpoint: A, jobIds: [kept.id] })).toEqual(['kept']);
+    // Without a model filter, the worker at A takes model m2 too.
+    expect(await claim('w4', { endpoint: A })).toEqual(['other-model']);
+
+    // A recorded endpoint never holds credentials or a query.
+    for (const endpoint of ['http://user:secret@a.example/v1', 'http://a.example/v1?key=secret'])
+      await expect(addJob(`bad ${endpoint}`, 5, { endpoint })).rejects.toThrow(
+        /judge_jobs_endpoint_check/,
+      );
   });
 
   it('claims only from active jobs with work, and from the jobs asked for', async () => {

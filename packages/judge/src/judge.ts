@@ -69,13 +69,17 @@ export function buildJudgeRequest(
  * request is reused, otherwise the endpoint is called (paced, retried with backoff that
  * honours Retry-After) and every call recorded; the answer is read by
  * {@link parseJudgeOutput}. An answer that cannot be read is asked again, then reported
- * as failed with its raw text — never turned into a grade.
+ * as failed with its raw text — never turned into a grade. `round` counts the times the
+ * item was tried again after failing (0 the first time): each round asks with attempt
+ * numbers of its own (see `firstAttemptOf`), so a retry sends new requests instead of
+ * reading the same unreadable answers from the store.
  */
 export async function judgeItem(
   template: JudgeTemplate,
   values: TemplateValues,
   settings: JudgeSettings,
   deps: JudgeDeps,
+  round = 0,
 ): Promise<JudgeOutcome> {
   const sent: LlmCallRecord[] = [];
   const counting: CallDeps = {
@@ -87,10 +91,18 @@ export async function judgeItem(
   };
   const paid = () => sent.filter((call) => call.response !== undefined);
   try {
-    const answer = await askPrompt(deps.client, template, values, settings, counting, (raw) => {
-      const parsed = parseJudgeOutput(raw, template);
-      return parsed.ok ? { ok: true, value: parsed.judgment } : parsed;
-    });
+    const answer = await askPrompt(
+      deps.client,
+      template,
+      values,
+      settings,
+      counting,
+      (raw) => {
+        const parsed = parseJudgeOutput(raw, template);
+        return parsed.ok ? { ok: true, value: parsed.judgment } : parsed;
+      },
+      round,
+    );
     const outcome: JudgeOutcome = {
       status: 'labelled',
       judgment: answer.value,

@@ -66,6 +66,20 @@ export function buildPromptRequest(
   return request;
 }
 
+/**
+ * The first attempt of round `round` of asking one prompt: round 0 is the first time it is
+ * asked, and each later round (a retry of an item whose answers all stayed unusable) goes
+ * on numbering where the last one stopped, `maxParseAttempts` attempts a round. An attempt
+ * number makes its own request (its seed), so a retry never rebuilds a request whose stored
+ * answer was unusable, while that answer stays in the store.
+ */
+export function firstAttemptOf(
+  settings: Pick<PromptSettings, 'maxParseAttempts'>,
+  round = 0,
+): number {
+  return round * (settings.maxParseAttempts ?? 3) + 1;
+}
+
 /** What reading one raw answer gave: the value, or why it cannot be used. */
 export type AnswerReading<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -104,7 +118,9 @@ export class UnusableAnswerError extends Error {
  * every attempt recorded), and reads the answer with `read`. An unusable answer is asked
  * again with a new seed; after the last attempt an {@link UnusableAnswerError} is thrown
  * with the raw text. An endpoint that fails for good throws its error (the failed calls
- * are recorded); `deps.onPaidCall` sees every call sent.
+ * are recorded); `deps.onPaidCall` sees every call sent. `round` > 0 asks anew after an
+ * earlier round's answers all stayed unusable: its attempts start at
+ * {@link firstAttemptOf}, so none of the earlier requests (and answers) is used again.
  */
 export async function askPrompt<T>(
   client: ChatClient,
@@ -113,11 +129,13 @@ export async function askPrompt<T>(
   settings: PromptSettings,
   deps: CallDeps,
   read: (raw: string, call: LlmCallRecord) => AnswerReading<T>,
+  round = 0,
 ): Promise<PromptAnswer<T>> {
   const attempts = settings.maxParseAttempts ?? 3;
+  const first = firstAttemptOf(settings, round);
   let problem = 'no answer';
   let raw: string | undefined;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
+  for (let attempt = first; attempt < first + attempts; attempt++) {
     const request = buildPromptRequest(prompt, values, settings, attempt);
     const { record, cached } = await chatCall(client, request, deps);
     raw = record.response ?? '';

@@ -5,7 +5,13 @@
 import { callCost, type ModelPrice } from './cost.js';
 import { MAX_CALL_TOKENS, type SentAnswer } from './cached-call.js';
 import type { ChatRequest, TokenLogprob } from './chat-client.js';
-import { LlmHttpError, postJson, publicEndpoint, type HttpEndpoint } from './http-json.js';
+import {
+  LlmHttpError,
+  OPENAI_API_BASE_URL,
+  postJson,
+  publicEndpoint,
+  type HttpEndpoint,
+} from './http-json.js';
 import { chatRequestHash } from './request-hash.js';
 import { readLimitedBody } from './response-limit.js';
 
@@ -166,7 +172,7 @@ export class OpenAIBatchClient {
   private readonly base: string;
 
   constructor(private readonly config: HttpEndpoint) {
-    this.base = (config.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
+    this.base = (config.baseURL ?? OPENAI_API_BASE_URL).replace(/\/+$/, '');
     this.endpoint = publicEndpoint(this.base);
   }
 

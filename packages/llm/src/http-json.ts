@@ -47,7 +47,7 @@ export async function postJson(
   now: () => number = Date.now,
   signal?: AbortSignal,
 ): Promise<unknown> {
-  const base = (endpoint.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
+  const base = (endpoint.baseURL ?? OPENAI_API_BASE_URL).replace(/\/+$/, '');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
   const timeout = AbortSignal.timeout(endpoint.timeoutMs ?? 120_000);
@@ -92,6 +92,9 @@ export async function postJson(
     throw new LlmHttpError(`malformed response body from ${path}`, { retryable: true });
   }
 }
+
+/** Where an OpenAI-compatible client sends its requests when no base URL is given. */
+export const OPENAI_API_BASE_URL = 'https://api.openai.com/v1';
 
 /**
  * An endpoint's base URL as messages and logs may show it: scheme, host, port and path,

@@ -58,6 +58,7 @@ export { chatCall } from './chat-call.js';
 export {
   classifyHttpError,
   LlmHttpError,
+  OPENAI_API_BASE_URL,
   postJson,
   publicEndpoint,
   type HttpEndpoint,
@@ -98,6 +99,7 @@ export { loadMethodPrompts, parseMethodPrompt, type MethodPrompt } from './metho
 export {
   ask,
   askPrompt,
+  firstAttemptOf,
   buildPromptRequest,
   UnusableAnswerError,
   type AnswerReading,

@@ -1,7 +1,14 @@
 import { MemoryCallStore, OpenAIChatClient } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
-import { ask, parseMethodPrompt, renderPrompt, UnusableAnswerError } from '../src/index.js';
+import {
+  ask,
+  askPrompt,
+  firstAttemptOf,
+  parseMethodPrompt,
+  renderPrompt,
+  UnusableAnswerError,
+} from '../src/index.js';
 
 const PROMPT = `---
 id: pick
@@ -51,6 +58,42 @@ describe('method prompt files', () => {
     expect(() =>
       parseMethodPrompt(PROMPT.replace('{{query}}', '{{query}} {{topic}}'), 'p.md'),
     ).toThrow("p.md: the prompt uses '{{topic}}' but does not declare it");
+  });
+});
+
+describe('rounds of asking', () => {
+  it('numbers the attempts of each round after the last round stopped', () => {
+    // n attempts a round: round r starts at r·n + 1.
+    expect(firstAttemptOf({})).toBe(1);
+    expect(firstAttemptOf({}, 1)).toBe(4);
+    expect(firstAttemptOf({}, 2)).toBe(7);
+    expect(firstAttemptOf({ maxParseAttempts: 2 }, 2)).toBe(5);
+  });
+
+  it('asks a later round anew: new seeds, none of the stored unusable answers read again', async () => {
+    server = await startOpenAITestServer(() => ({ reply: 'not json' }));
+    const store = new MemoryCallStore();
+    const client = new OpenAIChatClient({ baseURL: server.baseURL });
+    const prompt = parseMethodPrompt(PROMPT);
+    const read = () => ({ ok: false as const, reason: 'unusable' });
+    const deps = { store, ...noWait };
+    const values = { query: 'red blue' };
+    await expect(askPrompt(client, prompt, values, { model: 'm' }, deps, read)).rejects.toThrow(
+      'after 3 attempts',
+    );
+    // Round 0 again: every request is stored, nothing is sent.
+    await expect(askPrompt(client, prompt, values, { model: 'm' }, deps, read)).rejects.toThrow(
+      'after 3 attempts',
+    );
+    expect(server.requests).toHaveLength(3);
+    // Round 1: attempts 4 to 6; with a seed of its own (10), 10 + 3 … 10 + 5.
+    await expect(askPrompt(client, prompt, values, { model: 'm' }, deps, read, 1)).rejects.toThrow(
+      'after 3 attempts',
+    );
+    await expect(
+      askPrompt(client, prompt, values, { model: 'm', seed: 10 }, deps, read, 1),
+    ).rejects.toThrow('after 3 attempts');
+    expect(server.requests.map((r) => r.body.seed)).toEqual([undefined, 2, 3, 4, 5, 6, 13, 14, 15]);
   });
 });
 

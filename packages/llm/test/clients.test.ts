@@ -5,6 +5,7 @@ import {
   type Behaviour,
   type TestServer,
 } from '@assay/test-support/openai-test-server';
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:net';
 import {
   chatCall,
@@ -184,6 +185,26 @@ describe('RerankClient against the test double', () => {
       },
     );
     await expect(client.rerank('m', 'q', ['a', 'b'])).rejects.toThrow('malformed result');
+  });
+});
+
+describe("chat calls and the caller's signal", () => {
+  it('leaves no listener on the signal once a request is answered, and still cuts off on abort', async () => {
+    server = await startOpenAITestServer((_body, n) =>
+      n <= 12 ? { reply: 'ok' } : { delayMs: 10_000, then: { reply: 'late' } },
+    );
+    const client = new OpenAIChatClient({ baseURL: server.baseURL, apiKey: 'k' });
+    const request: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+    const signal = new AbortController();
+    for (let i = 0; i < 12; i++) await client.complete(request, { signal: signal.signal });
+    expect(getEventListeners(signal.signal, 'abort')).toHaveLength(0);
+    // The thirteenth is held by the double: aborting the caller's signal cuts it off.
+    const held = client.complete(request, { signal: signal.signal });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(getEventListeners(signal.signal, 'abort')).toHaveLength(1);
+    signal.abort();
+    await expect(held).rejects.toThrow();
+    expect(getEventListeners(signal.signal, 'abort')).toHaveLength(0);
   });
 });
 

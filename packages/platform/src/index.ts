@@ -213,9 +213,10 @@ export {
   type JudgeJobSettings,
   type JudgeJobSummary,
 } from './judging/jobs.js';
-/** A worker's model endpoint client and pacing from the configuration. */
+/** A worker's model endpoint client and pacing from the configuration; the endpoint a job records. */
 export {
   hasJudgeEndpoint,
+  judgeEndpointIdentity,
   judgeEndpointName,
   judgeBatchClient,
   judgeWorkerDeps,
@@ -274,12 +275,18 @@ export { estimateJudgeRun, type JudgeEstimate } from './judging/estimate.js';
 export { newWorkerId, releaseDeadLocalLeases, releaseWorkerTasks } from './core/worker-leases.js';
 /** The judge worker: claims tasks under a lease, judges them, writes labels and calls. */
 export {
-  runJudgeWorker,
   type JudgeWorkerDeps,
   type JudgeWorkerOptions,
   type JudgeWorkerProgress,
   type JudgeWorkerResult,
 } from './judging/worker.js';
+/**
+ * The one way to start a judge worker (the `assay judge` run, `assay worker`, the server):
+ * on the configured endpoint, claiming only the jobs it is configured for.
+ */
+export { startJudgeWorker, type StartJudgeWorkerOptions } from './judging/start-worker.js';
+/** Which jobs a worker may claim from: those it names, else those open to workers; its endpoint and models. */
+export type { JudgeClaimScope } from '@assay/db';
 /** Answer-quality evaluation: response/gold/example/score files, scoring answers, the report. */
 export * from './answers/index.js';
 /** RAG evaluation: nugget banks, nugget assignment, citation support, rubrics, their scores. */

@@ -6,7 +6,8 @@ import { OpenAIChatClient } from '@assay/llm';
 import { afterEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/test-support/database';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
-import { listJudgeFailures, runJudgeWorker } from '../src/index.js';
+import { listJudgeFailures } from '../src/index.js';
+import { runJudgeWorker } from '../src/judging/worker.js';
 import { answer, depsFor, docOf, items, job } from './judge-worker-fixtures.js';
 
 let server: TestServer | undefined;

@@ -23,8 +23,8 @@ import {
   estimateJudgeRun,
   exportLabelsAsQrels,
   listJudgeFailures,
-  runJudgeWorker,
 } from '../src/index.js';
+import { runJudgeWorker } from '../src/judging/worker.js';
 import { answer, depsFor, docOf, items, job, settings, template } from './judge-worker-fixtures.js';
 
 const JUDGES = fileURLToPath(new URL('../../../judges/', import.meta.url));

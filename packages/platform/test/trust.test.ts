@@ -20,10 +20,10 @@ import {
   judgeReport,
   judgeValues,
   reportOnJudges,
-  runJudgeWorker,
   saveAnnotationLabel,
   type PlatformError,
 } from '../src/index.js';
+import { runJudgeWorker } from '../src/judging/worker.js';
 
 // Six topics; runs A and B list four documents each; P@4 = relevant among them / 4 (the
 // example of apps/cli/test/ppi.test.ts). LLM labels: A relevant 4 3 2 4 1 2, B 2 2 1 3 1 0.

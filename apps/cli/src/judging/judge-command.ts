@@ -6,16 +6,16 @@ import {
   ensureJudgeJob,
   estimateJudgeRun,
   exportLabelsAsQrels,
+  judgeEndpointIdentity,
   judgeJobProgress,
   judgeJobStep,
-  judgeWorkerDeps,
   listJudgeFailures,
   loadPrices,
   newWorkerId,
   pricesFile,
   releaseDeadLocalLeases,
   retryJudgeJobFailures,
-  runJudgeWorker,
+  startJudgeWorker,
   type JudgeItemInput,
   type JudgeWorkerProgress,
   type AssayConfig,
@@ -155,8 +155,9 @@ created when absent)`,
     long: 'enqueue',
     key: 'enqueue',
     kind: FLAG,
-    help: `only create the job and its tasks (for 'assay worker' processes on
-any machine sharing DATABASE_URL); run without it to write the qrels`,
+    help: `only create the job and its tasks, open to 'assay worker' processes
+(and the server's worker) calling the same endpoint, on any machine sharing
+DATABASE_URL; run without it to write the qrels`,
   },
   HELP_OPTION,
 ];
@@ -173,7 +174,10 @@ export const JUDGE_USAGE = commandHelp({
 Tasks, labels and every LLM call are kept in the database (PostgreSQL when DATABASE_URL
 is set, else embedded PGlite under ASSAY_DATA_DIR, default ./.assay), so running the same
 command again after a crash or Ctrl-C judges only what is left, and an answer already
-paid for is never asked again (the request hash is the cache key).`,
+paid for is never asked again (the request hash is the cache key). The job records the
+endpoint it is judged at (--base-url or OPENAI_BASE_URL; never the key) and is judged by
+this command alone: the server's worker and 'assay worker' leave it alone unless it was
+made with --enqueue or a worker names it with --job on the same endpoint.`,
   sections: [{ specs: JUDGE_OPTIONS }],
   notes: `Progress (done/total, items/s, ETA, tokens, cost) goes to stderr: a bar on a terminal,
 a line every 5 s otherwise; a model with no price shows its cost as unknown, never $0.
@@ -181,7 +185,7 @@ Ctrl-C stops claiming and sending (no new call or retry) and lets the calls in f
 finish, writing what they answered and putting the rest back; a second Ctrl-C puts the
 items in flight back to pending and exits at once. Failed items (an unreadable answer
 after re-asking, or an endpoint that kept failing) are listed with their reason; the next
-run tries them again (stored answers cost nothing). When the endpoint cannot be reached
+run tries them again with new requests (the unreadable answers stay stored). When the endpoint cannot be reached
 at all (connection refused, unknown host) for 3 items in a row, the run stops, names
 the URL and leaves those items pending. Only answered calls count as paid.
 
@@ -259,6 +263,8 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     runFiles: positionals,
   });
   const job: JudgeRun = { collection, labelSet, template, settings: { model }, items };
+  const where = await asCliErrors(async () => judgeEndpointIdentity(config, endpoint));
+  if (where !== undefined) job.endpoint = where;
   if (options.has('dryRun')) return dryRun(io, job, prices);
   if (options.has('enqueue')) return enqueue(io, job);
   if (budget !== undefined && !Object.hasOwn(prices, model))
@@ -284,6 +290,8 @@ interface JudgeRun {
   template: JudgeTemplate;
   settings: { model: string };
   items: JudgeItemInput[];
+  /** Where it is judged (the configured endpoint), when one is configured. */
+  endpoint?: string;
 }
 
 /** --dry-run: the calls, tokens and cost the run would spend; nothing is sent or written. */
@@ -320,21 +328,34 @@ function dryRun(
   });
 }
 
-/** The same tasks on every run of the same command: what makes a rerun resume. */
-function ensureJob(db: Parameters<typeof ensureJudgeJob>[0], job: JudgeRun) {
-  return ensureJudgeJob(db, { ...job, createCollection: true });
+/**
+ * The same tasks on every run of the same command: what makes a rerun resume. The job is
+ * judged where this command's endpoint is (a rerun with another endpoint moves it there);
+ * a new job is this command's alone unless `access` opens it to workers.
+ */
+function ensureJob(
+  db: Parameters<typeof ensureJudgeJob>[0],
+  job: JudgeRun,
+  access: 'open' | 'reserved',
+) {
+  return ensureJudgeJob(db, { ...job, createCollection: true, access });
 }
 
 /** --enqueue: only the job and its tasks, for `assay worker` processes to judge. */
 function enqueue(io: JudgeCommandIo, job: JudgeRun): Promise<number> {
   return withDatabase(io, async (db) => {
-    const ensured = await ensureJob(db, job);
+    const ensured = await ensureJob(db, job, 'open');
     const counts = await judgeJobProgress(db, ensured.job.id);
+    const where = ensured.job.endpoint;
     io.stdout(
       `judge job ${ensured.job.id} (label set "${job.labelSet}", id ${ensured.labelSet.id}): ` +
         `${counts.total} items, ${ensured.added} added, ${counts.pending} pending, ${counts.labelled} labelled\n` +
-        `run 'assay worker --job ${ensured.job.id}' on the same database (DATABASE_URL or data directory) to judge them\n`,
+        (where === null
+          ? `it is judged at the endpoint of the first worker that takes it: run 'assay worker' on the same database (DATABASE_URL or data directory)\n`
+          : `it is judged at ${where}: run 'assay worker' calling that endpoint (--base-url or OPENAI_BASE_URL) on the same database (DATABASE_URL or data directory)\n`),
     );
+    if (ensured.movedFrom !== undefined)
+      io.stderr(`assay judge: job ${ensured.job.id} moved from ${ensured.movedFrom} to ${where}\n`);
     return EXIT.ok;
   });
 }
@@ -356,7 +377,7 @@ function judgeIntoQrels(
   const { out, budget, concurrency, endpoint, config, batch } = run;
   const labelSet = job.labelSet;
   return withDatabase(io, async (db, _config, session) => {
-    const ensured = await ensureJob(db, job);
+    const ensured = await ensureJob(db, job, 'reserved');
     const jobId = ensured.job.id;
     const freed = await releaseDeadLocalLeases(db, jobId);
     const { retried } = await retryJudgeJobFailures(db, jobId);
@@ -367,7 +388,8 @@ function judgeIntoQrels(
         `${ensured.added && !ensured.created ? `, ${ensured.added} new` : ''}` +
         `${retried ? `, ${retried} failed before and tried again` : ''}` +
         `${freed ? `, ${freed} taken back from a killed run` : ''}` +
-        `${before.running ? `, ${before.running} held by other workers` : ''}\n`,
+        `${before.running ? `, ${before.running} held by other workers` : ''}` +
+        `${ensured.movedFrom === undefined ? '' : `; judged at ${ensured.job.endpoint} from now on, no longer at ${ensured.movedFrom}`}\n`,
     );
     const workerId = newWorkerId();
     if (batch) {
@@ -382,8 +404,6 @@ function judgeIntoQrels(
       );
       if (stopped !== undefined) return stopped;
     }
-    const deps = judgeWorkerDeps(config, endpoint, concurrency);
-    if (batch) deps.client = afterBatchClient(batch);
     const result = await withInterrupts(io, db, workerId, (signal) => {
       const reporter = new ProgressReporter({
         label: 'judging',
@@ -400,10 +420,12 @@ function judgeIntoQrels(
           costUsd: p.costUsd,
           unpricedCalls: p.unpricedCalls,
         });
-      return runJudgeWorker(db, {
+      return startJudgeWorker(db, {
+        config,
+        endpoint,
+        ...(batch ? { client: afterBatchClient(batch) } : {}),
         jobIds: [jobId],
         workerId,
-        deps,
         concurrency,
         signal,
         ...(budget === undefined ? {} : { budgetUsd: budget }),

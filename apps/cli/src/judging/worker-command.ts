@@ -1,10 +1,10 @@
 import {
+  judgeEndpointIdentity,
   judgeJobStatus,
   judgeJobsWithWork,
-  judgeWorkerDeps,
   newWorkerId,
   releaseDeadLocalLeases,
-  runJudgeWorker,
+  startJudgeWorker,
 } from '@assay/platform';
 import {
   commandHelp,
@@ -13,6 +13,7 @@ import {
   HELP_OPTION,
   integer,
   type OptionSpec,
+  TEXT,
   UsageError,
 } from '../shell/getopt.js';
 import { EXIT } from '../shell/exit-codes.js';
@@ -28,7 +29,16 @@ export const WORKER_OPTIONS: readonly OptionSpec[] = [
     key: 'job',
     kind: integer({ min: 1 }),
     arg: 'ID',
-    help: 'only this job (repeatable; default: every active job)',
+    help: `only this job (repeatable), also one that 'assay judge' keeps for itself;
+it must be judged at this worker's endpoint (default: every active job open to
+workers and recorded at this endpoint)`,
+  },
+  {
+    long: 'model',
+    key: 'model',
+    kind: TEXT,
+    arg: 'M',
+    help: 'only jobs judged with model M (repeatable; default: any model)',
   },
   {
     long: 'concurrency',
@@ -55,20 +65,27 @@ export const WORKER_OPTIONS: readonly OptionSpec[] = [
 ];
 
 export const WORKER_USAGE = commandHelp({
-  usage: `assay worker [--job ID]... [--concurrency N] [--follow] [--base-url URL]
-                    [--rpm N] [--tpm N] [--timeout SECONDS] [--lease SECONDS]`,
+  usage: `assay worker [--job ID]... [--model M]... [--concurrency N] [--follow]
+                    [--base-url URL] [--rpm N] [--tpm N] [--timeout SECONDS]
+                    [--lease SECONDS]`,
   about: `Judges the pending tasks of judge jobs in the database (DATABASE_URL; several workers on
 several machines can share one PostgreSQL): claims tasks in priority order under a lease,
 calls the model (OPENAI_BASE_URL or --base-url, OPENAI_API_KEY), and writes each label.
 A worker that dies loses nothing: its leases expire and another worker takes the tasks
-over (on the same machine at once). Jobs are created by 'assay judge'.`,
+over (on the same machine at once). Jobs are created by 'assay judge' and the API.
+Each job records the endpoint it is judged at, and a worker claims only from jobs recorded
+at its own (a job with none recorded gets the endpoint of the first worker that takes it),
+so one label set is never judged by two endpoints. Without --job it takes the jobs open
+to workers ('assay judge --enqueue', the API), never those an 'assay judge' run keeps for
+itself; --job N takes job N either way.`,
   sections: [{ specs: WORKER_OPTIONS }],
   notes: `Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
 back to pending and exits. When the model endpoint cannot be reached for 3 items in a
 row (connection refused, unknown host) it names the URL, puts those items back and stops
 (with --follow: pauses 30 s, doubling up to 10 min, and goes on).
 Exit status: 0 nothing left to do; 1 usage, configuration or database error; 3 unknown
-job; 5 some items failed; 6 interrupted, or the endpoint cannot be reached.`,
+job; 4 a job named with --job is judged at another endpoint or with another model;
+5 some items failed; 6 interrupted, or the endpoint cannot be reached.`,
 });
 
 /** `assay worker`: judge pending tasks of the database's judge jobs. */
@@ -81,16 +98,19 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const jobIds = parsed.all('job').map(Number);
+  const models = parsed.all('model');
   const concurrency = parsed.number('concurrency') ?? 8;
   const leaseMs = (parsed.number('lease') ?? 120) * 1000;
   const endpoint = endpointOptions(parsed);
   return withDatabase(io, async (db, config, session) => {
     requireEndpoint(config, endpoint);
     for (const id of jobIds) await judgeJobStatus(db, id);
+    const where = judgeEndpointIdentity(config, endpoint)!;
+    const scope = { endpoint: where, ...(models.length > 0 ? { models } : {}) };
     const freed = await releaseDeadLocalLeases(db);
-    const jobs = jobIds.length > 0 ? jobIds : await judgeJobsWithWork(db);
+    const jobs = jobIds.length > 0 ? jobIds : await judgeJobsWithWork(db, scope);
     io.stderr(
-      `assay worker: ${jobs.length === 0 ? 'no job has work' : `jobs ${jobs.join(', ')}`}` +
+      `assay worker: calling ${where}; ${jobs.length === 0 ? `no job open to workers at this endpoint${models.length > 0 ? ` with model ${models.join(', ')}` : ''} has work` : `jobs ${jobs.join(', ')}`}` +
         `${freed ? `; ${freed} tasks taken back from killed workers` : ''}` +
         `${options.has('follow') ? '; following new work' : ''}\n`,
     );
@@ -101,10 +121,12 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       tty: io.stderrIsTTY ?? process.stderr.isTTY === true,
     });
     const result = await withInterrupts(io, db, workerId, (signal) =>
-      runJudgeWorker(db, {
+      startJudgeWorker(db, {
+        config,
+        endpoint,
         ...(jobIds.length > 0 ? { jobIds } : {}),
+        ...(models.length > 0 ? { models } : {}),
         workerId,
-        deps: judgeWorkerDeps(config, endpoint, concurrency),
         concurrency,
         leaseMs,
         signal,

@@ -1,5 +1,6 @@
 import {
   createCollectionJudgeJob,
+  judgeEndpointIdentity,
   judgeJobFailuresPage,
   judgeJobStatus,
   listCollectionJudgeJobsPage,
@@ -58,6 +59,15 @@ const JudgeJobSchema = z
     model: z.string(),
     settings: z.record(z.string(), z.unknown()).openapi({
       description: 'model settings (model, temperature, maxTokens …)',
+    }),
+    endpoint: z.string().nullable().openapi({
+      description:
+        'the model endpoint the job is judged at (base URL without credentials or query); workers calling another endpoint never claim its items; null until the first worker records its own',
+      example: 'http://localhost:8000/v1',
+    }),
+    openToWorkers: z.boolean().openapi({
+      description:
+        'whether every worker at that endpoint (the server’s, `assay worker`) may claim its items; false for a job an `assay judge` run keeps for itself (only `assay worker --job` takes it)',
     }),
     status: z.enum(['active', 'paused', 'done']).openapi({
       description:
@@ -180,8 +190,10 @@ export const collectionJudgeJobs = createRouter()
       description:
         'Admin only. Items get their prompt from the stored topics and documents; an item ' +
         'without them refuses the whole request (422, nothing written). Posting the same ' +
-        'job again adds only the items it does not have. Workers judge it: the server’s own ' +
-        'when OPENAI_BASE_URL or OPENAI_API_KEY is set, or `assay worker` processes.',
+        'job again adds only the items it does not have. The job is judged at the server’s ' +
+        'endpoint (OPENAI_BASE_URL, or the OpenAI API with only OPENAI_API_KEY), by the ' +
+        'server’s own worker or `assay worker` processes calling that endpoint; on a server ' +
+        'without an endpoint, by the first worker that takes it, at its own.',
       ...adminComputation,
       request: {
         params: CollectionParam,
@@ -201,6 +213,7 @@ export const collectionJudgeJobs = createRouter()
         throw new ApiError('invalid_input', 'give either pool or items, not both or neither');
       const settings = body.settings ?? {};
       const defaultModel = c.var.config?.judgeModel;
+      const endpoint = c.var.config ? judgeEndpointIdentity(c.var.config) : undefined;
       const result = await createCollectionJudgeJob(c.var.db, {
         collection: collection.id,
         labelSet: body.labelSet,
@@ -212,6 +225,7 @@ export const collectionJudgeJobs = createRouter()
         ...(body.pool === undefined ? {} : { pool: poolSpec(body.pool) }),
         ...(body.items === undefined ? {} : { items: body.items }),
         ...(body.paused === undefined ? {} : { paused: body.paused }),
+        ...(endpoint === undefined ? {} : { endpoint }),
       });
       const job = present(result.job);
       return result.created ? c.json(job, 201) : c.json(job, 200);
@@ -312,7 +326,8 @@ export const judgeJobs = createRouter()
       method: 'post',
       path: '/{id}/retry-failed',
       tags: ['judging'],
-      summary: 'Put a judge job’s failed items back to pending for another try',
+      summary:
+        'Put a judge job’s failed items back to pending for another try, asked anew (new attempt numbers; the unreadable answers stay stored)',
       ...adminOnly,
       request: { params: JobParam },
       responses: {

@@ -3,6 +3,7 @@ import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { Database, JsonObject, JudgeTaskStatus, Row } from '../schema.js';
 import { seek, type Seek } from '../keyset.js';
 import { insertJudgedLabels } from './label-writer.js';
+import { claimableJob, recordJudgeJobEndpoints, type JudgeClaimScope } from './judge-jobs.js';
 
 /** A pool item to judge: its key, priority and the values its prompt renders. */
 export interface JudgeTaskInput {
@@ -26,6 +27,8 @@ export interface ClaimedJudgeTask extends JudgeTaskKey {
   values: JsonObject;
   /** Times the task has been claimed, this claim included. */
   attempts: number;
+  /** Times it failed and was put back for another try (0 on its first try). */
+  retries: number;
   leaseExpiresAt: Date;
 }
 
@@ -37,6 +40,8 @@ export interface JudgeTask extends JudgeTaskKey {
   leaseOwner: string | null;
   leaseExpiresAt: Date | null;
   attempts: number;
+  /** Times it failed and was put back for another try. */
+  retries: number;
   grade: number | null;
   rationale: string | null;
   distribution: JsonObject | null;
@@ -90,6 +95,7 @@ function toJudgeTask(row: Row<'judge_tasks'>): JudgeTask {
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
     attempts: row.attempts,
+    retries: row.retries,
     grade: row.grade,
     rationale: row.rationale,
     distribution: row.distribution,
@@ -141,6 +147,28 @@ export async function listJudgeTasks(
   if (options.status) query = query.where('status', 'in', [...options.status]);
   const keys = [sql.ref('position'), sql`topic_id collate "C"`, sql`doc_id collate "C"`];
   return (await seek(query, keys, options.page).execute()).map(toJudgeTask);
+}
+
+/**
+ * The try each of a job's items is on, for the items past their first: those retried, and
+ * those failed (the next run retries them). `retries` counts the retries so far.
+ */
+export async function listRetriedJudgeTasks(
+  db: Queryable,
+  jobId: number,
+): Promise<Array<{ topicId: string; docId: string; status: JudgeTaskStatus; retries: number }>> {
+  const rows = await db
+    .selectFrom('judge_tasks')
+    .select(['topic_id', 'doc_id', 'status', 'retries'])
+    .where('job_id', '=', jobId)
+    .where((eb) => eb.or([eb('retries', '>', 0), eb('status', '=', 'failed')]))
+    .execute();
+  return rows.map((r) => ({
+    topicId: r.topic_id,
+    docId: r.doc_id,
+    status: r.status,
+    retries: r.retries,
+  }));
 }
 
 /** How many of a job's tasks are in each state, and their cost so far. */
@@ -209,17 +237,28 @@ async function hasUnpricedAnswers(db: Queryable, jobId: number): Promise<boolean
   return row.rows[0]?.unpriced === true;
 }
 
+/** What a claim takes: how many tasks, for whom and for how long, from which jobs. */
+export interface JudgeClaimOptions extends JudgeClaimScope {
+  owner: string;
+  leaseMs: number;
+  limit: number;
+}
+
 /**
  * Claims up to `limit` tasks for `owner`: first running ones whose lease has expired (their
- * worker died), then pending ones in priority order, from active jobs (all, or `jobIds`).
+ * worker died), then pending ones in priority order, from the jobs the worker may claim
+ * from (`claimableJob`: active; named in `jobIds`, else open to workers; recorded at its
+ * `endpoint`, which is first recorded on the jobs that have none; of its `models`).
  * `FOR UPDATE SKIP LOCKED` lets any number of workers claim at once without waiting on
  * each other or ever getting the same task. The lease runs `leaseMs` on the database clock.
  */
 export async function claimJudgeTasks(
   db: Queryable,
-  options: { owner: string; leaseMs: number; limit: number; jobIds?: readonly number[] },
+  options: JudgeClaimOptions,
 ): Promise<ClaimedJudgeTask[]> {
   if (options.limit <= 0) return [];
+  if (options.endpoint !== undefined)
+    await recordJudgeJobEndpoints(db, { ...options, endpoint: options.endpoint });
   const expired = await claimWhere(
     db,
     options,
@@ -235,10 +274,11 @@ export async function claimJudgeTasks(
 
 async function claimWhere(
   db: Queryable,
-  options: { owner: string; leaseMs: number; jobIds?: readonly number[] },
+  options: JudgeClaimOptions,
   limit: number,
   condition: ReturnType<typeof sql>,
 ): Promise<ClaimedJudgeTask[]> {
+  // The jobs named again on the tasks themselves, so the planner can pick them by job.
   const jobFilter = options.jobIds
     ? sql`and c.job_id = any(${[...options.jobIds]}::int8[])`
     : sql``;
@@ -249,6 +289,7 @@ async function claimWhere(
     position: number;
     values: JsonObject;
     attempts: number;
+    retries: number;
     lease_expires_at: Date;
   }>`
     update judge_tasks t
@@ -260,14 +301,13 @@ async function claimWhere(
       from (select c.job_id, c.topic_id, c.doc_id
               from judge_tasks c
              where ${condition} ${jobFilter}
-               and exists (select 1 from judge_jobs j where j.id = c.job_id and j.status = 'active')
+               and exists (select 1 from judge_jobs j where j.id = c.job_id and ${claimableJob(options)})
              order by c.position, c.job_id
              limit ${limit}
              for update of c skip locked) picked
      where t.job_id = picked.job_id and t.topic_id = picked.topic_id and t.doc_id = picked.doc_id
-    returning t.job_id, t.topic_id, t.doc_id, t.position, t."values", t.attempts, t.lease_expires_at`.execute(
-    db,
-  );
+    returning t.job_id, t.topic_id, t.doc_id, t.position, t."values", t.attempts, t.retries,
+              t.lease_expires_at`.execute(db);
   return result.rows
     .map((row) => ({
       jobId: Number(row.job_id),
@@ -276,6 +316,7 @@ async function claimWhere(
       position: row.position,
       values: row.values,
       attempts: row.attempts,
+      retries: row.retries,
       leaseExpiresAt: new Date(row.lease_expires_at),
     }))
     .sort((a, b) => a.position - b.position);
@@ -344,11 +385,21 @@ export async function listJudgeLeaseOwners(
   return (await query.execute()).map((r) => ({ owner: r.lease_owner!, tasks: Number(r.n) }));
 }
 
-/** Puts a job's failed tasks back to pending (for another try); returns how many. */
+/**
+ * Puts a job's failed tasks back to pending for another try, counting the try in `retries`
+ * (the next try asks with attempt numbers of its own); returns how many. The answers of
+ * the failed tries stay in llm_calls.
+ */
 export async function retryFailedJudgeTasks(db: Queryable, jobId: number): Promise<number> {
   const result = await db
     .updateTable('judge_tasks')
-    .set({ status: 'pending', error: null, raw: null, updated_at: sql`now()` })
+    .set({
+      status: 'pending',
+      error: null,
+      raw: null,
+      retries: sql`retries + 1`,
+      updated_at: sql`now()`,
+    })
     .where('job_id', '=', jobId)
     .where('status', '=', 'failed')
     .executeTakeFirst();

@@ -88,7 +88,7 @@ export function judgeJobStep(db: Queryable, jobId: number): LlmStep {
       while (next < tasks.length) {
         const task = tasks[next++]!;
         const { template, settings } = await jobs.get(jobId);
-        await judgeItem(template, task.values as TemplateValues, settings, deps);
+        await judgeItem(template, task.values as TemplateValues, settings, deps, task.retries);
       }
     };
     await Promise.all(Array.from({ length: Math.min(16, tasks.length) }, worker));

@@ -1,4 +1,5 @@
 import {
+  OPENAI_API_BASE_URL,
   OpenAIBatchClient,
   OpenAIChatClient,
   publicEndpoint,
@@ -6,6 +7,7 @@ import {
   type ModelPrice,
 } from '@assay/llm';
 import type { AssayConfig } from '../core/config.js';
+import { PlatformError } from '../core/errors.js';
 import type { JudgeWorkerDeps } from './worker.js';
 import { loadPrices } from '../llm/prices.js';
 
@@ -41,6 +43,29 @@ export function judgeEndpointName(
 ): string {
   const baseURL = endpoint.baseUrl ?? config.openaiBaseUrl;
   return baseURL ? publicEndpoint(baseURL) : 'the OpenAI API';
+}
+
+/**
+ * The endpoint a job is judged at, as judge jobs record it and workers compare it: the
+ * base URL's scheme, host, port and path (the OpenAI API's when only a key is configured),
+ * never credentials, a query or the key; undefined when no endpoint is configured. Two
+ * spellings of one URL (a trailing slash, an upper-case host, a default port) are one.
+ */
+export function judgeEndpointIdentity(
+  config: AssayConfig,
+  endpoint: JudgeEndpointOptions = {},
+): string | undefined {
+  if (!hasJudgeEndpoint(config, endpoint)) return undefined;
+  const baseURL = endpoint.baseUrl ?? config.openaiBaseUrl ?? OPENAI_API_BASE_URL;
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw new PlatformError('invalid_input', 'the model endpoint is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new PlatformError('invalid_input', 'the model endpoint must be an http(s) URL');
+  return publicEndpoint(url.href);
 }
 
 /**

@@ -9,6 +9,8 @@ import {
   insertJudgeTasks,
   listJudgeTasks,
   lockName,
+  setJudgeJobEndpoint,
+  setJudgeJobOpenToWorkers,
   withTransaction,
   type JsonObject,
   type JudgeJob,
@@ -40,6 +42,18 @@ export interface EnsureJudgeJobInput {
   settings: JudgeSettings;
   /** The pool, in judging priority order. */
   items: readonly JudgeItemInput[];
+  /**
+   * Where the job is judged from now on (see judgeEndpointIdentity); absent leaves it as
+   * recorded (a new job: recorded by the first worker that claims from it).
+   */
+  endpoint?: string | undefined;
+  /**
+   * Who may claim its items besides a worker that names the job: `open`, every worker at
+   * its endpoint (a new job, or an existing one opened now); `reserved`, a new job is
+   * claimed only by workers naming it (an existing one keeps what it has). Absent: a new
+   * job is open, an existing one keeps what it has.
+   */
+  access?: 'open' | 'reserved';
 }
 
 /** The job ensureJudgeJob found or created, and what it added. */
@@ -50,6 +64,8 @@ export interface EnsureJudgeJobResult {
   created: boolean;
   /** Tasks added by this call (items the job did not have yet). */
   added: number;
+  /** The endpoint the job was recorded at before this call moved it to `endpoint`. */
+  movedFrom?: string;
 }
 
 /**
@@ -93,6 +109,7 @@ export async function ensureJudgeJob(
     await lockName(trx, labelSetLockName(collection.id, input.labelSet));
     let labelSet = await findLabelSetByName(trx, collection.id, input.labelSet);
     let job: JudgeJob | undefined;
+    let movedFrom: string | undefined;
     let created = false;
     if (labelSet) {
       job = await findJudgeJobByLabelSet(trx, labelSet.id);
@@ -106,6 +123,7 @@ export async function ensureJudgeJob(
           'conflict',
           `label set "${input.labelSet}" was written with another judge configuration (${describeJob(job)}); choose another label set name`,
         );
+      ({ job, movedFrom } = await updateAccess(trx, job, input));
     } else {
       checkNewName(input.labelSet, 'label set name');
       labelSet = await createLabelSet(trx, {
@@ -122,6 +140,8 @@ export async function ensureJudgeJob(
         template: input.template as unknown as JsonObject,
         templateHash: hash,
         settings,
+        endpoint: input.endpoint ?? null,
+        openToWorkers: input.access !== 'reserved',
       });
       created = true;
     }
@@ -149,8 +169,33 @@ export async function ensureJudgeJob(
       fresh.push({ ...item, values, position: offset + fresh.length });
     }
     const added = await insertJudgeTasks(trx, jobId, fresh);
-    return { job, labelSet, created, added };
+    const result: EnsureJudgeJobResult = { job, labelSet, created, added };
+    if (movedFrom !== undefined) result.movedFrom = movedFrom;
+    return result;
   });
+}
+
+/**
+ * An existing job moved to the endpoint given (the command that judges it says where) and
+ * opened when asked; `movedFrom` names the endpoint it was recorded at before.
+ */
+async function updateAccess(
+  trx: Queryable,
+  job: JudgeJob,
+  input: EnsureJudgeJobInput,
+): Promise<{ job: JudgeJob; movedFrom?: string }> {
+  const updated: JudgeJob = { ...job };
+  let movedFrom: string | undefined;
+  if (input.endpoint !== undefined && input.endpoint !== job.endpoint) {
+    await setJudgeJobEndpoint(trx, job.id, input.endpoint);
+    if (job.endpoint !== null) movedFrom = job.endpoint;
+    updated.endpoint = input.endpoint;
+  }
+  if (input.access === 'open' && !job.openToWorkers) {
+    await setJudgeJobOpenToWorkers(trx, job.id, true);
+    updated.openToWorkers = true;
+  }
+  return movedFrom === undefined ? { job: updated } : { job: updated, movedFrom };
 }
 
 /** How many blank documents a refusal lists by topic and docno. */

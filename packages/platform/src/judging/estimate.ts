@@ -1,7 +1,9 @@
 import {
   findAnsweredLlmCalls,
+  findJudgeJobByLabelSet,
   findLabelSetByName,
   getCollectionByName,
+  listRetriedJudgeTasks,
   listLabels,
   type Queryable,
 } from '@assay/db';
@@ -11,6 +13,7 @@ import {
   DEFAULT_PRICES,
   estimateTokens,
   chatRequestHash,
+  firstAttemptOf,
   type ModelPrice,
 } from '@assay/llm';
 import type { JudgeItemInput } from './ensure-job.js';
@@ -61,8 +64,18 @@ export async function estimateJudgeRun(
   const labelled = new Set<string>();
   const collection = await getCollectionByName(db, input.collection);
   const labelSet = collection && (await findLabelSetByName(db, collection.id, input.labelSet));
-  if (labelSet)
+  // The try each item is on: a run puts the failed items back first, and a task tried
+  // again asks anew (its first request is another than last time's).
+  const rounds = new Map<string, number>();
+  if (labelSet) {
     for (const l of await listLabels(db, labelSet.id)) labelled.add(`${l.topicId}\t${l.docId}`);
+    const job = await findJudgeJobByLabelSet(db, labelSet.id);
+    for (const task of job ? await listRetriedJudgeTasks(db, job.id) : [])
+      rounds.set(
+        `${task.topicId}\t${task.docId}`,
+        task.retries + (task.status === 'failed' ? 1 : 0),
+      );
+  }
   const todo: Array<{ hash: string; prompt: number; completion: number }> = [];
   const seen = new Set<string>();
   let alreadyLabelled = 0;
@@ -74,7 +87,12 @@ export async function estimateJudgeRun(
       alreadyLabelled++;
       continue;
     }
-    const request = buildJudgeRequest(input.template, item.values, input.settings);
+    const request = buildJudgeRequest(
+      input.template,
+      item.values,
+      input.settings,
+      firstAttemptOf(input.settings, rounds.get(key) ?? 0),
+    );
     todo.push({
       hash: chatRequestHash(request),
       prompt: request.messages.reduce((s, m) => s + estimateTokens(m.content), 0),

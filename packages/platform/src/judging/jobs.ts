@@ -12,6 +12,7 @@ import {
   setJudgeJobStatus,
   withTransaction,
   type Collection,
+  type JudgeClaimScope,
   type JudgeJob,
   type JudgeTaskCounts,
   type Queryable,
@@ -24,7 +25,14 @@ import { ensureJudgeJob, refuseBlankDocuments, type JudgeItemInput } from './ens
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './templates.js';
 import { readJudgeJobPace, type JudgeJobPace } from './job-timing.js';
 import { resolveCollection, type CollectionRef } from '../core/resolve.js';
-import { LARGE_PAGE, pageOf, seekPage, SMALL_PAGE, type Page, type PageOptions } from '../core/paging.js';
+import {
+  LARGE_PAGE,
+  pageOf,
+  seekPage,
+  SMALL_PAGE,
+  type Page,
+  type PageOptions,
+} from '../core/paging.js';
 
 /** Model settings of a job made through the API (the model may come from configuration). */
 export interface JudgeJobSettings {
@@ -53,6 +61,11 @@ export interface CreateCollectionJudgeJobInput {
   paused?: boolean;
   /** Folder of judge templates (default: the shipped `judges/`). */
   judgesDir?: string;
+  /**
+   * Where the job is judged (judgeEndpointIdentity of the server's configuration); absent
+   * (a server without an endpoint): the first worker that claims from it records its own.
+   */
+  endpoint?: string | undefined;
 }
 
 /** A judge job as the API shows it: no template text, no secrets. */
@@ -64,6 +77,10 @@ export interface JudgeJobSummary {
   templateHash: string;
   model: string;
   settings: Record<string, unknown>;
+  /** The endpoint it is judged at (public base URL); null until a worker records one. */
+  endpoint: string | null;
+  /** Whether any worker at that endpoint may claim its items (else only workers naming it). */
+  openToWorkers: boolean;
   /** `done` once every item is labelled or failed; else `active` or `paused` as set. */
   status: JudgeJobPace['status'];
   createdAt: Date;
@@ -126,6 +143,7 @@ export async function createCollectionJudgeJob(
       template,
       settings,
       items,
+      endpoint: input.endpoint,
     });
     if (input.paused !== undefined)
       await setJudgeJobStatus(trx, ensured.job.id, input.paused ? 'paused' : 'active');
@@ -212,6 +230,8 @@ async function summarise(
     templateHash: job.templateHash,
     model: String(job.settings.model),
     settings: { ...job.settings },
+    endpoint: job.endpoint,
+    openToWorkers: job.openToWorkers,
     createdAt: job.createdAt,
     progress,
     ...pace,
@@ -314,7 +334,15 @@ export async function listJudgeFailures(
   }));
 }
 
-/** The ids of the active judge jobs that have items to judge, oldest first. */
-export async function judgeJobsWithWork(db: Queryable): Promise<number[]> {
-  return (await listJudgeJobs(db, { withWork: true })).map((job) => job.id);
+/**
+ * The ids of the active judge jobs that have items to judge, oldest first; given a worker's
+ * scope, only those it may claim from (a job without a recorded endpoint counts: the
+ * worker would record its own).
+ */
+export async function judgeJobsWithWork(db: Queryable, scope?: JudgeClaimScope): Promise<number[]> {
+  const jobs = await listJudgeJobs(db, {
+    withWork: true,
+    ...(scope ? { claimableBy: scope } : {}),
+  });
+  return jobs.map((job) => job.id);
 }

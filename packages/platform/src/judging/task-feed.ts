@@ -16,8 +16,12 @@ export interface JudgeTaskFeedOptions {
   leaseMs: number;
   /** Items judged at once: the feed keeps two batches of a quarter of it claimed ahead. */
   concurrency: number;
-  /** Claim only from these jobs (default: every active job). */
+  /** Claim only from these jobs (default: the jobs open to workers). */
   jobIds?: readonly number[] | undefined;
+  /** Claim only from jobs recorded at this endpoint (see claimJudgeTasks). */
+  endpoint?: string | undefined;
+  /** Claim only from jobs of these models. */
+  models?: readonly string[] | undefined;
   /** Runs on each claimed batch before it is handed out (looking up stored answers). */
   prepare?: (tasks: readonly ClaimedJudgeTask[]) => Promise<void>;
   /** Told when a claim waits because the database cannot be reached. */
@@ -109,7 +113,9 @@ export class JudgeTaskFeed {
       owner: this.options.owner,
       leaseMs: this.options.leaseMs,
       limit: wanted,
-      ...(this.options.jobIds ? { jobIds: this.options.jobIds } : {}),
+      jobIds: this.options.jobIds,
+      endpoint: this.options.endpoint,
+      models: this.options.models,
     })
       .then(async (claimed) => {
         this.unavailableWait = 250;

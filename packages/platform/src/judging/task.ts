@@ -15,7 +15,7 @@ import {
   type JudgeTemplate,
   type TemplateValues,
 } from '@assay/judge';
-import { chatRequestHash, type LlmCallRecord } from '@assay/llm';
+import { chatRequestHash, firstAttemptOf, type LlmCallRecord } from '@assay/llm';
 import { whileUnavailable } from '../core/database-retry.js';
 
 /** What judging a job's tasks needs: the template and settings stored with the job. */
@@ -39,7 +39,8 @@ export type JudgeTaskResult =
 
 /**
  * Judges one claimed task with its job's template and settings (judgeItem: stored answers
- * reused, every call recorded through `deps.store`) and says what to write: its label, its
+ * reused, every call recorded through `deps.store`; a task tried again after failing asks
+ * with new attempt numbers) and says what to write: its label, its
  * failure with the reason and raw answer, or that it goes back to pending because the run
  * is stopping or nothing could be reached (the endpoint, or the database for a stored
  * answer). Writes nothing itself.
@@ -52,7 +53,15 @@ export async function judgeTask(
   const { template, settings } = job;
   let outcome;
   try {
-    outcome = await judgeItem(template, task.values as TemplateValues, settings, deps);
+    // A task tried again after failing asks anew (its own attempt numbers): the answers
+    // that could not be read last time are kept, but not read again.
+    outcome = await judgeItem(
+      template,
+      task.values as TemplateValues,
+      settings,
+      deps,
+      task.retries,
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (isDatabaseUnavailable(error))
@@ -105,7 +114,14 @@ export async function firstRequestHashes(
     const { template, settings } = await jobs.get(task.jobId);
     try {
       hashes.push(
-        chatRequestHash(buildJudgeRequest(template, task.values as TemplateValues, settings)),
+        chatRequestHash(
+          buildJudgeRequest(
+            template,
+            task.values as TemplateValues,
+            settings,
+            firstAttemptOf(settings, task.retries),
+          ),
+        ),
       );
     } catch {
       // Reported when the task is judged.

@@ -8,15 +8,13 @@ import type { JudgeDeps } from '@assay/judge';
 import type { CallStore, ChatClient, ModelPrice, RateLimiter, RetryPolicy } from '@assay/llm';
 import { WorkerCallStore } from '../llm/call-store.js';
 import { pause } from '../core/database-retry.js';
-import { JudgeResultWriter, type WriteOutcome } from './result-writer.js';
-import {
-  firstRequestHashes,
-  judgeTask,
-  JudgeJobSpecs,
-  type JudgeTaskResult,
-} from './task.js';
+import { EndpointGuard } from './endpoint-guard.js';
+import { JudgeResultWriter } from './result-writer.js';
+import { firstRequestHashes, judgeTask, JudgeJobSpecs, type JudgeTaskResult } from './task.js';
 import { JudgeTaskFeed } from './task-feed.js';
 import { newWorkerId } from '../core/worker-leases.js';
+import { Changes, DatabaseWatch, WorkerStop, type WorkerStopReason } from './worker-stop.js';
+import { WorkerTally } from './worker-tally.js';
 
 /** What a worker needs to call the model: the endpoint client, pacing, retry policy, prices. */
 export interface JudgeWorkerDeps {
@@ -58,7 +56,7 @@ export interface JudgeWorkerResult extends JudgeWorkerProgress {
    * done: nothing left to claim; budget: the budget was spent; signal: asked to stop;
    * endpoint: the model endpoint could not be reached for several items in a row.
    */
-  stoppedBy: 'done' | 'budget' | 'signal' | 'endpoint';
+  stoppedBy: WorkerStopReason;
   /** With stoppedBy 'endpoint': what failed, naming the endpoint. */
   endpointError?: string;
   failures: Array<{ jobId: number; topicId: string; docId: string; reason: string }>;
@@ -68,8 +66,16 @@ export interface JudgeWorkerResult extends JudgeWorkerProgress {
 
 /** Options of runJudgeWorker. */
 export interface JudgeWorkerOptions {
-  /** Claim only from these jobs (default: every active job). */
+  /** Claim only from these jobs, open to workers or not (default: the jobs open to workers). */
   jobIds?: readonly number[];
+  /**
+   * The endpoint `deps.client` calls (judgeEndpointIdentity): only jobs recorded there are
+   * claimed, and it is recorded on jobs that have none. Absent: jobs at any endpoint (only
+   * for a client that is no endpoint, in tests; startJudgeWorker always gives it).
+   */
+  endpoint?: string;
+  /** Claim only jobs of these models (default: any model). */
+  models?: readonly string[];
   /** Lease owner name (default: host:pid:random). */
   workerId?: string;
   deps: JudgeWorkerDeps;
@@ -119,293 +125,226 @@ export interface JudgeWorkerOptions {
 
 /**
  * Judges tasks until none are left (or until stopped): a {@link JudgeTaskFeed} claims them
- * in priority order under a lease, {@link judgeTask} judges each (stored answers reused,
- * every call recorded), and a {@link JudgeResultWriter} writes the calls, labels and
- * failures in group transactions guarded by the lease. Never holds a transaction across
- * an LLM call. While the database cannot be reached it waits for it (answered calls are
- * kept until written). When the signal aborts it stops claiming and sending, lets the
- * calls in flight finish (or cuts them off after `cancelAfterMs`) and puts unfinished
- * items back; when the budget is spent it stops claiming and lets in-flight items finish;
- * after `unreachableLimit` items in a row could not reach the endpoint it stops (when
- * following: pauses, then goes on).
+ * in priority order under a lease, from the jobs this worker may claim from (its `jobIds`,
+ * else the jobs open to workers; at its `endpoint`, of its `models`), {@link judgeTask}
+ * judges each (stored answers reused, every call recorded), and a {@link JudgeResultWriter}
+ * writes the calls, labels and failures in group transactions guarded by the lease. Never
+ * holds a transaction across an LLM call. While the database cannot be reached it waits
+ * for it (answered calls are kept until written). When the signal aborts it stops claiming
+ * and sending, lets the calls in flight finish (or cuts them off after `cancelAfterMs`) and
+ * puts unfinished items back; when the budget is spent it stops claiming and lets
+ * in-flight items finish; after `unreachableLimit` items in a row could not reach the
+ * endpoint it stops (when following: pauses, then goes on). Apps start it through
+ * startJudgeWorker, which builds the client for the configured endpoint.
  */
 export async function runJudgeWorker(
   db: Queryable,
   options: JudgeWorkerOptions,
 ): Promise<JudgeWorkerResult> {
-  const owner = options.workerId ?? newWorkerId();
-  const concurrency = Math.max(1, options.concurrency ?? 8);
-  const unreachableLimit = Math.max(1, options.unreachableLimit ?? 3);
-  const tally = new WorkerTally();
-  let stoppedBy: JudgeWorkerResult['stoppedBy'] = 'done';
-  let endpointError: string | undefined;
-  let fatal: unknown;
+  return new JudgeWorkerRun(db, options).run();
+}
 
-  // Something changed (a claim came back, an item finished, a stop): the loop looks again.
-  let changed!: () => void;
-  let change = new Promise<void>((resolve) => (changed = resolve));
-  const notify = () => {
-    changed();
-    change = new Promise<void>((resolve) => (changed = resolve));
-  };
+/**
+ * One run of a judge worker: its parts ({@link WorkerStop}, {@link DatabaseWatch},
+ * {@link EndpointGuard}, {@link WorkerTally}, the feed and the writer) and the loop that
+ * starts items while slots are free.
+ */
+class JudgeWorkerRun {
+  private readonly tally = new WorkerTally();
+  private readonly changes = new Changes();
+  private readonly stop: WorkerStop;
+  private readonly database: DatabaseWatch;
+  private readonly endpoint: EndpointGuard;
+  private readonly writer: JudgeResultWriter;
+  private readonly jobs: JudgeJobSpecs;
+  private readonly deps: JudgeDeps;
+  private readonly feed: JudgeTaskFeed;
+  private readonly concurrency: number;
+  /**
+   * Items between their start and their answer, at most `concurrency` (the calls in
+   * flight); `pending` holds every started item until its result is written. A slot is
+   * free again as soon as the answer is in, while the write joins the next group commit.
+   */
+  private calling = 0;
+  private readonly pending = new Set<Promise<void>>();
+  private endpointError: string | undefined;
 
-  // stop: claim nothing, send no new call or retry; cancel: cut off the calls in flight;
-  // abandon: stop waiting for a database that cannot be reached.
-  const stop = new AbortController();
-  const cancel = new AbortController();
-  const abandon = new AbortController();
-  let cancelTimer: NodeJS.Timeout | undefined;
-  const stopRun = (why: JudgeWorkerResult['stoppedBy']) => {
-    if (stop.signal.aborted) return;
-    stoppedBy = why;
-    stop.abort();
-    if (why === 'signal' && options.cancelAfterMs !== undefined)
-      cancelTimer = setTimeout(() => {
-        cancel.abort();
-        abandon.abort();
-      }, options.cancelAfterMs);
-    notify();
-  };
-  const onSignal = () => stopRun('signal');
-  if (options.signal?.aborted) onSignal();
-  else options.signal?.addEventListener('abort', onSignal, { once: true });
+  constructor(
+    db: Queryable,
+    private readonly options: JudgeWorkerOptions,
+  ) {
+    const owner = options.workerId ?? newWorkerId();
+    this.concurrency = Math.max(1, options.concurrency ?? 8);
+    this.stop = new WorkerStop({
+      cancelAfterMs: options.cancelAfterMs,
+      onStop: () => this.changes.notify(),
+    });
+    this.database = new DatabaseWatch({
+      giveUpMs: options.databaseGiveUpMs,
+      onNotice: options.onNotice,
+      onGiveUp: (error) => {
+        this.stop.fail(error);
+        this.stop.request('signal');
+        this.stop.cutOff();
+        this.changes.notify();
+      },
+    });
+    this.endpoint = new EndpointGuard({
+      limit: options.unreachableLimit ?? 3,
+      follow: options.follow === true,
+      firstPauseMs: options.endpointPauseMs ?? 30_000,
+    });
+    this.writer = new JudgeResultWriter(db, owner, {
+      abandon: this.stop.abandon,
+      onUnavailable: (error) =>
+        this.database.outOfReach(
+          error,
+          'the database cannot be reached; results wait until it is back',
+        ),
+      onWritten: () => this.database.reached(),
+      onRefused: (what) => options.onNotice?.(what),
+    });
+    this.jobs = new JudgeJobSpecs(db, this.stop.abandon);
+    // With the database store every call goes to the writer (failed attempts too).
+    const dbStore = options.deps.store
+      ? undefined
+      : new WorkerCallStore(db, (call) => this.writer.call(call), this.stop.stop);
+    this.deps = {
+      ...options.deps,
+      store: options.deps.store ?? dbStore!,
+      stop: this.stop.stop,
+      cancel: this.stop.cancel,
+    };
+    this.feed = new JudgeTaskFeed(db, {
+      owner,
+      leaseMs: options.leaseMs ?? 120_000,
+      concurrency: this.concurrency,
+      jobIds: options.jobIds,
+      endpoint: options.endpoint,
+      models: options.models,
+      prepare: async (tasks) => dbStore?.prefetch(await firstRequestHashes(tasks, this.jobs)),
+      onUnavailable: (error) =>
+        this.database.outOfReach(
+          error,
+          'the database cannot be reached; claiming waits until it is back',
+        ),
+      onReachable: () => this.database.reached(),
+      onChange: () => this.changes.notify(),
+      judging: () => this.pending.size > 0,
+    });
+  }
 
-  const notices = noticeOnce(options.onNotice);
-  // How long the database has been out of reach in a row, and giving up on it when allowed.
-  let unreachableSince: number | undefined;
-  let giveUpTimer: NodeJS.Timeout | undefined;
-  let lastDatabaseError: unknown;
-  const databaseOutOfReach = (error: unknown, notice: string) => {
-    notices('database', notice);
-    lastDatabaseError = error;
-    const limit = options.databaseGiveUpMs;
-    if (limit === undefined || unreachableSince !== undefined) return;
-    unreachableSince = Date.now();
-    giveUpTimer = setTimeout(() => {
-      if (unreachableSince === undefined) return;
-      fatal ??= lastDatabaseError;
-      stopRun('signal');
-      cancel.abort();
-      abandon.abort();
-      notify();
-    }, limit);
-  };
-  const databaseReached = () => {
-    unreachableSince = undefined;
-    clearTimeout(giveUpTimer);
-  };
-  const writer = new JudgeResultWriter(db, owner, {
-    abandon: abandon.signal,
-    onUnavailable: (error) =>
-      databaseOutOfReach(error, 'the database cannot be reached; results wait until it is back'),
-    onWritten: databaseReached,
-    onRefused: (what) => options.onNotice?.(what),
-  });
-  const jobs = new JudgeJobSpecs(db, abandon.signal);
-  // With the database store every call goes to the writer (failed attempts too).
-  const dbStore = options.deps.store
-    ? undefined
-    : new WorkerCallStore(db, (call) => writer.call(call), stop.signal);
-  const deps: JudgeDeps = {
-    ...options.deps,
-    store: options.deps.store ?? dbStore!,
-    stop: stop.signal,
-    cancel: cancel.signal,
-  };
-
-  // `calling`: items between their start and their answer, at most `concurrency` (the
-  // calls in flight). `pending`: every started item until its result is written; a slot is
-  // free again as soon as the answer is in, while the write joins the next group commit.
-  let calling = 0;
-  const pending = new Set<Promise<void>>();
-  let unreachableInARow = 0;
-  const feed = new JudgeTaskFeed(db, {
-    owner,
-    leaseMs: options.leaseMs ?? 120_000,
-    concurrency,
-    jobIds: options.jobIds,
-    prepare: async (tasks) => dbStore?.prefetch(await firstRequestHashes(tasks, jobs)),
-    onUnavailable: (error) =>
-      databaseOutOfReach(error, 'the database cannot be reached; claiming waits until it is back'),
-    onReachable: databaseReached,
-    onChange: notify,
-    judging: () => pending.size > 0,
-  });
-
-  // After too many items in a row found no endpoint: a run stops; a following run pauses
-  // claiming (the pause doubling while the endpoint stays out of reach) and goes on.
-  const firstPauseMs = options.endpointPauseMs ?? 30_000;
-  let pauseMs = firstPauseMs;
-  let pausedUntil = 0;
-  const paused = () => Date.now() < pausedUntil;
-  const judged = (result: JudgeTaskResult) => {
-    tally.paid(result);
-    if (result.paidCalls.length > 0) pauseMs = firstPauseMs;
-    if (result.kind !== 'release' || result.why !== 'endpoint') {
-      if (result.kind !== 'release' || result.paidCalls.length > 0) unreachableInARow = 0;
-      return;
+  async run(): Promise<JudgeWorkerResult> {
+    const unfollow = this.stop.follow(this.options.signal);
+    try {
+      await this.loop();
+      while (this.pending.size > 0) await Promise.all(this.pending);
+    } finally {
+      unfollow();
+      // Tasks claimed but never started go back at once; so does everything after a failure.
+      await this.feed.close(this.stop.fatal !== undefined);
+      await this.writer.flushed();
+      this.stop.dispose();
+      this.database.dispose();
     }
-    unreachableInARow++;
-    if (unreachableInARow < unreachableLimit || stop.signal.aborted || paused()) return;
-    const why = `${result.error ?? 'the model endpoint cannot be reached'} (${unreachableInARow} items in a row; the items went back to pending)`;
-    unreachableInARow = 0;
-    if (!options.follow) {
-      endpointError = why;
-      stopRun('endpoint');
-      return;
-    }
-    pausedUntil = Date.now() + pauseMs;
-    options.onNotice?.(`${why}; trying again in ${Math.round(pauseMs / 1000)} s`);
-    pauseMs = Math.min(pauseMs * 2, 600_000);
-    void feed.putBack();
-    notify();
-  };
+    if (this.stop.fatal) throw this.stop.fatal.error;
+    const result: JudgeWorkerResult = {
+      ...this.tally.progress,
+      inFlight: 0,
+      stoppedBy: this.stop.stoppedBy,
+      failures: this.tally.failures,
+      unwrittenCalls: this.writer.unwrittenCalls,
+    };
+    if (this.endpointError !== undefined) result.endpointError = this.endpointError;
+    return result;
+  }
 
-  const start = (task: ClaimedJudgeTask) => {
-    calling++;
-    const running: Promise<void> = (async () => {
-      let result: JudgeTaskResult;
-      try {
-        result = await judgeTask(task, await jobs.get(task.jobId), deps);
-      } catch (error) {
-        // The job could not be read: while the database is out of reach the item waits.
-        if (!isDatabaseUnavailable(error)) throw error;
-        result = { kind: 'release', why: 'database', paidCalls: [] };
-      }
-      calling--;
-      notify();
-      judged(result);
-      const key = keyOf(task);
-      if (result.kind === 'release') tally.wrote(key, result, await writer.release(key));
-      else if (result.kind === 'label')
-        tally.wrote(key, result, await writer.label(key, result.label));
-      else tally.wrote(key, result, await writer.fail(key, result.failure));
-    })()
-      .catch((error: unknown) => {
-        fatal ??= error;
-      })
-      .finally(() => {
-        feed.itemFinished();
-        pending.delete(running);
-        tally.progress.inFlight = pending.size;
-        notify();
-        options.onProgress?.({ ...tally.progress });
-      });
-    pending.add(running);
-    tally.progress.inFlight = pending.size;
-  };
-
-  const budgetSpent = () =>
-    options.budgetUsd !== undefined && tally.expectedCost(calling) >= options.budgetUsd;
-
-  try {
+  /** Starts items while slots are free, until stopped, failed, out of budget or out of work. */
+  private async loop(): Promise<void> {
+    const { feed, stop } = this;
     for (;;) {
-      fatal ??= feed.failure;
-      if (fatal || stop.signal.aborted) break;
-      if (paused()) {
-        await Promise.race([pause(pausedUntil - Date.now(), stop.signal), change]);
+      if (feed.failure !== undefined) stop.fail(feed.failure);
+      if (stop.fatal || stop.stop.aborted) return;
+      if (this.endpoint.paused) {
+        await Promise.race([
+          pause(this.endpoint.resumesAt - Date.now(), stop.stop),
+          this.changes.next,
+        ]);
         continue;
       }
-      while (calling < concurrency && !budgetSpent()) {
+      while (this.calling < this.concurrency && !this.budgetSpent()) {
         const task = feed.take();
         if (!task) break;
-        start(task);
+        this.start(task);
       }
-      if (budgetSpent()) {
-        if (pending.size === 0) {
-          stoppedBy = 'budget';
-          break;
-        }
-      } else feed.refill(concurrency - calling);
-      if (pending.size === 0 && feed.exhausted) {
-        if (!options.follow) break;
-        await Promise.race([pause(options.pollMs ?? 2_000, stop.signal), change]);
+      if (this.budgetSpent()) {
+        if (this.pending.size === 0) return stop.ended('budget');
+      } else feed.refill(this.concurrency - this.calling);
+      if (this.pending.size === 0 && feed.exhausted) {
+        if (!this.options.follow) return;
+        await Promise.race([pause(this.options.pollMs ?? 2_000, stop.stop), this.changes.next]);
         feed.poll();
         continue;
       }
-      await change;
-    }
-    while (pending.size > 0) await Promise.all(pending);
-  } finally {
-    options.signal?.removeEventListener('abort', onSignal);
-    // Tasks claimed but never started go back at once; so does everything after a failure.
-    await feed.close(fatal !== undefined);
-    await writer.flushed();
-    clearTimeout(cancelTimer);
-    clearTimeout(giveUpTimer);
-  }
-  if (fatal) throw fatal;
-  const result: JudgeWorkerResult = {
-    ...tally.progress,
-    inFlight: 0,
-    stoppedBy,
-    failures: tally.failures,
-    unwrittenCalls: writer.unwrittenCalls,
-  };
-  if (endpointError !== undefined) result.endpointError = endpointError;
-  return result;
-}
-
-/** A worker run's counters: what was paid, and what became of each item. */
-class WorkerTally {
-  readonly progress: JudgeWorkerProgress = {
-    labelled: 0,
-    failed: 0,
-    lostLeases: 0,
-    putBack: 0,
-    paidCalls: 0,
-    unpricedCalls: 0,
-    cachedAnswers: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    costUsd: 0,
-    inFlight: 0,
-  };
-  readonly failures: JudgeWorkerResult['failures'] = [];
-
-  /** The calls an item paid for (answered ones), tokens and cost; answers from the store. */
-  paid(result: JudgeTaskResult): void {
-    const p = this.progress;
-    for (const call of result.paidCalls) {
-      p.promptTokens += call.promptTokens;
-      p.completionTokens += call.completionTokens;
-      if (call.costUsd === undefined) p.unpricedCalls++;
-      else p.costUsd += call.costUsd;
-    }
-    p.paidCalls += result.paidCalls.length;
-    if (result.kind === 'label' && result.cached) p.cachedAnswers++;
-  }
-
-  /** What the writer did with an item's result. */
-  wrote(key: JudgeTaskKey, result: JudgeTaskResult, outcome: WriteOutcome): void {
-    const p = this.progress;
-    if (result.kind === 'release' || outcome === 'unwritten') p.putBack++;
-    else if (outcome === 'lost') p.lostLeases++;
-    else if (outcome === 'written' && result.kind === 'label') p.labelled++;
-    else {
-      p.failed++;
-      const reason =
-        result.kind === 'fail' ? result.failure.error : 'the answer could not be stored';
-      this.failures.push({ ...key, reason });
+      await this.changes.next;
     }
   }
 
-  /** What the run will have paid once `inFlight` more calls (at the average cost) are paid. */
-  expectedCost(inFlight: number): number {
-    const p = this.progress;
-    const average = p.paidCalls > 0 ? p.costUsd / p.paidCalls : 0;
-    return p.costUsd + inFlight * average;
+  /** Judges `task` in the background; its slot frees once it is answered. */
+  private start(task: ClaimedJudgeTask): void {
+    this.calling++;
+    const running: Promise<void> = this.judgeAndWrite(task)
+      .catch((error: unknown) => this.stop.fail(error))
+      .finally(() => {
+        this.feed.itemFinished();
+        this.pending.delete(running);
+        this.tally.progress.inFlight = this.pending.size;
+        this.changes.notify();
+        this.options.onProgress?.({ ...this.tally.progress });
+      });
+    this.pending.add(running);
+    this.tally.progress.inFlight = this.pending.size;
   }
-}
 
-/** Tells `notice` a message once per kind until the run ends. */
-function noticeOnce(notice: ((message: string) => void) | undefined) {
-  const told = new Set<string>();
-  return (kind: string, message: string) => {
-    if (told.has(kind)) return;
-    told.add(kind);
-    notice?.(message);
-  };
+  private async judgeAndWrite(task: ClaimedJudgeTask): Promise<void> {
+    let result: JudgeTaskResult;
+    try {
+      result = await judgeTask(task, await this.jobs.get(task.jobId), this.deps);
+    } catch (error) {
+      // The job could not be read: while the database is out of reach the item waits.
+      if (!isDatabaseUnavailable(error)) throw error;
+      result = { kind: 'release', why: 'database', paidCalls: [] };
+    }
+    this.calling--;
+    this.changes.notify();
+    this.tally.paid(result);
+    this.heed(result);
+    const key = keyOf(task);
+    const { writer, tally } = this;
+    if (result.kind === 'release') tally.wrote(key, result, await writer.release(key));
+    else if (result.kind === 'label')
+      tally.wrote(key, result, await writer.label(key, result.label));
+    else tally.wrote(key, result, await writer.fail(key, result.failure));
+  }
+
+  /** What an item's result says about the endpoint: go on, stop the run, or pause claiming. */
+  private heed(result: JudgeTaskResult): void {
+    const verdict = this.endpoint.judged(result, this.stop.stop.aborted);
+    if (verdict.action === 'stop') {
+      this.endpointError = verdict.why;
+      this.stop.request('endpoint');
+    } else if (verdict.action === 'pause') {
+      this.options.onNotice?.(verdict.notice);
+      void this.feed.putBack();
+      this.changes.notify();
+    }
+  }
+
+  /** Whether the run has paid its budget, counting the calls in flight at the average cost. */
+  private budgetSpent(): boolean {
+    const budget = this.options.budgetUsd;
+    return budget !== undefined && this.tally.expectedCost(this.calling) >= budget;
+  }
 }
 
 function keyOf(task: ClaimedJudgeTask): JudgeTaskKey {
