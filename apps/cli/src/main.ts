@@ -75,7 +75,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   import: {
     summary: 'into the database, one transaction per file',
-    subcommands: ['collection', 'topics', 'qrels', 'run'],
+    subcommands: ['collection', 'documents', 'topics', 'qrels', 'run'],
     load: async () => {
       const m = await import('./catalog/import-command.js');
       return { run: m.importCommand, usage: m.IMPORT_USAGE };

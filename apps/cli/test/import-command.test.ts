@@ -205,6 +205,36 @@ for (const engine of engines) {
       expect(sets.map((s) => [s.name, s.labelCount, s.scaleMax])).toEqual([['h', 1, 3]]);
     }, 120_000);
 
+    it('adds documents to a collection that exists, and refuses a docno it holds (exit 4)', async () => {
+      expect((await importTsvCollection('grow', 'grow.tsv')).code).toBe(0);
+      const added = await assay(
+        env(),
+        'import',
+        'documents',
+        '--collection',
+        'grow',
+        file('more.jsonl', '{"id":"d2","text":"two"}\n{"id":"d3","text":"three"}\n'),
+      );
+      expect(added.stderr).toBe('');
+      expect(added.code).toBe(0);
+      expect(added.stdout).toMatch(
+        /^added to collection "grow" from .*more\.jsonl: 2 documents in [\d.]+ s \([\d,.]+ documents\/s\); it holds 3 documents\n$/,
+      );
+      const clash = await assay(
+        env(),
+        'import',
+        'documents',
+        '-c',
+        'grow',
+        '--format',
+        'tsv',
+        file('again.tsv', 'd4\tfour\nd1\tagain\n'),
+      );
+      expect(clash.code).toBe(4);
+      expect(clash.stderr).toContain('1 document(s) of ');
+      expect(clash.stderr).toContain('are already in collection "grow" ("d1")');
+    });
+
     it('reports unknown collections, bad lines and usage errors on one line', async () => {
       const run = file('x.run', '1 Q0 d1 1 2 x\n');
       expect(await assay(env(), 'import', 'run', '--collection', 'nope', run)).toMatchObject({

@@ -79,7 +79,7 @@ describe('assay --help', () => {
       ),
     ).toEqual({
       ppi: ['sample'],
-      import: ['collection', 'topics', 'qrels', 'run'],
+      import: ['collection', 'documents', 'topics', 'qrels', 'run'],
       datasets: ['list', 'load'],
       collections: ['delete'],
       db: ['migrate'],

@@ -109,6 +109,7 @@ forEachDatabase('assay API', (t) => {
           'GET /api/collections/{collection}/index',
           'POST /api/collections/{collection}/index',
           'GET /api/collections/{collection}/documents',
+          'POST /api/collections/{collection}/documents',
           'GET /api/collections/{collection}/documents/{docId}',
           'GET /api/collections/{collection}/topics',
           'POST /api/collections/{collection}/topics',
@@ -535,7 +536,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(98);
+      expect(checked).toBe(99);
       expect(await counts(t.db)).toEqual(before);
     });
   });
@@ -725,6 +726,39 @@ forEachDatabase('assay API', (t) => {
       expect(
         await errorOf(await api.call('GET', '/api/collections/demo/documents?limit=0', read)),
       ).toMatchObject({ status: 400, code: 'invalid_input' });
+    });
+
+    it('adds documents to a collection that exists; a docno it holds fails the whole file', async () => {
+      const admin = { token: api.admin };
+      expect(
+        (await api.call('POST', '/api/collections?name=bare', { ...admin, body: '' })).status,
+      ).toBe(201);
+      const added = await api.call('POST', '/api/collections/bare/documents?format=tsv', {
+        ...admin,
+        body: 'p1\tfirst\np2\tsecond\n',
+      });
+      expect(added.status).toBe(201);
+      expect(await added.json()).toEqual({ documents: 2, total: 2 });
+      const before = await counts(t.db);
+      const clash = await api.call('POST', '/api/collections/bare/documents?filename=more.tsv', {
+        ...admin,
+        body: 'p3\tthird\np1\tagain\n',
+      });
+      expect(await errorOf(clash)).toEqual({
+        status: 409,
+        code: 'conflict',
+        message: '1 document(s) of more.tsv are already in collection "bare" ("p1")',
+      });
+      expect(await counts(t.db)).toEqual(before);
+      // Admin only, as every write into a collection.
+      expect(
+        (
+          await api.call('POST', '/api/collections/bare/documents?format=tsv', {
+            token: api.annotator,
+            body: 'p9\tx\n',
+          })
+        ).status,
+      ).toBe(403);
     });
 
     it('imports, lists and gets topics; a bad topic file changes nothing', async () => {

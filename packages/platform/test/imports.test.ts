@@ -8,11 +8,13 @@ import {
   listCollections,
   listRuns,
 } from '@assay/db';
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/test-support/database';
 import {
   createCampaign,
   importCollection,
+  importDocuments,
   importQrels,
   importRun,
   importTopics,
@@ -170,6 +172,74 @@ forEachDatabase('importCollection', (t) => {
     await expect(importCollection(t.db, { ...TINY, name: '  ' })).rejects.toMatchObject({
       code: 'invalid_input',
     });
+  });
+});
+
+forEachDatabase('importDocuments', (t) => {
+  it('adds documents to a collection made without them, and the fingerprint is made anew', async () => {
+    const made = await importCollection(t.db, { name: 'empty', file: 'none.txt', text: '' });
+    const version = async () =>
+      (
+        await t.db.executeQuery<{ v: number; f: string | null }>(
+          sql`select documents_version as v, documents_fingerprint as f from collections where id = ${made.collectionId}`.compile(
+            t.db,
+          ),
+        )
+      ).rows[0];
+    const before = (await version())!.v;
+    const added = await importDocuments(t.db, {
+      collection: 'empty',
+      file: 'more.jsonl',
+      text: '{"id":"p1","text":"first passage"}\n{"id":"p2","title":"T","text":"second"}\n',
+    });
+    expect(added).toMatchObject({ name: 'empty', documents: 2, total: 2 });
+    const again = await importDocuments(t.db, {
+      collection: added.collectionId,
+      file: 'cran.tsv',
+      text: 'p3\tthird\n',
+    });
+    expect(again).toMatchObject({ documents: 1, total: 3 });
+    expect((await getDocument(t.db, added.collectionId, 'p2'))?.title).toBe('T');
+    // Each write counts as a new version of the documents (any index made before is stale).
+    expect(await version()).toEqual({ v: before + 2, f: null });
+  });
+
+  it('refuses docnos the collection holds, naming them, and keeps nothing of the file', async () => {
+    await importCollection(t.db, TINY);
+    const before = await snapshotCounts(t.db);
+    const refused = await rejection(
+      importDocuments(t.db, {
+        collection: 'c',
+        format: 'tsv',
+        file: 'more.tsv',
+        text: 'd9\tnew\nd1\tagain\n',
+      }),
+    );
+    expect(refused).toBeInstanceOf(PlatformError);
+    expect(refused.code).toBe('conflict');
+    expect(refused.message).toBe('1 document(s) of more.tsv are already in collection "c" ("d1")');
+    expect(await snapshotCounts(t.db)).toEqual(before);
+  });
+
+  it('refuses a bad line, an empty file and an unknown collection', async () => {
+    await importCollection(t.db, TINY);
+    const bad = await rejection(
+      importDocuments(t.db, {
+        collection: 'c',
+        format: 'jsonl',
+        file: 'x.jsonl',
+        text: '{"id":"a"}\n',
+      }),
+    );
+    expect(bad.message).toMatch(/^x\.jsonl:1: /);
+    const empty = await rejection(
+      importDocuments(t.db, { collection: 'c', format: 'tsv', file: 'e.tsv', text: '\n' }),
+    );
+    expect(empty.message).toMatch(/^e\.tsv:.*no documents/);
+    const unknown = await rejection(
+      importDocuments(t.db, { collection: 'nope', format: 'tsv', file: 'd.tsv', text: 'a\tb\n' }),
+    );
+    expect(unknown.code).toBe('not_found');
   });
 });
 

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import {
   checkNewName,
   importCollection,
+  importDocuments,
   importQrels,
   importRun,
   importTopics,
@@ -96,6 +97,7 @@ seen, at least 0..max)`,
 export const IMPORT_USAGE = commandHelp({
   usage: `assay import collection --name NAME [--format jsonl|tsv|cranfield]
                                 [--description TEXT] FILE
+       assay import documents --collection C [--format jsonl|tsv|cranfield] FILE
        assay import topics --collection C [--format tsv|jsonl|trec|cranfield] FILE
        assay import qrels --collection C --label-set NAME [--scale MIN..MAX] [--replace] FILE
        assay import run --collection C [--name NAME] [--replace] FILE...`,
@@ -111,6 +113,9 @@ digits.
               or the Cranfield cran.all.1400 layout. --format defaults from the file name
               (.jsonl, .tsv, cran.all*, also with .gz), else from its first line (a JSON
               object, a .I line, a tab).
+  documents   more documents, in the same formats, for a collection that exists (one
+              made without documents, or one that grows); a docno it already holds
+              fails the whole file (exit 4).
   topics      TSV id<TAB>query, JSONL (context, previous_turns and user_background keys
               become the topic's conversational context), TREC <top> topics or Cranfield
               cran.qry (ids 1..225 by position, as cranqrel numbers them); the format is
@@ -137,12 +142,13 @@ unreadable input; 3 unknown collection; 4 the name already exists.`,
 /** What each kind of import accepts besides --help. */
 const ALLOWED: Record<string, string[]> = {
   collection: ['name', 'format', 'description', 'encoding'],
+  documents: ['collection', 'format', 'encoding'],
   topics: ['collection', 'format', 'encoding'],
   qrels: ['collection', 'labelSet', 'scale', 'replace', 'encoding'],
   run: ['collection', 'name', 'replace', 'encoding'],
 };
 
-/** `assay import collection|topics|qrels|run`: files into the configured database. */
+/** `assay import collection|documents|topics|qrels|run`: files into the configured database. */
 export async function importCommand(
   argv: readonly string[],
   io: PlatformCommandIo,
@@ -153,7 +159,8 @@ export async function importCommand(
     return what === undefined ? EXIT.usage : 0;
   }
   const allowed = ALLOWED[what];
-  if (!allowed) throw new UsageError(`unknown import '${what}' (collection, topics, qrels or run)`);
+  if (!allowed)
+    throw new UsageError(`unknown import '${what}' (collection, documents, topics, qrels or run)`);
   const parsed = getopt(rest, IMPORT_OPTIONS);
   const { options, positionals } = parsed;
   if (options.has('help')) {
@@ -198,6 +205,19 @@ export async function importCommand(
         });
         io.stdout(
           `imported collection "${r.name}" (id ${r.collectionId}) from ${file}: ${throughput(r.documents, 'documents', secondsSince(started))}\n`,
+        );
+        return 0;
+      });
+    }
+    case 'documents': {
+      const collection = required('collection');
+      const text = readText(file, encoding);
+      const format = documentFormat(file, text, { format: option('format') });
+      return withDatabase(io, async (db) => {
+        const started = performance.now();
+        const r = await importDocuments(db, { collection, format, text, file });
+        io.stdout(
+          `added to collection "${r.name}" from ${file}: ${throughput(r.documents, 'documents', secondsSince(started))}; it holds ${r.total} documents\n`,
         );
         return 0;
       });

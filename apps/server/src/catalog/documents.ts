@@ -1,13 +1,31 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import {
+  DOCUMENT_FORMATS,
   DOCUMENT_PAGE,
   getDocument,
+  importDocuments,
   listDocumentsPage,
   type StoredDocument,
 } from '@assay/platform';
 import { linkNextPage, pageOptions, pageQuery } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, CollectionParam, DocumentSchema, readErrors } from '../core/schemas.js';
+import { collectionFromPath } from '../core/resolve.js';
+import {
+  adminOnly,
+  CollectionParam,
+  DocumentSchema,
+  readErrors,
+  uploadBody,
+  writeErrors,
+} from '../core/schemas.js';
+import { readUpload } from '../core/upload.js';
+
+const AddOptions = z.object({
+  format: z.enum(DOCUMENT_FORMATS).optional().openapi({
+    description:
+      'jsonl, tsv or cranfield (default: from the file name, .jsonl, .tsv or cran.all*, else its first line)',
+  }),
+});
 
 const Page = z.object({
   ...pageQuery(DOCUMENT_PAGE),
@@ -62,6 +80,45 @@ export const documents = createRouter()
       );
       linkNextPage(c, page.next);
       return c.json({ documents: page.items.map(present), next: page.next }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      tags: ['documents'],
+      summary: 'Add documents to a collection that exists (JSONL, TSV or Cranfield)',
+      description:
+        'The whole file is parsed first, then written in one transaction; a docno the ' +
+        'collection already holds fails the whole file (409, naming them), nothing kept.',
+      ...adminOnly,
+      request: {
+        params: CollectionParam,
+        query: AddOptions,
+        body: uploadBody({ format: { description: 'jsonl, tsv or cranfield' } }),
+      },
+      responses: {
+        201: {
+          description: 'how many documents were added, and how many the collection holds now',
+          content: {
+            'application/json': {
+              schema: z.object({ documents: z.number().int(), total: z.number().int() }),
+            },
+          },
+        },
+        ...writeErrors,
+      },
+    }),
+    async (c) => {
+      const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
+      const upload = await readUpload(c, AddOptions, 'documents');
+      const added = await importDocuments(c.var.db, {
+        collection: collection.id,
+        format: upload.options.format,
+        text: upload.text,
+        file: upload.file,
+      });
+      return c.json({ documents: added.documents, total: added.total }, 201);
     },
   )
   .openapi(

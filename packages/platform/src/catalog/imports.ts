@@ -4,6 +4,8 @@ import {
   deleteLabelSet,
   findLabelSetByName,
   getCollectionByName,
+  getCollectionSummary,
+  heldDocIds,
   getLabelSetSummary,
   insertDocuments,
   insertLabels,
@@ -111,6 +113,77 @@ export async function importCollection(
         });
         const documents = await insertDocuments(trx, collection.id, documentRows(docs));
         return { collectionId: collection.id, name: collection.name, documents };
+      }),
+    taken,
+    input.file,
+  );
+}
+
+/** More documents for an existing collection. */
+export interface ImportDocumentsInput {
+  collection: CollectionRef;
+  /** As {@link ImportCollectionInput.format}: given, else from the file's name or first line. */
+  format?: CollectionFormat | undefined;
+  text: FileText;
+  /** Name used in error messages (`file:line: reason`). */
+  file: string;
+}
+
+/** What importDocuments added. */
+export interface ImportDocumentsResult {
+  collectionId: number;
+  name: string;
+  /** Documents added. */
+  documents: number;
+  /** Documents the collection holds now. */
+  total: number;
+}
+
+/**
+ * Adds documents to a collection that exists (one made without them, as `assay nuggets
+ * import --create-collection` makes one, or one that grows): the whole file is parsed
+ * first, then written in one transaction. conflict, naming them, when some docnos are
+ * already in the collection; a failure leaves nothing. The collection's fingerprint is
+ * computed again when next needed, so an index built before is not used for the new text.
+ */
+export async function importDocuments(
+  db: Queryable,
+  input: ImportDocumentsInput,
+): Promise<ImportDocumentsResult> {
+  const docs = await parsingAsync(async () => {
+    await refuseNulYielding(input.text, input.file);
+    const format = documentFormatOf(input.file, input.text, {
+      given: input.format,
+      option: 'format',
+    });
+    return parseCollectionStream(slicesYielding(input.text), input.file, format);
+  });
+  if (docs.length === 0)
+    throw new PlatformError('invalid_input', `${input.file}: no documents to add`);
+  const collection = await resolveCollection(db, input.collection);
+  const taken = `documents of ${input.file} are already in collection "${collection.name}"`;
+  return writing(
+    () =>
+      writeInCollection(db, collection, async (trx) => {
+        const held = await heldDocIds(
+          trx,
+          collection.id,
+          docs.map((d) => d.id),
+        );
+        if (held.size > 0) {
+          const clash = docs.filter((d) => held.has(d.id)).map((d) => d.id);
+          throw new PlatformError(
+            'conflict',
+            `${clash.length} document(s) of ${input.file} are already in collection "${collection.name}" (${clash
+              .slice(0, 5)
+              .map((id) => JSON.stringify(id))
+              .join(', ')}${clash.length > 5 ? ', …' : ''})`,
+            { docIds: clash.slice(0, 100) },
+          );
+        }
+        const documents = await insertDocuments(trx, collection.id, documentRows(docs));
+        const total = (await getCollectionSummary(trx, collection.id))?.documentCount ?? documents;
+        return { collectionId: collection.id, name: collection.name, documents, total };
       }),
     taken,
     input.file,
