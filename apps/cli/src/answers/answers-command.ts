@@ -2,9 +2,8 @@ import { basename } from 'node:path';
 import type { JudgeTemplate } from '@assay/judge';
 import {
   checkAnswerTemplate,
-  DbCallStore,
   formatScoreLine,
-  judgeWorkerDeps,
+  llmStepClients,
   parseGoldAnswers,
   parseResponses,
   parseScoredExamples,
@@ -47,6 +46,7 @@ import {
   MODEL_OPTION,
   TEMPERATURE_OPTION,
 } from '../judging/judge-options.js';
+import { prepareCommandStep } from '../shell/llm-step.js';
 import { writeAtomically } from '../shell/write-atomically.js';
 import { afterBatchClient, BATCH_OPTIONS, batchMode, runBatchMode } from '../judging/batch-options.js';
 import { asCliErrors, EXIT, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
@@ -326,20 +326,23 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
   });
 
   return withDatabase(io, async (db, config) => {
-    const model = values.model ?? config.judgeModel ?? template.model.name;
-    if (!model) throw new UsageError('no model: give --model or set ASSAY_JUDGE_MODEL');
-    const deps = { ...judgeWorkerDeps(config, endpoint, concurrency), store: new DbCallStore(db) };
+    const prepared = await prepareCommandStep(config, {
+      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(template.model.name ? { templateModel: template.model.name } : {}),
+      endpoint,
+      concurrency,
+    });
+    const deps = llmStepClients(db, prepared);
     const scoring = {
       ...input,
-      settings: { model, ...(temperature === undefined ? {} : { temperature }) },
+      settings: {
+        model: prepared.model,
+        ...(temperature === undefined ? {} : { temperature }),
+      },
     };
     if (batch) {
       const step: LlmStep = (d) => scoreAnswers(scoring, { ...deps, ...d });
-      const stopped = await runBatchMode(io, 'assay answers score', batch, db, step, {
-        config,
-        endpoint,
-        prices: deps.prices!,
-      });
+      const stopped = await runBatchMode(io, 'assay answers score', batch, db, step, prepared);
       if (stopped !== undefined) return stopped;
       deps.client = afterBatchClient(batch);
     }

@@ -10,9 +10,7 @@ import {
   judgeJobStep,
   judgeWorkerDeps,
   listJudgeFailures,
-  loadPrices,
   newWorkerId,
-  pricesFile,
   releaseDeadLocalLeases,
   retryJudgeJobFailures,
   runJudgeWorker,
@@ -32,13 +30,9 @@ import {
   TEXT,
   UsageError,
 } from '../shell/getopt.js';
-import {
-  asCliErrors,
-  commandConfig,
-  withDatabase,
-  type PlatformCommandIo,
-} from '../shell/platform-session.js';
-import { modelPriceOptions, PRICE_OPTIONS } from '../shell/price-options.js';
+import { commandConfig, withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
+import { prepareCommandStep, requireBudgetPrice } from '../shell/llm-step.js';
+import { ownModelPrice, PRICE_OPTIONS } from '../shell/price-options.js';
 import { EXIT } from '../shell/exit-codes.js';
 import { withInterrupts } from '../shell/interrupts.js';
 import { readItems } from './judge-items.js';
@@ -236,13 +230,16 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
 
   const template = loadTemplate(judgeId, option('judges'));
   const config = await commandConfig(io);
-  const model = option('model') ?? config.judgeModel ?? template.model.name;
-  if (!model)
-    throw new UsageError(
-      "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
-    );
-  const ownPrices = modelPriceOptions(parsed, model);
-  const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
+  const asked = option('model');
+  const price = ownModelPrice(parsed);
+  const step = await prepareCommandStep(config, {
+    ...(asked === undefined ? {} : { model: asked }),
+    ...(template.model.name ? { templateModel: template.model.name } : {}),
+    endpoint,
+    ...(price ? { price } : {}),
+    concurrency,
+  });
+  const { model, prices } = step;
 
   // Everything is read and checked before the database is opened or anything is sent.
   const items = readItems({
@@ -256,10 +253,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
   const job: JudgeRun = { collection, labelSet, template, settings: { model }, items };
   if (options.has('dryRun')) return dryRun(io, job, prices);
   if (options.has('enqueue')) return enqueue(io, job);
-  if (budget !== undefined && !Object.hasOwn(prices, model))
-    throw new UsageError(
-      `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
-    );
+  if (budget !== undefined) await requireBudgetPrice(config, prices, model);
   if (batch === undefined || batch.kind === 'submit') requireEndpoint(config, endpoint);
   return judgeIntoQrels(io, job, {
     batch,
@@ -267,7 +261,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     out,
     budget,
     concurrency,
-    endpoint: { ...endpoint, prices: ownPrices },
+    endpoint: step.endpoint,
     config,
   });
 }
