@@ -16,8 +16,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { serverLlmStep } from '../core/llm-steps.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, readErrors, writeErrors } from '../core/schemas.js';
-import { json, presentScoreSet, ScoreSetSchema, TopicQuery } from './score-sets.js';
+import { adminOnly, anyUser, json, readErrors, TopicQuery, writeErrors } from '../core/schemas.js';
+import { presentScoreSet, ScoreSetSchema } from './schemas.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });
 

@@ -43,6 +43,7 @@ import {
   adminOnly,
   anyUser,
   CollectionParam,
+  json,
   NameOrId,
   readErrors,
   TopicId,
@@ -69,7 +70,7 @@ import {
   RemovedAnnotatorSchema,
   SavedLabelSchema,
 } from './schemas.js';
-import { PoolSpecSchema, poolSpec } from '../catalog/pools.js';
+import { PoolSpecSchema, poolSpec } from '../catalog/schemas.js';
 
 const Sampling = z
   .discriminatedUnion('mode', [
@@ -195,11 +196,6 @@ const NoteBody = z
   })
   .openapi('ItemNoteInput');
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
 /** `/api/collections/{collection}/campaigns`: create and list a collection's campaigns. */
 export const collectionCampaigns = createRouter()
   .openapi(
@@ -220,7 +216,7 @@ export const collectionCampaigns = createRouter()
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: NewCampaign } } },
       },
-      responses: { 201: json(CampaignSchema, 'the campaign'), ...writeErrors, ...busyError },
+      responses: { 201: json('the campaign', CampaignSchema), ...writeErrors, ...busyError },
     }),
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
@@ -307,7 +303,7 @@ export const campaigns = createRouter()
       summary: 'A campaign with per-annotator progress',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignSchema, 'the campaign'), ...writeErrors },
+      responses: { 200: json('the campaign', CampaignSchema), ...writeErrors },
     }),
     async (c) => c.json(present(await campaignSummary(c.var.db, c.req.valid('param').id)), 200),
   )
@@ -322,7 +318,7 @@ export const campaigns = createRouter()
       middleware: [requireAdmin],
       security: [{ bearerAuth: [] }],
       request: { params: IdParam },
-      responses: { 200: json(CampaignAgreementSchema, 'the agreement'), ...writeErrors },
+      responses: { 200: json('the agreement', CampaignAgreementSchema), ...writeErrors },
     }),
     async (c) =>
       c.json(
@@ -339,7 +335,7 @@ export const campaigns = createRouter()
       ...anyUser,
       request: { params: IdParam },
       responses: {
-        200: json(AnnotationItemSchema, 'the item, scale, rubric and progress'),
+        200: json('the item, scale, rubric and progress', AnnotationItemSchema),
         204: { description: 'every item is labelled' },
         ...readErrors,
       },
@@ -375,7 +371,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(NextAnnotationItemsSchema, 'the items and progress'),
+        200: json('the items and progress', NextAnnotationItemsSchema),
         ...readErrors,
       },
     }),
@@ -398,7 +394,7 @@ export const campaigns = createRouter()
       summary: 'One of the caller’s items with their current grade',
       ...anyUser,
       request: { params: ItemParams },
-      responses: { 200: json(AnnotationItemWithGradeSchema, 'the item'), ...readErrors },
+      responses: { 200: json('the item', AnnotationItemWithGradeSchema), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -429,7 +425,7 @@ export const campaigns = createRouter()
         },
       },
       responses: {
-        201: json(SavedLabelSchema, 'the saved label and progress'),
+        201: json('the saved label and progress', SavedLabelSchema),
         ...writeErrors,
       },
     }),
@@ -451,7 +447,7 @@ export const campaigns = createRouter()
       summary: 'Undo the caller’s latest change to an item (a new revision)',
       ...anyUser,
       request: { params: ItemParams },
-      responses: { 200: json(SavedLabelSchema, 'the label as restored'), ...writeErrors },
+      responses: { 200: json('the label as restored', SavedLabelSchema), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -475,7 +471,7 @@ export const campaigns = createRouter()
           },
         },
       },
-      responses: { 200: json(SavedLabelSchema, 'the item and progress'), ...writeErrors },
+      responses: { 200: json('the item and progress', SavedLabelSchema), ...writeErrors },
     }),
     async (c) => {
       const saved = await skipAnnotationItem(
@@ -524,7 +520,7 @@ export const campaigns = createRouter()
       summary: 'The caller’s note and flag on one of their items (empty when none)',
       ...anyUser,
       request: { params: ItemParams },
-      responses: { 200: json(ItemNoteSchema, 'the note'), ...readErrors },
+      responses: { 200: json('the note', ItemNoteSchema), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -546,7 +542,7 @@ export const campaigns = createRouter()
         params: ItemParams,
         body: { required: true, content: { 'application/json': { schema: NoteBody } } },
       },
-      responses: { 200: json(ItemNoteSchema, 'the note as stored'), ...writeErrors },
+      responses: { 200: json('the note as stored', ItemNoteSchema), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -567,7 +563,7 @@ export const campaigns = createRouter()
       ...adminOnly,
       request: { params: IdParam },
       responses: {
-        200: json(z.array(CampaignNoteSchema), 'who flagged or noted what, and when'),
+        200: json('who flagged or noted what, and when', z.array(CampaignNoteSchema)),
         ...readErrors,
       },
     }),
@@ -593,7 +589,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(z.array(DisagreementSchema), 'the items, in the campaign’s order'),
+        200: json('the items, in the campaign’s order', z.array(DisagreementSchema)),
         ...readErrors,
       },
     }),
@@ -620,7 +616,7 @@ export const campaigns = createRouter()
           },
         },
       },
-      responses: { 200: json(AdjudicationSchema, 'the item’s campaign label'), ...writeErrors },
+      responses: { 200: json('the item’s campaign label', AdjudicationSchema), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -652,7 +648,7 @@ export const campaigns = createRouter()
             .openapi({ description: '1: add the compared label sets’ grades' }),
         }),
       },
-      responses: { 200: json(AdjudicationItemSchema, 'the item'), ...readErrors },
+      responses: { 200: json('the item', AdjudicationItemSchema), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -674,7 +670,7 @@ export const campaigns = createRouter()
       security: adminOnly.security,
       middleware: adminOnly.middleware,
       request: { params: IdParam },
-      responses: { 200: json(CampaignSchema, 'the campaign, with `closed`'), ...writeErrors },
+      responses: { 200: json('the campaign, with `closed`', CampaignSchema), ...writeErrors },
     }),
     async (c) =>
       c.json(present(await closeCampaign(c.var.db, c.req.valid('param').id, c.get('user'))), 200),
@@ -687,7 +683,7 @@ export const campaigns = createRouter()
       summary: 'Reopen a closed campaign',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignSchema, 'the campaign'), ...writeErrors },
+      responses: { 200: json('the campaign', CampaignSchema), ...writeErrors },
     }),
     async (c) => c.json(present(await reopenCampaign(c.var.db, c.req.valid('param').id)), 200),
   )
@@ -718,7 +714,7 @@ export const campaigns = createRouter()
         },
       },
       responses: {
-        200: json(AddedAnnotatorsSchema, 'the items each was given, and the campaign'),
+        200: json('the items each was given, and the campaign', AddedAnnotatorsSchema),
         ...writeErrors,
       },
     }),
@@ -751,7 +747,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(RemovedAnnotatorSchema, 'labels kept, items taken back'),
+        200: json('labels kept, items taken back', RemovedAnnotatorSchema),
         ...writeErrors,
       },
     }),
@@ -769,7 +765,7 @@ export const campaigns = createRouter()
       summary: 'What deleting the campaign would delete (items, labels, its label set)',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignDeletionSchema, 'what would go'), ...writeErrors },
+      responses: { 200: json('what would go', CampaignDeletionSchema), ...writeErrors },
     }),
     async (c) => {
       const preview = await campaignDeletionPreview(c.var.db, c.req.valid('param').id);
@@ -796,7 +792,7 @@ export const campaigns = createRouter()
           }),
         }),
       },
-      responses: { 200: json(CampaignDeletionSchema, 'what was deleted'), ...writeErrors },
+      responses: { 200: json('what was deleted', CampaignDeletionSchema), ...writeErrors },
     }),
     async (c) => {
       const deleted = await deleteCampaign(c.var.db, c.req.valid('param').id, {

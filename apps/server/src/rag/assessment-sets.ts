@@ -39,12 +39,12 @@ import {
   adminOnly,
   anyUser,
   CollectionParam,
+  json,
   QueryFlag,
   readErrors,
   writeErrors,
 } from '../core/schemas.js';
 import { serverLlmStep } from '../core/llm-steps.js';
-import { json } from '../answers/score-sets.js';
 import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
 
 const Name = z.string().trim().min(1).max(200);

@@ -22,8 +22,14 @@ import {
   StepReportSchema,
 } from './schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, anyUser, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
-import { json } from '../answers/score-sets.js';
+import {
+  adminOnly,
+  anyUser,
+  CollectionParam,
+  json,
+  readErrors,
+  writeErrors,
+} from '../core/schemas.js';
 
 const BankParams = CollectionParam.extend({
   bank: z
