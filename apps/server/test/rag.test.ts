@@ -266,4 +266,39 @@ forEachDatabase('RAG API', (t) => {
     expect(policy).toContain("style-src 'unsafe-inline'");
     expect(policy).not.toContain('script-src');
   });
+
+  it('refuses an LLM step without a model, or with a budget for a model without a price, before any call', async () => {
+    llm = await startOpenAITestServer(() => ({ reply: '{}' }));
+    const priced = { ...config(llm.baseURL), judgeModel: undefined } as AssayConfig;
+    const api = await setUpApi(t.db, { config: priced });
+    const budget = `"budgetUsd" needs the price of house-model: add it to /nonexistent/prices.json ({"house-model": {"input": USD, "output": USD}} per million tokens)`;
+    const create = await api.call('POST', '/api/collections/rag/nugget-banks/create', {
+      token: api.admin,
+      json: { name: 'auto', labelSet: 'qrels', model: 'house-model', budgetUsd: 1 },
+    });
+    expect(await errorOf(create)).toEqual({ status: 422, code: 'invalid_input', message: budget });
+    const assess = await api.call('POST', '/api/collections/rag/assessment-sets/llm', {
+      token: api.admin,
+      json: {
+        kind: 'support',
+        responseSet: 'answers',
+        model: 'house-model',
+        budgetUsd: 1,
+        dryRun: true,
+      },
+    });
+    expect(await errorOf(assess)).toEqual({ status: 422, code: 'invalid_input', message: budget });
+    // Without "model" and ASSAY_JUDGE_MODEL, and a judge that names none.
+    const unnamed = await api.call('POST', '/api/collections/rag/assessment-sets/llm', {
+      token: api.admin,
+      json: { kind: 'support', responseSet: 'answers' },
+    });
+    expect(await errorOf(unnamed)).toEqual({
+      status: 422,
+      code: 'invalid_input',
+      message:
+        'no model: give "model", set ASSAY_JUDGE_MODEL, or name one in the judge\'s front matter (model: { name })',
+    });
+    expect(llm.requests).toHaveLength(0);
+  });
 });

@@ -246,8 +246,24 @@ export {
 export { DbCallStore } from './llm/call-store.js';
 /** How many tasks a judge worker claims at a time and holds at most. */
 export { claimBatchSize, maxHeldTasks } from './judging/claims.js';
-/** Model prices for costs and budgets: list prices, the data directory's prices.json, a command's own. */
-export { loadPrices, pricesFile, PRICES_FILE } from './llm/prices.js';
+/** Model prices for costs and budgets: list prices, the data directory's prices.json, a command's own; a budget's refusal of a model without a price. */
+export {
+  checkBudgetPrices,
+  loadPrices,
+  pricesFile,
+  PRICES_FILE,
+  type BudgetSpelling,
+} from './llm/prices.js';
+/** An LLM step's model, prices, budget, endpoint client and call store, for the CLI and the API alike. */
+export {
+  API_STEP_SPELLING,
+  llmStepClients,
+  prepareLlmStep,
+  type LlmStepClients,
+  type LlmStepRequest,
+  type LlmStepSpelling,
+  type PreparedLlmStep,
+} from './llm/llm-step-setup.js';
 /** A model's price: USD per million prompt (input) and completion (output) tokens. */
 export type { ModelPrice } from '@assay/llm';
 /** Judge templates: the shipped folder, the list of them, a template's hash, the values it renders, the relevance check. */

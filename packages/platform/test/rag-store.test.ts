@@ -126,6 +126,65 @@ forEachDatabase('RAG assessment sets', (t) => {
     return { actor, bank };
   }
 
+  it('refuses a set without what it judges in one wording, whoever makes it', async () => {
+    const { actor } = await seed();
+    const never = { complete: () => Promise.reject(new Error('nothing is sent')) };
+    const deps = { client: never, store: new DbCallStore(t.db) };
+    const refusals = async (kind: 'nuggets' | 'rubric', template: string) =>
+      Promise.all([
+        rejection(
+          runLlmAssessment(t.db, deps, {
+            collection: 'rag',
+            kind,
+            responseSet: 'answers',
+            template: templates.get(template)!,
+            settings: { model: 'm' },
+          }),
+        ),
+        rejection(
+          createPeopleAssessmentSet(t.db, {
+            collection: 'rag',
+            kind,
+            name: 'people',
+            responseSet: 'answers',
+            mode: 'blind',
+            createdBy: actor,
+          }),
+        ),
+        rejection(
+          importAssessmentSet(t.db, {
+            collection: 'rag',
+            kind,
+            name: 'imported',
+            responseSet: 'answers',
+            text: '',
+          }),
+        ),
+      ]);
+    for (const e of await refusals('nuggets', 'nugget-assign'))
+      expect([e.code, e.message]).toEqual([
+        'invalid_input',
+        'a nuggets assessment set needs a nugget bank (bank)',
+      ]);
+    for (const e of await refusals('rubric', 'rubric-judge'))
+      expect([e.code, e.message]).toEqual([
+        'invalid_input',
+        'a rubric assessment set needs a rubric set (rubricSet)',
+      ]);
+    // The answers come first: an unknown response set is named before the missing bank.
+    const unknown = await rejection(
+      createPeopleAssessmentSet(t.db, {
+        collection: 'rag',
+        kind: 'nuggets',
+        name: 'people',
+        responseSet: 'other',
+        mode: 'blind',
+      }),
+    );
+    expect([unknown.code, unknown.message]).toEqual(['not_found', 'no response set "other"']);
+    expect(await countRows(t.db, 'rag_assessment_sets')).toBe(0);
+  });
+
   it('assigns nuggets by LLM through faults, scores them by hand, and a rerun sends nothing', async () => {
     const { actor, bank } = await seed();
     expect(bank.version).toMatchObject({

@@ -1,9 +1,8 @@
 import type { JudgeTemplate } from '@assay/judge';
 import {
   checkAnswerTemplate,
-  DbCallStore,
   formatScoreLine,
-  judgeWorkerDeps,
+  llmStepClients,
   parseGoldAnswers,
   parseResponses,
   parseScoredExamples,
@@ -46,6 +45,7 @@ import {
   MODEL_OPTION,
   TEMPERATURE_OPTION,
 } from '../judging/judge-options.js';
+import { prepareCommandStep } from '../shell/llm-step.js';
 import { writeAtomically } from '../shell/write-atomically.js';
 import {
   afterBatchClient,
@@ -327,20 +327,23 @@ async function scoreCommand(argv: readonly string[], io: PlatformCommandIo): Pro
   });
 
   return withDatabase(io, async (db, config) => {
-    const model = values.model ?? config.judgeModel ?? template.model.name;
-    if (!model) throw new UsageError('no model: give --model or set ASSAY_JUDGE_MODEL');
-    const deps = { ...judgeWorkerDeps(config, endpoint, concurrency), store: new DbCallStore(db) };
+    const prepared = await prepareCommandStep(config, {
+      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(template.model.name ? { templateModel: template.model.name } : {}),
+      endpoint,
+      concurrency,
+    });
+    const deps = llmStepClients(db, prepared);
     const scoring = {
       ...input,
-      settings: { model, ...(temperature === undefined ? {} : { temperature }) },
+      settings: {
+        model: prepared.model,
+        ...(temperature === undefined ? {} : { temperature }),
+      },
     };
     if (batch) {
       const step: LlmStep = (d) => scoreAnswers(scoring, { ...deps, ...d });
-      const stopped = await runBatchMode(io, 'assay answers score', batch, db, step, {
-        config,
-        endpoint,
-        prices: deps.prices!,
-      });
+      const stopped = await runBatchMode(io, 'assay answers score', batch, db, step, prepared);
       if (stopped !== undefined) return stopped;
       deps.client = afterBatchClient(batch);
     }

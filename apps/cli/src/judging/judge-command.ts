@@ -10,9 +10,7 @@ import {
   judgeJobProgress,
   judgeJobStep,
   listJudgeFailures,
-  loadPrices,
   newWorkerId,
-  pricesFile,
   releaseDeadLocalLeases,
   retryJudgeJobFailures,
   startJudgeWorker,
@@ -38,7 +36,8 @@ import {
   withDatabase,
   type PlatformCommandIo,
 } from '../shell/platform-session.js';
-import { modelPriceOptions, PRICE_OPTIONS } from '../shell/price-options.js';
+import { prepareCommandStep, requireBudgetPrice } from '../shell/llm-step.js';
+import { ownModelPrice, PRICE_OPTIONS } from '../shell/price-options.js';
 import { EXIT } from '../shell/exit-codes.js';
 import { withInterrupts } from '../shell/interrupts.js';
 import { readItems } from './judge-items.js';
@@ -244,13 +243,16 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
 
   const template = loadTemplate(judgeId, option('judges'));
   const config = await commandConfig(io);
-  const model = option('model') ?? config.judgeModel ?? template.model.name;
-  if (!model)
-    throw new UsageError(
-      "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
-    );
-  const ownPrices = modelPriceOptions(parsed, model);
-  const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
+  const asked = option('model');
+  const price = ownModelPrice(parsed);
+  const step = await prepareCommandStep(config, {
+    ...(asked === undefined ? {} : { model: asked }),
+    ...(template.model.name ? { templateModel: template.model.name } : {}),
+    endpoint,
+    ...(price ? { price } : {}),
+    concurrency,
+  });
+  const { model, prices } = step;
 
   // Everything is read and checked before the database is opened or anything is sent.
   const items = readItems({
@@ -267,10 +269,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
   if (where !== undefined) job.endpoint = where;
   if (options.has('dryRun')) return dryRun(io, job, prices);
   if (options.has('enqueue')) return enqueue(io, job);
-  if (budget !== undefined && !Object.hasOwn(prices, model))
-    throw new UsageError(
-      `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
-    );
+  if (budget !== undefined) await requireBudgetPrice(config, prices, model);
   if (batch === undefined || batch.kind === 'submit') requireEndpoint(config, endpoint);
   return judgeIntoQrels(io, job, {
     batch,
@@ -278,7 +277,7 @@ export async function judgeCommand(argv: readonly string[], io: JudgeCommandIo):
     out,
     budget,
     concurrency,
-    endpoint: { ...endpoint, prices: ownPrices },
+    endpoint: step.endpoint,
     config,
   });
 }

@@ -1,15 +1,10 @@
 import {
   createNuggetBankWithLlm,
-  DEFAULT_ASSESSMENT_JUDGE,
-  exportAssessmentSet,
   exportNuggetBank,
   importAssessmentSet,
   importNuggetBank,
-  llmAssessmentBatchStep,
   nuggetBankBatchStep,
-  runLlmAssessment,
   type CreateNuggetBankInput,
-  type LlmAssessmentInput,
 } from '@assay/platform';
 import { readText } from '../eval/evaluate-files.js';
 import { EXIT } from '../shell/exit-codes.js';
@@ -36,11 +31,11 @@ import {
   runStepBatch,
   stepRunOptions,
   stepDeps,
-  stepExit,
   stepSetup,
   stepTemplate,
   runSubcommand,
 } from './rag-cli.js';
+import { assignCommand } from './assign.js';
 import { writeAtomically } from '../shell/write-atomically.js';
 
 const BANK: OptionSpec[] = [
@@ -378,79 +373,19 @@ async function createSub(argv: readonly string[], io: PlatformCommandIo): Promis
   });
 }
 
-async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
-  const p = parseOptions(argv, ASSIGN_OPTIONS);
-  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
-  const collection = required(p, 'collection', '--collection');
-  const bank = required(p, 'bank', '--bank');
-  const version = versionOf(p);
-  const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.nuggets, 'nugget-assignment');
-  const batchSize = p.number('batch');
-  const setup = await stepSetup(p, io, template);
-  return withDatabase(io, async (db) => {
-    const responseSet = await responseSetOf(p, db, io);
-    const deps = stepDeps(setup, db);
-    const input: LlmAssessmentInput = {
-      collection,
-      kind: 'nuggets',
-      ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
-      responseSet,
-      bank: { name: bank, ...(version === undefined ? {} : { version }) },
-      template,
-      ...(batchSize === undefined ? {} : { batchSize }),
-      ...stepRunOptions(setup),
-    };
-    const batched = await runStepBatch(
-      io,
-      'assay nuggets assign',
-      setup,
-      db,
-      deps,
-      llmAssessmentBatchStep(db, deps, input),
-    );
-    if (batched !== undefined) return batched;
-    const result = await runLlmAssessment(db, deps, input);
-    reportStep(
-      io,
+function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  return assignCommand(argv, io, ASSIGN_OPTIONS, {
+    kind: 'nuggets',
+    command: 'assay nuggets assign',
+    judge: 'nugget-assignment',
+    basis: (p) => {
+      const bank = required(p, 'bank', '--bank');
+      const version = versionOf(p);
+      return async () => ({ bank: { name: bank, ...(version === undefined ? {} : { version }) } });
+    },
+    describe: (result) =>
       `nugget assignment of ${result.answers} answers (${result.items} nuggets)`,
-      setup.model,
-      result.report,
-    );
-    if (setup.dryRun) return EXIT.ok;
-    return finishAssessment(io, result, p.option('out'), db);
   });
-}
-
-/** What every assign subcommand prints after its run, and its exit status. */
-export async function finishAssessment(
-  io: PlatformCommandIo,
-  result: Awaited<ReturnType<typeof runLlmAssessment>>,
-  out: string | undefined,
-  db: Parameters<typeof exportAssessmentSet>[0],
-): Promise<number> {
-  const set = result.set!;
-  for (const f of result.failures.slice(0, 20))
-    io.stderr(
-      `failed: topic ${f.topic}, system ${f.system}, item ${f.item}: ${f.reason}${f.raw === undefined ? '' : `\n  raw answer: ${JSON.stringify(f.raw.slice(0, 300))}`}\n`,
-    );
-  if (result.failures.length > 20)
-    io.stderr(`… and ${result.failures.length - 20} more failed items\n`);
-  if (result.skippedAnswers)
-    io.stderr(
-      `${result.skippedAnswers} answers have nothing to judge (no nuggets or criteria for their topic, or no sentences)\n`,
-    );
-  io.stdout(
-    `${result.created ? 'stored' : 'updated'} ${set.kind} assessment set "${set.name}" (id ${set.id}): ` +
-      `${set.judged} items judged, ${set.failed} failed${result.pending ? `, ${result.pending} left` : ''}\n`,
-  );
-  if (out !== undefined) {
-    const exported = await exportAssessmentSet(db, set.id);
-    writeAtomically(out, exported.text);
-    io.stdout(
-      `wrote ${out}: ${exported.text === '' ? 0 : exported.text.trim().split('\n').length} answers fully judged\n`,
-    );
-  }
-  return stepExit(result, result.report.stoppedByBudget);
 }
 
 /** `assay nuggets import|export|create|assign|score`. */

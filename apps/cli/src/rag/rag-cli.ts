@@ -9,27 +9,26 @@ import {
   axisMeans,
   COMPARE_FORMATS,
   createAssessmentReport,
-  DbCallStore,
   ensureResponseSet,
   findCollectionAssessmentSet,
   formatAnswerScores,
-  judgeWorkerDeps,
-  loadPrices,
+  llmStepClients,
   nuggetAnswerScores,
   parseNuggetAssignments,
   parseRubricJudgments,
   parseSupportAssessments,
-  pricesFile,
   publishLeaderboard,
   ragLeaderboard,
   renderComparison,
   rubricAnswerScores,
   scoreAssessmentSet,
   supportAnswerScores,
-  type AssayConfig,
   type CompareFormat,
   type LlmStep,
+  type LlmStepClients,
   type LlmStepReport,
+  type PreparedLlmStep,
+  type Queryable,
   type RagAnswerScores,
   type RagKind,
   type RagLeaderboard,
@@ -73,7 +72,8 @@ import {
   withDatabase,
   type PlatformCommandIo,
 } from '../shell/platform-session.js';
-import { modelPriceOptions, PRICE_OPTIONS } from '../shell/price-options.js';
+import { prepareCommandStep } from '../shell/llm-step.js';
+import { ownModelPrice, PRICE_OPTIONS } from '../shell/price-options.js';
 import { formatCost } from '../shell/progress.js';
 import { writeAtomically } from '../shell/write-atomically.js';
 
@@ -160,13 +160,11 @@ export function stepTemplate(
 
 /** What an LLM step needs from its command line. */
 export interface StepSetup {
-  config: AssayConfig;
+  /** The step as the platform checked it: model, prices, budget, endpoint and pacing. */
+  step: PreparedLlmStep;
   model: string;
   settings: { model: string; temperature?: number };
-  concurrency: number;
   dryRun: boolean;
-  budgetUsd?: number;
-  endpoint: ReturnType<typeof endpointOptions> & { prices: ReturnType<typeof modelPriceOptions> };
   /** `--batch-api`, `--batch-export FILE` or `--batch-import FILE`. */
   batch?: BatchMode;
 }
@@ -178,20 +176,18 @@ export async function stepSetup(
   template: JudgeTemplate,
 ): Promise<StepSetup> {
   const config = await commandConfig(io);
-  const model = p.option('model') ?? config.judgeModel ?? template.model.name;
-  if (!model)
-    throw new UsageError(
-      "no model: give --model, set ASSAY_JUDGE_MODEL, or name one in the judge's front matter (model: { name })",
-    );
-  const ownPrices = modelPriceOptions(p, model);
-  const prices = await asCliErrors(async () => loadPrices(config, ownPrices));
+  const model = p.option('model');
+  const price = ownModelPrice(p);
   const budgetUsd = p.number('budget');
-  if (budgetUsd !== undefined && !Object.hasOwn(prices, model))
-    throw new UsageError(
-      `--budget needs the price of ${model}: give --price-in and --price-out (USD per million tokens), or add it to ${pricesFile(config)}`,
-    );
+  const step = await prepareCommandStep(config, {
+    ...(model === undefined ? {} : { model }),
+    ...(template.model.name ? { templateModel: template.model.name } : {}),
+    endpoint: endpointOptions(p),
+    ...(price ? { price } : {}),
+    concurrency: p.number('concurrency') ?? 8,
+    ...(budgetUsd === undefined ? {} : { budgetUsd }),
+  });
   const temperature = p.number('temperature');
-  const endpoint = { ...endpointOptions(p), prices: ownPrices };
   const dryRun = p.has('dryRun');
   const batch = batchMode(
     (key) => p.option(key),
@@ -201,15 +197,12 @@ export async function stepSetup(
   if (batch && dryRun)
     throw new UsageError('--dry-run sends nothing already: give it without the batch options');
   // Writing a batch input file needs no endpoint.
-  if (!dryRun && batch?.kind !== 'export') requireEndpoint(config, endpoint);
+  if (!dryRun && batch?.kind !== 'export') requireEndpoint(config, step.endpoint);
   return {
-    config,
-    model,
-    settings: { model, ...(temperature === undefined ? {} : { temperature }) },
-    concurrency: p.number('concurrency') ?? 8,
+    step,
+    model: step.model,
+    settings: { model: step.model, ...(temperature === undefined ? {} : { temperature }) },
     dryRun,
-    ...(budgetUsd === undefined ? {} : { budgetUsd }),
-    endpoint,
     ...(batch ? { batch } : {}),
   };
 }
@@ -218,18 +211,15 @@ export async function stepSetup(
 export function stepRunOptions(setup: StepSetup) {
   return {
     settings: setup.settings,
-    concurrency: setup.concurrency,
+    concurrency: setup.step.concurrency,
     dryRun: setup.dryRun,
-    ...(setup.budgetUsd === undefined ? {} : { budgetUsd: setup.budgetUsd }),
+    ...(setup.step.budgetUsd === undefined ? {} : { budgetUsd: setup.step.budgetUsd }),
   };
 }
 
 /** The endpoint client, pacing, prices and the database's call store of a step. */
-export function stepDeps(setup: StepSetup, db: ConstructorParameters<typeof DbCallStore>[0]) {
-  return {
-    ...judgeWorkerDeps(setup.config, setup.endpoint, setup.concurrency),
-    store: new DbCallStore(db),
-  };
+export function stepDeps(setup: StepSetup, db: Queryable): LlmStepClients {
+  return llmStepClients(db, setup.step);
 }
 
 /**
@@ -242,16 +232,12 @@ export async function runStepBatch(
   io: PlatformCommandIo,
   command: string,
   setup: StepSetup,
-  db: ConstructorParameters<typeof DbCallStore>[0],
-  deps: ReturnType<typeof stepDeps>,
+  db: Queryable,
+  deps: LlmStepClients,
   step: LlmStep,
 ): Promise<number | undefined> {
   if (!setup.batch) return undefined;
-  const stopped = await runBatchMode(io, command, setup.batch, db, step, {
-    config: setup.config,
-    endpoint: setup.endpoint,
-    prices: deps.prices!,
-  });
+  const stopped = await runBatchMode(io, command, setup.batch, db, step, setup.step);
   if (stopped !== undefined) return stopped;
   deps.client = afterBatchClient(setup.batch);
   return undefined;

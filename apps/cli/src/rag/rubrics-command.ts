@@ -1,30 +1,22 @@
 import { basename, extname } from 'node:path';
-import {
-  DEFAULT_ASSESSMENT_JUDGE,
-  importRubricSet,
-  llmAssessmentBatchStep,
-  runLlmAssessment,
-  type LlmAssessmentInput,
-} from '@assay/platform';
+import { importRubricSet } from '@assay/platform';
 import { readText } from '../eval/evaluate-files.js';
-import { EXIT } from '../shell/exit-codes.js';
-import { commandHelp, FILE, FLAG, integer, type OptionSpec, TEXT, UsageError } from '../shell/getopt.js';
-import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
-import { finishAssessment } from './nuggets-command.js';
+import {
+  commandHelp,
+  FILE,
+  FLAG,
+  integer,
+  type OptionSpec,
+  TEXT,
+  UsageError,
+} from '../shell/getopt.js';
+import type { PlatformCommandIo } from '../shell/platform-session.js';
+import { assignCommand } from './assign.js';
 import {
   ANSWER_OPTIONS,
   LLM_STEP_OPTIONS,
-  parseOptions,
-  reportStep,
-  required,
-  responseSetOf,
   scoreCommand,
   scoreOptions,
-  runStepBatch,
-  stepRunOptions,
-  stepDeps,
-  stepSetup,
-  stepTemplate,
   runSubcommand,
 } from './rag-cli.js';
 
@@ -112,63 +104,34 @@ subtracts) over the sum of the positive weights; the table and JSON add the mean
 found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`,
 });
 
-async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
-  const p = parseOptions(argv, ASSIGN_OPTIONS);
-  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
-  const collection = required(p, 'collection', '--collection');
-  const file = p.option('rubrics');
-  const named = p.option('rubricSet');
-  if ((file === undefined) === (named === undefined))
-    throw new UsageError('give either --rubrics FILE or --rubric-set NAME');
-  const rubricsText = file === undefined ? undefined : readText(file);
-  const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.rubric, 'rubric-judgment');
-  const batchSize = p.number('batch');
-  const setup = await stepSetup(p, io, template);
-  return withDatabase(io, async (db) => {
-    let rubricSet = named;
-    if (file !== undefined) {
-      const stored = await importRubricSet(db, {
-        collection,
-        name: basename(file, extname(file)),
-        text: rubricsText!,
-        file,
-        createCollection: p.has('createCollection'),
-      });
-      io.stderr(
-        `${stored.created ? 'stored' : 'using the stored'} rubric set "${stored.name}" (${stored.topicCount} topics, ${stored.criteria} criteria)\n`,
-      );
-      rubricSet = stored.name;
-    }
-    const responseSet = await responseSetOf(p, db, io);
-    const deps = stepDeps(setup, db);
-    const input: LlmAssessmentInput = {
-      collection,
-      kind: 'rubric',
-      ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
-      responseSet,
-      rubricSet: rubricSet!,
-      template,
-      ...(batchSize === undefined ? {} : { batchSize }),
-      ...stepRunOptions(setup),
-    };
-    const batched = await runStepBatch(
-      io,
-      'assay rubrics assign',
-      setup,
-      db,
-      deps,
-      llmAssessmentBatchStep(db, deps, input),
-    );
-    if (batched !== undefined) return batched;
-    const result = await runLlmAssessment(db, deps, input);
-    reportStep(
-      io,
-      `rubric judgment of ${result.answers} answers (${result.items} criteria)`,
-      setup.model,
-      result.report,
-    );
-    if (setup.dryRun) return EXIT.ok;
-    return finishAssessment(io, result, p.option('out'), db);
+function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  return assignCommand(argv, io, ASSIGN_OPTIONS, {
+    kind: 'rubric',
+    command: 'assay rubrics assign',
+    judge: 'rubric-judgment',
+    basis: (p, collection) => {
+      const file = p.option('rubrics');
+      const named = p.option('rubricSet');
+      if ((file === undefined) === (named === undefined))
+        throw new UsageError('give either --rubrics FILE or --rubric-set NAME');
+      if (file === undefined) return async () => ({ rubricSet: named! });
+      const text = readText(file);
+      // A rubrics file is stored as a rubric set named after it (the same file reuses it).
+      return async (db, io) => {
+        const stored = await importRubricSet(db, {
+          collection,
+          name: basename(file, extname(file)),
+          text,
+          file,
+          createCollection: p.has('createCollection'),
+        });
+        io.stderr(
+          `${stored.created ? 'stored' : 'using the stored'} rubric set "${stored.name}" (${stored.topicCount} topics, ${stored.criteria} criteria)\n`,
+        );
+        return { rubricSet: stored.name };
+      };
+    },
+    describe: (result) => `rubric judgment of ${result.answers} answers (${result.items} criteria)`,
   });
 }
 

@@ -1,28 +1,12 @@
-import {
-  DEFAULT_ASSESSMENT_JUDGE,
-  llmAssessmentBatchStep,
-  runLlmAssessment,
-  type LlmAssessmentInput,
-} from '@assay/platform';
-import { EXIT } from '../shell/exit-codes.js';
-import { commandHelp, FILE, type OptionSpec, TEXT, UsageError } from '../shell/getopt.js';
-import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
-import { finishAssessment } from './nuggets-command.js';
+import { commandHelp, FILE, type OptionSpec, TEXT } from '../shell/getopt.js';
+import type { PlatformCommandIo } from '../shell/platform-session.js';
+import { assignCommand } from './assign.js';
 import {
   ANSWER_OPTIONS,
   LLM_STEP_OPTIONS,
-  parseOptions,
-  reportStep,
-  required,
-  responseSetOf,
+  runSubcommand,
   scoreCommand,
   scoreOptions,
-  runStepBatch,
-  stepRunOptions,
-  stepDeps,
-  stepSetup,
-  stepTemplate,
-  runSubcommand,
 } from './rag-cli.js';
 
 const ASSIGN_OPTIONS: OptionSpec[] = [
@@ -84,41 +68,12 @@ neither. --first-citation-only counts each sentence's first citation only.`,
 found; 4 a name taken by something else; 5 some items failed; 6 stopped by --budget.`,
 });
 
-async function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
-  const p = parseOptions(argv, ASSIGN_OPTIONS);
-  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
-  const collection = required(p, 'collection', '--collection');
-  const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE.support, 'citation-support');
-  const setup = await stepSetup(p, io, template);
-  return withDatabase(io, async (db) => {
-    const responseSet = await responseSetOf(p, db, io);
-    const deps = stepDeps(setup, db);
-    const input: LlmAssessmentInput = {
-      collection,
-      kind: 'support',
-      ...(p.option('name') === undefined ? {} : { name: p.option('name')! }),
-      responseSet,
-      template,
-      ...stepRunOptions(setup),
-    };
-    const batched = await runStepBatch(
-      io,
-      'assay support assign',
-      setup,
-      db,
-      deps,
-      llmAssessmentBatchStep(db, deps, input),
-    );
-    if (batched !== undefined) return batched;
-    const result = await runLlmAssessment(db, deps, input);
-    reportStep(
-      io,
-      `support of ${result.items} citations in ${result.answers} answers`,
-      setup.model,
-      result.report,
-    );
-    if (setup.dryRun) return EXIT.ok;
-    return finishAssessment(io, result, p.option('out'), db);
+function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<number> {
+  return assignCommand(argv, io, ASSIGN_OPTIONS, {
+    kind: 'support',
+    command: 'assay support assign',
+    judge: 'citation-support',
+    describe: (result) => `support of ${result.items} citations in ${result.answers} answers`,
   });
 }
 

@@ -12,7 +12,6 @@ import {
   type ModelRetrieveOptions,
 } from '@assay/methods';
 import {
-  DbCallStore,
   describeMissing,
   methodPrompts,
   modelResources,
@@ -169,7 +168,7 @@ export async function retrieveWithModelsCommand(
     const resources = modelResources(prepared, {
       index: input.index,
       prompts,
-      store: new DbCallStore(db),
+      db,
       ...(input.documents ? { documents: input.documents } : {}),
       ...(input.firstStage ? { firstStage: input.firstStage } : {}),
     });

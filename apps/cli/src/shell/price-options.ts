@@ -22,14 +22,14 @@ then assay's list prices of common hosted models)`,
 ];
 
 /**
- * `--price-in USD --price-out USD` (per million prompt and completion tokens) as a price
- * table for `model`; both or neither.
+ * `--price-in USD --price-out USD` (per million prompt and completion tokens) as the
+ * price of the model a command calls; both or neither.
  */
-export function modelPriceOptions(parsed: ParsedArgs, model: string): Record<string, ModelPrice> {
+export function ownModelPrice(parsed: ParsedArgs): ModelPrice | undefined {
   const input = parsed.number('priceIn');
   const output = parsed.number('priceOut');
-  if (input === undefined && output === undefined) return {};
+  if (input === undefined && output === undefined) return undefined;
   if (input === undefined || output === undefined)
     throw new UsageError('give both --price-in and --price-out (USD per million tokens)');
-  return { [model]: { input, output } };
+  return { input, output };
 }

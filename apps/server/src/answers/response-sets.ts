@@ -1,13 +1,10 @@
 import {
   answerJudgeTemplate,
-  DbCallStore,
   getHandScores,
   getResponseSetDetail,
   giveHandScore,
-  hasJudgeEndpoint,
   importResponseSet,
   importScoreSet,
-  judgeWorkerDeps,
   listStoredResponseSetsPage,
   SMALL_PAGE,
   removeResponseSet,
@@ -16,11 +13,11 @@ import {
   type ResponseSet,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../core/errors.js';
+import { serverLlmStep } from '../core/llm-steps.js';
 import { linkNextPage, pageOptions, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { adminOnly, readErrors, writeErrors } from '../core/schemas.js';
-import { json, presentScoreSet, ScoreSetSchema, TopicQuery } from './score-sets.js';
+import { adminOnly, json, readErrors, TopicQuery, writeErrors } from '../core/schemas.js';
+import { presentScoreSet, ScoreSetSchema } from './schemas.js';
 
 const Timestamp = z.string().openapi({ format: 'date-time' });
 
@@ -278,17 +275,11 @@ export const responseSets = createRouter()
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const config = c.var.config;
-      if (!config || !hasJudgeEndpoint(config))
-        throw new ApiError(
-          'conflict',
-          'this server has no model endpoint (set OPENAI_BASE_URL or OPENAI_API_KEY)',
-        );
       const template = answerJudgeTemplate(body.judge);
-      const model = body.model ?? config.judgeModel ?? template.model.name;
-      if (!model)
-        throw new ApiError('invalid_input', 'no model: give "model" or set ASSAY_JUDGE_MODEL');
-      const deps = { ...judgeWorkerDeps(config), store: new DbCallStore(c.var.db) };
+      const { deps, model } = serverLlmStep(c.var.config, c.var.db, {
+        model: body.model,
+        templateModel: template.model.name,
+      });
       const set = await scoreResponseSet(c.var.db, deps, {
         responseSet: c.req.valid('param').responseSet,
         name: body.name,

@@ -5,31 +5,20 @@ import {
   scoreSetAgreement,
   scoreSetPositionSwap,
   scoreSetReport,
-  type ScoreSet,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
 import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
 import { AnswersReportSchema } from '../reports/result-schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, ErrorSchema, readErrors, writeErrors } from '../core/schemas.js';
-
-const Timestamp = z.string().openapi({ format: 'date-time' });
-
-/** A score set as the API shows it. */
-export const ScoreSetSchema = z
-  .object({
-    id: z.number().int(),
-    responseSetId: z.number().int(),
-    name: z.string(),
-    judgeId: z.string(),
-    mode: z.enum(['pointwise', 'comparative', 'imported']),
-    criteria: z.array(z.string()),
-    settings: z.record(z.string(), z.unknown()),
-    scored: z.number().int(),
-    failed: z.number().int(),
-    createdAt: Timestamp,
-  })
-  .openapi('ScoreSet');
+import {
+  adminOnly,
+  ErrorSchema,
+  json,
+  readErrors,
+  TopicQuery,
+  writeErrors,
+} from '../core/schemas.js';
+import { presentScoreSet, ScoreSetSchema } from './schemas.js';
 
 const AnswerScoreSchema = z.object({
   topicId: z.string(),
@@ -47,11 +36,6 @@ const ScoreSetParam = z.object({
     .string()
     .regex(/^[0-9]{1,15}$/, 'must be a score set id (digits)')
     .openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
-});
-
-/** `?topic=`: only one topic's rows. */
-export const TopicQuery = z.object({
-  topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
 });
 
 const ReportQuery = z.object({
@@ -87,28 +71,6 @@ const CONTENT_TYPES = {
   latex: 'application/x-tex; charset=utf-8',
   html: 'text/html; charset=utf-8',
 } as const;
-
-/** A score set as JSON. */
-export function presentScoreSet(s: ScoreSet) {
-  return {
-    id: s.id,
-    responseSetId: s.responseSetId,
-    name: s.name,
-    judgeId: s.judgeId,
-    mode: s.mode,
-    criteria: s.criteria,
-    settings: s.settings as Record<string, unknown>,
-    scored: s.scored,
-    failed: s.failed,
-    createdAt: s.createdAt.toISOString(),
-  };
-}
-
-/** A JSON response of the given schema. */
-export const json = <T extends z.ZodTypeAny>(description: string, schema: T) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 
 /** `/api/score-sets/{id}`: a score set's grades, its report, deleting it. */
 export const scoreSets = createRouter()

@@ -42,6 +42,7 @@ import {
   adminOnly,
   annotatorRoute,
   CollectionParam,
+  json,
   NameOrId,
   readErrors,
   TopicId,
@@ -68,7 +69,7 @@ import {
   RemovedAnnotatorSchema,
   SavedLabelSchema,
 } from './schemas.js';
-import { PoolSpecSchema, poolSpec } from '../catalog/pools.js';
+import { PoolSpecSchema, poolSpec } from '../catalog/schemas.js';
 
 const Sampling = z
   .discriminatedUnion('mode', [
@@ -194,11 +195,6 @@ const NoteBody = z
   })
   .openapi('ItemNoteInput');
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-
 /** `/api/collections/{collection}/campaigns`: create and list a collection's campaigns. */
 export const collectionCampaigns = createRouter()
   .openapi(
@@ -218,7 +214,7 @@ export const collectionCampaigns = createRouter()
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: NewCampaign } } },
       },
-      responses: { 201: json(CampaignSchema, 'the campaign'), ...writeErrors, ...busyError },
+      responses: { 201: json('the campaign', CampaignSchema), ...writeErrors, ...busyError },
     }),
     async (c) => {
       const collection = await collectionFromPath(c.var.db, c.req.valid('param').collection);
@@ -305,7 +301,7 @@ export const campaigns = createRouter()
       summary: 'A campaign with per-annotator progress',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignSchema, 'the campaign'), ...writeErrors },
+      responses: { 200: json('the campaign', CampaignSchema), ...writeErrors },
     }),
     async (c) => c.json(present(await campaignSummary(c.var.db, c.req.valid('param').id)), 200),
   )
@@ -319,7 +315,7 @@ export const campaigns = createRouter()
         'Admin only. Reports have the shape of `assay agree --format json`; NaN (undefined) values are null.',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignAgreementSchema, 'the agreement'), ...writeErrors },
+      responses: { 200: json('the agreement', CampaignAgreementSchema), ...writeErrors },
     }),
     async (c) =>
       c.json(
@@ -336,7 +332,7 @@ export const campaigns = createRouter()
       ...annotatorRoute,
       request: { params: IdParam },
       responses: {
-        200: json(AnnotationItemSchema, 'the item, scale, rubric and progress'),
+        200: json('the item, scale, rubric and progress', AnnotationItemSchema),
         204: { description: 'every item is labelled' },
         ...readErrors,
       },
@@ -372,7 +368,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(NextAnnotationItemsSchema, 'the items and progress'),
+        200: json('the items and progress', NextAnnotationItemsSchema),
         ...readErrors,
       },
     }),
@@ -395,7 +391,7 @@ export const campaigns = createRouter()
       summary: 'One of the caller’s items with their current grade',
       ...annotatorRoute,
       request: { params: ItemParams },
-      responses: { 200: json(AnnotationItemWithGradeSchema, 'the item'), ...readErrors },
+      responses: { 200: json('the item', AnnotationItemWithGradeSchema), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -426,7 +422,7 @@ export const campaigns = createRouter()
         },
       },
       responses: {
-        201: json(SavedLabelSchema, 'the saved label and progress'),
+        201: json('the saved label and progress', SavedLabelSchema),
         ...writeErrors,
       },
     }),
@@ -448,7 +444,7 @@ export const campaigns = createRouter()
       summary: 'Undo the caller’s latest change to an item (a new revision)',
       ...annotatorRoute,
       request: { params: ItemParams },
-      responses: { 200: json(SavedLabelSchema, 'the label as restored'), ...writeErrors },
+      responses: { 200: json('the label as restored', SavedLabelSchema), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -472,7 +468,7 @@ export const campaigns = createRouter()
           },
         },
       },
-      responses: { 200: json(SavedLabelSchema, 'the item and progress'), ...writeErrors },
+      responses: { 200: json('the item and progress', SavedLabelSchema), ...writeErrors },
     }),
     async (c) => {
       const saved = await skipAnnotationItem(
@@ -521,7 +517,7 @@ export const campaigns = createRouter()
       summary: 'The caller’s note and flag on one of their items (empty when none)',
       ...annotatorRoute,
       request: { params: ItemParams },
-      responses: { 200: json(ItemNoteSchema, 'the note'), ...readErrors },
+      responses: { 200: json('the note', ItemNoteSchema), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -543,7 +539,7 @@ export const campaigns = createRouter()
         params: ItemParams,
         body: { required: true, content: { 'application/json': { schema: NoteBody } } },
       },
-      responses: { 200: json(ItemNoteSchema, 'the note as stored'), ...writeErrors },
+      responses: { 200: json('the note as stored', ItemNoteSchema), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -564,7 +560,7 @@ export const campaigns = createRouter()
       ...adminOnly,
       request: { params: IdParam },
       responses: {
-        200: json(z.array(CampaignNoteSchema), 'who flagged or noted what, and when'),
+        200: json('who flagged or noted what, and when', z.array(CampaignNoteSchema)),
         ...readErrors,
       },
     }),
@@ -590,7 +586,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(z.array(DisagreementSchema), 'the items, in the campaign’s order'),
+        200: json('the items, in the campaign’s order', z.array(DisagreementSchema)),
         ...readErrors,
       },
     }),
@@ -617,7 +613,7 @@ export const campaigns = createRouter()
           },
         },
       },
-      responses: { 200: json(AdjudicationSchema, 'the item’s campaign label'), ...writeErrors },
+      responses: { 200: json('the item’s campaign label', AdjudicationSchema), ...writeErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -648,7 +644,7 @@ export const campaigns = createRouter()
             .openapi({ description: '1: add the compared label sets’ grades' }),
         }),
       },
-      responses: { 200: json(AdjudicationItemSchema, 'the item'), ...readErrors },
+      responses: { 200: json('the item', AdjudicationItemSchema), ...readErrors },
     }),
     async (c) => {
       const { id, item } = c.req.valid('param');
@@ -669,7 +665,7 @@ export const campaigns = createRouter()
         'item are a 409 "campaign closed"; adjudication goes on. Closing twice changes nothing.',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignSchema, 'the campaign, with `closed`'), ...writeErrors },
+      responses: { 200: json('the campaign, with `closed`', CampaignSchema), ...writeErrors },
     }),
     async (c) =>
       c.json(present(await closeCampaign(c.var.db, c.req.valid('param').id, c.get('user'))), 200),
@@ -682,7 +678,7 @@ export const campaigns = createRouter()
       summary: 'Reopen a closed campaign',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignSchema, 'the campaign'), ...writeErrors },
+      responses: { 200: json('the campaign', CampaignSchema), ...writeErrors },
     }),
     async (c) => c.json(present(await reopenCampaign(c.var.db, c.req.valid('param').id)), 200),
   )
@@ -712,7 +708,7 @@ export const campaigns = createRouter()
         },
       },
       responses: {
-        200: json(AddedAnnotatorsSchema, 'the items each was given, and the campaign'),
+        200: json('the items each was given, and the campaign', AddedAnnotatorsSchema),
         ...writeErrors,
       },
     }),
@@ -744,7 +740,7 @@ export const campaigns = createRouter()
         }),
       },
       responses: {
-        200: json(RemovedAnnotatorSchema, 'labels kept, items taken back'),
+        200: json('labels kept, items taken back', RemovedAnnotatorSchema),
         ...writeErrors,
       },
     }),
@@ -762,7 +758,7 @@ export const campaigns = createRouter()
       summary: 'What deleting the campaign would delete (items, labels, its label set)',
       ...adminOnly,
       request: { params: IdParam },
-      responses: { 200: json(CampaignDeletionSchema, 'what would go'), ...writeErrors },
+      responses: { 200: json('what would go', CampaignDeletionSchema), ...writeErrors },
     }),
     async (c) => {
       const preview = await campaignDeletionPreview(c.var.db, c.req.valid('param').id);
@@ -788,7 +784,7 @@ export const campaigns = createRouter()
           }),
         }),
       },
-      responses: { 200: json(CampaignDeletionSchema, 'what was deleted'), ...writeErrors },
+      responses: { 200: json('what was deleted', CampaignDeletionSchema), ...writeErrors },
     }),
     async (c) => {
       const deleted = await deleteCampaign(c.var.db, c.req.valid('param').id, {

@@ -12,10 +12,13 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-const error = (description: string) => ({
+/** A JSON response of the given schema: `200: json('the run', RunSchema)`. */
+export const json = <T extends z.ZodTypeAny>(description: string, schema: T) => ({
   description,
-  content: { 'application/json': { schema: ErrorSchema } },
+  content: { 'application/json': { schema } },
 });
+
+const error = (description: string) => json(description, ErrorSchema);
 
 /** Error responses of routes any authenticated user may call. */
 export const readErrors = {
@@ -223,3 +226,8 @@ export const LeftOutSchema = z
     message: z.string().nullable().openapi({ description: 'null when nothing was left out' }),
   })
   .openapi('LeftOut');
+
+/** `?topic=`: only one topic's rows. */
+export const TopicQuery = z.object({
+  topic: z.string().min(1).optional().openapi({ description: 'only this topic' }),
+});

@@ -24,7 +24,7 @@ import {
   adminComputation,
   busyError,
 } from '../core/schemas.js';
-import { poolSpec, PoolSpecSchema } from '../catalog/pools.js';
+import { poolSpec, PoolSpecSchema } from '../catalog/schemas.js';
 
 const JobParam = z.object({
   id: z

@@ -39,12 +39,12 @@ import {
   adminOnly,
   annotatorRoute,
   CollectionParam,
+  json,
   QueryFlag,
   readErrors,
   writeErrors,
 } from '../core/schemas.js';
-import { llmDeps } from './nugget-banks.js';
-import { json } from '../answers/score-sets.js';
+import { serverLlmStep } from '../core/llm-steps.js';
 import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
 
 const Name = z.string().trim().min(1).max(200);
@@ -233,7 +233,13 @@ export const collectionAssessmentSets = createRouter()
     }),
     async (c) => {
       const b = c.req.valid('json');
-      const { deps, model } = llmDeps(c.var.config, c.var.db, b.model, b.budgetUsd, b.dryRun);
+      const template = loadJudgeTemplate(b.judge ?? DEFAULT_ASSESSMENT_JUDGE[b.kind]);
+      const { deps, model } = serverLlmStep(c.var.config, c.var.db, {
+        model: b.model,
+        templateModel: template.model.name,
+        budgetUsd: b.budgetUsd,
+        dryRun: b.dryRun,
+      });
       const r = await runLlmAssessment(c.var.db, deps, {
         collection: c.req.valid('param').collection,
         kind: b.kind,
@@ -241,7 +247,7 @@ export const collectionAssessmentSets = createRouter()
         responseSet: b.responseSet,
         ...bankOf(b),
         ...(b.rubricSet ? { rubricSet: b.rubricSet } : {}),
-        template: loadJudgeTemplate(b.judge ?? DEFAULT_ASSESSMENT_JUDGE[b.kind]),
+        template,
         settings: { model, ...(b.temperature === undefined ? {} : { temperature: b.temperature }) },
         ...(b.batchSize ? { batchSize: b.batchSize } : {}),
         ...(b.dryRun ? { dryRun: true } : {}),

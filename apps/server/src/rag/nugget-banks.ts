@@ -1,19 +1,15 @@
 import {
   createNuggetBankWithLlm,
-  DbCallStore,
   editNuggetBank,
   exportNuggetBank,
-  hasJudgeEndpoint,
   importNuggetBank,
-  judgeWorkerDeps,
   listCollectionNuggetBanks,
   loadJudgeTemplate,
   nuggetBankDetail,
   removeNuggetBank,
-  type AssayConfig,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../core/errors.js';
+import { serverLlmStep } from '../core/llm-steps.js';
 import {
   NuggetBankSchema,
   NuggetBankVersionSchema,
@@ -26,8 +22,13 @@ import {
   StepReportSchema,
 } from './schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
-import { json } from '../answers/score-sets.js';
+import {
+  adminOnly,
+  CollectionParam,
+  json,
+  readErrors,
+  writeErrors,
+} from '../core/schemas.js';
 
 const BankParams = CollectionParam.extend({
   bank: z
@@ -73,28 +74,6 @@ const StoredVersion = z.object({
   bank: NuggetBankSchema,
   created: z.boolean().openapi({ description: 'false: the latest version held these nuggets' }),
 });
-
-/** The server's model endpoint and prices for an LLM step; 409 without an endpoint. */
-export function llmDeps(
-  config: AssayConfig | undefined,
-  db: ConstructorParameters<typeof DbCallStore>[0],
-  model: string | undefined,
-  budgetUsd: number | undefined,
-  dryRun: boolean | undefined,
-) {
-  if (!config || (!dryRun && !hasJudgeEndpoint(config)))
-    throw new ApiError(
-      'conflict',
-      'this server has no model endpoint (set OPENAI_BASE_URL or OPENAI_API_KEY)',
-    );
-  const chosen = model ?? config.judgeModel;
-  if (!chosen)
-    throw new ApiError('invalid_input', 'no model: give "model" or set ASSAY_JUDGE_MODEL', 422);
-  const deps = { ...judgeWorkerDeps(config), store: new DbCallStore(db) };
-  if (budgetUsd !== undefined && !Object.hasOwn(deps.prices ?? {}, chosen))
-    throw new ApiError('invalid_input', `a budget needs the price of ${chosen} (prices.json)`, 422);
-  return { deps, model: chosen };
-}
 
 /** `/api/collections/{collection}/nugget-banks`: nugget banks, their versions and edits. */
 export const nuggetBanks = createRouter()
@@ -190,20 +169,20 @@ export const nuggetBanks = createRouter()
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const { deps, model } = llmDeps(
-        c.var.config,
-        c.var.db,
-        body.model,
-        body.budgetUsd,
-        body.dryRun,
-      );
+      const creator = loadJudgeTemplate('nugget-create');
+      const { deps, model } = serverLlmStep(c.var.config, c.var.db, {
+        model: body.model,
+        templateModel: creator.model.name,
+        budgetUsd: body.budgetUsd,
+        dryRun: body.dryRun,
+      });
       const result = await createNuggetBankWithLlm(c.var.db, deps, {
         collection: c.req.valid('param').collection,
         bank: body.name,
         labelSet: body.labelSet,
         ...(body.minGrade === undefined ? {} : { minGrade: body.minGrade }),
         ...(body.topics ? { topics: body.topics } : {}),
-        creator: loadJudgeTemplate('nugget-create'),
+        creator,
         scorer: loadJudgeTemplate('nugget-importance'),
         ...(body.batchSize ? { batchSize: body.batchSize } : {}),
         ...(body.maxNuggets ? { maxNuggets: body.maxNuggets } : {}),

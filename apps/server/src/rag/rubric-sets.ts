@@ -1,14 +1,15 @@
 import { importRubricSet, listCollectionRubricSets, rubricSetDetail } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
-import {
-  CriterionSchema,
-  presentCriterion,
-  presentRubricSet,
-  RubricSetSchema,
-} from './schemas.js';
+import { CriterionSchema, presentCriterion, presentRubricSet, RubricSetSchema } from './schemas.js';
 import { createRouter } from '../router.js';
-import { adminOnly, CollectionParam, readErrors, writeErrors } from '../core/schemas.js';
-import { json, TopicQuery } from '../answers/score-sets.js';
+import {
+  adminOnly,
+  CollectionParam,
+  json,
+  readErrors,
+  TopicQuery,
+  writeErrors,
+} from '../core/schemas.js';
 
 const RubricParams = CollectionParam.extend({
   rubricSet: z

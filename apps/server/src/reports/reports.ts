@@ -13,7 +13,7 @@ import {
 import { createRoute, z } from '@hono/zod-openapi';
 import { linkNextPage, pageQuery, pageResponse } from '../core/paging.js';
 import { createRouter } from '../router.js';
-import { EvaluationRequest } from '../analysis/evaluations.js';
+import { EvaluationRequest } from '../analysis/schemas.js';
 import {
   presentReport as present,
   presentReportSummary as summary,

@@ -190,120 +190,200 @@ function checkInput(input: ScoreAnswersInput): void {
     throw new PlatformError('invalid_input', `trials must be a positive integer, got ${trials}`);
 }
 
-/**
- * Scores every answer. Pointwise: one evaluation per (answer, example set, trial).
- * Comparative: one per (topic, example set, trial) with the topic's answers under letters
- * A, B, C … in the order {@link comparativeOrder} gives, the judge's grades mapped back to
- * the systems. The K example-set evaluations of an answer are averaged into one score line
- * per trial; if any of them fails, the answer's trial is reported as failed (never as 0).
- */
-export async function scoreAnswers(
-  input: ScoreAnswersInput,
-  deps: JudgeDeps,
-): Promise<ScoreAnswersResult> {
-  checkInput(input);
-  const { template } = input;
-  const mode = input.mode ?? 'pointwise';
-  const trials = input.trials ?? 1;
-  const seed = input.seed ?? 42;
-  const sets = input.examples?.length
-    ? splitExamples(input.examples, input.exampleSets ?? 1)
-    : [undefined];
-  const criteria = template.criteria!;
+/** The evaluations of a run, and what it knows before any call. */
+interface Plan {
+  /** The responses by topic, in the order their topics first appear. */
+  byTopic: Map<string, AnswerResponse[]>;
+  evaluations: Evaluation[];
+  /** Answers that cannot be put to the judge (a groundedness judge, no references). */
+  early: AnswerScoreFailure[];
+  /** Comparative mode: each topic's shuffle. */
+  orders: Record<string, { seed: number; systems: string[] }>;
+}
 
+/** A topic's request: the responses' own `query`, else the topics file's. */
+function topicRequest(
+  input: ScoreAnswersInput,
+  topic: string,
+  responses: readonly AnswerResponse[],
+): AnswerTopic {
+  const own = responses.find((r) => r.query)?.query;
+  if (own) return { ...input.topics?.get(topic), text: own };
+  const known = input.topics?.get(topic);
+  if (!known)
+    throw new PlatformError(
+      'invalid_input',
+      `no request text for topic ${topic}: give "query" in the responses or a topics file`,
+    );
+  return known;
+}
+
+/** One comparative evaluation: every answer to the topic under its letter. */
+function comparativeEvaluation(
+  input: ScoreAnswersInput,
+  topic: string,
+  responses: readonly AnswerResponse[],
+  at: { trial: number; set: number; values: TemplateValues },
+  orders: Plan['orders'],
+): Evaluation {
+  if (responses.length > 26)
+    throw new PlatformError(
+      'invalid_input',
+      `topic ${topic} has ${responses.length} answers; comparative prompts take at most 26`,
+    );
+  const order = comparativeOrder(
+    topic,
+    responses.map((r) => r.system),
+    input.seed ?? 42,
+  );
+  orders[topic] = order;
+  const labels = order.systems.map((_, i) => answerLabel(i));
+  const values = {
+    ...at.values,
+    answers: order.systems
+      .map((s, i) => `[${labels[i]}]\n${responses.find((r) => r.system === s)!.answer}`)
+      .join('\n\n'),
+  };
+  return {
+    topic,
+    trial: at.trial,
+    set: at.set,
+    systems: order.systems.map((system, i) => ({ system, label: labels[i]! })),
+    template: comparativeTemplate(input.template, labels),
+    values,
+  };
+}
+
+/**
+ * The pointwise evaluations of a topic's answers; an answer a groundedness judge cannot
+ * judge (no references) goes to `early`, once per trial.
+ */
+function pointwiseEvaluations(
+  input: ScoreAnswersInput,
+  topic: string,
+  responses: readonly AnswerResponse[],
+  at: { trial: number; set: number; values: TemplateValues },
+  early: AnswerScoreFailure[],
+): Evaluation[] {
+  const { template } = input;
+  const evaluations: Evaluation[] = [];
+  for (const r of responses) {
+    const own: TemplateValues = { ...at.values, answer: r.answer };
+    if (uses(template, 'context')) {
+      const context = (r.references ?? [])
+        .map((ref, i) => `[${i + 1}] ${input.documents?.get(ref) ?? ref}`)
+        .join('\n');
+      if (!context) {
+        if (at.set === 0)
+          early.push({
+            topic,
+            system: r.system,
+            trial: at.trial,
+            reason: `judge ${template.id} needs the answer's references, and it has none`,
+          });
+        continue;
+      }
+      own.context = context;
+    }
+    evaluations.push({
+      topic,
+      trial: at.trial,
+      set: at.set,
+      systems: [{ system: r.system }],
+      template,
+      values: own,
+    });
+  }
+  return evaluations;
+}
+
+/** Every evaluation of the run: per topic, trial and example set, in that order. */
+function planEvaluations(
+  input: ScoreAnswersInput,
+  sets: ReadonlyArray<readonly ScoredExample[] | undefined>,
+): Plan {
+  const { template } = input;
   const byTopic = new Map<string, AnswerResponse[]>();
   for (const r of input.responses) {
     const list = byTopic.get(r.topic);
     if (list) list.push(r);
     else byTopic.set(r.topic, [r]);
   }
-  const topicOf = (topic: string, responses: readonly AnswerResponse[]): AnswerTopic => {
-    const own = responses.find((r) => r.query)?.query;
-    if (own) return { ...input.topics?.get(topic), text: own };
-    const known = input.topics?.get(topic);
-    if (!known)
-      throw new PlatformError(
-        'invalid_input',
-        `no request text for topic ${topic}: give "query" in the responses or a topics file`,
-      );
-    return known;
-  };
-
-  const evaluations: Evaluation[] = [];
-  const early: AnswerScoreFailure[] = [];
-  const orders: Record<string, { seed: number; systems: string[] }> = {};
+  const plan: Plan = { byTopic, evaluations: [], early: [], orders: {} };
   for (const [topic, responses] of byTopic) {
-    const request = topicOf(topic, responses);
+    const request = topicRequest(input, topic, responses);
     const base: TemplateValues = { query: request.text };
     if (uses(template, 'background') && request.background) base.background = request.background;
     const gold = input.gold?.get(topic);
     if (gold !== undefined) base.reference_answer = gold;
-    for (let trial = 1; trial <= trials; trial++)
+    for (let trial = 1; trial <= (input.trials ?? 1); trial++)
       sets.forEach((examples, set) => {
         const values = { ...base };
         if (examples) values.examples = renderExamples(examples);
-        if (mode === 'comparative') {
-          if (responses.length > 26)
-            throw new PlatformError(
-              'invalid_input',
-              `topic ${topic} has ${responses.length} answers; comparative prompts take at most 26`,
-            );
-          const order = comparativeOrder(
-            topic,
-            responses.map((r) => r.system),
-            seed,
-          );
-          orders[topic] = order;
-          const labels = order.systems.map((_, i) => answerLabel(i));
-          values.answers = order.systems
-            .map((s, i) => `[${labels[i]}]\n${responses.find((r) => r.system === s)!.answer}`)
-            .join('\n\n');
-          evaluations.push({
-            topic,
-            trial,
-            set,
-            systems: order.systems.map((system, i) => ({ system, label: labels[i]! })),
-            template: comparativeTemplate(template, labels),
-            values,
-          });
-          return;
-        }
-        for (const r of responses) {
-          const own: TemplateValues = { ...values, answer: r.answer };
-          if (uses(template, 'context')) {
-            const context = (r.references ?? [])
-              .map((ref, i) => `[${i + 1}] ${input.documents?.get(ref) ?? ref}`)
-              .join('\n');
-            if (!context) {
-              if (set === 0)
-                early.push({
-                  topic,
-                  system: r.system,
-                  trial,
-                  reason: `judge ${template.id} needs the answer's references, and it has none`,
-                });
-              continue;
-            }
-            own.context = context;
-          }
-          evaluations.push({
-            topic,
-            trial,
-            set,
-            systems: [{ system: r.system }],
-            template,
-            values: own,
-          });
-        }
+        const at = { trial, set, values };
+        if ((input.mode ?? 'pointwise') === 'comparative')
+          plan.evaluations.push(comparativeEvaluation(input, topic, responses, at, plan.orders));
+        else
+          plan.evaluations.push(...pointwiseEvaluations(input, topic, responses, at, plan.early));
       });
   }
+  return plan;
+}
 
-  let paid = 0;
-  let cached = 0;
-  let costUsd = 0;
-  let unpriced = 0;
+/** What a system's part of one evaluation came to, by evaluation (as in the plan). */
+type EvaluationResults = Array<Map<string, Judged>>;
+
+/** The account of the calls. */
+interface Calls {
+  paid: number;
+  cached: number;
+  costUsd: number;
+  unpriced: number;
+}
+
+/** One evaluation's outcome per system it judged, read from the judge's answer. */
+function judgedBySystem(
+  e: Evaluation,
+  outcome: Awaited<ReturnType<typeof judgeItem>>,
+  criteria: readonly string[],
+): Map<string, Judged> {
+  const out = new Map<string, Judged>();
+  if (outcome.status === 'stopped') {
+    for (const s of e.systems) out.set(s.system, { ok: false, reason: 'stopped' });
+  } else if (outcome.status === 'failed') {
+    for (const s of e.systems)
+      out.set(s.system, {
+        ok: false,
+        reason: outcome.reason,
+        ...(outcome.raw === undefined ? {} : { raw: outcome.raw }),
+      });
+  } else {
+    const fields = outcome.judgment.fields;
+    for (const s of e.systems) {
+      const own = (s.label ? fields[s.label] : fields) as Record<string, unknown>;
+      out.set(s.system, {
+        ok: true,
+        scores: Object.fromEntries(criteria.map((c) => [c, own[c] as number])),
+        justification: typeof own.justification === 'string' ? own.justification : '',
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Asks every evaluation, `concurrency` at a time (trial t > 1 with seed 1000 t, so each
+ * trial is its own request), keeping the account of the calls.
+ */
+async function runEvaluations(
+  input: ScoreAnswersInput,
+  evaluations: readonly Evaluation[],
+  deps: JudgeDeps,
+): Promise<{ results: EvaluationResults; calls: Calls }> {
+  const criteria = input.template.criteria!;
+  const calls: Calls = { paid: 0, cached: 0, costUsd: 0, unpriced: 0 };
   let done = 0;
-  const results: Array<Map<string, Judged>> = new Array(evaluations.length);
+  const results: EvaluationResults = new Array(evaluations.length);
   const settingsOf = (trial: number): JudgeSettings =>
     trial === 1 ? input.settings : { ...input.settings, seed: trial * 1000 };
   let next = 0;
@@ -312,34 +392,13 @@ export async function scoreAnswers(
       const index = next++;
       const e = evaluations[index]!;
       const outcome = await judgeItem(e.template, e.values, settingsOf(e.trial), deps);
-      paid += outcome.paidCalls.length;
+      calls.paid += outcome.paidCalls.length;
       for (const c of outcome.paidCalls) {
-        if (c.costUsd === undefined) unpriced++;
-        else costUsd += c.costUsd;
+        if (c.costUsd === undefined) calls.unpriced++;
+        else calls.costUsd += c.costUsd;
       }
-      const out = new Map<string, Judged>();
-      if (outcome.status === 'stopped') {
-        for (const s of e.systems) out.set(s.system, { ok: false, reason: 'stopped' });
-      } else if (outcome.status === 'failed') {
-        for (const s of e.systems)
-          out.set(s.system, {
-            ok: false,
-            reason: outcome.reason,
-            ...(outcome.raw === undefined ? {} : { raw: outcome.raw }),
-          });
-      } else {
-        if (outcome.cached) cached++;
-        const fields = outcome.judgment.fields;
-        for (const s of e.systems) {
-          const own = (s.label ? fields[s.label] : fields) as Record<string, unknown>;
-          out.set(s.system, {
-            ok: true,
-            scores: Object.fromEntries(criteria.map((c) => [c, own[c] as number])),
-            justification: typeof own.justification === 'string' ? own.justification : '',
-          });
-        }
-      }
-      results[index] = out;
+      if (outcome.status === 'labelled' && outcome.cached) calls.cached++;
+      results[index] = judgedBySystem(e, outcome, criteria);
       input.onProgress?.(++done, evaluations.length);
     }
   };
@@ -349,12 +408,24 @@ export async function scoreAnswers(
       worker,
     ),
   );
+  return { results, calls };
+}
 
-  // Gather the K example-set evaluations of each (topic, system, trial).
-  const gathered = new Map<
-    string,
-    { topic: string; system: string; trial: number; label?: string; judged: Judged[] }
-  >();
+/** The K example-set evaluations of one (topic, system, trial). */
+interface Gathered {
+  topic: string;
+  system: string;
+  trial: number;
+  label?: string;
+  judged: Judged[];
+}
+
+/** Gathers the results of each (topic, system, trial) over its example sets. */
+function gatherBySystem(
+  evaluations: readonly Evaluation[],
+  results: EvaluationResults,
+): Map<string, Gathered> {
+  const gathered = new Map<string, Gathered>();
   evaluations.forEach((e, index) => {
     for (const s of e.systems) {
       const key = JSON.stringify([e.topic, s.system, e.trial]);
@@ -367,14 +438,28 @@ export async function scoreAnswers(
       g.judged[e.set] = results[index]!.get(s.system)!;
     }
   });
+  return gathered;
+}
+
+/**
+ * One score line per (topic, system, trial) whose every example set was judged, the
+ * criteria averaged over the sets; a failure (naming the example set, when there are
+ * several) otherwise.
+ */
+function scoreLines(
+  input: ScoreAnswersInput,
+  gathered: Iterable<Gathered>,
+  setCount: number,
+): { scores: AnswerScoreLine[]; failures: AnswerScoreFailure[] } {
+  const criteria = input.template.criteria!;
   const routeOf = new Map(
     input.responses
       .filter((r) => r.route !== undefined)
       .map((r) => [JSON.stringify([r.topic, r.system]), r.route!]),
   );
   const scores: AnswerScoreLine[] = [];
-  const failures: AnswerScoreFailure[] = [...early];
-  for (const g of gathered.values()) {
+  const failures: AnswerScoreFailure[] = [];
+  for (const g of gathered) {
     const failed = g.judged.findIndex((j) => !j.ok);
     if (failed >= 0) {
       const j = g.judged[failed] as Extract<Judged, { ok: false }>;
@@ -382,7 +467,7 @@ export async function scoreAnswers(
         topic: g.topic,
         system: g.system,
         trial: g.trial,
-        reason: sets.length > 1 ? `example set ${failed + 1}: ${j.reason}` : j.reason,
+        reason: setCount > 1 ? `example set ${failed + 1}: ${j.reason}` : j.reason,
         ...(j.raw === undefined ? {} : { raw: j.raw }),
       });
       continue;
@@ -405,7 +490,31 @@ export async function scoreAnswers(
     if (route !== undefined) line.route = route;
     scores.push(line);
   }
-  const topicRank = new Map([...byTopic.keys()].map((t, i) => [t, i]));
+  return { scores, failures };
+}
+
+/**
+ * Scores every answer. Pointwise: one evaluation per (answer, example set, trial).
+ * Comparative: one per (topic, example set, trial) with the topic's answers under letters
+ * A, B, C … in the order {@link comparativeOrder} gives, the judge's grades mapped back to
+ * the systems. The K example-set evaluations of an answer are averaged into one score line
+ * per trial; if any of them fails, the answer's trial is reported as failed (never as 0).
+ */
+export async function scoreAnswers(
+  input: ScoreAnswersInput,
+  deps: JudgeDeps,
+): Promise<ScoreAnswersResult> {
+  checkInput(input);
+  const sets = input.examples?.length
+    ? splitExamples(input.examples, input.exampleSets ?? 1)
+    : [undefined];
+  const plan = planEvaluations(input, sets);
+  const { results, calls } = await runEvaluations(input, plan.evaluations, deps);
+  const lines = scoreLines(input, gatherBySystem(plan.evaluations, results).values(), sets.length);
+  const scores = lines.scores;
+  const failures = [...plan.early, ...lines.failures];
+  // In the responses' topic order, then by system and trial.
+  const topicRank = new Map([...plan.byTopic.keys()].map((t, i) => [t, i]));
   const order = (a: { topic: string; system: string; trial: number }, b: typeof a) =>
     topicRank.get(a.topic)! - topicRank.get(b.topic)! ||
     (a.system < b.system ? -1 : a.system > b.system ? 1 : 0) ||
@@ -415,8 +524,12 @@ export async function scoreAnswers(
   const result: ScoreAnswersResult = {
     scores,
     failures,
-    calls: { paid, cached, costUsd: unpriced > 0 ? null : costUsd },
+    calls: {
+      paid: calls.paid,
+      cached: calls.cached,
+      costUsd: calls.unpriced > 0 ? null : calls.costUsd,
+    },
   };
-  if (mode === 'comparative') result.orders = orders;
+  if ((input.mode ?? 'pointwise') === 'comparative') result.orders = plan.orders;
   return result;
 }

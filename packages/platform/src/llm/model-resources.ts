@@ -1,8 +1,6 @@
 import {
-  callCost,
   loadMethodPrompts,
   OpenAIChatClient,
-  type CallStore,
   type HttpEndpoint,
   type MethodPrompt,
   type ModelPrice,
@@ -25,9 +23,11 @@ import {
 } from '@assay/methods';
 import type { Bm25Index, DiskBm25Index } from '@assay/retrieval';
 import { z } from 'zod';
+import type { Queryable } from '@assay/db';
 import type { AssayConfig } from '../core/config.js';
 import { PlatformError } from '../core/errors.js';
-import { loadPrices, pricesFile } from './prices.js';
+import { DbCallStore } from './call-store.js';
+import { checkBudgetPrices, loadPrices } from './prices.js';
 
 /** What a retrieval with models names, from `assay retrieve`'s flags or the API's body. */
 export interface ModelRetrievalRequest {
@@ -215,11 +215,7 @@ export function prepareModelRetrieval(
     }
     if (embeds) models.add(request.embeddingModel!);
     if (reranker === 'cross-encoder') models.add(request.rerankerModel!);
-    for (const model of models)
-      if (callCost(model, { promptTokens: 0, completionTokens: 0 }, prices) === undefined)
-        throw invalid(
-          `${spell('budgetUsd')} needs the price of ${model}: add it to ${pricesFile(config)} ({"${model}": {"input": USD, "output": USD}} per million tokens)`,
-        );
+    checkBudgetPrices(config, prices, models, { budget: spell('budgetUsd') });
   }
 
   const endpoints = modelEndpoints(config, options.overrides ?? {});
@@ -298,14 +294,15 @@ export function methodPrompts(
 /**
  * The model resources of a prepared retrieval, for the CLI and the API alike: the chat
  * client, the embeddings endpoint with its model and prefixes, the reranker, the step
- * settings, the prices and the call store every call goes through.
+ * settings, the prices and the database's call store every call goes through.
  */
 export function modelResources(
   prepared: PreparedModelRetrieval,
   input: {
     index: Bm25Index | DiskBm25Index;
     prompts: ReadonlyMap<string, MethodPrompt>;
-    store: CallStore;
+    /** The database whose call store keeps every call. */
+    db: Queryable;
     documents?: readonly { id: string; title?: string; text: string }[];
     /** Each topic's candidates from a run (the `firstStage` setting, read by the caller). */
     firstStage?: FirstStage;
@@ -315,7 +312,7 @@ export function modelResources(
   const resources: ModelResources = {
     index: input.index,
     prompts: input.prompts,
-    deps: { store: input.store, prices: prepared.prices },
+    deps: { store: new DbCallStore(input.db), prices: prepared.prices },
   };
   if (needs.chat)
     resources.chat = { client: new OpenAIChatClient(endpoints.chat), model: request.model! };

@@ -62,3 +62,37 @@ export function loadPrices(
   }
   return { ...DEFAULT_PRICES, ...fromFile, ...extra };
 }
+
+/** How a command line or the API names the budget and its own prices in a refusal. */
+export interface BudgetSpelling {
+  /** `--budget`, `"budgetUsd"`. */
+  budget: string;
+  /** The command's own price options (`--price-in`, `--price-out`), when it has them. */
+  prices?: readonly [string, string];
+}
+
+/**
+ * Refuses a budget when one of the models it would count has no price: a budget stops
+ * sending once the calls' cost reaches it, and a call at an unknown price costs nothing it
+ * can count, so such a budget would never stop anything. The one wording of this refusal
+ * for every LLM step (judging, RAG steps, answer scoring, retrieval with models); an
+ * invalid_input PlatformError with `details.field` "budgetUsd".
+ */
+export function checkBudgetPrices(
+  config: AssayConfig,
+  prices: Readonly<Record<string, ModelPrice>>,
+  models: Iterable<string>,
+  spell: BudgetSpelling,
+): void {
+  for (const model of models) {
+    if (Object.hasOwn(prices, model)) continue;
+    const own = spell.prices
+      ? `give ${spell.prices[0]} and ${spell.prices[1]} (USD per million tokens), or `
+      : '';
+    throw new PlatformError(
+      'invalid_input',
+      `${spell.budget} needs the price of ${model}: ${own}add it to ${pricesFile(config)} ({"${model}": {"input": USD, "output": USD}} per million tokens)`,
+      { field: 'budgetUsd' },
+    );
+  }
+}

@@ -19,7 +19,7 @@ import {
 import { labelAgreement, type LabelAgreementReport } from '@assay/stats';
 import type { CompareSettings } from '../analysis/index.js';
 import { PlatformError, writing } from '../core/errors.js';
-import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
+import type { ResponseSetRef } from '../answers/answer-sets.js';
 import { checkNewName } from '../core/names.js';
 import { storeComparisonReport, type Actor, type StoredReport } from '../reports/reports.js';
 import { resolveCollection, type CollectionRef } from '../core/resolve.js';
@@ -34,7 +34,7 @@ import {
   resolveAssessmentSet,
   type AssessmentRecords,
 } from './assessment-context.js';
-import { resolveBankVersion } from './nugget-banks.js';
+import { resolveAssessmentBasis } from './assessment-basis.js';
 import {
   formatNuggetAssignments,
   formatRubricJudgments,
@@ -51,7 +51,6 @@ import {
   type RagAnswerScores,
   type RagLeaderboard,
 } from './rag-scoring.js';
-import { resolveRubricSet } from './rubric-sets.js';
 
 export type { AssessmentSet };
 
@@ -303,28 +302,12 @@ export async function importAssessmentSet(
   const file = input.file ?? `${input.kind}.jsonl`;
   const name = checkNewName(input.name, 'assessment set name');
   const collection = await resolveCollection(db, input.collection);
-  const responseSet = await resolveResponseSet(db, input.responseSet);
-  let nuggetVersionId: number | null = null;
-  let rubricSetId: number | null = null;
-  if (input.kind === 'nuggets') {
-    if (!input.bank)
-      throw new PlatformError(
-        'invalid_input',
-        'importing nugget assignments needs the nugget bank',
-      );
-    nuggetVersionId = (
-      await resolveBankVersion(db, {
-        collection: collection.id,
-        bank: input.bank.name,
-        ...(input.bank.version === undefined ? {} : { version: input.bank.version }),
-      })
-    ).version.id;
-  }
-  if (input.kind === 'rubric') {
-    if (!input.rubricSet)
-      throw new PlatformError('invalid_input', 'importing rubric judgments needs the rubric set');
-    rubricSetId = (await resolveRubricSet(db, collection.id, input.rubricSet)).id;
-  }
+  const { responseSet, nuggetVersionId, rubricSetId } = await resolveAssessmentBasis(
+    db,
+    collection.id,
+    input.kind,
+    input,
+  );
   const draft: AssessmentSet = {
     id: 0,
     collectionId: collection.id,

@@ -21,7 +21,7 @@ import type { JudgeDeps, JudgeTemplate } from '@assay/judge';
 import { canonicalJson } from '@assay/llm';
 import { PlatformError, writing } from '../core/errors.js';
 import { dryRunStep, type LlmStep as BatchStep } from '../judging/batch.js';
-import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
+import type { ResponseSetRef } from '../answers/answer-sets.js';
 import { templateHash } from '../judging/templates.js';
 import { checkNewName } from '../core/names.js';
 import type { Actor } from '../reports/reports.js';
@@ -43,8 +43,7 @@ import {
   type LlmStepOptions,
   type LlmStepReport,
 } from './llm-step.js';
-import { resolveBankVersion } from './nugget-banks.js';
-import { resolveRubricSet } from './rubric-sets.js';
+import { resolveAssessmentBasis } from './assessment-basis.js';
 
 /** The judge kind each assessment kind asks. */
 const JUDGE_KIND: Readonly<Record<AssessmentKind, JudgeTemplate['kind']>> = {
@@ -218,24 +217,12 @@ export async function runLlmAssessment(
       `the batch size must be a positive integer, got ${batchSize}`,
     );
   const collection = await resolveCollection(db, input.collection);
-  const responseSet = await resolveResponseSet(db, input.responseSet);
-  let nuggetVersionId: number | null = null;
-  let rubricSetId: number | null = null;
-  if (input.kind === 'nuggets') {
-    if (!input.bank)
-      throw new PlatformError('invalid_input', 'nugget assignment needs a nugget bank');
-    const { version } = await resolveBankVersion(db, {
-      collection: collection.id,
-      bank: input.bank.name,
-      ...(input.bank.version === undefined ? {} : { version: input.bank.version }),
-    });
-    nuggetVersionId = version.id;
-  }
-  if (input.kind === 'rubric') {
-    if (!input.rubricSet)
-      throw new PlatformError('invalid_input', 'rubric judgment needs a rubric set');
-    rubricSetId = (await resolveRubricSet(db, collection.id, input.rubricSet)).id;
-  }
+  const { responseSet, nuggetVersionId, rubricSetId } = await resolveAssessmentBasis(
+    db,
+    collection.id,
+    input.kind,
+    input,
+  );
   const name = checkNewName(
     input.name ?? `${responseSet.name}-${input.settings.model}`,
     'assessment set name',

@@ -368,6 +368,207 @@ function checkImportance(importance: unknown): NuggetImportance {
   return importance;
 }
 
+/** What every edit works with: the version edited, its nuggets, who edits, and when. */
+interface EditContext {
+  trx: Queryable;
+  versionId: number;
+  /** The version's nuggets before the edit. */
+  current: StoredNugget[];
+  /** A nugget of the edited version by the id the person saw (copied ones mapped). */
+  find: (nugget: number) => StoredNugget;
+  /** A nugget's history with this edit's entry added. */
+  note: (n: StoredNugget, entry: Record<string, JsonValue>) => JsonValue[];
+  at: string;
+  by: { id: number; name: string };
+}
+
+/** What an edit leaves: the topic it changed and that topic's nugget ids in their new order. */
+interface Edited {
+  topic: string;
+  order: number[];
+}
+
+/** The ids of a topic's nuggets in order, those in `without` left out. */
+function topicIds(
+  current: readonly StoredNugget[],
+  topic: string,
+  without: ReadonlySet<number> = new Set(),
+): number[] {
+  return current.filter((c) => c.topicId === topic && !without.has(c.id)).map((c) => c.id);
+}
+
+/** A person's nugget, at the end of its topic or after `after`. */
+async function addNugget(
+  c: EditContext,
+  edit: Extract<NuggetEdit, { action: 'add' }>,
+): Promise<Edited> {
+  const topic = cleanText(edit.topic, 'the topic');
+  const text = cleanText(edit.text, 'the nugget text');
+  const list = topicIds(c.current, topic);
+  await insertNuggets(c.trx, c.versionId, [
+    {
+      topicId: topic,
+      position: list.length,
+      text,
+      importance: checkImportance(edit.importance),
+      origin: 'person',
+      history: [{ at: c.at, by: c.by, action: 'added' }],
+    },
+  ]);
+  const added = (await listNuggets(c.trx, c.versionId, { topicId: topic })).find(
+    (n) => !list.includes(n.id),
+  )!;
+  if (edit.after === undefined) return { topic, order: [...list, added.id] };
+  const after = list.indexOf(c.find(edit.after).id);
+  return { topic, order: [...list.slice(0, after + 1), added.id, ...list.slice(after + 1)] };
+}
+
+/** A nugget's new text or importance (nothing recorded when neither changes). */
+async function changeNugget(
+  c: EditContext,
+  edit: Extract<NuggetEdit, { action: 'edit' }>,
+): Promise<Edited> {
+  const n = c.find(edit.nugget);
+  const text = edit.text === undefined ? n.text : cleanText(edit.text, 'the nugget text');
+  const importance =
+    edit.importance === undefined ? n.importance : checkImportance(edit.importance);
+  if (text !== n.text || importance !== n.importance)
+    await updateNugget(c.trx, n.id, {
+      text,
+      importance,
+      edited: n.origin !== 'person' || n.edited,
+      history: c.note(n, {
+        action: 'edited',
+        ...(text === n.text ? {} : { before: n.text }),
+        ...(importance === n.importance ? {} : { importanceBefore: n.importance }),
+      }),
+    });
+  return { topic: n.topicId, order: topicIds(c.current, n.topicId) };
+}
+
+async function deleteNugget(
+  c: EditContext,
+  edit: Extract<NuggetEdit, { action: 'delete' }>,
+): Promise<Edited> {
+  const n = c.find(edit.nugget);
+  await deleteNuggets(c.trx, [n.id]);
+  return { topic: n.topicId, order: topicIds(c.current, n.topicId, new Set([n.id])) };
+}
+
+/**
+ * Nuggets of one topic merged into the first of them, with the text given; vital when
+ * one of them was, unless an importance is given.
+ */
+async function mergeNuggets(
+  c: EditContext,
+  edit: Extract<NuggetEdit, { action: 'merge' }>,
+): Promise<Edited> {
+  if (!Array.isArray(edit.nuggets) || edit.nuggets.length < 2)
+    throw new PlatformError('invalid_input', 'merge needs at least two nuggets');
+  const parts = edit.nuggets.map(c.find);
+  const topic = parts[0]!.topicId;
+  if (parts.some((p) => p.topicId !== topic))
+    throw new PlatformError('invalid_input', 'only nuggets of one topic can be merged');
+  if (new Set(parts.map((p) => p.id)).size !== parts.length)
+    throw new PlatformError('invalid_input', 'a nugget is named twice');
+  const text = cleanText(edit.text, 'the merged text');
+  const importance =
+    edit.importance === undefined
+      ? parts.some((p) => p.importance === 'vital')
+        ? 'vital'
+        : 'okay'
+      : checkImportance(edit.importance);
+  const [keep, ...gone] = parts as [StoredNugget, ...StoredNugget[]];
+  await updateNugget(c.trx, keep.id, {
+    text,
+    importance,
+    edited: parts.some((p) => p.origin !== 'person') || keep.edited,
+    history: c.note(keep, { action: 'merged', from: parts.map((p) => p.text) }),
+  });
+  await deleteNuggets(
+    c.trx,
+    gone.map((g) => g.id),
+  );
+  return { topic, order: topicIds(c.current, topic, new Set(gone.map((g) => g.id))) };
+}
+
+/** A nugget split into parts: it keeps the first text, the others follow it in its lineage. */
+async function splitNugget(
+  c: EditContext,
+  edit: Extract<NuggetEdit, { action: 'split' }>,
+): Promise<Edited> {
+  const n = c.find(edit.nugget);
+  const topic = n.topicId;
+  if (!Array.isArray(edit.texts) || edit.texts.length < 2)
+    throw new PlatformError('invalid_input', 'split needs at least two texts');
+  const texts = edit.texts.map((t, i) => cleanText(t, `part ${i + 1}`));
+  const entry = { action: 'split', from: n.text };
+  await updateNugget(c.trx, n.id, {
+    text: texts[0]!,
+    edited: n.origin !== 'person' || n.edited,
+    history: c.note(n, entry),
+  });
+  const before = new Set(c.current.map((x) => x.id));
+  await insertNuggets(
+    c.trx,
+    c.versionId,
+    texts.slice(1).map((text, i) => ({
+      topicId: topic,
+      position: n.position + i + 1,
+      text,
+      importance: n.importance,
+      origin: n.origin,
+      edited: n.origin !== 'person',
+      lineage: n.lineage ?? n.id,
+      extra: n.extra,
+      history: [...n.history, { at: c.at, by: c.by, ...entry }],
+    })),
+  );
+  const added = (await listNuggets(c.trx, c.versionId, { topicId: topic }))
+    .filter((x) => !before.has(x.id))
+    .map((x) => x.id);
+  const list = topicIds(c.current, topic);
+  const at0 = list.indexOf(n.id);
+  return { topic, order: [...list.slice(0, at0 + 1), ...added, ...list.slice(at0 + 1)] };
+}
+
+/** A nugget moved to a position of its topic (past the end: last). */
+async function moveNugget(
+  c: EditContext,
+  edit: Extract<NuggetEdit, { action: 'move' }>,
+): Promise<Edited> {
+  const n = c.find(edit.nugget);
+  const list = topicIds(c.current, n.topicId, new Set([n.id]));
+  if (!Number.isSafeInteger(edit.to) || edit.to < 0)
+    throw new PlatformError('invalid_input', 'to must be a position (0, 1, …)');
+  const to = Math.min(edit.to, list.length);
+  await updateNugget(c.trx, n.id, { history: c.note(n, { action: 'moved', to }) });
+  return { topic: n.topicId, order: [...list.slice(0, to), n.id, ...list.slice(to)] };
+}
+
+/** Applies one edit to the context's version. */
+function applyEdit(c: EditContext, edit: NuggetEdit): Promise<Edited> {
+  switch (edit.action) {
+    case 'add':
+      return addNugget(c, edit);
+    case 'edit':
+      return changeNugget(c, edit);
+    case 'delete':
+      return deleteNugget(c, edit);
+    case 'merge':
+      return mergeNuggets(c, edit);
+    case 'split':
+      return splitNugget(c, edit);
+    case 'move':
+      return moveNugget(c, edit);
+    default:
+      throw new PlatformError(
+        'invalid_input',
+        `unknown edit ${JSON.stringify((edit as { action?: unknown }).action)}`,
+      );
+  }
+}
+
 /**
  * Applies one person's edit to a bank's latest version (`version` must name it, so an edit
  * made on a page showing an older version is refused as a conflict). When that version is
@@ -399,161 +600,29 @@ export async function editNuggetBank(
       idMap = copied.ids;
       newVersion = true;
     }
-    const id = (n: number) => idMap.get(n) ?? n;
     const current = await listNuggets(trx, version.id);
-    const find = (n: number) => {
-      const found = current.find((c) => c.id === id(n));
-      if (!found)
-        throw new PlatformError(
-          'not_found',
-          `no nugget ${n} in version ${ref.version} of nugget bank "${resolved.bank.name}"`,
-        );
-      return found;
-    };
     const at = new Date().toISOString();
     const by = { id: actor.id, name: actor.name };
-    const note = (n: StoredNugget, entry: Record<string, JsonValue>): JsonValue[] => [
-      ...n.history,
-      { at, by, ...entry },
-    ];
-    let topic: string;
-    let order: number[]; // the topic's nugget ids in order after the edit
-    switch (edit.action) {
-      case 'add': {
-        topic = cleanText(edit.topic, 'the topic');
-        const text = cleanText(edit.text, 'the nugget text');
-        const list = current.filter((n) => n.topicId === topic).map((n) => n.id);
-        await insertNuggets(trx, version.id, [
-          {
-            topicId: topic,
-            position: list.length,
-            text,
-            importance: checkImportance(edit.importance),
-            origin: 'person',
-            history: [{ at, by, action: 'added' }],
-          },
-        ]);
-        const added = (await listNuggets(trx, version.id, { topicId: topic })).find(
-          (n) => !list.includes(n.id),
-        )!;
-        const after = edit.after === undefined ? -1 : list.indexOf(find(edit.after).id);
-        order =
-          edit.after === undefined
-            ? [...list, added.id]
-            : [...list.slice(0, after + 1), added.id, ...list.slice(after + 1)];
-        break;
-      }
-      case 'edit': {
-        const n = find(edit.nugget);
-        topic = n.topicId;
-        const text = edit.text === undefined ? n.text : cleanText(edit.text, 'the nugget text');
-        const importance =
-          edit.importance === undefined ? n.importance : checkImportance(edit.importance);
-        if (text !== n.text || importance !== n.importance)
-          await updateNugget(trx, n.id, {
-            text,
-            importance,
-            edited: n.origin !== 'person' || n.edited,
-            history: note(n, {
-              action: 'edited',
-              ...(text === n.text ? {} : { before: n.text }),
-              ...(importance === n.importance ? {} : { importanceBefore: n.importance }),
-            }),
-          });
-        order = current.filter((c) => c.topicId === topic).map((c) => c.id);
-        break;
-      }
-      case 'delete': {
-        const n = find(edit.nugget);
-        topic = n.topicId;
-        await deleteNuggets(trx, [n.id]);
-        order = current.filter((c) => c.topicId === topic && c.id !== n.id).map((c) => c.id);
-        break;
-      }
-      case 'merge': {
-        if (!Array.isArray(edit.nuggets) || edit.nuggets.length < 2)
-          throw new PlatformError('invalid_input', 'merge needs at least two nuggets');
-        const parts = edit.nuggets.map(find);
-        topic = parts[0]!.topicId;
-        if (parts.some((p) => p.topicId !== topic))
-          throw new PlatformError('invalid_input', 'only nuggets of one topic can be merged');
-        if (new Set(parts.map((p) => p.id)).size !== parts.length)
-          throw new PlatformError('invalid_input', 'a nugget is named twice');
-        const text = cleanText(edit.text, 'the merged text');
-        const importance =
-          edit.importance === undefined
-            ? parts.some((p) => p.importance === 'vital')
-              ? 'vital'
-              : 'okay'
-            : checkImportance(edit.importance);
-        const [keep, ...gone] = parts as [StoredNugget, ...StoredNugget[]];
-        await updateNugget(trx, keep.id, {
-          text,
-          importance,
-          edited: parts.some((p) => p.origin !== 'person') || keep.edited,
-          history: note(keep, { action: 'merged', from: parts.map((p) => p.text) }),
-        });
-        await deleteNuggets(
-          trx,
-          gone.map((g) => g.id),
-        );
-        const goneIds = new Set(gone.map((g) => g.id));
-        order = current.filter((c) => c.topicId === topic && !goneIds.has(c.id)).map((c) => c.id);
-        break;
-      }
-      case 'split': {
-        const n = find(edit.nugget);
-        topic = n.topicId;
-        if (!Array.isArray(edit.texts) || edit.texts.length < 2)
-          throw new PlatformError('invalid_input', 'split needs at least two texts');
-        const texts = edit.texts.map((t, i) => cleanText(t, `part ${i + 1}`));
-        const entry = { action: 'split', from: n.text };
-        await updateNugget(trx, n.id, {
-          text: texts[0]!,
-          edited: n.origin !== 'person' || n.edited,
-          history: note(n, entry),
-        });
-        const before = new Set(current.map((c) => c.id));
-        await insertNuggets(
-          trx,
-          version.id,
-          texts.slice(1).map((text, i) => ({
-            topicId: topic,
-            position: n.position + i + 1,
-            text,
-            importance: n.importance,
-            origin: n.origin,
-            edited: n.origin !== 'person',
-            lineage: n.lineage ?? n.id,
-            extra: n.extra,
-            history: [...n.history, { at, by, ...entry }],
-          })),
-        );
-        const added = (await listNuggets(trx, version.id, { topicId: topic }))
-          .filter((c) => !before.has(c.id))
-          .map((c) => c.id);
-        const list = current.filter((c) => c.topicId === topic).map((c) => c.id);
-        const at0 = list.indexOf(n.id);
-        order = [...list.slice(0, at0 + 1), ...added, ...list.slice(at0 + 1)];
-        break;
-      }
-      case 'move': {
-        const n = find(edit.nugget);
-        topic = n.topicId;
-        const list = current.filter((c) => c.topicId === topic && c.id !== n.id).map((c) => c.id);
-        if (!Number.isSafeInteger(edit.to) || edit.to < 0)
-          throw new PlatformError('invalid_input', 'to must be a position (0, 1, …)');
-        const to = Math.min(edit.to, list.length);
-        order = [...list.slice(0, to), n.id, ...list.slice(to)];
-        await updateNugget(trx, n.id, { history: note(n, { action: 'moved', to }) });
-        break;
-      }
-      default:
-        throw new PlatformError(
-          'invalid_input',
-          `unknown edit ${JSON.stringify((edit as { action?: unknown }).action)}`,
-        );
-    }
+    const { topic, order } = await applyEdit(
+      {
+        trx,
+        versionId: version.id,
+        current,
+        find: (n) => {
+          const found = current.find((c) => c.id === (idMap.get(n) ?? n));
+          if (!found)
+            throw new PlatformError(
+              'not_found',
+              `no nugget ${n} in version ${ref.version} of nugget bank "${resolved.bank.name}"`,
+            );
+          return found;
+        },
+        note: (n, entry) => [...n.history, { at, by, ...entry }],
+        at,
+        by,
+      },
+      edit,
+    );
     // Positions follow `order`: 0, 1, 2 … within the topic.
     const positions = new Map(
       (await listNuggets(trx, version.id, { topicId: topic })).map((n) => [n.id, n.position]),

@@ -18,7 +18,7 @@ import {
   type StoredSentence,
 } from '@assay/db';
 import { PlatformError, writing } from '../core/errors.js';
-import { resolveResponseSet, type ResponseSetRef } from '../answers/answer-sets.js';
+import type { ResponseSetRef } from '../answers/answer-sets.js';
 import { checkNewName } from '../core/names.js';
 import type { Actor } from '../reports/reports.js';
 import { resolveCollection, type CollectionRef } from '../core/resolve.js';
@@ -33,8 +33,7 @@ import {
   resolveAssessmentSet,
   type AssessmentItem,
 } from './assessment-context.js';
-import { resolveBankVersion } from './nugget-banks.js';
-import { resolveRubricSet } from './rubric-sets.js';
+import { resolveAssessmentBasis } from './assessment-basis.js';
 
 /** A people assessment set to make. */
 export interface PeopleAssessmentInput {
@@ -86,24 +85,10 @@ export async function createPeopleAssessmentSet(
         'invalid_input',
         'post-editing needs the set to post-edit (referenceSet)',
       );
-    if (input.responseSet === undefined)
-      throw new PlatformError('invalid_input', 'name the response set whose answers are assessed');
-    responseSetId = (await resolveResponseSet(db, input.responseSet)).id;
-    if (input.kind === 'nuggets') {
-      if (!input.bank)
-        throw new PlatformError('invalid_input', 'a nuggets set needs a nugget bank');
-      nuggetVersionId = (
-        await resolveBankVersion(db, {
-          collection: collection.id,
-          bank: input.bank.name,
-          ...(input.bank.version === undefined ? {} : { version: input.bank.version }),
-        })
-      ).version.id;
-    }
-    if (input.kind === 'rubric') {
-      if (!input.rubricSet) throw new PlatformError('invalid_input', 'a rubric set is needed');
-      rubricSetId = (await resolveRubricSet(db, collection.id, input.rubricSet)).id;
-    }
+    const basis = await resolveAssessmentBasis(db, collection.id, input.kind, input);
+    responseSetId = basis.responseSet.id;
+    nuggetVersionId = basis.nuggetVersionId;
+    rubricSetId = basis.rubricSetId;
   }
   const id = await writing(
     () =>

@@ -20,7 +20,6 @@ import {
   SettingsError,
   type MethodTopic,
 } from '@assay/methods';
-import { DbCallStore } from '../llm/call-store.js';
 import { storedCollectionDiskIndex } from './disk-index.js';
 import type { AssayConfig } from '../core/config.js';
 import { writeInCollection } from '../catalog/collection-writes.js';
@@ -139,7 +138,7 @@ export async function retrieveStoredModelRun(
       ...(firstStage ? { firstStage } : {}),
       index,
       prompts: methodPrompts(input.method, prepared.settings),
-      store: new DbCallStore(db),
+      db,
       ...(prepared.needs.documentText || prepared.embeds
         ? { documents: await collectionDocuments(db, collection) }
         : {}),

@@ -1,0 +1,135 @@
+// `assay nuggets assign`, `assay support assign` and `assay rubrics assign`: one LLM
+// assessment of a response set's answers, stored as an assessment set of the collection.
+// The three differ only in what they judge beside the answers (a nugget bank version, the
+// cited passages, a rubric set) and in how they name their work.
+import {
+  DEFAULT_ASSESSMENT_JUDGE,
+  exportAssessmentSet,
+  llmAssessmentBatchStep,
+  runLlmAssessment,
+  type LlmAssessmentInput,
+  type LlmAssessmentResult,
+  type Queryable,
+} from '@assay/platform';
+import type { JudgeTemplate } from '@assay/judge';
+import { EXIT } from '../shell/exit-codes.js';
+import { type OptionSpec, UsageError } from '../shell/getopt.js';
+import { withDatabase, type PlatformCommandIo } from '../shell/platform-session.js';
+import { writeAtomically } from '../shell/write-atomically.js';
+import {
+  parseOptions,
+  reportStep,
+  required,
+  responseSetOf,
+  runStepBatch,
+  stepDeps,
+  stepExit,
+  stepRunOptions,
+  stepSetup,
+  stepTemplate,
+  type Parsed,
+} from './rag-cli.js';
+
+/** What the assessed answers are judged against: the nugget bank or the rubric set. */
+type Basis = Pick<LlmAssessmentInput, 'bank' | 'rubricSet'>;
+
+/** How one kind of assessment differs from the others. */
+export interface AssignKind {
+  kind: LlmAssessmentInput['kind'];
+  /** `assay nuggets assign`, for messages. */
+  command: string;
+  /** The kind of judge the step needs (`--judge` must name one). */
+  judge: JudgeTemplate['kind'];
+  /**
+   * Reads the kind's own options before anything is opened, and gives what, once the
+   * database is open, names what the answers are judged against (storing it first if a
+   * file gives it).
+   */
+  basis?: (
+    p: Parsed,
+    collection: string,
+  ) => (db: Queryable, io: PlatformCommandIo) => Promise<Basis>;
+  /** The step's account line: what it judged. */
+  describe: (result: LlmAssessmentResult) => string;
+}
+
+/**
+ * Runs an assign subcommand: checks the options and the step (model, budget, endpoint)
+ * before opening the database, then judges the answers (or exports, imports or submits
+ * the prompts of the batch options), reports what it spent and stores the set.
+ */
+export async function assignCommand(
+  argv: readonly string[],
+  io: PlatformCommandIo,
+  options: readonly OptionSpec[],
+  how: AssignKind,
+): Promise<number> {
+  const p = parseOptions(argv, options);
+  if (p.positionals.length) throw new UsageError(`unexpected argument ${p.positionals[0]}`);
+  const collection = required(p, 'collection', '--collection');
+  const basis = how.basis?.(p, collection);
+  const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE[how.kind], how.judge);
+  const batchSize = p.number('batch');
+  const setup = await stepSetup(p, io, template);
+  return withDatabase(io, async (db) => {
+    const against = basis ? await basis(db, io) : {};
+    const responseSet = await responseSetOf(p, db, io);
+    const deps = stepDeps(setup, db);
+    const name = p.option('name');
+    const input: LlmAssessmentInput = {
+      collection,
+      kind: how.kind,
+      ...(name === undefined ? {} : { name }),
+      responseSet,
+      ...against,
+      template,
+      ...(batchSize === undefined ? {} : { batchSize }),
+      ...stepRunOptions(setup),
+    };
+    const batched = await runStepBatch(
+      io,
+      how.command,
+      setup,
+      db,
+      deps,
+      llmAssessmentBatchStep(db, deps, input),
+    );
+    if (batched !== undefined) return batched;
+    const result = await runLlmAssessment(db, deps, input);
+    reportStep(io, how.describe(result), setup.model, result.report);
+    if (setup.dryRun) return EXIT.ok;
+    return finishAssessment(io, result, p.option('out'), db);
+  });
+}
+
+/** What every assign subcommand prints after its run, and its exit status. */
+async function finishAssessment(
+  io: PlatformCommandIo,
+  result: LlmAssessmentResult,
+  out: string | undefined,
+  db: Queryable,
+): Promise<number> {
+  const set = result.set!;
+  for (const f of result.failures.slice(0, 20))
+    io.stderr(
+      `failed: topic ${f.topic}, system ${f.system}, item ${f.item}: ${f.reason}${f.raw === undefined ? '' : `\n  raw answer: ${JSON.stringify(f.raw.slice(0, 300))}`}\n`,
+    );
+  if (result.failures.length > 20)
+    io.stderr(`… and ${result.failures.length - 20} more failed items\n`);
+  if (result.skippedAnswers)
+    io.stderr(
+      `${result.skippedAnswers} answers have nothing to judge (no nuggets or criteria for their topic, or no sentences)\n`,
+    );
+  io.stdout(
+    `${result.created ? 'stored' : 'updated'} ${set.kind} assessment set "${set.name}" (id ${set.id}): ` +
+      `${set.judged} items judged, ${set.failed} failed${result.pending ? `, ${result.pending} left` : ''}\n`,
+  );
+  if (out !== undefined) {
+    const exported = await exportAssessmentSet(db, set.id);
+    writeAtomically(out, exported.text);
+    io.stdout(
+      `wrote ${out}: ${exported.text === '' ? 0 : exported.text.trim().split('\n').length} answers fully judged\n`,
+    );
+  }
+  return stepExit(result, result.report.stoppedByBudget);
+}
