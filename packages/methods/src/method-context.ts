@@ -281,7 +281,8 @@ export function hasCollectionTerm(context: MethodContext, text: string): boolean
  * collection knows (an answer such as `{"oops":`): then the fallback is traced as
  * `query-fallback`, so no topic goes without a search because of an unusable rewrite.
  * `hasTerm` tells a usable query (default: the own index knows a term of it; queries the
- * search service takes ask the service).
+ * search service takes ask the service). `fallback` names the prompt that wrote the text
+ * and what the raw request is used for instead (default: searched).
  */
 export function usableQuery(
   context: MethodContext,
@@ -290,13 +291,15 @@ export function usableQuery(
   raw: string,
   what: string,
   hasTerm: (text: string) => boolean = (text) => hasCollectionTerm(context, text),
+  fallback: { prompt?: string; note?: string } = {},
 ): string {
   if (hasTerm(generated)) return generated;
   context.trace({
     ...base,
     step: 'query-fallback',
+    ...(fallback.prompt ? { prompt: fallback.prompt } : {}),
     text: raw,
-    reason: `the ${what} ${JSON.stringify(generated.slice(0, 200))} has no term of the collection: searched the raw request`,
+    reason: `the ${what} ${JSON.stringify(generated.slice(0, 200))} has no term of the collection: ${fallback.note ?? 'searched the raw request'}`,
   });
   return raw;
 }
