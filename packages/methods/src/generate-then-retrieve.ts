@@ -3,6 +3,7 @@ import { interleave } from '@assay/retrieval';
 import { defineMethod } from './method-definition.js';
 import {
   askOrFallback,
+  usableQueries,
   usableQuery,
   type MethodContext,
   type MethodTopic,
@@ -203,17 +204,9 @@ async function generateQueries(
       cached: asked.cached,
     }),
   );
-  const kept: string[] = [];
-  for (const q of all.slice(0, max))
-    if (searchOf(context).hasTerm(q)) kept.push(q);
-    else
-      context.trace({
-        ...base,
-        step: 'dropped-query',
-        prompt: promptId,
-        text: q,
-        reason: 'no term of the collection',
-      });
+  const kept = usableQueries(context, base, all.slice(0, max), promptId, (q) =>
+    searchOf(context).hasTerm(q),
+  );
   if (kept.length > 0) return kept;
   context.trace({
     ...base,

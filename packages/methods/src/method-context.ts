@@ -304,6 +304,32 @@ export function usableQuery(
   return raw;
 }
 
+/**
+ * The generated queries that have a term of the collection (`hasTerm`, as for
+ * {@link usableQuery}); each one without is traced as `dropped-query` and not searched, so
+ * a text such as `{"oops":` never reaches the search service or a step after it.
+ */
+export function usableQueries(
+  context: MethodContext,
+  base: { topic: string; method: string; subQuestion?: number },
+  queries: readonly string[],
+  prompt: string,
+  hasTerm: (text: string) => boolean,
+): string[] {
+  const kept: string[] = [];
+  for (const q of queries)
+    if (hasTerm(q)) kept.push(q);
+    else
+      context.trace({
+        ...base,
+        step: 'dropped-query',
+        prompt,
+        text: q,
+        reason: 'no term of the collection',
+      });
+  return kept;
+}
+
 /** The embeddings endpoint and the collection's vectors, or an error saying what is missing. */
 export function denseOf(context: MethodContext): MethodEmbeddings & { index: DenseSearcher } {
   if (!context.embeddings || !context.dense)
