@@ -152,6 +152,12 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve with models', (t) => {
     }
     expect(state.status).toBe('done');
     expect(state.result).toMatchObject({ name: 'bg', topics: 2, traceEntries: 4 });
+    // The finished job's phase and counts: both topics retrieved for.
+    expect((state as unknown as { progress: unknown }).progress).toEqual({
+      phase: 'done',
+      done: 2,
+      total: 2,
+    });
   });
 
   it('keeps a topic whose answers stay unusable out of the run and lists it', async () => {

@@ -158,6 +158,12 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve', (t) => {
     }
     expect(state.status).toBe('done');
     expect(state.result).toMatchObject({ name: 'qbd' });
+    // The finished job's phase and counts: both topics retrieved for.
+    expect((state as unknown as { progress: unknown }).progress).toEqual({
+      phase: 'done',
+      done: 2,
+      total: 2,
+    });
     expect((await api.call('GET', '/api/collections/demo/runs/qbd', admin())).status).toBe(200);
     const missing = await api.call(
       'GET',
@@ -165,6 +171,40 @@ forEachDatabase('POST /api/collections/{c}/runs/retrieve', (t) => {
       admin(),
     );
     expect(await errorOf(missing)).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('a background job that fails reports phase failed and names the topics without results', async () => {
+    expect(
+      (
+        await api.call('POST', '/api/collections/demo/topics', {
+          ...admin(),
+          body: '3\tzeppelin\n',
+        })
+      ).status,
+    ).toBe(201);
+    const r = await api.call('POST', '/api/collections/demo/runs/retrieve', {
+      ...admin(),
+      json: { method: 'bm25', tag: 'strict', strict: true, background: true },
+    });
+    expect(r.status).toBe(202);
+    const job = (await r.json()) as { id: number };
+    let state: { status: string } = { status: 'running' };
+    for (let i = 0; i < 1000 && state.status === 'running'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      state = (await (
+        await api.call('GET', `/api/collections/demo/runs/retrieve/${job.id}`, admin())
+      ).json()) as typeof state;
+    }
+    expect(state).toMatchObject({
+      status: 'failed',
+      progress: { phase: 'failed', done: 3, total: 3 },
+      result: null,
+      error: {
+        code: 'invalid_input',
+        message:
+          'bm25: 1 of 3 topics have no results (strict: nothing was stored): 3 (no term of the query occurs in the collection)',
+      },
+    });
   });
 
   it('validates the request at the edge and refuses non-admins', async () => {

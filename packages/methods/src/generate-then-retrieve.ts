@@ -3,6 +3,7 @@ import { interleave } from '@assay/retrieval';
 import { defineMethod } from './method-definition.js';
 import {
   askOrFallback,
+  usableQueries,
   usableQuery,
   type MethodContext,
   type MethodTopic,
@@ -110,8 +111,7 @@ export async function grTopic(
   const hasTerm = (text: string) => searchOf(context).hasTerm(text);
 
   if (variant === 'qr') {
-    const rewrite = await generated(context, base, 'gr-rewrite', { conversation }, 'rewrite');
-    const query = usableQuery(context, base, rewrite ?? '', raw, 'rewrite', hasTerm);
+    const query = await generated(context, base, 'gr-rewrite', { conversation }, raw, hasTerm);
     return (await search(query)).slice(0, context.k);
   }
 
@@ -121,13 +121,11 @@ export async function grTopic(
     return interleaved(await Promise.all(queries.map((q) => search(q))), context.k);
   }
 
-  // The answer stands for the request in every later step; an unusable one is replaced by
-  // the raw request (traced), so the topic is still searched.
-  const answer = (await generated(context, base, 'gr-answer', { conversation }, 'answer')) ?? raw;
-  if (variant === 'ad') {
-    const query = usableQuery(context, base, answer, raw, 'answer', hasTerm);
-    return (await search(query)).slice(0, context.k);
-  }
+  // The answer stands for the request in every later step (the BM25 query of ad, the
+  // queries prompt of aqd, the rerank query of aqd-a); an unusable one is replaced by the
+  // raw request there (traced), so no later step is sent text such as `{"oops":`.
+  const answer = await generated(context, base, 'gr-answer', { conversation }, raw, hasTerm);
+  if (variant === 'ad') return (await search(answer)).slice(0, context.k);
 
   const queries = await generateQueries(
     context,
@@ -144,20 +142,26 @@ export async function grTopic(
 }
 
 /**
- * Asks a free-text step (rewrite or answer) and traces what it wrote; an answer that stays
- * unusable (blank after every attempt) is traced as `query-fallback` and gives undefined.
+ * Asks a free-text step (the rewrite or the answer), traces what it wrote, and gives the
+ * text the later steps use: the raw request instead of an answer that stays unusable
+ * (blank after every attempt) or has no term of the collection, traced once as
+ * `query-fallback` with the reason.
  */
 async function generated(
   context: MethodContext,
   base: { topic: string; method: string },
   id: 'gr-rewrite' | 'gr-answer',
   values: Record<string, string>,
-  step: 'rewrite' | 'answer',
-): Promise<string | undefined> {
-  const answer = await askOrFallback(context, base, id, values, undefined, { text: '' });
-  if (!answer) return undefined;
+  raw: string,
+  hasTerm: (text: string) => boolean,
+): Promise<string> {
+  const step = id === 'gr-rewrite' ? 'rewrite' : 'answer';
+  const note =
+    step === 'rewrite' ? 'searched the raw request' : 'the raw request stands for the answer';
+  const answer = await askOrFallback(context, base, id, values, undefined, { text: raw, note });
+  if (!answer) return raw;
   context.trace({ ...base, step, prompt: id, text: answer.text, cached: answer.cached });
-  return answer.text;
+  return usableQuery(context, base, answer.text, raw, step, hasTerm, { prompt: id, note });
 }
 
 /**
@@ -200,17 +204,9 @@ async function generateQueries(
       cached: asked.cached,
     }),
   );
-  const kept: string[] = [];
-  for (const q of all.slice(0, max))
-    if (searchOf(context).hasTerm(q)) kept.push(q);
-    else
-      context.trace({
-        ...base,
-        step: 'dropped-query',
-        prompt: promptId,
-        text: q,
-        reason: 'no term of the collection',
-      });
+  const kept = usableQueries(context, base, all.slice(0, max), promptId, (q) =>
+    searchOf(context).hasTerm(q),
+  );
   if (kept.length > 0) return kept;
   context.trace({
     ...base,

@@ -12,6 +12,7 @@ import {
   askOrFallback,
   askStep,
   documentOf,
+  usableQueries,
   usableQuery,
   type MethodContext,
   type MethodTopic,
@@ -448,10 +449,13 @@ async function pipeline(
       queries.push(q);
     }
   }
+  const searched = usableQueries(context, base, queries, 'grill-gaps', (q) =>
+    searchOf(context).hasTerm(q),
+  );
   lists.push(
     ...(await keep(
       'gaps',
-      await Promise.all(queries.map((q) => searchOf(context).search(q, options.candidates))),
+      await Promise.all(searched.map((q) => searchOf(context).search(q, options.candidates))),
     )),
   );
   return rrfLists(lists, options.rrfK, totalLength(lists));

@@ -224,7 +224,8 @@ export function modelMethodParameters(
  * (a rerun sends nothing); every generated text is traced. A topic whose answers stay
  * unusable, or whose calls fail after their retries, fails with the reason and gets no
  * entries; the other topics go on. Once the budget is reached no call is sent: the topics
- * finished so far make the run and the rest are listed as not started. Settings the
+ * finished so far make the run and the rest are listed as not started. Any other error
+ * stops the run once the topics in flight are done, and is thrown. Settings the
  * method does not take, or takes with other values, throw a SettingsError before anything
  * is sent.
  */
@@ -341,8 +342,12 @@ export async function retrieveWithModels(
 
   let next = 0;
   let done = 0;
+  // An error outside any one topic (a search service that cannot be reached, a bug) stops
+  // the run: no other topic is started, and the topics in flight finish first, so no call
+  // is still being sent or answered once the run has failed.
+  let stopped: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < topics.length) {
+    while (next < topics.length && !stopped) {
       const topic = topics[next++]!;
       if (stoppedForBudget) {
         unfinished.push(topic.id);
@@ -359,7 +364,10 @@ export async function retrieveWithModels(
         if (error instanceof MissingCandidatesError) notInFirstStage.add(topic.id);
         else {
           const reason = topicFailure(error);
-          if (reason === undefined) throw error;
+          if (reason === undefined) {
+            stopped ??= { error };
+            return;
+          }
           failures.push({ topic: topic.id, reason });
           trace.push({ topic: topic.id, method: options.method, step: 'failed', text: reason });
         }
@@ -369,6 +377,7 @@ export async function retrieveWithModels(
   };
   const concurrency = Math.max(1, options.concurrency ?? 4);
   await Promise.all(Array.from({ length: Math.min(concurrency, topics.length) }, worker));
+  if (stopped) throw stopped.error;
 
   // Topics in input order, whatever order they finished in.
   const out = new Map<string, RunEntry[]>();

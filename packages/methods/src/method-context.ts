@@ -281,7 +281,8 @@ export function hasCollectionTerm(context: MethodContext, text: string): boolean
  * collection knows (an answer such as `{"oops":`): then the fallback is traced as
  * `query-fallback`, so no topic goes without a search because of an unusable rewrite.
  * `hasTerm` tells a usable query (default: the own index knows a term of it; queries the
- * search service takes ask the service).
+ * search service takes ask the service). `fallback` names the prompt that wrote the text
+ * and what the raw request is used for instead (default: searched).
  */
 export function usableQuery(
   context: MethodContext,
@@ -290,15 +291,43 @@ export function usableQuery(
   raw: string,
   what: string,
   hasTerm: (text: string) => boolean = (text) => hasCollectionTerm(context, text),
+  fallback: { prompt?: string; note?: string } = {},
 ): string {
   if (hasTerm(generated)) return generated;
   context.trace({
     ...base,
     step: 'query-fallback',
+    ...(fallback.prompt ? { prompt: fallback.prompt } : {}),
     text: raw,
-    reason: `the ${what} ${JSON.stringify(generated.slice(0, 200))} has no term of the collection: searched the raw request`,
+    reason: `the ${what} ${JSON.stringify(generated.slice(0, 200))} has no term of the collection: ${fallback.note ?? 'searched the raw request'}`,
   });
   return raw;
+}
+
+/**
+ * The generated queries that have a term of the collection (`hasTerm`, as for
+ * {@link usableQuery}); each one without is traced as `dropped-query` and not searched, so
+ * a text such as `{"oops":` never reaches the search service or a step after it.
+ */
+export function usableQueries(
+  context: MethodContext,
+  base: { topic: string; method: string; subQuestion?: number },
+  queries: readonly string[],
+  prompt: string,
+  hasTerm: (text: string) => boolean,
+): string[] {
+  const kept: string[] = [];
+  for (const q of queries)
+    if (hasTerm(q)) kept.push(q);
+    else
+      context.trace({
+        ...base,
+        step: 'dropped-query',
+        prompt,
+        text: q,
+        reason: 'no term of the collection',
+      });
+  return kept;
 }
 
 /** The embeddings endpoint and the collection's vectors, or an error saying what is missing. */

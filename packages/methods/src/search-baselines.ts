@@ -3,6 +3,8 @@ import { defineMethod, type EstimateSink, type TopicOutcome } from './method-def
 import {
   askOrFallback,
   askStep,
+  searchOf,
+  usableQuery,
   type MethodContext,
   type MethodTopic,
 } from './method-context.js';
@@ -60,15 +62,28 @@ export async function reactTopic(
     text: topic.text,
     note: 'the raw request is the question',
   });
-  const question = rephrased ? rephrased.text.split('\n')[0]!.trim() : topic.text;
-  if (rephrased)
+  let question = topic.text;
+  if (rephrased) {
+    const text = rephrased.text.split('\n')[0]!.trim();
     context.trace({
       ...base,
       step: 'rephrase',
       prompt: 'react-rephrase',
-      text: question,
+      text,
       cached: rephrased.cached,
     });
+    // Every step is asked with the question: one without a term of the collection (an
+    // answer such as `{"oops":`) is replaced by the raw request, as a blank one is.
+    question = usableQuery(
+      context,
+      base,
+      text,
+      topic.text,
+      'rephrased question',
+      (t) => searchOf(context).hasTerm(t),
+      { prompt: 'react-rephrase', note: 'the raw request is the question' },
+    );
+  }
   const found = new FoundDocuments();
   const history: string[] = [];
   for (let step = 1; ; step++) {

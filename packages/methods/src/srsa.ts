@@ -3,6 +3,7 @@ import { defineMethod, type TopicOutcome } from './method-definition.js';
 import {
   askOrFallback,
   askStep,
+  usableQueries,
   usableQuery,
   type MethodContext,
   type MethodTopic,
@@ -215,7 +216,23 @@ async function parallel(
         text: q,
         cached: answer.cached,
       });
-  for (const q of questions) await search(context, base, q, settings.searchK, found);
+  // Sub-questions without a term of the collection are not searched; when none is left,
+  // the rephrased query is, as when the answer stays unusable.
+  const hasTerm = (q: string) => searchOf(context).hasTerm(q);
+  let searched = answer
+    ? usableQueries(context, base, questions, 'srsa-subquestions', hasTerm)
+    : questions;
+  if (searched.length === 0) {
+    context.trace({
+      ...base,
+      step: 'query-fallback',
+      prompt: 'srsa-subquestions',
+      text: routing.searchQuery,
+      reason: 'no sub-question has a term of the collection: searched the rephrased query',
+    });
+    searched = [routing.searchQuery];
+  }
+  for (const q of searched) await search(context, base, q, settings.searchK, found);
   // The union of the sub-questions' results, each document once, in first-found order.
   const given = found.ranking(Number.MAX_SAFE_INTEGER).map((d) => d.docno);
   return { material: passages(context, given), given };

@@ -1,8 +1,13 @@
 import { MemoryCallStore } from '@assay/llm';
 import { buildIndex, DEFAULT_ANALYZER } from '@assay/retrieval';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Behaviour, TestServer } from '@assay/test-support/openai-test-server';
 import {
+  startOpenAITestServer,
+  type Behaviour,
+  type TestServer,
+} from '@assay/test-support/openai-test-server';
+import {
+  CrossEncoderReranker,
   estimateModelRun,
   grConversation,
   retrieveWithModels,
@@ -489,6 +494,118 @@ describe('gr-aqd and gr-aqd-a', () => {
     expect(ranking(result)).toEqual(['d4', 'd1']);
     // One answer call and three attempts at the queries.
     expect(server.requests).toHaveLength(4);
+  });
+
+  it("gr-aqd-a: an answer without a term of the collection is not the rerank query: the raw request is (traced)", async () => {
+    const raw = 'Which of them suit me, alpha?';
+    const conversation = CONVERSATION.replace('Which of them suit me?', raw);
+    // The double answers the answer prompt with a cut-off JSON text, the queries prompt
+    // with two queries, and scores every document 0.5 at /v1/rerank (ties keep the order).
+    server = await startOpenAITestServer((body, _n, path) => {
+      if (path.endsWith('/rerank'))
+        return {
+          json: {
+            results: (body.documents as string[]).map((_d, index) => ({
+              index,
+              relevance_score: 0.5,
+            })),
+          },
+        };
+      const user = userMessage(body);
+      if (user.endsWith('Answer:')) return { reply: '{"oops":' };
+      if (user.includes('System answer:'))
+        return { reply: JSON.stringify({ queries: ['alpha', 'gamma'] }) };
+      return { status: 400, message: `unexpected prompt: ${user.slice(0, 60)}` };
+    });
+    const reranker = new CrossEncoderReranker({ baseURL: server.baseURL }, 'minilm');
+    const result = await run('gr-aqd-a', { reranker, topics: [{ ...TOPIC, text: raw }] });
+    const chats = server.requests.filter((r) => r.path.endsWith('/chat/completions'));
+    // The queries are asked from the raw request, which stands for the unusable answer.
+    expect(chats.map((r) => userMessage(r.body))).toEqual([
+      answerMessage(conversation),
+      answerQueriesMessage(conversation, raw),
+    ]);
+    const reranks = server.requests.filter((r) => r.path.endsWith('/rerank'));
+    // One request per query (alpha: d4 d1; gamma: d3 d2), then the interleaved list
+    // (d4 d3 d1 d2) against the raw request, not against '{"oops":'.
+    expect(reranks.map((r) => r.body.query).sort()).toEqual([raw, 'alpha', 'gamma']);
+    expect(reranks.at(-1)!.body).toEqual({
+      model: 'minilm',
+      query: raw,
+      documents: ['delta alpha', 'gamma delta', 'alpha beta', 'beta gamma'],
+    });
+    expect(result.failures).toEqual([]);
+    expect(ranking(result)).toEqual(['d4', 'd3', 'd1', 'd2']);
+    expect(result.trace.map((t) => [t.step, t.text])).toEqual([
+      ['answer', '{"oops":'],
+      ['query-fallback', raw],
+      ['generated-query', 'alpha'],
+      ['generated-query', 'gamma'],
+    ]);
+    expect(result.trace[1]).toEqual({
+      topic: 't1',
+      method: 'gr-aqd-a',
+      step: 'query-fallback',
+      prompt: 'gr-answer',
+      text: raw,
+      reason:
+        'the answer "{\\"oops\\":" has no term of the collection: the raw request stands for the answer',
+    });
+  });
+
+  it('gr-aqd: an answer that stays blank is replaced by the raw request once, in the trace and the queries prompt', async () => {
+    const raw = 'Which of them suit me, alpha?';
+    const conversation = CONVERSATION.replace('Which of them suit me?', raw);
+    server = await startDouble((user) =>
+      user.endsWith('Answer:')
+        ? { reply: '  ' }
+        : { reply: JSON.stringify({ queries: ['alpha'] }) },
+    );
+    const result = await run('gr-aqd', { topics: [{ ...TOPIC, text: raw }] });
+    // Three attempts at the answer, then the queries asked from the raw request.
+    expect(server.requests.map((r) => userMessage(r.body))).toEqual([
+      answerMessage(conversation),
+      answerMessage(conversation),
+      answerMessage(conversation),
+      answerQueriesMessage(conversation, raw),
+    ]);
+    expect(result.trace).toEqual([
+      {
+        topic: 't1',
+        method: 'gr-aqd',
+        step: 'query-fallback',
+        prompt: 'gr-answer',
+        text: raw,
+        reason:
+          'gr-answer: unusable answer after 3 attempts: empty answer: the raw request stands for the answer',
+      },
+      {
+        topic: 't1',
+        method: 'gr-aqd',
+        step: 'generated-query',
+        prompt: 'gr-answer-queries',
+        text: 'alpha',
+        cached: false,
+      },
+    ]);
+    expect(ranking(result)).toEqual(['d4', 'd1']);
+  });
+
+  it('gr-qr: a rewrite that stays blank searches the raw request, traced once', async () => {
+    server = await startDouble(grScript({ rewrite: '' }));
+    const result = await run('gr-qr', { topics: [{ id: 't1', text: 'gamma' }] });
+    expect(server.requests).toHaveLength(3);
+    expect(result.trace).toEqual([
+      {
+        topic: 't1',
+        method: 'gr-qr',
+        step: 'query-fallback',
+        prompt: 'gr-rewrite',
+        text: 'gamma',
+        reason: 'gr-rewrite: unusable answer after 3 attempts: empty answer: searched the raw request',
+      },
+    ]);
+    expect(ranking(result)).toEqual(['d3', 'd2']);
   });
 
   it('gr-aqd-a without a reranker is refused, naming the reranker setting', async () => {

@@ -406,6 +406,35 @@ describe('grill', () => {
     expect(docnos(result.run.topics.get('t1'))).toEqual(['d1', 'd3', 'd2']);
   });
 
+  it('drops a gap query without a term of the collection (traced) and searches the others', async () => {
+    const { result } = await run(
+      {},
+      {
+        gaps: () =>
+          JSON.stringify({ gaps: [{ gap: 'citrus fruit', queries: ['{"oops":', 'lime'] }] }),
+      },
+    );
+    expect(result.trace.map((t) => [t.step, t.text])).toEqual([
+      ['rewrite', 'apple'],
+      ['query', 'apple'],
+      ['round', 'round 1: 1 seed documents, 2 new documents, 3 in all; stopped: rounds'],
+      ['gap', 'citrus fruit'],
+      ['generated-query', '{"oops":'],
+      ['generated-query', 'lime'],
+      ['dropped-query', '{"oops":'],
+    ]);
+    expect(result.trace.at(-1)).toEqual({
+      topic: 't1',
+      method: 'grill',
+      step: 'dropped-query',
+      prompt: 'grill-gaps',
+      text: '{"oops":',
+      reason: 'no term of the collection',
+    });
+    // As with the gap query "lime" alone: d1, d5, d3, d2.
+    expect(docnos(result.run.topics.get('t1'))).toEqual(['d1', 'd5', 'd3', 'd2']);
+  });
+
   it('treats a gap answer without gaps or queries as unusable', async () => {
     const { result } = await run(
       {},

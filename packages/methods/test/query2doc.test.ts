@@ -1,8 +1,8 @@
 import { MemoryCallStore } from '@assay/llm';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestServer } from '@assay/test-support/openai-test-server';
-import { query2docSparseQuery, retrieveWithModels } from '../src/index.js';
-import { resources, startDouble } from './helpers.js';
+import { query2docSparseQuery, retrieveWithModels, SearchServiceError } from '../src/index.js';
+import { resources, startDouble, userMessage } from './helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -77,6 +77,43 @@ describe('query2doc', () => {
     expect(second.run).toEqual(first.run);
     expect(second.trace[0]!.cached).toBe(true);
     expect(second.spend.calls).toBe(0);
+  });
+
+  it('a search service that fails stops the run only once the calls in flight are answered, and starts no other topic', async () => {
+    // Topic 2's pseudo-document takes 300 ms; topic 1's search fails as soon as it is made.
+    server = await startDouble((user) =>
+      user.endsWith('Query: slow') ? { delayMs: 300, then: { reply: 'beta' } } : { reply: 'beta' },
+    );
+    const r = resources(server, new MemoryCallStore());
+    r.search = {
+      hasTerm: () => true,
+      search: (query) =>
+        query.startsWith('down')
+          ? Promise.reject(new SearchServiceError('http://search:9200 cannot be reached'))
+          : Promise.resolve([{ docno: 'd1', score: 1 }]),
+    };
+    const topics = [
+      { id: 't1', text: 'down' },
+      { id: 't2', text: 'slow' },
+      { id: 't3', text: 'later' },
+    ];
+    const failed = await retrieveWithModels(topics, r, {
+      method: 'query2doc',
+      k: 10,
+      concurrency: 2,
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(SearchServiceError);
+    // When the run stops, topic 2's call has been answered (nothing is left in flight) ...
+    expect(server.delivered.map((q) => userMessage(q.body).split('Query: ')[1])).toEqual([
+      'down',
+      'slow',
+    ]);
+    // ... and topic 3 was never started.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(server.requests).toHaveLength(2);
   });
 
   it('dense: embeds "query [SEP] pseudo-document"', async () => {

@@ -199,6 +199,55 @@ describe('srsa', () => {
     expect(result.parameters.routes).toBe('t1:parallel');
   });
 
+  it('parallel: a sub-question without a term of the collection is dropped (traced); none left: the rephrased query', async () => {
+    server = await startDouble(
+      script({
+        router: [json({ strategy: 'parallel', search_query: 'beta', suggestions: ['beta'] })],
+        subquestions: [
+          json({ sub_questions: ['{"oops":', 'gamma'] }),
+          json({ sub_questions: ['{"oops":'] }),
+        ],
+        answer: [json({ answer: 'Both.', references: [] })],
+      }),
+    );
+    const some = await run({ method: 'srsa' })();
+    expect(steps(some.trace).slice(3, 8)).toEqual([
+      'sub-question: {"oops":',
+      'sub-question: gamma',
+      'dropped-query: {"oops":',
+      'search: gamma',
+      'results: d3',
+    ]);
+    expect(some.trace[5]).toEqual({
+      topic: 't1',
+      method: 'srsa',
+      step: 'dropped-query',
+      prompt: 'srsa-subquestions',
+      text: '{"oops":',
+      reason: 'no term of the collection',
+    });
+    expect(some.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d3']);
+
+    // The second answer's only sub-question has no term: the rephrased query is searched.
+    const none = await run({ method: 'srsa' })(new MemoryCallStore(), 'more about beta');
+    expect(steps(none.trace).slice(3, 8)).toEqual([
+      'sub-question: {"oops":',
+      'dropped-query: {"oops":',
+      'query-fallback: beta',
+      'search: beta',
+      'results: d2 d1',
+    ]);
+    expect(none.trace[5]).toEqual({
+      topic: 't1',
+      method: 'srsa',
+      step: 'query-fallback',
+      prompt: 'srsa-subquestions',
+      text: 'beta',
+      reason: 'no sub-question has a term of the collection: searched the rephrased query',
+    });
+    expect(none.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d2', 'd1']);
+  });
+
   it('planning: summarises and filters later searches, stops when the findings suffice', async () => {
     server = await startDouble(
       script({
@@ -538,6 +587,39 @@ describe('react', () => {
     ]);
     expect(result.run.topics.get('t1')!.map((e) => e.docno)).toEqual(['d2', 'd1', 'd3']);
     expect(result.answers[0]!.references).toEqual(['d2', 'd3']);
+  });
+
+  it('a rephrased question without a term of the collection is not the question: the raw request is (traced)', async () => {
+    server = await startDouble(
+      script({
+        rephrase: [{ reply: '{"oops":' }],
+        react: [step('Enough.', 'finish', 'nothing')],
+        answer: [json({ answer: 'None.', references: [] })],
+      }),
+    );
+    const result = await run({ method: 'react' })();
+    expect(users()[1]).toContain(
+      "The user's request:\ntell me about beta\n\nThe question to answer:\ntell me about beta\n\n",
+    );
+    expect(result.trace.slice(0, 2)).toEqual([
+      {
+        topic: 't1',
+        method: 'react',
+        step: 'rephrase',
+        prompt: 'react-rephrase',
+        text: '{"oops":',
+        cached: false,
+      },
+      {
+        topic: 't1',
+        method: 'react',
+        step: 'query-fallback',
+        prompt: 'react-rephrase',
+        text: 'tell me about beta',
+        reason:
+          'the rephrased question "{\\"oops\\":" has no term of the collection: the raw request is the question',
+      },
+    ]);
   });
 
   it('stops after 5 steps when it never finishes', async () => {

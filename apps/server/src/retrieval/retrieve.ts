@@ -190,7 +190,10 @@ const RetrieveJobSchema = z
     tag: z.string(),
     status: z.enum(['running', 'done', 'failed']),
     progress: z.object({
-      phase: z.enum(['indexing', 'retrieving', 'storing']),
+      phase: z.enum(['indexing', 'retrieving', 'storing', 'done', 'failed']).openapi({
+        description:
+          'done: topics retrieved for of those asked; failed: those retrieved for before it failed',
+      }),
       done: z.number().int(),
       total: z.number().int(),
     }),

@@ -37,8 +37,8 @@ import { resolveCollection, resolveRun, type CollectionRef } from '../core/resol
 import { readTrecRun } from '../catalog/runs.js';
 import {
   collectionIndex,
-  describeMissing,
   describeRetrieval,
+  refuseUnstorable,
   selectTopics,
   runInBackground,
   type RetrieveJob,
@@ -144,6 +144,7 @@ export async function retrieveStoredModelRun(
         : {}),
     });
 
+    report?.({ phase: 'retrieving', done: 0, total: stored.length });
     let result;
     try {
       result = await retrieveWithModels(stored.map(methodTopic), resources, {
@@ -168,23 +169,10 @@ export async function retrieveStoredModelRun(
         throw new PlatformError('invalid_input', `${input.method}: ${error.message}`);
       throw new PlatformError('invalid_input', `${input.method}: ${(error as Error).message}`);
     }
-    if (
-      result.run.topics.size === 0 ||
-      [...result.run.topics.values()].every((l) => l.length === 0)
-    )
-      throw new PlatformError(
-        'invalid_input',
-        result.stoppedForBudget
-          ? `${input.method}: the budget was reached before any topic was finished; nothing was stored`
-          : `${input.method}: no topic has results (${result.missing[0]?.reason ?? 'no result'}); nothing was stored`,
-        { missing: result.missing.slice(0, 20) },
-      );
-    if (input.strict && result.missing.length > 0)
-      throw new PlatformError(
-        'invalid_input',
-        `${input.method}: ${result.missing.length} of ${stored.length} topics have no results (strict: nothing was stored): ${describeMissing(result.missing)}`,
-        { missing: result.missing.slice(0, 20) },
-      );
+    refuseUnstorable(input.method, stored.length, result.missing, {
+      strict: input.strict ?? false,
+      stoppedForBudget: result.stoppedForBudget,
+    });
 
     const parameters: Record<string, string | number> = {
       ...result.parameters,

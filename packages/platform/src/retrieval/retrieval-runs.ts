@@ -68,9 +68,14 @@ export interface RetrieveStoredRunInput {
   dataDir?: string;
 }
 
-/** Where a retrieval is: indexing documents, then retrieving topics. */
+/**
+ * Where a retrieval is: indexing (documents read), retrieving (topics retrieved for, of
+ * those asked), storing (entries); once a background job ends, `done` with the topics
+ * retrieved for (topics the budget left unrun are not done) of those asked, or `failed`
+ * with the topics retrieved for before it failed (0 of 0 when it failed before retrieving).
+ */
 export interface RetrieveProgress {
-  phase: 'indexing' | 'retrieving' | 'storing';
+  phase: 'indexing' | 'retrieving' | 'storing' | 'done' | 'failed';
   done: number;
   total: number;
 }
@@ -88,6 +93,8 @@ export interface RetrieveStoredRunResult {
   topicsAsked: number;
   /** Every topic without entries, in topic order, with the reason. */
   missing: Array<{ topic: string; reason: string }>;
+  /** Topics left unrun because the budget was reached (methods with models). */
+  unfinished?: string[];
 }
 
 // One index per stored collection and database, kept for the life of the process: the
@@ -182,6 +189,10 @@ export async function selectTopics(
 ): Promise<Topic[]> {
   let stored = await listTopics(db, collection.id);
   if (ids) {
+    // A topic asked twice would be counted twice among the topics asked and retrieved once.
+    const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (twice !== undefined)
+      throw new PlatformError('invalid_input', `topic "${twice}" is asked more than once`);
     const byId = new Map(stored.map((t) => [t.topicId, t]));
     const missing = ids.filter((id) => !byId.has(id));
     if (missing.length > 0)
@@ -212,6 +223,40 @@ export function describeMissing(
     .map((m) => `${m.topic} (${m.reason})`)
     .join(', ');
   return missing.length > shown ? `${list}, … and ${missing.length - shown} more` : list;
+}
+
+/**
+ * Refuses to store a retrieval that has no topic with results, or (strict) any topic
+ * without: invalid_input counting the topics asked and naming those without results and
+ * why (the first 20 also in the error's details). `stoppedForBudget`: no topic has results
+ * because the budget was reached.
+ */
+export function refuseUnstorable(
+  method: string,
+  topicsAsked: number,
+  missing: ReadonlyArray<{ topic: string; reason: string }>,
+  options: { strict?: boolean; stoppedForBudget?: boolean } = {},
+): void {
+  const details = { missing: missing.slice(0, 20) };
+  const named = describeMissing(missing);
+  if (missing.length >= topicsAsked) {
+    const none = options.stoppedForBudget
+      ? 'the budget was reached before any topic was finished'
+      : topicsAsked === 1
+        ? 'the one topic has no results'
+        : `none of the ${topicsAsked} topics has results`;
+    throw new PlatformError(
+      'invalid_input',
+      `${method}: ${none} (nothing was stored): ${named}`,
+      details,
+    );
+  }
+  if (options.strict && missing.length > 0)
+    throw new PlatformError(
+      'invalid_input',
+      `${method}: ${missing.length} of ${topicsAsked} topics have no results (strict: nothing was stored): ${named}`,
+      details,
+    );
 }
 
 /** `key=value; …`, the run description that records how a run was made. */
@@ -262,6 +307,7 @@ export async function retrieveStoredRun(
         );
     // One searcher for every slice: its score buffer is as large as the collection.
     const searcher = disk && new DiskBm25Searcher(disk.index, { ...DEFAULT_BM25, ...options.bm25 });
+    report?.({ phase: 'retrieving', done: 0, total: topics.length });
     const retrieve = (slice: typeof topics) =>
       disk
         ? retrieveDiskRun(disk.index, slice, {
@@ -294,18 +340,7 @@ export async function retrieveStoredRun(
   } finally {
     disk?.release();
   }
-  if (entryCount === 0)
-    throw new PlatformError(
-      'invalid_input',
-      `${input.method}: no topic has results (${missing[0]?.reason ?? 'no result'}); nothing was stored`,
-      { missing: missing.slice(0, 20) },
-    );
-  if (input.strict && missing.length > 0)
-    throw new PlatformError(
-      'invalid_input',
-      `${input.method}: ${missing.length} of ${topics.length} topics have no results (strict: nothing was stored): ${describeMissing(missing)}`,
-      { missing: missing.slice(0, 20) },
-    );
+  refuseUnstorable(input.method, topics.length, missing, { strict: input.strict ?? false });
   const run = { name, topics: entriesByTopic };
   const recorded = { ...parameters, assay: ASSAY_VERSION };
   report?.({ phase: 'storing', done: 0, total: entryCount });
@@ -381,14 +416,26 @@ export function runInBackground(
     error: null,
   };
   jobs.set(job.id, job);
-  work((progress) => (job.progress = progress)).then(
+  // The topics retrieved for so far, for the final progress: the last phase reported
+  // (storing, counted in entries) is not what the finished job did.
+  const topics = { done: 0, total: 0 };
+  work((progress) => {
+    job.progress = progress;
+    if (progress.phase === 'retrieving') Object.assign(topics, progress);
+  }).then(
     (result) => {
       job.result = result;
       job.status = 'done';
+      job.progress = {
+        phase: 'done',
+        done: result.topicsAsked - (result.unfinished?.length ?? 0),
+        total: result.topicsAsked,
+      };
       job.finishedAt = new Date();
     },
     (error: unknown) => {
       job.status = 'failed';
+      job.progress = { phase: 'failed', done: topics.done, total: topics.total };
       job.finishedAt = new Date();
       job.error =
         error instanceof PlatformError
