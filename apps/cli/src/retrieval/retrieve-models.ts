@@ -9,7 +9,9 @@ import {
   type FirstStage,
   type MethodTopic,
   type MissingTopic,
+  type ModelResources,
   type ModelRetrieveOptions,
+  type ModelRun,
 } from '@assay/methods';
 import {
   describeMissing,
@@ -133,37 +135,8 @@ export async function retrieveWithModelsCommand(
   input: ModelRetrieveInput,
   io: PlatformCommandIo & { stderrIsTTY?: boolean },
 ): Promise<number> {
-  const { options } = input;
+  if (input.dryRun) return printEstimate(input, io);
   const { prepared, prompts } = input.prepared;
-  const { request } = prepared;
-  const method = options.method;
-
-  if (input.dryRun) {
-    const e = estimateModelRun(
-      input.topics,
-      prompts,
-      {
-        ...options,
-        ...(request.model ? { model: request.model } : {}),
-        ...(prepared.embeds ? { embeddingModel: request.embeddingModel! } : {}),
-        steps: prepared.steps,
-        ...(input.documents ? { documents: input.documents } : {}),
-      },
-      prepared.prices,
-    );
-    io.stdout(
-      `dry run: ${method} over ${input.topics.length} topic${input.topics.length === 1 ? '' : 's'}\n` +
-        `  chat calls: at most ${e.chatCalls} (${e.promptTokens} prompt + at most ${e.completionTokens} completion tokens)\n` +
-        `  embeddings: at most ${e.embeddedTexts} texts in ${e.embeddingRequests} requests (about ${e.embeddingTokens} tokens)\n` +
-        `  estimated cost: ${e.costUsd === undefined ? 'unknown (a model has no price)' : `at most $${e.costUsd.toFixed(4)}`}\n` +
-        (prepared.settings.reranker === 'cross-encoder'
-          ? `  rerank requests (${request.rerankerModel}) are not counted or priced.\n`
-          : '') +
-        `  answers already stored are not sent again, so a rerun costs less.\nnothing was sent.\n`,
-    );
-    return EXIT.ok;
-  }
-
   return withDatabase(io, async (db) => {
     const resources = modelResources(prepared, {
       index: input.index,
@@ -172,86 +145,142 @@ export async function retrieveWithModelsCommand(
       ...(input.documents ? { documents: input.documents } : {}),
       ...(input.firstStage ? { firstStage: input.firstStage } : {}),
     });
-    const progress = new ProgressReporter({
-      label: 'retrieving',
-      total: input.topics.length,
-      write: io.stderr,
-      tty: io.stderrIsTTY ?? process.stderr.isTTY === true,
-      unit: 'queries',
-    });
-    let result;
-    try {
-      result = await retrieveWithModels(input.topics, resources, {
-        ...options,
-        onProgress: (done, _total, spend) =>
-          progress.update({
-            done,
-            doneThisRun: done,
-            failed: 0,
-            tokens: spend.promptTokens + spend.completionTokens,
-            costUsd: spend.costUsd,
-            unpricedCalls: spend.unpricedCalls,
-          }),
-      });
-    } catch (error) {
-      // First-stage documents without text are bad input; a search service that fails is
-      // named with its URL.
-      if (error instanceof MissingTextsError)
-        throw new CliError(`${method}: ${error.message}`, EXIT.invalidInput);
-      if (error instanceof SearchServiceError) throw new CliError(error.message, EXIT.usage);
-      throw new CliError(`${method}: ${(error as Error).message}`, EXIT.usage);
-    } finally {
-      progress.finish();
-    }
+    const result = await runWithProgress(input, resources, io);
     for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-    const traceFile = `${input.out}.trace.jsonl`;
-    const header = runHeader(result.parameters, {
-      'assay retrieve': ASSAY_CLI_VERSION,
-      topics: input.topicsFile,
-      ...input.source,
-      trace: traceFile,
-      ...(result.failures.length
-        ? { 'failed topics': result.failures.map((f) => f.topic).join(' ') }
-        : {}),
-      ...(result.unfinished.length
-        ? { 'unfinished topics (budget)': result.unfinished.join(' ') }
-        : {}),
-      ...(result.missing.length
-        ? { 'topics without results': result.missing.map((m) => m.topic).join(' ') }
-        : {}),
-    });
-    writeAtomically(traceFile, formatTrace(result.trace));
-    writeAtomically(input.out, header + formatRun(result.run));
-    if (input.answersFile !== undefined)
-      writeAtomically(
-        input.answersFile,
-        result.answers
-          .map(
-            (a) =>
-              `${JSON.stringify({ topic: a.topic, system: result.run.name, answer: a.text, references: a.references, ...(a.route ? { route: a.route } : {}) })}\n`,
-          )
-          .join(''),
-      );
-    let entries = 0;
-    for (const list of result.run.topics.values()) entries += list.length;
-    const s = result.spend;
-    const topics = topicsSummary(input.topics.length, result.missing);
-    const routes = Object.entries(result.routes);
-    io.stderr(
-      `wrote ${input.out}: ${entries} entries; ${topics.line} (${method}); trace in ${traceFile}\n` +
-        (topics.missing ? `${topics.missing}\n` : '') +
-        (routes.length ? `  routes: ${routes.map(([r, n]) => `${r} ${n}`).join(', ')}\n` : '') +
-        (input.answersFile !== undefined
-          ? `  answers: ${result.answers.length} of ${input.topics.length} topics in ${input.answersFile}\n`
-          : '') +
-        `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, ${formatCost(s.costUsd, s.unpricedCalls)}; stored answers reused for the rest\n`,
-    );
-    for (const f of result.failures) io.stderr(`  topic ${f.topic} failed: ${f.reason}\n`);
-    if (result.stoppedForBudget)
-      io.stderr(
-        `  budget of $${options.budgetUsd} reached: ${result.unfinished.length} topics unfinished; run the same command with a larger --budget to finish (stored answers are reused)\n`,
-      );
-    if (result.failures.length || result.stoppedForBudget) return EXIT.retrieveIncomplete;
-    return input.strict && result.missing.length > 0 ? EXIT.missingTopic : EXIT.ok;
+    const traceFile = writeModelRunFiles(input, result);
+    return reportModelRun(input, result, traceFile, io);
   });
+}
+
+/** `--dry-run`: the calls, tokens and cost a run would take at most; nothing is sent. */
+function printEstimate(input: ModelRetrieveInput, io: PlatformCommandIo): number {
+  const { options } = input;
+  const { prepared, prompts } = input.prepared;
+  const { request } = prepared;
+  const e = estimateModelRun(
+    input.topics,
+    prompts,
+    {
+      ...options,
+      ...(request.model ? { model: request.model } : {}),
+      ...(prepared.embeds ? { embeddingModel: request.embeddingModel! } : {}),
+      steps: prepared.steps,
+      ...(input.documents ? { documents: input.documents } : {}),
+    },
+    prepared.prices,
+  );
+  io.stdout(
+    `dry run: ${options.method} over ${input.topics.length} topic${input.topics.length === 1 ? '' : 's'}\n` +
+      `  chat calls: at most ${e.chatCalls} (${e.promptTokens} prompt + at most ${e.completionTokens} completion tokens)\n` +
+      `  embeddings: at most ${e.embeddedTexts} texts in ${e.embeddingRequests} requests (about ${e.embeddingTokens} tokens)\n` +
+      `  estimated cost: ${e.costUsd === undefined ? 'unknown (a model has no price)' : `at most $${e.costUsd.toFixed(4)}`}\n` +
+      (prepared.settings.reranker === 'cross-encoder'
+        ? `  rerank requests (${request.rerankerModel}) are not counted or priced.\n`
+        : '') +
+      `  answers already stored are not sent again, so a rerun costs less.\nnothing was sent.\n`,
+  );
+  return EXIT.ok;
+}
+
+/** The method run over the topics with a progress line on stderr; failures as CLI errors. */
+async function runWithProgress(
+  input: ModelRetrieveInput,
+  resources: ModelResources,
+  io: PlatformCommandIo & { stderrIsTTY?: boolean },
+): Promise<ModelRun> {
+  const method = input.options.method;
+  const progress = new ProgressReporter({
+    label: 'retrieving',
+    total: input.topics.length,
+    write: io.stderr,
+    tty: io.stderrIsTTY ?? process.stderr.isTTY === true,
+    unit: 'queries',
+  });
+  try {
+    return await retrieveWithModels(input.topics, resources, {
+      ...input.options,
+      onProgress: (done, _total, spend) =>
+        progress.update({
+          done,
+          doneThisRun: done,
+          failed: 0,
+          tokens: spend.promptTokens + spend.completionTokens,
+          costUsd: spend.costUsd,
+          unpricedCalls: spend.unpricedCalls,
+        }),
+    });
+  } catch (error) {
+    // First-stage documents without text are bad input; a search service that fails is
+    // named with its URL.
+    if (error instanceof MissingTextsError)
+      throw new CliError(`${method}: ${error.message}`, EXIT.invalidInput);
+    if (error instanceof SearchServiceError) throw new CliError(error.message, EXIT.usage);
+    throw new CliError(`${method}: ${(error as Error).message}`, EXIT.usage);
+  } finally {
+    progress.finish();
+  }
+}
+
+/** Writes the trace, the run (its header naming the inputs) and the answers; returns the trace file. */
+function writeModelRunFiles(input: ModelRetrieveInput, result: ModelRun): string {
+  const traceFile = `${input.out}.trace.jsonl`;
+  const header = runHeader(result.parameters, {
+    'assay retrieve': ASSAY_CLI_VERSION,
+    topics: input.topicsFile,
+    ...input.source,
+    trace: traceFile,
+    ...(result.failures.length
+      ? { 'failed topics': result.failures.map((f) => f.topic).join(' ') }
+      : {}),
+    ...(result.unfinished.length
+      ? { 'unfinished topics (budget)': result.unfinished.join(' ') }
+      : {}),
+    ...(result.missing.length
+      ? { 'topics without results': result.missing.map((m) => m.topic).join(' ') }
+      : {}),
+  });
+  writeAtomically(traceFile, formatTrace(result.trace));
+  writeAtomically(input.out, header + formatRun(result.run));
+  if (input.answersFile !== undefined)
+    writeAtomically(
+      input.answersFile,
+      result.answers
+        .map(
+          (a) =>
+            `${JSON.stringify({ topic: a.topic, system: result.run.name, answer: a.text, references: a.references, ...(a.route ? { route: a.route } : {}) })}\n`,
+        )
+        .join(''),
+    );
+  return traceFile;
+}
+
+/** The summary on stderr (entries, topics, routes, answers, spend, failures) and the exit status. */
+function reportModelRun(
+  input: ModelRetrieveInput,
+  result: ModelRun,
+  traceFile: string,
+  io: PlatformCommandIo,
+): number {
+  const { options } = input;
+  let entries = 0;
+  for (const list of result.run.topics.values()) entries += list.length;
+  const s = result.spend;
+  const topics = topicsSummary(input.topics.length, result.missing);
+  const routes = Object.entries(result.routes);
+  io.stderr(
+    `wrote ${input.out}: ${entries} entries; ${topics.line} (${options.method}); trace in ${traceFile}\n` +
+      (topics.missing ? `${topics.missing}\n` : '') +
+      (routes.length ? `  routes: ${routes.map(([r, n]) => `${r} ${n}`).join(', ')}\n` : '') +
+      (input.answersFile !== undefined
+        ? `  answers: ${result.answers.length} of ${input.topics.length} topics in ${input.answersFile}\n`
+        : '') +
+      `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, ${formatCost(s.costUsd, s.unpricedCalls)}; stored answers reused for the rest\n`,
+  );
+  for (const f of result.failures) io.stderr(`  topic ${f.topic} failed: ${f.reason}\n`);
+  if (result.stoppedForBudget)
+    io.stderr(
+      `  budget of $${options.budgetUsd} reached: ${result.unfinished.length} topics unfinished; run the same command with a larger --budget to finish (stored answers are reused)\n`,
+    );
+  if (result.failures.length || result.stoppedForBudget) return EXIT.retrieveIncomplete;
+  return input.strict && result.missing.length > 0 ? EXIT.missingTopic : EXIT.ok;
 }

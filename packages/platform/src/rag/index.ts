@@ -43,22 +43,22 @@ export {
 } from './nugget-create.js';
 export {
   collectionForImport,
-  editNuggetBank,
   exportNuggetBank,
-  importNuggetBank,
   listCollectionNuggetBanks,
   nuggetBankDetail,
   removeNuggetBank,
   resolveBankVersion,
-  type EditResult,
-  type ImportNuggetBankInput,
   type NuggetBank,
   type NuggetBankRef,
   type NuggetBankVersion,
-  type NuggetEdit,
-  type StoredBankVersion,
   type StoredNugget,
 } from './nugget-banks.js';
+export {
+  importNuggetBank,
+  type ImportNuggetBankInput,
+  type StoredBankVersion,
+} from './nugget-bank-versions.js';
+export { editNuggetBank, type EditResult, type NuggetEdit } from './nugget-bank-edits.js';
 export {
   createNuggetBankWithLlm,
   nuggetBankBatchStep,

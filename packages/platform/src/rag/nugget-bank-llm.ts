@@ -22,7 +22,7 @@ import {
   type CreatedTopic,
   type NuggetSourceTopic,
 } from './nugget-create.js';
-import { storeLlmNuggets, type StoredBankVersion } from './nugget-banks.js';
+import { storeLlmNuggets, type StoredBankVersion } from './nugget-bank-versions.js';
 
 /** Making a bank's nuggets with an LLM. */
 export interface CreateNuggetBankInput extends LlmStepOptions {

@@ -18,7 +18,10 @@ import {
   readsTermVectors,
   retrieveWithModels,
   SettingsError,
+  type FirstStage,
   type MethodTopic,
+  type ModelResources,
+  type ModelRun,
 } from '@assay/methods';
 import { storedCollectionDiskIndex } from './disk-index.js';
 import type { AssayConfig } from '../core/config.js';
@@ -108,20 +111,12 @@ export async function retrieveStoredModelRun(
   if (!input.replace && (await findRunByName(db, collection.id, name)))
     throw new PlatformError('conflict', taken);
   const stored = await selectTopics(db, collection, input.topics);
-  // The first stage is a stored run of the collection (by id or name), read for the topics asked.
-  const firstStageRef = prepared.settings.firstStage as string | undefined;
-  let firstStage;
-  if (firstStageRef !== undefined) {
-    const run = await resolveRun(db, collection, firstStageRef);
-    firstStage = firstStageOf(
-      `"${run.name}"`,
-      await readTrecRun(
-        db,
-        run,
-        stored.map((t) => t.topicId),
-      ),
-    );
-  }
+  const firstStage = await readFirstStage(
+    db,
+    collection,
+    prepared.settings.firstStage as string | undefined,
+    stored,
+  );
   const report = input.onProgress;
   // The collection's on-disk index when one was built (checked against its documents),
   // unless the method reads term vectors; else the index in memory, built on first use.
@@ -145,94 +140,143 @@ export async function retrieveStoredModelRun(
     });
 
     report?.({ phase: 'retrieving', done: 0, total: stored.length });
-    let result;
-    try {
-      result = await retrieveWithModels(stored.map(methodTopic), resources, {
-        method: input.method,
-        settings: input.settings ?? {},
-        tag: name,
-        ...(input.params?.k !== undefined ? { k: input.params.k } : {}),
-        ...(input.params?.k1 !== undefined || input.params?.b !== undefined
-          ? {
-              bm25: {
-                ...(input.params.k1 === undefined ? {} : { k1: input.params.k1 }),
-                ...(input.params.b === undefined ? {} : { b: input.params.b }),
-              },
-            }
-          : {}),
-        ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
-        onProgress: (done, total) => report?.({ phase: 'retrieving', done, total }),
-      });
-    } catch (error) {
-      // Settings the method refuses, or an endpoint that fails outside any one topic.
-      if (error instanceof SettingsError)
-        throw new PlatformError('invalid_input', `${input.method}: ${error.message}`);
-      throw new PlatformError('invalid_input', `${input.method}: ${(error as Error).message}`);
-    }
+    const result = await runModelMethod(stored, resources, input, name);
     refuseUnstorable(input.method, stored.length, result.missing, {
       strict: input.strict ?? false,
       stoppedForBudget: result.stoppedForBudget,
     });
-
-    const parameters: Record<string, string | number> = {
-      ...result.parameters,
-      assay: ASSAY_VERSION,
-    };
-    const entries: { topicId: string; docId: string; rank: number; score: number }[] = [];
-    for (const [topicId, list] of result.run.topics)
-      for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
-    const trace = result.trace.map((entry) => ({
-      topicId: entry.topic,
-      step: entry.step,
-      entry: entry as unknown as JsonObject,
-    }));
-    report?.({ phase: 'storing', done: 0, total: entries.length });
-    const s = result.spend;
-    return writing(
-      () =>
-        writeInCollection(db, collection, async (trx) => {
-          const { created, replaced } = await createRunUnderName(
-            trx,
-            {
-              collectionId: collection.id,
-              name,
-              tag: name,
-              description: describeRetrieval(parameters),
-              entries,
-            },
-            { replace: input.replace, taken },
-          );
-          const traceEntries = await insertRunTrace(trx, created.id, trace);
-          const out: RetrieveStoredModelRunResult = {
-            runId: created.id,
-            name: created.name,
-            entries: created.entryCount,
-            topics: created.topicCount,
-            replaced,
-            parameters,
-            traceEntries,
-            failures: result.failures,
-            unfinished: result.unfinished,
-            topicsAsked: stored.length,
-            missing: result.missing,
-            ...(Object.keys(result.routes).length ? { routes: result.routes } : {}),
-            ...(result.warnings.length ? { warnings: result.warnings } : {}),
-            spend: {
-              calls: s.calls,
-              failedCalls: s.failedCalls,
-              tokens: s.promptTokens + s.completionTokens,
-              costUsd: s.unpricedCalls > 0 ? null : s.costUsd,
-            },
-          };
-          if (result.answers.length > 0)
-            out.responseSet = await storeAnswers(trx, name, input, collection, result.answers);
-          return out;
-        }),
-      taken,
+    return storeModelRun(
+      db,
+      collection,
+      input,
+      { name, taken, topicsAsked: stored.length },
+      result,
     );
   } finally {
     disk?.release();
   }
+}
+
+/** The first stage: a stored run of the collection (by id or name), read for the topics asked. */
+async function readFirstStage(
+  db: Queryable,
+  collection: Collection,
+  ref: string | undefined,
+  topics: readonly Topic[],
+): Promise<FirstStage | undefined> {
+  if (ref === undefined) return undefined;
+  const run = await resolveRun(db, collection, ref);
+  return firstStageOf(
+    `"${run.name}"`,
+    await readTrecRun(
+      db,
+      run,
+      topics.map((t) => t.topicId),
+    ),
+  );
+}
+
+/** The method run over the topics; settings it refuses and failing endpoints are invalid_input. */
+async function runModelMethod(
+  topics: readonly Topic[],
+  resources: ModelResources,
+  input: RetrieveStoredModelRunInput,
+  name: string,
+): Promise<ModelRun> {
+  const report = input.onProgress;
+  try {
+    return await retrieveWithModels(topics.map(methodTopic), resources, {
+      method: input.method,
+      settings: input.settings ?? {},
+      tag: name,
+      ...(input.params?.k !== undefined ? { k: input.params.k } : {}),
+      ...(input.params?.k1 !== undefined || input.params?.b !== undefined
+        ? {
+            bm25: {
+              ...(input.params.k1 === undefined ? {} : { k1: input.params.k1 }),
+              ...(input.params.b === undefined ? {} : { b: input.params.b }),
+            },
+          }
+        : {}),
+      ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
+      onProgress: (done, total) => report?.({ phase: 'retrieving', done, total }),
+    });
+  } catch (error) {
+    // Settings the method refuses, or an endpoint that fails outside any one topic.
+    if (error instanceof SettingsError)
+      throw new PlatformError('invalid_input', `${input.method}: ${error.message}`);
+    throw new PlatformError('invalid_input', `${input.method}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Stores a method's run under `name` (replacing one when asked) with its trace and, when it
+ * answered, the response set of its answers, in one transaction of the collection.
+ */
+function storeModelRun(
+  db: Queryable,
+  collection: Collection,
+  input: RetrieveStoredModelRunInput,
+  run: { name: string; taken: string; topicsAsked: number },
+  result: ModelRun,
+): Promise<RetrieveStoredModelRunResult> {
+  const { name, taken } = run;
+  const parameters: Record<string, string | number> = {
+    ...result.parameters,
+    assay: ASSAY_VERSION,
+  };
+  const entries: { topicId: string; docId: string; rank: number; score: number }[] = [];
+  for (const [topicId, list] of result.run.topics)
+    for (const e of list) entries.push({ topicId, docId: e.docno, rank: e.rank, score: e.score });
+  const trace = result.trace.map((entry) => ({
+    topicId: entry.topic,
+    step: entry.step,
+    entry: entry as unknown as JsonObject,
+  }));
+  input.onProgress?.({ phase: 'storing', done: 0, total: entries.length });
+  const s = result.spend;
+  return writing(
+    () =>
+      writeInCollection(db, collection, async (trx) => {
+        const { created, replaced } = await createRunUnderName(
+          trx,
+          {
+            collectionId: collection.id,
+            name,
+            tag: name,
+            description: describeRetrieval(parameters),
+            entries,
+          },
+          { replace: input.replace, taken },
+        );
+        const traceEntries = await insertRunTrace(trx, created.id, trace);
+        const out: RetrieveStoredModelRunResult = {
+          runId: created.id,
+          name: created.name,
+          entries: created.entryCount,
+          topics: created.topicCount,
+          replaced,
+          parameters,
+          traceEntries,
+          failures: result.failures,
+          unfinished: result.unfinished,
+          topicsAsked: run.topicsAsked,
+          missing: result.missing,
+          ...(Object.keys(result.routes).length ? { routes: result.routes } : {}),
+          ...(result.warnings.length ? { warnings: result.warnings } : {}),
+          spend: {
+            calls: s.calls,
+            failedCalls: s.failedCalls,
+            tokens: s.promptTokens + s.completionTokens,
+            costUsd: s.unpricedCalls > 0 ? null : s.costUsd,
+          },
+        };
+        if (result.answers.length > 0)
+          out.responseSet = await storeAnswers(trx, name, input, collection, result.answers);
+        return out;
+      }),
+    taken,
+  );
 }
 
 /**
