@@ -1,5 +1,6 @@
 import {
   getDocument,
+  getDocumentsFingerprint,
   getLabelGrades,
   getRunEntries,
   getTopic,
@@ -8,7 +9,6 @@ import {
   listCollections,
   listRuns,
 } from '@assay/db';
-import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/test-support/database';
 import {
@@ -178,15 +178,11 @@ forEachDatabase('importCollection', (t) => {
 forEachDatabase('importDocuments', (t) => {
   it('adds documents to a collection made without them, and the fingerprint is made anew', async () => {
     const made = await importCollection(t.db, { name: 'empty', file: 'none.txt', text: '' });
-    const version = async () =>
-      (
-        await t.db.executeQuery<{ v: number; f: string | null }>(
-          sql`select documents_version as v, documents_fingerprint as f from collections where id = ${made.collectionId}`.compile(
-            t.db,
-          ),
-        )
-      ).rows[0];
-    const before = (await version())!.v;
+    const version = async () => {
+      const recorded = (await getDocumentsFingerprint(t.db, made.collectionId))!;
+      return { v: recorded.version, f: recorded.fingerprint };
+    };
+    const before = (await version()).v;
     const added = await importDocuments(t.db, {
       collection: 'empty',
       file: 'more.jsonl',
