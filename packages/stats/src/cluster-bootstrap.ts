@@ -10,6 +10,12 @@ export interface ClusterBootstrapOptions {
   seed?: number;
   /** Confidence level in (0, 1); default 0.95. */
   level?: number;
+  /**
+   * Work of one call of the statistic, counted in clusters drawn (e.g. topics × cells of
+   * the tables it sums); default 0, a statistic cheap next to the draws. Only how many
+   * resamples {@link clusterBootstrapSteps} takes per step depends on it, never the values.
+   */
+  cost?: number;
 }
 
 /** A percentile interval of one statistic from {@link clusterBootstrap}. */
@@ -50,16 +56,18 @@ export function clusterBootstrap(
 }
 
 /**
- * Clusters drawn per step of {@link clusterBootstrapSteps}, at least one resample: a step
- * stays well under a millisecond unless the statistic itself is slow.
+ * Work of a step of {@link clusterBootstrapSteps}, in clusters drawn (the draws and the
+ * statistic's `cost` of each resample), at least one resample: a step stays well under a
+ * millisecond unless one resample's statistic alone takes longer.
  */
-const DRAWS_PER_STEP = 1024;
+const WORK_PER_STEP = 4096;
 
 /**
  * {@link clusterBootstrap} one step at a time: the generator yields after every few
- * resamples (about {@link DRAWS_PER_STEP} clusters drawn, at least one resample) and after
- * sorting each statistic's values, and returns the same intervals, so that a caller serving
- * others meanwhile (a server) can pause between steps. The same seed gives the same numbers.
+ * resamples (about {@link WORK_PER_STEP} clusters drawn or their worth of the statistic's
+ * `cost`, at least one resample) and after sorting each statistic's values, and returns the
+ * same intervals, so that a caller serving others meanwhile (a server) can pause between
+ * steps. The same seed gives the same numbers.
  */
 export function* clusterBootstrapSteps(
   groups: readonly number[],
@@ -86,8 +94,10 @@ export function* clusterBootstrapSteps(
     draws: undefined,
     defined: [],
   };
-  const clusters = groups.reduce((s, size) => s + size, 0);
-  const perStep = Math.max(1, Math.floor(DRAWS_PER_STEP / clusters));
+  const cost = options.cost ?? 0;
+  if (!(cost >= 0)) throw new RangeError(`clusterBootstrap: cost must be 0 or more, got ${cost}`);
+  const work = groups.reduce((s, size) => s + size, 0) + cost;
+  const perStep = Math.max(1, Math.floor(WORK_PER_STEP / work));
   for (let b = 0; b < samples; b += perStep) {
     resample(state, samples, Math.min(perStep, samples - b));
     yield;

@@ -389,28 +389,30 @@ describe('clusterBootstrap', () => {
         return [first, last > 0 ? first / last : Number.NaN, cohenKappaFromTable(table)];
       };
     };
-    for (const [groups, samples, seed, level] of [
-      [[37], 3000, 42, 0.95],
-      [[37, 57], 2501, 7, 0.9],
-      [[2000], 300, 1, 0.95],
+    for (const [groups, samples, seed, level, cost] of [
+      [[37], 3000, 42, 0.95, 0],
+      [[37, 57], 2501, 7, 0.9, 0],
+      [[2000], 300, 1, 0.95, 0],
+      [[37], 3000, 42, 0.95, 1000],
     ] as const) {
       const statistic = statisticOf(groups);
       const reference = inOnePiece([...groups], statistic, samples, seed, level);
       expect(reference[1]!.defined).toBeGreaterThan(0);
       expect(clusterBootstrap(groups, statistic, { samples, seed, level })).toEqual(reference);
-      expect(runSteps(clusterBootstrapSteps(groups, statistic, { samples, seed, level }))).toEqual(
-        reference,
-      );
+      expect(
+        runSteps(clusterBootstrapSteps(groups, statistic, { samples, seed, level, cost })),
+      ).toEqual(reference);
       let steps = 0;
-      const generator = clusterBootstrapSteps(groups, statistic, { samples, seed, level });
+      const generator = clusterBootstrapSteps(groups, statistic, { samples, seed, level, cost });
       for (;;) {
         const next = generator.next();
         if (next.done) break;
         steps++;
       }
-      // About 1,024 clusters drawn a step (at least one resample), then one step per statistic.
-      const clusters = groups.reduce((s, n) => s + n, 0);
-      const perStep = Math.max(1, Math.floor(1024 / clusters));
+      // About 4,096 clusters drawn (or their worth of the statistic's cost) a step, at least
+      // one resample; then one step per statistic.
+      const work = groups.reduce((s, n) => s + n, 0) + cost;
+      const perStep = Math.max(1, Math.floor(4096 / work));
       expect(steps).toBe(Math.ceil(samples / perStep) + 3);
     }
   });

@@ -152,7 +152,8 @@ export function* panelSteps(
     const found = yield* clusterBootstrapSteps(
       [topics.length],
       ([counts]) => statistics((i) => counts![i]!),
-      { samples, seed },
+      // Each resample sums the drawn topics' coincidences and computes four coefficients.
+      { samples, seed, cost: (topics.length + 4) * labels.length * labels.length },
     );
     const iv = (k: number): Interval => [found[k]!.lower, found[k]!.upper];
     result.fleissKappa.ci = iv(0);

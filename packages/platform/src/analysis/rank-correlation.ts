@@ -179,7 +179,12 @@ export function* correlateLeaderboardsSteps(
       );
       return COEFFICIENTS.map((k) => r[k]!);
     },
-    { samples: settings.samples, seed: settings.seed },
+    {
+      samples: settings.samples,
+      seed: settings.seed,
+      // Each resample takes every run's mean under both and compares the runs pairwise.
+      cost: runs.length * (a.topicIds.length + b.topicIds.length + 6 * runs.length),
+    },
   );
   return {
     ...point,
