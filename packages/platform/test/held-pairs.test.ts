@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/test-support/database';
 import { importCollection, importTopics } from '../src/index.js';
-import { keepHeldPairs } from '../src/catalog/held-pairs.js';
+import { keepHeldPairs, type PairKeys } from '../src/catalog/held-pairs.js';
 import { resolveCollection } from '../src/core/resolve.js';
 
 // A million-item pool is checked against the topics and documents its collection holds a
@@ -19,9 +19,9 @@ function millionPairs(): Array<{ topicId: string; docId: string }> {
   return pairs;
 }
 
-const KEYS = {
-  topic: (p: { topicId: string }) => p.topicId,
-  doc: (p: { docId: string }) => p.docId,
+const KEYS: PairKeys<{ topicId: string; docId: string }> = {
+  topic: (p) => p.topicId,
+  doc: (p) => p.docId,
 };
 
 /** Runs `work`, turning the event loop meanwhile: how long it took and the longest wait for a turn. */
