@@ -13,12 +13,8 @@
 //
 // BENCH_NODE_ARGS passes options to the server's node, e.g. BENCH_NODE_ARGS=--cpu-prof
 // to profile it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import postgres from 'postgres';
-import { ensureCliBundle, quantile, startServer } from './serve.mjs';
+import { cpus, loadavg } from 'node:os';
+import { benchDatabase, ensureCliBundle, quantile, sampleHealth, startServer } from './serve.mjs';
 import { numberFlag } from './args.mjs';
 
 const args = process.argv.slice(2);
@@ -54,69 +50,12 @@ function generateRun(n, tag) {
   return `${parts.join('\n')}\n`;
 }
 
-// The health sampler runs on a worker thread of its own, so that this process's upload
-// (50 MB handed to fetch, and the garbage it leaves) cannot delay a sample: what is timed is
-// the server's answer.
-const SAMPLER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const latencies = [];
-let failures = 0;
-let running = true;
-parentPort.on('message', () => (running = false));
-(async () => {
-  while (running) {
-    const started = performance.now();
-    try {
-      const response = await fetch(workerData.base + '/api/health');
-      await response.arrayBuffer();
-      if (!response.ok) failures++;
-      if (!response.ok) console.error('health answered ' + response.status);
-    } catch (error) {
-      failures++;
-      console.error('health failed: ' + error.message + ' (' + (error.cause?.message ?? 'no cause') + ')');
-    }
-    const took = performance.now() - started;
-    latencies.push(took);
-    await new Promise((r) => setTimeout(r, Math.max(0, 50 - took)));
-  }
-  parentPort.postMessage({ latencies, failures });
-})();
-`;
-
-/** Samples GET /api/health every 50 ms until `stop()`; resolves the latencies in ms. */
-function sampleHealth(base) {
-  const worker = new Worker(SAMPLER, { eval: true, workerData: { base } });
-  const done = new Promise((resolve, reject) => {
-    worker.once('message', (result) => worker.terminate().then(() => resolve(result)));
-    worker.once('error', reject);
-  });
-  return () => (worker.postMessage('stop'), done);
-}
-
 async function run(engine) {
   // Made first: generating and encoding 50 MB here takes seconds, during which a kept-alive
   // connection to the server would sit idle long enough for the server to close it.
   // Encoded before the clock starts, so that this process keeps up with its health sampling.
   const big = new TextEncoder().encode(generateRun(lines, 'big'));
-  let dataDir;
-  let database;
-  const env = {};
-  if (engine === 'pglite') {
-    dataDir = mkdtempSync(join(tmpdir(), 'assay-bench-health-'));
-    env.ASSAY_DATA_DIR = dataDir;
-  } else {
-    const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-    const name = `assay_bench_health_${process.pid}`;
-    const sql = postgres(baseUrl, { max: 1, onnotice: () => {} });
-    await sql.unsafe(`create database "${name}"`);
-    await sql.end();
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    env.DATABASE_URL = url.toString();
-    env.ASSAY_DATA_DIR = mkdtempSync(join(tmpdir(), 'assay-bench-unused-'));
-    dataDir = env.ASSAY_DATA_DIR;
-    database = { baseUrl, name };
-  }
+  const { env, cleanup } = await benchDatabase(engine, 'health');
   const server = await startServer(env, ADMIN);
   const base = server.url;
   try {
@@ -145,12 +84,7 @@ async function run(engine) {
     );
   } finally {
     await server.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    if (database) {
-      const sql = postgres(database.baseUrl, { max: 1, onnotice: () => {} });
-      await sql.unsafe(`drop database if exists "${database.name}" with (force)`);
-      await sql.end();
-    }
+    await cleanup();
   }
 }
 

@@ -131,6 +131,20 @@ describe('every bench at a tiny size', () => {
     },
   );
 
+  it('bench/health-under-pool.mjs samples health during a pool', { timeout: TIMEOUT }, async () => {
+    const out = await node([
+      'bench/health-under-pool.mjs',
+      ...engines,
+      ...['--lines', '2000', '--runs', '2'],
+    ]);
+    for (const engine of engines)
+      expect(out).toMatch(
+        new RegExp(
+          `${engine} +pool 2 of 2,000 candidates \\(2 runs\\): ${number} s, ${number} items; health .* max ${number} ms, 0 failed`,
+        ),
+      );
+  });
+
   it(
     'bench/annotators.mjs labels through the API and loses nothing',
     { timeout: TIMEOUT },

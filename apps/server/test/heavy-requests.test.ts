@@ -39,6 +39,15 @@ function qrels(topics: number): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** `qrels(topics)` with grades moved by a pattern of its own (a judge that disagrees a little). */
+function shiftedQrels(topics: number, seed: number): string {
+  const lines: string[] = [];
+  for (let t = 1; t <= topics; t++)
+    for (let d = 0; d < 97; d += 3)
+      lines.push(`${t} 0 d${d} ${(t + d + ((d * seed + t) % 5 === 0 ? 1 : 0)) % 3}`);
+  return `${lines.join('\n')}\n`;
+}
+
 describe('ComputationGate', () => {
   it('runs a few at once, queues the next in order, and refuses the rest as busy', async () => {
     const gate = new ComputationGate(1, 1);
@@ -125,6 +134,39 @@ forEachDatabase('heavy requests', (t) => {
     api = await setUpApi(t.db);
     await post('/api/collections?name=c&format=tsv', '');
   });
+
+  /**
+   * Sends `request` and asks for the health check every few milliseconds until it is
+   * answered: the answer, how long it took, and each health check's latency.
+   */
+  async function healthWhile(request: () => Promise<Response>) {
+    await api.call('GET', '/api/health');
+    const started = performance.now();
+    let done = false;
+    const asking = request().finally(() => (done = true));
+    const latencies: number[] = [];
+    while (!done) {
+      const asked = performance.now();
+      const health = await api.call('GET', '/api/health');
+      expect(health.status).toBe(200);
+      latencies.push(performance.now() - asked);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const answer = await asking;
+    return { answer, took: performance.now() - started, latencies };
+  }
+
+  /**
+   * Computed in one piece, the slowest health check would wait about as long as the whole
+   * computation; in slices it waits a slice (plus whatever the machine adds).
+   */
+  function expectSliced(what: string, took: number, latencies: number[]) {
+    console.info(
+      `[${t.kind}] ${what} took ${took.toFixed(0)} ms; ${latencies.length} health checks meanwhile, slowest ${Math.max(...latencies).toFixed(0)} ms`,
+    );
+    expect(latencies.length).toBeGreaterThan(10);
+    expect(Math.max(...latencies)).toBeLessThan(took / 4);
+  }
 
   describe('pools', () => {
     beforeEach(async () => {
@@ -284,11 +326,8 @@ forEachDatabase('heavy requests', (t) => {
     }, 60_000);
 
     it('are computed a slice at a time: health keeps answering meanwhile', async () => {
-      await api.call('GET', '/api/health');
-      const started = performance.now();
-      let done = false;
-      const comparing = api
-        .call('POST', '/api/reports/comparisons', {
+      const { answer, took, latencies } = await healthWhile(() =>
+        api.call('POST', '/api/reports/comparisons', {
           ...admin(),
           json: {
             collection: 'c',
@@ -298,25 +337,48 @@ forEachDatabase('heavy requests', (t) => {
             test: 'randomization',
             permutations: 150_000,
           },
-        })
-        .finally(() => (done = true));
-      const latencies: number[] = [];
-      while (!done) {
-        const asked = performance.now();
-        const health = await api.call('GET', '/api/health');
-        expect(health.status).toBe(200);
-        latencies.push(performance.now() - asked);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      expect((await comparing).status).toBe(201);
-      const took = performance.now() - started;
-      // Computed in one piece, the slowest health check would wait about as long as the
-      // whole comparison; in slices it waits a slice (plus whatever the machine adds).
-      console.info(
-        `[${t.kind}] comparison took ${took.toFixed(0)} ms; ${latencies.length} health checks meanwhile, slowest ${Math.max(...latencies).toFixed(0)} ms`,
+        }),
       );
-      expect(latencies.length).toBeGreaterThan(10);
-      expect(Math.max(...latencies)).toBeLessThan(took / 4);
+      expect(answer.status).toBe(201);
+      expectSliced('comparison', took, latencies);
+    }, 180_000);
+  });
+
+  describe('bootstrap intervals', () => {
+    // Three label sets of 60 topics: 100,000 resamples take seconds in one piece.
+    beforeEach(async () => {
+      await post('/api/collections/c/label-sets?name=h', qrels(60));
+      await post('/api/collections/c/label-sets?name=j1', shiftedQrels(60, 1));
+      await post('/api/collections/c/label-sets?name=j2', shiftedQrels(60, 2));
+    });
+
+    it('of an agreement report are computed a slice at a time: health keeps answering', async () => {
+      const { answer, took, latencies } = await healthWhile(() =>
+        api.call('POST', '/api/reports/agreements', {
+          ...admin(),
+          json: { collection: 'c', labelSetA: 'h', labelSetB: 'j1', samples: 100_000 },
+        }),
+      );
+      expect(answer.status).toBe(201);
+      const report = (await answer.json()) as {
+        result: { bootstrap: { samples: number }; intervals: { cohenKappa: object } };
+      };
+      expect(report.result.bootstrap.samples).toBe(100_000);
+      expectSliced('agreement report', took, latencies);
+    }, 180_000);
+
+    it('of a judge report are computed a slice at a time: health keeps answering', async () => {
+      const { answer, took, latencies } = await healthWhile(() =>
+        api.call('POST', '/api/judge-reports', {
+          ...admin(),
+          json: { collection: 'c', human: 'h', judges: ['j1', 'j2'], samples: 50_000 },
+        }),
+      );
+      expect(answer.status).toBe(200);
+      const report = (await answer.json()) as { judges: unknown[]; panel: object };
+      expect(report.judges).toHaveLength(2);
+      expect(report.panel).toBeDefined();
+      expectSliced('judge report', took, latencies);
     }, 180_000);
   });
 

@@ -110,7 +110,10 @@ export async function bulkInsert<R>(db: Queryable, options: BulkInsertOptions<R>
 }
 
 /** `rows` in consecutive batches of at most `size` (none when there are no rows). */
-function* batches<R>(rows: readonly R[] | Iterable<R>, size: number): Generator<readonly R[]> {
+export function* batches<R>(
+  rows: readonly R[] | Iterable<R>,
+  size: number,
+): Generator<readonly R[]> {
   if (Array.isArray(rows)) {
     for (let start = 0; start < rows.length; start += size) yield rows.slice(start, start + size);
     return;

@@ -1,13 +1,7 @@
-import { staticMoveToFrontOrder } from './move-to-front.js';
+import { staticMoveToFrontOrderSteps } from './move-to-front.js';
 import { compareDocno } from './ranking.js';
-import {
-  checkInteger,
-  labelledIn,
-  runSteps,
-  selectRuns,
-  selectTopics,
-  topRanked,
-} from './select.js';
+import { checkInteger, labelledIn, selectRuns, selectTopics, topRanked } from './select.js';
+import { ITEMS_PER_STEP, runSteps, sortSteps } from './steps.js';
 import type { Pool, PoolItem, PoolOrder, Qrels, Run } from './types.js';
 
 /** Options of `buildDepthPool`. */
@@ -78,9 +72,11 @@ export function buildDepthPool(runs: readonly Run[], options: DepthPoolOptions):
 }
 
 /**
- * {@link buildDepthPool} one step at a time: the generator yields after each topic (and
- * every few thousand items while topics are interleaved) and returns the pool, so that a
- * caller serving others meanwhile (a server) can pause between steps. Same pool, same errors.
+ * {@link buildDepthPool} one step at a time: the generator yields after each run of each
+ * topic and every few thousand items while a topic's documents are ordered and topics
+ * interleaved, and returns the pool, so that a caller serving others meanwhile (a server)
+ * can pause between steps (a topic of a hundred runs is no longer one step). Same pool,
+ * same errors.
  */
 export function* depthPoolSteps(
   runs: readonly Run[],
@@ -100,12 +96,17 @@ export function* depthPoolSteps(
   const topics = selectTopics(chosen, options.topics);
 
   const lists: PoolItem[][] = [];
-  for (const topic of topics) {
+  for (const topic of topics)
     lists.push(
-      poolTopic(chosen, topic, { depth, order, rrfK, cap, exclude, negativeGradesJudged }),
+      yield* poolTopicSteps(chosen, topic, {
+        depth,
+        order,
+        rrfK,
+        cap,
+        exclude,
+        negativeGradesJudged,
+      }),
     );
-    yield;
-  }
 
   const items = yield* interleaveTopics(lists);
   return {
@@ -121,73 +122,137 @@ export function* depthPoolSteps(
   };
 }
 
-/** One topic's pooled items in its judging order (a step of {@link depthPoolSteps}). */
-function poolTopic(
+/** What pooling one topic takes besides the runs and the topic. */
+interface TopicPoolOptions {
+  depth: number;
+  order: PoolOrder;
+  rrfK: number;
+  cap: number | undefined;
+  exclude: readonly Qrels[];
+  negativeGradesJudged: boolean;
+}
+
+/**
+ * One topic's pooled items in its judging order, a step per run gathered and per few
+ * thousand documents filtered, ordered and made into items.
+ */
+function* poolTopicSteps(
   chosen: readonly Run[],
   topic: string,
-  options: {
-    depth: number;
-    order: PoolOrder;
-    rrfK: number;
-    cap: number | undefined;
-    exclude: readonly Qrels[];
-    negativeGradesJudged: boolean;
-  },
-): PoolItem[] {
-  const { depth, order, rrfK, cap, exclude, negativeGradesJudged } = options;
-  const rankedLists = chosen.map((run) => topRanked(run, topic, depth).map((e) => e.docno));
+  options: TopicPoolOptions,
+): Generator<void, PoolItem[], void> {
+  const { depth, order, rrfK, cap } = options;
+  const rankedLists: string[][] = [];
   const gathered = new Map<string, Gathered>();
-  rankedLists.forEach((docnos, r) => {
-    const name = chosen[r]!.name;
-    docnos.forEach((docno, i) => {
-      const rank = i + 1;
-      let g = gathered.get(docno);
-      if (g === undefined) {
-        g = { docno, runs: [], ranks: [], bestRank: rank, rrfScore: 0 };
-        gathered.set(docno, g);
-      }
-      g.runs.push(name);
-      g.ranks.push(rank);
-      if (rank < g.bestRank) g.bestRank = rank;
+  for (const run of chosen) {
+    rankedLists.push(gatherRun(run, topic, depth, gathered));
+    yield;
+  }
+  const candidates = [...gathered.values()];
+  const kept: Gathered[] = [];
+  for (let from = 0; from < candidates.length; from += ITEMS_PER_STEP) {
+    keepUnlabelled(candidates, from, Math.min(candidates.length, from + ITEMS_PER_STEP), {
+      topic,
+      options,
+      rrfK,
+      kept,
     });
-  });
-  for (const [docno, g] of gathered) {
-    if (labelledIn(exclude, topic, docno, negativeGradesJudged)) gathered.delete(docno);
-    else g.rrfScore = rrf(g.ranks, rrfK);
+    yield;
   }
 
   let ordered: Gathered[];
   switch (order) {
     case 'best-rank':
-      ordered = [...gathered.values()].sort(byBestRank);
+      ordered = yield* sortSteps(kept, byBestRank);
       break;
     case 'rrf':
-      ordered = [...gathered.values()].sort(byRrf);
+      ordered = yield* sortSteps(kept, byRrf);
       break;
     case 'docno':
-      ordered = [...gathered.values()].sort((a, b) => compareDocno(a.docno, b.docno));
+      ordered = yield* sortSteps(kept, (a, b) => compareDocno(a.docno, b.docno));
       break;
-    case 'move-to-front':
-      ordered = staticMoveToFrontOrder(rankedLists).flatMap((docno) => {
-        const g = gathered.get(docno);
-        return g === undefined ? [] : [g];
-      });
+    case 'move-to-front': {
+      const byDocno = new Map(kept.map((g) => [g.docno, g]));
+      ordered = [];
+      for (const docno of yield* staticMoveToFrontOrderSteps(rankedLists)) {
+        const g = byDocno.get(docno);
+        if (g !== undefined) ordered.push(g);
+      }
       break;
+    }
     default:
       throw new RangeError(`unknown pool order ${JSON.stringify(order satisfies never)}`);
   }
   if (cap !== undefined) ordered = ordered.slice(0, cap);
 
-  return ordered.map((g, i) => ({
-    topic,
-    docno: g.docno,
-    bestRank: g.bestRank,
-    contributingRuns: g.runs,
-    ranks: g.ranks,
-    rrfScore: g.rrfScore,
-    priority: -1,
-    topicPriority: i,
-  }));
+  const items = new Array<PoolItem>(ordered.length);
+  for (let from = 0; from < ordered.length; from += ITEMS_PER_STEP) {
+    makeItems(topic, ordered, items, from, Math.min(ordered.length, from + ITEMS_PER_STEP));
+    yield;
+  }
+  return items;
+}
+
+/** Adds one run's top `depth` documents of `topic` to `gathered`; returns their docnos in rank order. */
+function gatherRun(
+  run: Run,
+  topic: string,
+  depth: number,
+  gathered: Map<string, Gathered>,
+): string[] {
+  const docnos = topRanked(run, topic, depth).map((e) => e.docno);
+  const name = run.name;
+  docnos.forEach((docno, i) => {
+    const rank = i + 1;
+    let g = gathered.get(docno);
+    if (g === undefined) {
+      g = { docno, runs: [], ranks: [], bestRank: rank, rrfScore: 0 };
+      gathered.set(docno, g);
+    }
+    g.runs.push(name);
+    g.ranks.push(rank);
+    if (rank < g.bestRank) g.bestRank = rank;
+  });
+  return docnos;
+}
+
+/** Of the candidates [from, to), keeps those `exclude` does not label, with their RRF score. */
+function keepUnlabelled(
+  candidates: readonly Gathered[],
+  from: number,
+  to: number,
+  into: { topic: string; options: TopicPoolOptions; rrfK: number; kept: Gathered[] },
+): void {
+  const { topic, options, rrfK, kept } = into;
+  for (let i = from; i < to; i++) {
+    const g = candidates[i]!;
+    if (labelledIn(options.exclude, topic, g.docno, options.negativeGradesJudged)) continue;
+    g.rrfScore = rrf(g.ranks, rrfK);
+    kept.push(g);
+  }
+}
+
+/** Pool items [from, to) of one topic from its ordered documents. */
+function makeItems(
+  topic: string,
+  ordered: readonly Gathered[],
+  items: PoolItem[],
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const g = ordered[i]!;
+    items[i] = {
+      topic,
+      docno: g.docno,
+      bestRank: g.bestRank,
+      contributingRuns: g.runs,
+      ranks: g.ranks,
+      rrfScore: g.rrfScore,
+      priority: -1,
+      topicPriority: i,
+    };
+  }
 }
 
 /** Round-robin by position over per-topic lists; sets each item's global `priority`. */

@@ -1,4 +1,5 @@
 import { checkInteger, selectRuns, selectTopics, topRanked } from './select.js';
+import { ITEMS_PER_STEP, runSteps } from './steps.js';
 import type { Qrels, Run } from './types.js';
 
 /** A document the move-to-front process asks to be judged next. */
@@ -93,13 +94,26 @@ export class TopicMoveToFront {
 
 /** The static move-to-front order of one topic: the process when every judgment is non-relevant. */
 export function staticMoveToFrontOrder(lists: string[][]): string[] {
+  return runSteps(staticMoveToFrontOrderSteps(lists));
+}
+
+/** {@link staticMoveToFrontOrder} one step per few thousand documents ordered. */
+export function* staticMoveToFrontOrderSteps(lists: string[][]): Generator<void, string[], void> {
   const process = new TopicMoveToFront(lists);
   const order: string[] = [];
-  for (let c = process.nextCandidate(); c !== undefined; c = process.nextCandidate()) {
+  while (offerSome(process, order, ITEMS_PER_STEP)) yield;
+  return order;
+}
+
+/** Appends up to `count` more documents of the static order; false once the runs are exhausted. */
+function offerSome(process: TopicMoveToFront, order: string[], count: number): boolean {
+  for (let k = 0; k < count; k++) {
+    const c = process.nextCandidate();
+    if (c === undefined) return false;
     order.push(c.docno);
     process.feedback(false);
   }
-  return order;
+  return true;
 }
 
 /**

@@ -76,11 +76,3 @@ export function labelledIn(
   }
   return false;
 }
-
-/** Runs a generator of steps (see depthPoolSteps) to its end, at once, and returns its value. */
-export function runSteps<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-  }
-}

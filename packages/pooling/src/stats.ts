@@ -1,5 +1,6 @@
 import { rankEntries } from './ranking.js';
-import { checkInteger, isLabelled, runSteps, selectRuns, topRanked } from './select.js';
+import { checkInteger, isLabelled, selectRuns, topRanked } from './select.js';
+import { runSteps } from './steps.js';
 import type { Pool, Qrels, Run } from './types.js';
 
 /** What one run brings to a pool. */
@@ -30,7 +31,10 @@ export function poolStats(pool: Pool, runs: readonly Run[]): PoolStats {
   return runSteps(poolStatsSteps(pool, runs));
 }
 
-/** {@link poolStats} one step at a time: the generator yields after each topic. */
+/**
+ * {@link poolStats} one step at a time: the generator yields every few thousand items and
+ * after each run of each topic.
+ */
 export function* poolStatsSteps(
   pool: Pool,
   runs: readonly Run[],
@@ -47,8 +51,18 @@ export function* poolStatsSteps(
     chosen.map((run) => [run.name, { retrieved: 0, contributed: 0, unique: 0 }]),
   );
   for (const topic of perTopic.keys()) {
-    countContributions(chosen, topic, depth, pooled.get(topic), perRun);
-    yield;
+    // Each run's top documents of the topic, and how many runs retrieved each document.
+    const tops: string[][] = [];
+    const retrievers = new Map<string, number>();
+    for (const run of chosen) {
+      tops.push(countRetrievers(run, topic, depth, retrievers));
+      yield;
+    }
+    const inPool = pooled.get(topic);
+    for (const [r, docnos] of tops.entries()) {
+      countContribution(docnos, inPool, retrievers, perRun.get(chosen[r]!.name)!);
+      yield;
+    }
   }
   return { total: pool.items.length, perTopic, perRun };
 }
@@ -73,28 +87,31 @@ function countPooled(
   }
 }
 
-/** Adds one topic's retrieved, contributed and unique documents to each run's counts. */
-function countContributions(
-  chosen: readonly Run[],
+/** One run's top `depth` documents of `topic`, each counted once more in `retrievers`. */
+function countRetrievers(
+  run: Run,
   topic: string,
   depth: number,
+  retrievers: Map<string, number>,
+): string[] {
+  const docnos = topRanked(run, topic, depth).map((e) => e.docno);
+  for (const docno of docnos) retrievers.set(docno, (retrievers.get(docno) ?? 0) + 1);
+  return docnos;
+}
+
+/** Adds one run's retrieved, contributed and unique documents of one topic to its counts. */
+function countContribution(
+  docnos: readonly string[],
   inPool: Set<string> | undefined,
-  perRun: Map<string, RunContribution>,
+  retrievers: ReadonlyMap<string, number>,
+  stats: RunContribution,
 ): void {
-  const tops = chosen.map((run) => topRanked(run, topic, depth).map((e) => e.docno));
-  const retrievers = new Map<string, number>();
-  for (const docnos of tops) {
-    for (const docno of docnos) retrievers.set(docno, (retrievers.get(docno) ?? 0) + 1);
+  stats.retrieved += docnos.length;
+  for (const docno of docnos) {
+    if (inPool === undefined || !inPool.has(docno)) continue;
+    stats.contributed++;
+    if (retrievers.get(docno) === 1) stats.unique++;
   }
-  tops.forEach((docnos, r) => {
-    const stats = perRun.get(chosen[r]!.name)!;
-    stats.retrieved += docnos.length;
-    for (const docno of docnos) {
-      if (inPool === undefined || !inPool.has(docno)) continue;
-      stats.contributed++;
-      if (retrievers.get(docno) === 1) stats.unique++;
-    }
-  });
 }
 
 /** Options of `judgedAtK`. */

@@ -68,10 +68,12 @@ export {
 } from './rank-correlation.js';
 export {
   clusterBootstrap,
+  clusterBootstrapSteps,
   CLUSTER_BOOTSTRAP_SAMPLES,
   type ClusterBootstrapOptions,
   type ClusterInterval,
 } from './cluster-bootstrap.js';
+export { runSteps } from './steps.js';
 export {
   predictionPoweredMean,
   type MeanEstimate,

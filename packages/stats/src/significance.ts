@@ -5,6 +5,7 @@ import { mean, sampleStandardDeviation, sampleVariance } from 'simple-statistics
 import { averageRanks, tieGroupSizes } from './ranks.js';
 import { quantileSorted } from './quantile.js';
 import { createRng, type Rng } from './rng.js';
+import { runSteps } from './steps.js';
 import { assertPaired, assertSample, differences } from './validate.js';
 
 /** Result of a two-sided Student or Welch t-test. */
@@ -244,11 +245,7 @@ export function randomizationTest(
   y: readonly number[],
   options: RandomizationOptions = {},
 ): RandomizationResult {
-  const steps = randomizationTestSteps(x, y, options);
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-  }
+  return runSteps(randomizationTestSteps(x, y, options));
 }
 
 /**

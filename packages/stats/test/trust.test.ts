@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   clusterBootstrap,
+  clusterBootstrapSteps,
   cohenKappa,
   cohenKappaFromTable,
   coincidenceMatrix,
@@ -20,6 +21,7 @@ import {
   pabak,
   predictionPoweredMean,
   quantileSorted,
+  runSteps,
 } from '@assay/stats';
 
 /** Label arrays reproducing a square table (rows a, columns b) over labels 0..k−1. */
@@ -333,6 +335,86 @@ describe('clusterBootstrap', () => {
     expect(never[0]!.lower).toBeNaN();
     expect(never[0]!.defined).toBe(0);
     expect(() => clusterBootstrap([0], stat)).toThrow(RangeError);
+  });
+
+  it('in steps gives the very numbers of the resampling loop in one piece, yielding often', () => {
+    // The loop clusterBootstrap ran in one piece before it was written as steps.
+    function inOnePiece(
+      groups: number[],
+      statistic: (counts: readonly Uint32Array[]) => readonly number[],
+      samples: number,
+      seed: number,
+      level: number,
+    ) {
+      const rng = createRng(seed);
+      const counts = groups.map((size) => new Uint32Array(size));
+      let draws: number[][] | undefined;
+      for (let b = 0; b < samples; b++) {
+        groups.forEach((size, g) => {
+          const c = counts[g]!;
+          c.fill(0);
+          for (let i = 0; i < size; i++) c[rng.nextInt(size)]!++;
+        });
+        const values = statistic(counts);
+        draws ??= values.map(() => []);
+        values.forEach((v, k) => {
+          if (Number.isFinite(v)) draws![k]!.push(v);
+        });
+      }
+      return draws!.map((values) => {
+        const sorted = Float64Array.from(values).sort();
+        return {
+          lower: quantileSorted(sorted, (1 - level) / 2),
+          upper: quantileSorted(sorted, 1 - (1 - level) / 2),
+          defined: values.length,
+        };
+      });
+    }
+    // Seeded values per cluster; statistics: a weighted mean, a ratio undefined on some
+    // draws, and a kappa of counts.
+    const statisticOf = (groups: readonly number[]) => {
+      const values = groups.map((size, g) => {
+        const rng = createRng(100 + g);
+        return Array.from({ length: size }, () => rng.next() - 0.3);
+      });
+      return (counts: readonly Uint32Array[]) => {
+        const sums = values.map((v, g) => v.reduce((s, x, i) => s + counts[g]![i]! * x, 0));
+        const first = sums[0]! / groups[0]!;
+        const last = sums[sums.length - 1]!;
+        const c = counts[counts.length - 1]!;
+        const table = [
+          [counts[0]![0]! + 1, c[1]!],
+          [c[0]!, counts[0]![1]! + 1],
+        ];
+        return [first, last > 0 ? first / last : Number.NaN, cohenKappaFromTable(table)];
+      };
+    };
+    for (const [groups, samples, seed, level, cost] of [
+      [[37], 3000, 42, 0.95, 0],
+      [[37, 57], 2501, 7, 0.9, 0],
+      [[2000], 300, 1, 0.95, 0],
+      [[37], 3000, 42, 0.95, 1000],
+    ] as const) {
+      const statistic = statisticOf(groups);
+      const reference = inOnePiece([...groups], statistic, samples, seed, level);
+      expect(reference[1]!.defined).toBeGreaterThan(0);
+      expect(clusterBootstrap(groups, statistic, { samples, seed, level })).toEqual(reference);
+      expect(
+        runSteps(clusterBootstrapSteps(groups, statistic, { samples, seed, level, cost })),
+      ).toEqual(reference);
+      let steps = 0;
+      const generator = clusterBootstrapSteps(groups, statistic, { samples, seed, level, cost });
+      for (;;) {
+        const next = generator.next();
+        if (next.done) break;
+        steps++;
+      }
+      // About 4,096 clusters drawn (or their worth of the statistic's cost) a step, at least
+      // one resample; then one step per statistic.
+      const work = groups.reduce((s, n) => s + n, 0) + cost;
+      const perStep = Math.max(1, Math.floor(4096 / work));
+      expect(steps).toBe(Math.ceil(samples / perStep) + 3);
+    }
   });
 
   it('quantileSorted interpolates as numpy.percentile', () => {

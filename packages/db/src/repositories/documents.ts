@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { bulkInsert, withTransaction, type Queryable } from '../bulk.js';
+import { batches, bulkInsert, withTransaction, type Queryable } from '../bulk.js';
 import type { JsonObject, Row } from '../schema.js';
 
 /** A document to store. */
@@ -113,20 +113,22 @@ export async function getDocuments(
   return found;
 }
 
-/** The docnos among `docIds` the collection holds. */
+/**
+ * The docnos among `docIds` the collection holds, asked 10,000 at a time (a Set is read as
+ * it is, without a copy: a million docnos are never gathered or sent in one piece).
+ */
 export async function heldDocIds(
   db: Queryable,
   collectionId: number,
   docIds: Iterable<string>,
 ): Promise<Set<string>> {
   const held = new Set<string>();
-  const unique = [...new Set(docIds)];
-  for (let start = 0; start < unique.length; start += 10_000) {
+  for (const batch of batches(docIds instanceof Set ? docIds : new Set(docIds), 10_000)) {
     const rows = await db
       .selectFrom('documents')
       .select('doc_id')
       .where('collection_id', '=', collectionId)
-      .where(sql<boolean>`doc_id = any(${unique.slice(start, start + 10_000)}::text[])`)
+      .where(sql<boolean>`doc_id = any(${batch}::text[])`)
       .execute();
     for (const row of rows) held.add(row.doc_id);
   }

@@ -3,7 +3,7 @@
 import {
   binarizedKappas,
   CLUSTER_BOOTSTRAP_SAMPLES,
-  clusterBootstrap,
+  clusterBootstrapSteps,
   cohenKappaFromTable,
   confusionMatrix,
   exactAgreementFromTable,
@@ -13,6 +13,7 @@ import {
   krippendorffAlpha,
   krippendorffAlphaFromTable,
   pabakFromTable,
+  runSteps,
 } from '@assay/stats';
 import { f4 } from '../presentation/index.js';
 
@@ -157,9 +158,23 @@ export function agreementIntervals(
   seed: number,
   level = 0.95,
 ): AgreementCoefficients<Interval> {
+  return runSteps(agreementIntervalsSteps(tables, labels, samples, seed, level));
+}
+
+/**
+ * {@link agreementIntervals} one step at a time (a step every few resamples), with the same
+ * intervals, so that a server can compute it a slice at a time (see work-slices.ts).
+ */
+export function* agreementIntervalsSteps(
+  tables: readonly (readonly (readonly number[])[])[],
+  labels: readonly number[],
+  samples: number,
+  seed: number,
+  level = 0.95,
+): Generator<void, AgreementCoefficients<Interval>, void> {
   const k = labels.length;
   const sum = Array.from({ length: k }, () => new Array<number>(k).fill(0));
-  const found = clusterBootstrap(
+  const found = yield* clusterBootstrapSteps(
     [tables.length],
     ([counts]) => {
       for (const row of sum) row.fill(0);
@@ -170,7 +185,8 @@ export function agreementIntervals(
       });
       return flatten(agreementCoefficients(sum, labels));
     },
-    { samples, seed, level },
+    // Each resample sums the drawn topics' tables and computes 12 coefficients of the sum.
+    { samples, seed, level, cost: (tables.length + 12) * k * k },
   );
   return unflatten(found.map((f): Interval => [f.lower, f.upper]));
 }
@@ -186,52 +202,49 @@ export function agreement(
   clipped = { a: 0, b: 0 },
   options: AgreementOptions = {},
 ): AgreementReport {
-  const gradesA: number[] = [];
-  const gradesB: number[] = [];
+  return runSteps(agreementSteps(a, b, scale, clipped, options));
+}
+
+/**
+ * {@link agreement} one step at a time (a step per topic, per binarising threshold and
+ * every few resamples of the bootstrap), with the same report, so that a server can
+ * compute it a slice at a time (see work-slices.ts) while it answers others.
+ */
+export function* agreementSteps(
+  a: Grades,
+  b: Grades,
+  scale: GradeScale,
+  clipped = { a: 0, b: 0 },
+  options: AgreementOptions = {},
+): Generator<void, AgreementReport, void> {
+  const shared: SharedPairs = { gradesA: [], gradesB: [], tables: [], onlyA: 0 };
   const labels = range(scale.min, scale.max);
-  const tables: number[][][] = [];
-  let onlyA = 0;
-  let onlyB = 0;
   for (const [qid, docs] of a) {
-    const other = b.get(qid);
-    const ta: number[] = [];
-    const tb: number[] = [];
-    for (const [docno, grade] of docs) {
-      const g = other?.get(docno);
-      if (g === undefined) onlyA++;
-      else {
-        ta.push(grade);
-        tb.push(g);
-      }
-    }
-    if (ta.length === 0) continue;
-    gradesA.push(...ta);
-    gradesB.push(...tb);
-    tables.push(confusionMatrix(ta, tb, labels).matrix);
+    sharedPairsOf(docs, b.get(qid), labels, shared);
+    yield;
   }
+  const { gradesA, gradesB, tables } = shared;
+  let onlyB = 0;
   for (const [qid, docs] of b) {
-    const other = a.get(qid);
-    for (const docno of docs.keys()) if (other?.get(docno) === undefined) onlyB++;
+    onlyB += missingFrom(docs, a.get(qid));
+    yield;
   }
   const confusion = confusionMatrix(gradesA, gradesB, labels);
   const samples = options.samples ?? CLUSTER_BOOTSTRAP_SAMPLES;
   const seed = options.seed ?? 42;
+  const binarized: AgreementReport['binarized'] = [];
+  for (const kappa of binarizedKappas(gradesA, gradesB, labels)) {
+    binarized.push(binarizedAt(kappa, gradesA, gradesB));
+    yield;
+  }
   const report: AgreementReport = {
     n: gradesA.length,
-    onlyA,
+    onlyA: shared.onlyA,
     onlyB,
     scale,
     clipped,
     ...agreementCoefficients(confusion.matrix, labels),
-    binarized: binarizedKappas(gradesA, gradesB, labels).map((b) => {
-      const ba = gradesA.map((g) => (g >= b.threshold ? 1 : 0));
-      const bb = gradesB.map((g) => (g >= b.threshold ? 1 : 0));
-      return {
-        ...b,
-        alpha: krippendorffAlpha([ba, bb], 'ordinal'),
-        ac1: gwetAC(ba, bb, { labels: [0, 1] }),
-      };
-    }),
+    binarized,
     confusion,
   };
   if (samples > 0 && tables.length > 0) {
@@ -242,9 +255,66 @@ export function agreement(
       level: 0.95,
       topics: tables.length,
     };
-    report.intervals = agreementIntervals(tables, labels, samples, seed);
+    report.intervals = yield* agreementIntervalsSteps(tables, labels, samples, seed);
   }
   return report;
+}
+
+/** The pairs both label sets grade, topic by topic, as {@link agreementSteps} gathers them. */
+interface SharedPairs {
+  gradesA: number[];
+  gradesB: number[];
+  /** The confusion matrix of each topic with a shared pair. */
+  tables: number[][][];
+  onlyA: number;
+}
+
+/** Adds one topic's pairs graded in A (`docs`) and in B (`other`) to `shared`. */
+function sharedPairsOf(
+  docs: ReadonlyMap<string, number>,
+  other: ReadonlyMap<string, number> | undefined,
+  labels: readonly number[],
+  shared: SharedPairs,
+): void {
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (const [docno, grade] of docs) {
+    const g = other?.get(docno);
+    if (g === undefined) shared.onlyA++;
+    else {
+      ta.push(grade);
+      tb.push(g);
+    }
+  }
+  if (ta.length === 0) return;
+  for (const g of ta) shared.gradesA.push(g);
+  for (const g of tb) shared.gradesB.push(g);
+  shared.tables.push(confusionMatrix(ta, tb, labels).matrix);
+}
+
+/** How many of one topic's documents `docs` are missing from `other`. */
+function missingFrom(
+  docs: ReadonlyMap<string, number>,
+  other: ReadonlyMap<string, number> | undefined,
+): number {
+  let n = 0;
+  for (const docno of docs.keys()) if (other?.get(docno) === undefined) n++;
+  return n;
+}
+
+/** One threshold's binarised kappa with the alpha and AC1 of the same binarised labels. */
+function binarizedAt(
+  b: ReturnType<typeof binarizedKappas>[number],
+  gradesA: readonly number[],
+  gradesB: readonly number[],
+): AgreementReport['binarized'][number] {
+  const ba = gradesA.map((g) => (g >= b.threshold ? 1 : 0));
+  const bb = gradesB.map((g) => (g >= b.threshold ? 1 : 0));
+  return {
+    ...b,
+    alpha: krippendorffAlpha([ba, bb], 'ordinal'),
+    ac1: gwetAC(ba, bb, { labels: [0, 1] }),
+  };
 }
 
 function range(min: number, max: number): number[] {

@@ -1,6 +1,7 @@
+import { runSteps } from '@assay/stats';
 import {
   CORRELATION_DEFAULTS,
-  correlateLeaderboards,
+  correlateLeaderboardsSteps,
   type CorrelationSettings,
   type RankCorrelation,
 } from './rank-correlation.js';
@@ -28,6 +29,19 @@ export function comparisonReport(
   measures: readonly string[],
   correlation: Partial<CorrelationSettings> = {},
 ): CompareReport {
+  return runSteps(comparisonReportSteps(leaderboards, measures, correlation));
+}
+
+/**
+ * {@link comparisonReport} one step at a time (a step every few resamples of the rank
+ * correlations' intervals), with the same report, so that a server can compute it a slice
+ * at a time (see work-slices.ts).
+ */
+export function* comparisonReportSteps(
+  leaderboards: CompareReport['leaderboards'],
+  measures: readonly string[],
+  correlation: Partial<CorrelationSettings> = {},
+): Generator<void, CompareReport, void> {
   const report: CompareReport = { leaderboards };
   if (leaderboards.length === 2) {
     const [a, b] = leaderboards as [(typeof leaderboards)[0], (typeof leaderboards)[0]];
@@ -46,12 +60,10 @@ export function comparisonReport(
         ? 'topics drawn with replacement, the same draw for both leaderboards'
         : "each leaderboard's topics drawn with replacement on their own",
     };
-    report.rankCorrelation = Object.fromEntries(
-      measures.map((m): [string, RankCorrelation] => [
-        m,
-        correlateLeaderboards(a.comparison, b.comparison, m, settings),
-      ]),
-    );
+    const correlations: Record<string, RankCorrelation> = {};
+    for (const m of measures)
+      correlations[m] = yield* correlateLeaderboardsSteps(a.comparison, b.comparison, m, settings);
+    report.rankCorrelation = correlations;
   }
   return report;
 }

@@ -8,6 +8,7 @@ import {
   quantileSorted,
   pairedTTest,
   randomizationTestSteps,
+  runSteps,
   wilcoxonSignedRank,
   type PValueAdjustment,
 } from '@assay/stats';
@@ -112,15 +113,7 @@ export function compareRuns(
   measures: string[],
   settings: CompareSettings,
 ): Comparison {
-  return finish(compareRunsSteps(evaluations, measures, settings));
-}
-
-/** Runs a stepwise computation to its end in one go. */
-function finish<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-  }
+  return runSteps(compareRunsSteps(evaluations, measures, settings));
 }
 
 /**
@@ -201,7 +194,7 @@ export function compareTopicValues(
         return v;
       });
   }
-  return finish(
+  return runSteps(
     leaderboard(
       systems.map((s) => s.run),
       [...topicIds],
@@ -323,11 +316,7 @@ export function bootstrapMeanIntervals(
   seed: number,
   resamples: number,
 ): Array<[number, number]> {
-  const steps = bootstrapMeanIntervalsSteps(samples, seed, resamples);
-  for (;;) {
-    const next = steps.next();
-    if (next.done) return next.value;
-  }
+  return runSteps(bootstrapMeanIntervalsSteps(samples, seed, resamples));
 }
 
 /** {@link bootstrapMeanIntervals} one step at a time (a step per 64 resamples). */

@@ -21,6 +21,7 @@ export {
 export {
   CORRELATION_DEFAULTS,
   correlateLeaderboards,
+  correlateLeaderboardsSteps,
   correlateMeans,
   leaderboardOf,
   type CorrelatedLeaderboard,
@@ -41,6 +42,7 @@ export {
 export {
   COMPARE_FORMATS,
   comparisonReport,
+  comparisonReportSteps,
   renderComparison,
   type CompareFormat,
 } from './compare-output.js';
@@ -71,6 +73,8 @@ export {
   agreement,
   agreementCoefficients,
   agreementIntervals,
+  agreementIntervalsSteps,
+  agreementSteps,
   AGREEMENT_BOOTSTRAP_METHOD,
   agreementText,
   observedScale,
@@ -107,6 +111,7 @@ export { sampleSize, sampleUnits } from './ppi-sample.js';
 export {
   gradeUsage,
   judgeReport,
+  judgeReportSteps,
   JudgeReportError,
   RARE_GRADE_SHARE,
   type GradeUsage,

@@ -1,14 +1,15 @@
 // A panel of judges at once: Fleiss' kappa and Krippendorff's alpha with intervals, every
 // pair, and the majority consensus; and how a label set uses the grade scale.
 import {
-  clusterBootstrap,
+  clusterBootstrapSteps,
   coincidenceMatrix,
   consensusLabels,
   fleissKappaFromSums,
   krippendorffAlphaFromCoincidences,
+  runSteps,
   type GradeMap,
 } from '@assay/stats';
-import { agreement, type GradeScale, type Grades, type Interval } from './agreement.js';
+import { agreementSteps, type GradeScale, type Grades, type Interval } from './agreement.js';
 
 /** A grade used for less than this share of a label set's items is flagged: a collapsed scale. */
 export const RARE_GRADE_SHARE = 0.02;
@@ -87,39 +88,35 @@ export function panel(
   samples: number,
   seed: number,
 ): JudgePanel {
+  return runSteps(panelSteps(judges, scale, samples, seed));
+}
+
+/**
+ * {@link panel} one step at a time (a step per topic, every few resamples of the
+ * intervals and per pair of judges), with the same panel, so that a server can compute it
+ * a slice at a time (see work-slices.ts).
+ */
+export function* panelSteps(
+  judges: ReadonlyArray<{ name: string; grades: Mutable }>,
+  scale: GradeScale,
+  samples: number,
+  seed: number,
+): Generator<void, JudgePanel, void> {
   const labels = Array.from({ length: scale.max - scale.min + 1 }, (_, i) => scale.min + i);
   const topics = [...new Set(judges.flatMap((j) => [...j.grades.keys()]))].sort();
   const m = judges.length;
   // Per topic: Fleiss sums over items every judge labelled, and alpha's coincidences.
-  const fleiss: Array<{ subjects: number; agreement: number; totals: number[] }> = [];
+  const fleiss: TopicFleiss[] = [];
   const coincidences: number[][][] = [];
   let itemsAll = 0;
   let itemsPaired = 0;
   for (const topic of topics) {
-    const docs = new Set(judges.flatMap((j) => [...(j.grades.get(topic)?.keys() ?? [])]));
-    const units: number[][] = [];
-    const f = { subjects: 0, agreement: 0, totals: labels.map(() => 0) };
-    for (const docno of docs) {
-      const values: number[] = [];
-      for (const j of judges) {
-        const g = j.grades.get(topic)?.get(docno);
-        if (g !== undefined) values.push(g);
-      }
-      if (values.length >= 2) {
-        units.push(values);
-        itemsPaired++;
-      }
-      if (values.length === m) {
-        itemsAll++;
-        f.subjects++;
-        const counts = labels.map(() => 0);
-        for (const v of values) counts[v - scale.min]!++;
-        f.agreement += (counts.reduce((s, c) => s + c * c, 0) - m) / (m * (m - 1));
-        counts.forEach((c, k) => (f.totals[k]! += c));
-      }
-    }
-    fleiss.push(f);
-    coincidences.push(coincidenceMatrix(units, labels));
+    const t = topicPanel(topic, judges, labels, scale);
+    itemsAll += t.itemsAll;
+    itemsPaired += t.itemsPaired;
+    fleiss.push(t.fleiss);
+    coincidences.push(t.coincidences);
+    yield;
   }
   const statistics = (weights: (i: number) => number): number[] => {
     const k = labels.length;
@@ -152,10 +149,12 @@ export function panel(
     consensus: { items: 0, usage: [] },
   };
   if (samples > 0 && topics.length > 1) {
-    const found = clusterBootstrap([topics.length], ([counts]) => statistics((i) => counts![i]!), {
-      samples,
-      seed,
-    });
+    const found = yield* clusterBootstrapSteps(
+      [topics.length],
+      ([counts]) => statistics((i) => counts![i]!),
+      // Each resample sums the drawn topics' coincidences and computes four coefficients.
+      { samples, seed, cost: (topics.length + 4) * labels.length * labels.length },
+    );
     const iv = (k: number): Interval => [found[k]!.lower, found[k]!.upper];
     result.fleissKappa.ci = iv(0);
     result.krippendorffAlpha.ci = { nominal: iv(1), ordinal: iv(2), interval: iv(3) };
@@ -174,7 +173,9 @@ export function panel(
         });
         continue;
       }
-      const r = agreement(judges[i]!.grades, judges[j]!.grades, scale, undefined, { samples: 0 });
+      const r = yield* agreementSteps(judges[i]!.grades, judges[j]!.grades, scale, undefined, {
+        samples: 0,
+      });
       result.pairwise.push({
         a: judges[i]!.name,
         b: judges[j]!.name,
@@ -192,6 +193,48 @@ export function panel(
     usage: gradeUsage(consensus, scale),
   };
   return result;
+}
+
+/** Fleiss' sums over one topic's items that every judge labelled. */
+interface TopicFleiss {
+  subjects: number;
+  agreement: number;
+  totals: number[];
+}
+
+/** One topic of the panel: its Fleiss sums, alpha's coincidences and its items. */
+function topicPanel(
+  topic: string,
+  judges: ReadonlyArray<{ grades: Mutable }>,
+  labels: readonly number[],
+  scale: GradeScale,
+): { fleiss: TopicFleiss; coincidences: number[][]; itemsAll: number; itemsPaired: number } {
+  const m = judges.length;
+  const docs = new Set(judges.flatMap((j) => [...(j.grades.get(topic)?.keys() ?? [])]));
+  const units: number[][] = [];
+  const f: TopicFleiss = { subjects: 0, agreement: 0, totals: labels.map(() => 0) };
+  let itemsAll = 0;
+  let itemsPaired = 0;
+  for (const docno of docs) {
+    const values: number[] = [];
+    for (const j of judges) {
+      const g = j.grades.get(topic)?.get(docno);
+      if (g !== undefined) values.push(g);
+    }
+    if (values.length >= 2) {
+      units.push(values);
+      itemsPaired++;
+    }
+    if (values.length === m) {
+      itemsAll++;
+      f.subjects++;
+      const counts = labels.map(() => 0);
+      for (const v of values) counts[v - scale.min]!++;
+      f.agreement += (counts.reduce((s, c) => s + c * c, 0) - m) / (m * (m - 1));
+      counts.forEach((c, k) => (f.totals[k]! += c));
+    }
+  }
+  return { fleiss: f, coincidences: coincidenceMatrix(units, labels), itemsAll, itemsPaired };
 }
 
 /** The majority grade of several label sets (ties to the lower grade), as `assay consensus`. */

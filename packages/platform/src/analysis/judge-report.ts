@@ -5,13 +5,14 @@
 import { evaluateRun, prepareQrels, resolveMeasures } from '@assay/measures';
 import type { Run } from '@assay/trec';
 import type { AnswerScoreLine } from '../answers/answer-files.js';
-import { lengthBias, type LengthBias } from './length-bias.js';
+import { runSteps } from '@assay/stats';
+import { lengthBiasSteps, type LengthBias } from './length-bias.js';
 import { positionSwapConsistency, type PositionSwapReport } from './position-swap.js';
-import { agreement, type AgreementReport, type GradeScale, type Grades } from './agreement.js';
+import { agreementSteps, type AgreementReport, type GradeScale, type Grades } from './agreement.js';
 import {
   gradeUsage,
   majority,
-  panel,
+  panelSteps,
   RARE_GRADE_SHARE,
   shared,
   type GradeUsage,
@@ -22,7 +23,7 @@ import {
 export { gradeUsage, RARE_GRADE_SHARE, type GradeUsage, type JudgePanel } from './judge-panel.js';
 import {
   CORRELATION_DEFAULTS,
-  correlateLeaderboards,
+  correlateLeaderboardsSteps,
   leaderboardOf,
   type CorrelatedLeaderboard,
   type RankCorrelation,
@@ -149,13 +150,20 @@ function onScale(
   return { grades: out, outside, n };
 }
 
-function leaderboard(grades: Grades, runs: readonly Run[], measure: string): CorrelatedLeaderboard {
+/** The leaderboard of `runs` under `grades` on `measure`, a step per run evaluated. */
+function* leaderboardSteps(
+  grades: Grades,
+  runs: readonly Run[],
+  measure: string,
+): Generator<void, CorrelatedLeaderboard, void> {
   const qrels = prepareQrels(grades as Map<string, Map<string, number>>);
   const resolved = resolveMeasures([measure]);
-  return leaderboardOf(
-    runs.map((run) => evaluateRun(qrels, run, resolved, { completeTopics: true })),
-    measure,
-  );
+  const evaluations = [];
+  for (const run of runs) {
+    evaluations.push(evaluateRun(qrels, run, resolved, { completeTopics: true }));
+    yield;
+  }
+  return leaderboardOf(evaluations, measure);
 }
 
 /** A judge's labels on the scale, and how many were left out. */
@@ -186,7 +194,10 @@ function refuseUnusable(input: JudgeReportInput): void {
 }
 
 /** One judge against the human labels, or against the majority of the other judges. */
-function judgeSection(j: OnScale, context: SectionContext): JudgeSection {
+function* judgeSectionSteps(
+  j: OnScale,
+  context: SectionContext,
+): Generator<void, JudgeSection, void> {
   const { input, judges, human, runs, referenceBoard, measure, samples, seed } = context;
   const { scale } = input;
   if (j.outside > 0)
@@ -201,7 +212,7 @@ function judgeSection(j: OnScale, context: SectionContext): JudgeSection {
     throw new JudgeReportError(
       `judge ${j.name} labels no item that ${reference} labels on the scale ${scale.min}-${scale.max}`,
     );
-  const report = agreement(against, j.grades, scale, undefined, { samples, seed });
+  const report = yield* agreementSteps(against, j.grades, scale, undefined, { samples, seed });
   const usage = gradeUsage(j.grades, scale);
   const section: JudgeSection = {
     judge: j.name,
@@ -214,14 +225,14 @@ function judgeSection(j: OnScale, context: SectionContext): JudgeSection {
     inverted: report.cohenKappa.linear < 0,
   };
   if (runs && referenceBoard)
-    section.leaderboard = correlateLeaderboards(
+    section.leaderboard = yield* correlateLeaderboardsSteps(
       referenceBoard,
-      leaderboard(j.grades, runs, measure),
+      yield* leaderboardSteps(j.grades, runs, measure),
       measure,
       { ...CORRELATION_DEFAULTS, samples, seed },
     );
   if (input.lengths) {
-    const bias = lengthBias(j.grades, human?.grades, input.lengths, samples, seed);
+    const bias = yield* lengthBiasSteps(j.grades, human?.grades, input.lengths, samples, seed);
     if (bias) section.lengthBias = bias;
   }
   const cost = input.costs?.[j.name];
@@ -237,19 +248,19 @@ function judgeSection(j: OnScale, context: SectionContext): JudgeSection {
 }
 
 /** Two versions of one judge, item by item: how many grades changed and which way. */
-function judgeDrift(
+function* judgeDriftSteps(
   [from, to]: [string, string],
   judges: readonly OnScale[],
   scale: GradeScale,
   samples: number,
   seed: number,
-): JudgeDrift {
+): Generator<void, JudgeDrift, void> {
   const a = judges.find((j) => j.name === from);
   const b = judges.find((j) => j.name === to);
   if (!a || !b) throw new JudgeReportError(`drift names no judge ${!a ? from : to}`);
   if (shared(a.grades, b.grades) === 0)
     throw new JudgeReportError(`drift: ${from} and ${to} label no item in common`);
-  const report = agreement(a.grades, b.grades, scale, undefined, { samples, seed });
+  const report = yield* agreementSteps(a.grades, b.grades, scale, undefined, { samples, seed });
   let shift = 0;
   report.confusion.matrix.forEach((row, i) =>
     row.forEach(
@@ -274,6 +285,15 @@ function judgeDrift(
  * sharing no item with its reference, a drift pair naming no judge).
  */
 export function judgeReport(input: JudgeReportInput): JudgeReport {
+  return runSteps(judgeReportSteps(input));
+}
+
+/**
+ * {@link judgeReport} one step at a time (a step per topic, per run evaluated and every few
+ * resamples of each interval), with the same report, so that a server can compute it a
+ * slice at a time (see work-slices.ts) while it answers others.
+ */
+export function* judgeReportSteps(input: JudgeReportInput): Generator<void, JudgeReport, void> {
   const samples = input.samples ?? 1000;
   const seed = input.seed ?? 42;
   const { scale } = input;
@@ -294,10 +314,13 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
       ? majority(judges.map((j) => j.grades))
       : new Map<string, Map<string, number>>();
   const referenceBoard =
-    runs && judges.length > 0 ? leaderboard(reference, runs, measure) : undefined;
+    runs && judges.length > 0 ? yield* leaderboardSteps(reference, runs, measure) : undefined;
   const context = { input, judges, human, runs, referenceBoard, measure, samples, seed, notes };
-  const sections = judges.map((j) => judgeSection(j, context));
-  const drift = (input.drift ?? []).map((pair) => judgeDrift(pair, judges, scale, samples, seed));
+  const sections: JudgeSection[] = [];
+  for (const j of judges) sections.push(yield* judgeSectionSteps(j, context));
+  const drift: JudgeDrift[] = [];
+  for (const pair of input.drift ?? [])
+    drift.push(yield* judgeDriftSteps(pair, judges, scale, samples, seed));
 
   const out: JudgeReport = {
     scale,
@@ -319,7 +342,7 @@ export function judgeReport(input: JudgeReportInput): JudgeReport {
       labels: human.n,
       usage: gradeUsage(human.grades, scale),
     };
-  if (judges.length >= 2) out.panel = panel(judges, scale, samples, seed);
+  if (judges.length >= 2) out.panel = yield* panelSteps(judges, scale, samples, seed);
   if (runs) {
     out.measure = measure;
     out.runs = runs.length;

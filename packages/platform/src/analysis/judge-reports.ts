@@ -11,7 +11,7 @@ import {
 import { MeasureSpecError, resolveMeasures } from '@assay/measures';
 import type { Run as TrecRun } from '@assay/trec';
 import {
-  judgeReport,
+  judgeReportSteps,
   JudgeReportError,
   MAX_SCALE_GRADES,
   type JudgeCost,
@@ -26,6 +26,7 @@ import {
   type CollectionRef,
 } from '../core/resolve.js';
 import { readTrecRun } from '../catalog/runs.js';
+import { inSlices } from '../core/work-slices.js';
 
 /** What a judge report of stored label sets compares. */
 export interface JudgeReportRequest {
@@ -145,18 +146,21 @@ export async function reportOnJudges(
   if (!Number.isSafeInteger(samples) || samples < 0 || samples > 100_000)
     throw new PlatformError('invalid_input', 'samples must be a whole number from 0 to 100000');
   try {
-    return judgeReport({
-      ...(human ? { human } : {}),
-      judges,
-      scale,
-      drift,
-      ...(runs.length > 0 ? { runs } : {}),
-      ...(input.measure === undefined ? {} : { measure: input.measure }),
-      ...(lengths ? { lengths } : {}),
-      costs,
-      samples,
-      ...(input.seed === undefined ? {} : { seed: input.seed }),
-    });
+    // Computed a slice at a time: a server keeps answering others meanwhile.
+    return await inSlices(
+      judgeReportSteps({
+        ...(human ? { human } : {}),
+        judges,
+        scale,
+        drift,
+        ...(runs.length > 0 ? { runs } : {}),
+        ...(input.measure === undefined ? {} : { measure: input.measure }),
+        ...(lengths ? { lengths } : {}),
+        costs,
+        samples,
+        ...(input.seed === undefined ? {} : { seed: input.seed }),
+      }),
+    );
   } catch (error) {
     if (error instanceof JudgeReportError) throw new PlatformError('invalid_input', error.message);
     throw error;

@@ -1,7 +1,7 @@
 // The length-bias probe of the judge report: does a judge's grade (or its difference from
 // the human grade) grow with the passage's length? A Pearson correlation with a
 // topic-clustered interval, and the mean difference in five bands of length.
-import { clusterBootstrap } from '@assay/stats';
+import { clusterBootstrapSteps, runSteps } from '@assay/stats';
 import type { Grades, Interval } from './agreement.js';
 
 /** Grade difference (judge − human, or the judge's grade alone) against passage length. */
@@ -42,6 +42,17 @@ export function lengthBias(
   samples: number,
   seed: number,
 ): LengthBias | undefined {
+  return runSteps(lengthBiasSteps(judge, human, lengths, samples, seed));
+}
+
+/** {@link lengthBias} one step at a time (a step every few resamples of its interval). */
+export function* lengthBiasSteps(
+  judge: Grades,
+  human: Grades | undefined,
+  lengths: ReadonlyMap<string, number>,
+  samples: number,
+  seed: number,
+): Generator<void, LengthBias | undefined, void> {
   const perTopic: Moments[] = [];
   const points: Array<[number, number]> = [];
   for (const [topic, docs] of judge) {
@@ -99,7 +110,7 @@ export function lengthBias(
     difference: human ? 'judge − human' : 'judge grade',
   };
   if (samples > 0 && perTopic.length > 1) {
-    const [found] = clusterBootstrap(
+    const [found] = yield* clusterBootstrapSteps(
       [perTopic.length],
       ([counts]) => {
         const s: Moments = { n: 0, x: 0, y: 0, xx: 0, yy: 0, xy: 0 };

@@ -3,11 +3,12 @@
 // topic-clustered bootstrap intervals.
 import type { RunEvaluation } from '@assay/measures';
 import {
-  clusterBootstrap,
+  clusterBootstrapSteps,
   gapAwareTau,
   kendallTauAtTop,
   kendallTauB,
   rankBiasedOverlap,
+  runSteps,
   spearmanRho,
   tauAP,
 } from '@assay/stats';
@@ -136,6 +137,19 @@ export function correlateLeaderboards(
   measure: string,
   settings: CorrelationSettings = { ...CORRELATION_DEFAULTS, seed: 42 },
 ): RankCorrelation {
+  return runSteps(correlateLeaderboardsSteps(a, b, measure, settings));
+}
+
+/**
+ * {@link correlateLeaderboards} one step at a time (a step every few resamples), with the
+ * same correlation, so that a server can compute it a slice at a time (see work-slices.ts).
+ */
+export function* correlateLeaderboardsSteps(
+  a: CorrelatedLeaderboard,
+  b: CorrelatedLeaderboard,
+  measure: string,
+  settings: CorrelationSettings = { ...CORRELATION_DEFAULTS, seed: 42 },
+): Generator<void, RankCorrelation, void> {
   const means = (c: CorrelatedLeaderboard) =>
     new Map(c.runs.map((r) => [r.run, r.means[measure]!]));
   const point = correlateMeans(means(a), means(b), settings);
@@ -155,7 +169,7 @@ export function correlateLeaderboards(
       }),
     );
   };
-  const found = clusterBootstrap(
+  const found = yield* clusterBootstrapSteps(
     paired ? [a.topicIds.length] : [a.topicIds.length, b.topicIds.length],
     (counts) => {
       const r = correlateMeans(
@@ -165,7 +179,12 @@ export function correlateLeaderboards(
       );
       return COEFFICIENTS.map((k) => r[k]!);
     },
-    { samples: settings.samples, seed: settings.seed },
+    {
+      samples: settings.samples,
+      seed: settings.seed,
+      // Each resample takes every run's mean under both and compares the runs pairwise.
+      cost: runs.length * (a.topicIds.length + b.topicIds.length + 6 * runs.length),
+    },
   );
   return {
     ...point,

@@ -9,11 +9,12 @@ import {
 } from '@assay/db';
 import { fleissKappaFromLabels, krippendorffAlpha } from '@assay/stats';
 import {
-  agreement,
+  agreementSteps,
   type AgreementReport,
   type GradeScale,
   type Grades,
 } from '../analysis/agreement.js';
+import { inSlices } from '../core/work-slices.js';
 import { compareWithIds, requireCampaign } from './campaigns.js';
 
 /**
@@ -86,10 +87,18 @@ function shared(a: Grades, b: Grades): number {
   return n;
 }
 
-/** The agreement of `a` and `b`, or the reason there is none (nothing labelled by both). */
-function pairAgreement(a: Grades, b: Grades, scale: GradeScale, reason: string): PairAgreement {
+/**
+ * The agreement of `a` and `b`, or the reason there is none (nothing labelled by both).
+ * Computed a slice at a time: a server keeps answering others meanwhile.
+ */
+async function pairAgreement(
+  a: Grades,
+  b: Grades,
+  scale: GradeScale,
+  reason: string,
+): Promise<PairAgreement> {
   if (shared(a, b) === 0) return { n: 0, report: null, reason };
-  const report = agreement(a, b, scale);
+  const report = await inSlices(agreementSteps(a, b, scale));
   return { n: report.n, report };
 }
 
@@ -133,7 +142,7 @@ function gradesByAnnotator(rows: Awaited<ReturnType<typeof listAnnotatorGrades>>
 }
 
 /** Each pair of annotators over the items both labelled. */
-function annotatorPairs(
+async function annotatorPairs(
   users: readonly number[],
   names: readonly string[],
   byUser: ReadonlyMap<number, MutableGrades>,
@@ -147,12 +156,12 @@ function annotatorPairs(
       pairwise.push({
         a,
         b,
-        ...pairAgreement(
+        ...(await pairAgreement(
           byUser.get(users[i]!)!,
           byUser.get(users[j]!)!,
           scale,
           `${a} and ${b} have labelled no item in common`,
-        ),
+        )),
       });
     }
   }
@@ -204,13 +213,15 @@ function annotatorsTogether(
 }
 
 /** The campaign's labels against another label set, topic by topic (one topic: nothing to resample). */
-function topicAgreements(campaignGrades: Grades, otherGrades: Grades, scale: GradeScale) {
+async function topicAgreements(campaignGrades: Grades, otherGrades: Grades, scale: GradeScale) {
   const rows: TopicAgreement[] = [];
   for (const topic of [...campaignGrades.keys()].sort()) {
     if (shared(only(campaignGrades, topic), only(otherGrades, topic)) === 0) continue;
-    const r = agreement(only(campaignGrades, topic), only(otherGrades, topic), scale, undefined, {
-      samples: 0,
-    });
+    const r = await inSlices(
+      agreementSteps(only(campaignGrades, topic), only(otherGrades, topic), scale, undefined, {
+        samples: 0,
+      }),
+    );
     rows.push({
       topic,
       n: r.n,
@@ -231,7 +242,7 @@ async function comparedWith(db: Queryable, campaign: CampaignRow, scale: GradeSc
     const other = await getLabelSet(db, setId);
     if (!other) continue;
     const otherGrades = inScale(await getLabelGrades(db, setId), scale);
-    const overall = pairAgreement(
+    const overall = await pairAgreement(
       campaignGrades,
       otherGrades,
       scale,
@@ -242,7 +253,7 @@ async function comparedWith(db: Queryable, campaign: CampaignRow, scale: GradeSc
     compareWith.push({
       labelSet: { id: other.id, name: other.name },
       ...overall,
-      perTopic: topicAgreements(campaignGrades, otherGrades, scale),
+      perTopic: await topicAgreements(campaignGrades, otherGrades, scale),
     });
   }
   return compareWith;
@@ -262,7 +273,7 @@ export async function campaignAgreement(db: Queryable, id: number): Promise<Camp
     name: names.get(u) ?? String(u),
     labels: [...byUser.get(u)!.values()].reduce((s, d) => s + d.size, 0),
   }));
-  const pairwise = annotatorPairs(
+  const pairwise = await annotatorPairs(
     users,
     people.map((p) => p.name),
     byUser,

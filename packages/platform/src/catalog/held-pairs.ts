@@ -3,6 +3,7 @@
 // they leave out is counted and named, in one wording for the CLI, the API and the pages.
 import { getCollectionSummary, heldDocIds, heldTopicIds, type Queryable } from '@assay/db';
 import { PlatformError } from '../core/errors.js';
+import { inSlices } from '../core/work-slices.js';
 
 /** How many names of topics or documents a message or a response lists. */
 const NAMED = 10;
@@ -33,30 +34,66 @@ interface Pair {
   docId: string;
 }
 
+/** How to read the topic and the document of the items pairs are taken from (pool items, pairs). */
+export interface PairKeys<T> {
+  topic(item: T): string;
+  doc(item: T): string;
+}
+
+const PAIR_KEYS: PairKeys<Pair> = { topic: (p) => p.topicId, doc: (p) => p.docId };
+
+/** Items looked at per step: a million-item pool is checked a slice at a time. */
+const ITEMS_PER_STEP = 4096;
+
 /**
- * Which of the pairs the collection holds (topic and document stored). Unless `strict`, a
- * collection that stores no topics (or no documents) at all holds every one: it is kept for
- * evaluation, and its queries or texts live elsewhere.
+ * Which of the items' pairs the collection holds (topic and document stored). Unless
+ * `strict`, a collection that stores no topics (or no documents) at all holds every one:
+ * it is kept for evaluation, and its queries or texts live elsewhere.
  */
-async function heldSets(
+async function heldSets<T>(
   db: Queryable,
   collectionId: number,
-  pairs: readonly Pair[],
+  items: readonly T[],
+  keys: PairKeys<T>,
   strict: boolean,
 ): Promise<{ topics: Set<string>; docs: Set<string> }> {
   const stored = strict ? undefined : await getCollectionSummary(db, collectionId);
-  const topics =
-    stored?.topicCount === 0
-      ? new Set(pairs.map((p) => p.topicId))
-      : await heldTopicIds(
-          db,
-          collectionId,
-          pairs.map((p) => p.topicId),
-        );
-  const wanted = pairs.filter((p) => topics.has(p.topicId)).map((p) => p.docId);
-  const docs =
-    stored?.documentCount === 0 ? new Set(wanted) : await heldDocIds(db, collectionId, wanted);
+  const named = await inSlices(distinctSteps(items, keys.topic));
+  const topics = stored?.topicCount === 0 ? named : await heldTopicIds(db, collectionId, named);
+  const wanted = await inSlices(
+    distinctSteps(items, keys.doc, (item) => topics.has(keys.topic(item))),
+  );
+  const docs = stored?.documentCount === 0 ? wanted : await heldDocIds(db, collectionId, wanted);
   return { topics, docs };
+}
+
+/** The distinct `key`s of the items that `keep` (default: all), a step per few thousand items. */
+function* distinctSteps<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  keep?: (item: T) => boolean,
+): Generator<void, Set<string>, void> {
+  const out = new Set<string>();
+  for (let from = 0; from < items.length; from += ITEMS_PER_STEP) {
+    addKeys(items, key, keep, out, from, Math.min(items.length, from + ITEMS_PER_STEP));
+    yield;
+  }
+  return out;
+}
+
+// Hot loops stay out of generator functions, which V8 optimises less well.
+function addKeys<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  keep: ((item: T) => boolean) | undefined,
+  out: Set<string>,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const item = items[i]!;
+    if (keep === undefined || keep(item)) out.add(key(item));
+  }
 }
 
 const count = (n: number, one: string, many: string) =>
@@ -83,44 +120,87 @@ function unknownParts(
   return parts;
 }
 
-/** The pairs the collection holds, in order, and the distinct topics and documents it does not. */
-async function partition<T extends Pair>(
+/** The items whose pair the collection holds, in order, and the distinct topics and documents it does not. */
+async function partition<T>(
   db: Queryable,
   collectionId: number,
-  pairs: readonly T[],
+  items: readonly T[],
+  keys: PairKeys<T>,
   strict: boolean,
 ): Promise<{ kept: T[]; missingTopics: string[]; missingDocs: string[] }> {
-  const held = await heldSets(db, collectionId, pairs, strict);
-  const kept: T[] = [];
-  const missingTopics = new Set<string>();
-  const missingDocs = new Set<string>();
-  for (const p of pairs) {
-    if (!held.topics.has(p.topicId)) missingTopics.add(p.topicId);
-    else if (!held.docs.has(p.docId)) missingDocs.add(p.docId);
-    else kept.push(p);
-  }
+  const held = await heldSets(db, collectionId, items, keys, strict);
+  const split: Split<T> = { kept: [], missingTopics: new Set(), missingDocs: new Set() };
+  await inSlices(partitionSteps(items, keys, held, split));
   return {
-    kept,
-    missingTopics: [...missingTopics],
-    missingDocs: [...missingDocs],
+    kept: split.kept,
+    missingTopics: [...split.missingTopics],
+    missingDocs: [...split.missingDocs],
   };
 }
 
+/** The items kept and the topics and documents missing, as {@link partition} gathers them. */
+interface Split<T> {
+  kept: T[];
+  missingTopics: Set<string>;
+  missingDocs: Set<string>;
+}
+
+/** {@link partition} over the items a step per few thousand items. */
+function* partitionSteps<T>(
+  items: readonly T[],
+  keys: PairKeys<T>,
+  held: { topics: Set<string>; docs: Set<string> },
+  split: Split<T>,
+): Generator<void, void, void> {
+  for (let from = 0; from < items.length; from += ITEMS_PER_STEP) {
+    partitionRange(items, keys, held, split, from, Math.min(items.length, from + ITEMS_PER_STEP));
+    yield;
+  }
+}
+
+function partitionRange<T>(
+  items: readonly T[],
+  keys: PairKeys<T>,
+  held: { topics: Set<string>; docs: Set<string> },
+  split: Split<T>,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const item = items[i]!;
+    const topic = keys.topic(item);
+    if (!held.topics.has(topic)) split.missingTopics.add(topic);
+    else {
+      const doc = keys.doc(item);
+      if (!held.docs.has(doc)) split.missingDocs.add(doc);
+      else split.kept.push(item);
+    }
+  }
+}
+
 /**
- * The pairs the collection holds, in their order, and what was left out (`source` says
- * whose topics they are in the message: "of the runs", "asked for"). `strict` (what people
- * label needs a query and a passage): a collection without documents holds no pair;
- * otherwise it holds every docno (see heldSets).
+ * The items whose pair (topic and document, read by `keys`) the collection holds, in their
+ * order, and what was left out (`source` says whose topics they are in the message: "of
+ * the runs", "asked for"). `strict` (what people label needs a query and a passage): a
+ * collection without documents holds no pair; otherwise it holds every docno (see
+ * heldSets). Looked at a slice at a time, so a server keeps answering others meanwhile.
  */
-export async function keepHeldPairs<T extends Pair>(
+export async function keepHeldPairs<T>(
   db: Queryable,
   collectionId: number,
-  pairs: readonly T[],
+  items: readonly T[],
+  keys: PairKeys<T>,
   source: string,
   strict: boolean,
 ): Promise<{ kept: T[]; leftOut: LeftOutPairs; missingTopics: ReadonlySet<string> }> {
-  const { kept, missingTopics, missingDocs } = await partition(db, collectionId, pairs, strict);
-  const leftOut = pairs.length - kept.length;
+  const { kept, missingTopics, missingDocs } = await partition(
+    db,
+    collectionId,
+    items,
+    keys,
+    strict,
+  );
+  const leftOut = items.length - kept.length;
   const parts = unknownParts(missingTopics, missingDocs, source);
   if (leftOut > 0) parts.push(`${count(leftOut, 'pair', 'pairs')} left out`);
   return {
@@ -144,7 +224,13 @@ export async function requireHeldPairs(
   collection: { id: number; name: string },
   pairs: readonly Pair[],
 ): Promise<void> {
-  const { kept, missingTopics, missingDocs } = await partition(db, collection.id, pairs, true);
+  const { kept, missingTopics, missingDocs } = await partition(
+    db,
+    collection.id,
+    pairs,
+    PAIR_KEYS,
+    true,
+  );
   const unknown = pairs.length - kept.length;
   if (unknown === 0) return;
   throw new PlatformError(

@@ -17,10 +17,21 @@ import {
 } from '@assay/pooling';
 import type { Qrels, Run as TrecRun } from '@assay/trec';
 import { PlatformError } from '../core/errors.js';
-import { keepHeldPairs, NOTHING_LEFT_OUT, type LeftOutPairs } from './held-pairs.js';
-import { decodeCursor, encodeCursor, LARGE_PAGE, pageLimit, type PageOptions } from '../core/paging.js';
+import { keepHeldPairs, NOTHING_LEFT_OUT, type LeftOutPairs, type PairKeys } from './held-pairs.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  LARGE_PAGE,
+  pageLimit,
+  type PageOptions,
+} from '../core/paging.js';
 import { readTrecRun } from './runs.js';
-import { resolveCollection, resolveLabelSet, resolveRun, type CollectionRef } from '../core/resolve.js';
+import {
+  resolveCollection,
+  resolveLabelSet,
+  resolveRun,
+  type CollectionRef,
+} from '../core/resolve.js';
 import { inSlices, mapSteps } from '../core/work-slices.js';
 
 /** The pool orders a collection pool can use. */
@@ -243,12 +254,13 @@ async function computePool(
       const held = await keepHeldPairs(
         db,
         collection.id,
-        whole.items.map((item) => ({ topicId: item.topic, docId: item.docno, item })),
+        whole.items,
+        POOL_ITEM_KEYS,
         wanted ? 'asked for' : 'of the runs',
         keep === 'held-strict',
       );
       leftOut = held.leftOut;
-      pool = heldPool(whole, held.kept, held.missingTopics);
+      pool = await inSlices(heldPoolSteps(whole, held.kept, held.missingTopics));
     }
     stats = await inSlices(poolStatsSteps(pool, runs));
   } catch (error) {
@@ -268,23 +280,48 @@ async function computePool(
   };
 }
 
+/** A pool item's pair: its topic and docno. */
+const POOL_ITEM_KEYS: PairKeys<PoolItem> = {
+  topic: (item) => item.topic,
+  doc: (item) => item.docno,
+};
+
+/** Pool items renumbered per step of {@link heldPoolSteps}. */
+const ITEMS_PER_STEP = 4096;
+
 /**
  * The pool of the held items only: topics the collection lacks go, the items keep their
- * order with their priorities counted again.
+ * order with their priorities counted again (a step per few thousand items).
  */
-function heldPool(
+function* heldPoolSteps(
   pool: Pool,
-  kept: ReadonlyArray<{ item: PoolItem }>,
+  kept: readonly PoolItem[],
   missingTopics: ReadonlySet<string>,
-): Pool {
+): Generator<void, Pool, void> {
   if (kept.length === pool.items.length) return pool;
   const perTopic = new Map<string, number>();
-  const items = kept.map(({ item }, priority) => {
+  const items = new Array<PoolItem>(kept.length);
+  for (let from = 0; from < kept.length; from += ITEMS_PER_STEP) {
+    renumber(kept, items, perTopic, from, Math.min(kept.length, from + ITEMS_PER_STEP));
+    yield;
+  }
+  return { ...pool, topics: pool.topics.filter((t) => !missingTopics.has(t)), items };
+}
+
+// Hot loops stay out of generator functions, which V8 optimises less well.
+function renumber(
+  kept: readonly PoolItem[],
+  items: PoolItem[],
+  perTopic: Map<string, number>,
+  from: number,
+  to: number,
+): void {
+  for (let priority = from; priority < to; priority++) {
+    const item = kept[priority]!;
     const topicPriority = perTopic.get(item.topic) ?? 0;
     perTopic.set(item.topic, topicPriority + 1);
-    return { ...item, priority, topicPriority };
-  });
-  return { ...pool, topics: pool.topics.filter((t) => !missingTopics.has(t)), items };
+    items[priority] = { ...item, priority, topicPriority };
+  }
 }
 
 /** invalid_input naming the figures when a pool is over a cap. */

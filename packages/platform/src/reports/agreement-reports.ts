@@ -3,7 +3,7 @@
 import { getLabelGrades, type Queryable } from '@assay/db';
 import { CLUSTER_BOOTSTRAP_SAMPLES } from '@assay/stats';
 import {
-  agreement,
+  agreementSteps,
   fitGradesToScale,
   MAX_SCALE_GRADES,
   observedScale,
@@ -19,6 +19,7 @@ import {
   type CollectionRef,
 } from '../core/resolve.js';
 import { ASSAY_VERSION } from '../core/version.js';
+import { inSlices } from '../core/work-slices.js';
 import {
   actorRef,
   storeReport,
@@ -93,7 +94,8 @@ export async function createAgreementReport(
     throw new PlatformError('invalid_input', 'samples must be a whole number from 0 to 100000');
   if (!Number.isSafeInteger(seed))
     throw new PlatformError('invalid_input', 'seed must be an integer');
-  const result = agreement(a, b, scale, clipped, { samples, seed });
+  // Computed a slice at a time: a server keeps answering others meanwhile.
+  const result = await inSlices(agreementSteps(a, b, scale, clipped, { samples, seed }));
   const provenance: ReportProvenance = {
     assayVersion: ASSAY_VERSION,
     createdBy: actorRef(input.createdBy),

@@ -12,7 +12,7 @@ import type { PValueAdjustment } from '@assay/stats';
 import {
   BOOTSTRAP_SAMPLES,
   compareRunsSteps,
-  comparisonReport,
+  comparisonReportSteps,
   compareSettings,
   CompareSettingsError,
   CompareError,
@@ -158,7 +158,7 @@ export async function createComparisonReport(
     }
   }
   const correlation = correlationSettings(input);
-  const result = comparisonReport(leaderboards, tested, correlation);
+  const result = await inSlices(comparisonReportSteps(leaderboards, tested, correlation));
   const provenance: ReportProvenance = {
     assayVersion: ASSAY_VERSION,
     createdBy: actorRef(input.createdBy),
