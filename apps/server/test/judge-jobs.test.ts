@@ -253,28 +253,54 @@ forEachDatabase('pools and judge jobs API', (t) => {
     ).toEqual([]);
   });
 
-  it('refuses items without stored text, writing nothing', async () => {
+  it('leaves out the pool pairs the collection does not hold, as the pool does; refuses such items', async () => {
+    // The pool is 1/d3, 2/d5, 3/d1, 1/d9: d9 is no document of it, 3 no topic.
+    const pool = { runs: ['sysA', 'sysC'], depth: 1 };
+    const pooled = (await (
+      await api.call('POST', '/api/collections/demo/pools', { token: api.admin, json: pool })
+    ).json()) as { items: Array<{ topicId: string; docId: string }>; leftOut: unknown };
+    expect(pooled.items.map((i) => `${i.topicId}/${i.docId}`)).toEqual(['1/d3', '2/d5']);
+    const r = await api.call('POST', '/api/collections/demo/judge-jobs', {
+      token: api.admin,
+      json: { labelSet: 'llm', judge: 'graded-0-3', settings: { model: 'm' }, pool },
+    });
+    expect(r.status, await r.clone().text()).toBe(201);
+    const job = (await r.json()) as Job & { leftOut: unknown };
+    expect(job.progress).toMatchObject({ total: 2, pending: 2 });
+    expect(job.leftOut).toEqual({
+      topics: { count: 1, first: ['3'] },
+      documents: { count: 1, first: ['d9'] },
+      pairs: 2,
+      message:
+        '1 topic of the runs is not in the collection (3); 1 document of the runs is not in the collection (d9); 2 pairs left out',
+    });
+    expect(job.leftOut).toEqual(pooled.leftOut);
+
+    // Items listed by hand must all be held: the whole call is refused, nothing written.
     const before = await countRows(t.db, 'label_sets');
     const error = await errorOf(
       await api.call('POST', '/api/collections/demo/judge-jobs', {
         token: api.admin,
         json: {
-          labelSet: 'llm',
+          labelSet: 'listed',
           judge: 'graded-0-3',
           settings: { model: 'm' },
-          pool: { runs: ['sysA', 'sysC'], depth: 1 },
+          items: [
+            { topicId: '1', docId: 'd3' },
+            { topicId: '1', docId: 'd9' },
+            { topicId: '3', docId: 'd1' },
+          ],
         },
       }),
     );
     expect(error.status).toBe(422);
     expect(error.code).toBe('invalid_input');
-    // The pool is 1/d3, 2/d5, 3/d1, 1/d9: two lack text.
-    expect(error.message).toContain('2 of 4 items');
+    expect(error.message).toContain('2 of 3 items');
     expect(error.message).toContain('1/d9 (no document)');
     expect(error.message).toContain('3/d1 (no topic)');
     expect(await countRows(t.db, 'label_sets')).toBe(before);
-    expect(await countRows(t.db, 'judge_jobs')).toBe(0);
-    expect(await countRows(t.db, 'judge_tasks')).toBe(0);
+    expect(await countRows(t.db, 'judge_jobs')).toBe(1);
+    expect(await countRows(t.db, 'judge_tasks')).toBe(2);
   });
 
   it('answers 404 for unknown judges, runs, label sets and jobs, 400 for bad bodies', async () => {

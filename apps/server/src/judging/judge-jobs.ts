@@ -23,6 +23,7 @@ import {
   writeErrors,
   adminComputation,
   busyError,
+  LeftOutSchema,
 } from '../core/schemas.js';
 import { poolSpec, PoolSpecSchema } from '../catalog/pools.js';
 
@@ -144,7 +145,16 @@ const FailureSchema = z
 
 const created = (description: string) => ({
   description,
-  content: { 'application/json': { schema: JudgeJobSchema } },
+  content: {
+    'application/json': {
+      schema: JudgeJobSchema.extend({
+        leftOut: LeftOutSchema.openapi({
+          description:
+            'the pool’s pairs whose topic or document the collection does not hold, left out as POST …/pools leaves them out (nothing for items)',
+        }),
+      }),
+    },
+  },
 });
 
 function present(job: JudgeJobSummary) {
@@ -188,8 +198,10 @@ export const collectionJudgeJobs = createRouter()
       tags: ['judging'],
       summary: 'Create a judge job (or add new items to it) over a pool or given items',
       description:
-        'Admin only. Items get their prompt from the stored topics and documents; an item ' +
-        'without them refuses the whole request (422, nothing written). Posting the same ' +
+        'Admin only. Items get their prompt from the stored topics and documents. A pool ' +
+        'keeps the pairs the collection holds, as POST …/pools does, naming the others in ' +
+        '`leftOut`; a listed item without them refuses the whole request (422, nothing ' +
+        'written). Posting the same ' +
         'job again adds only the items it does not have. The job is judged at the server’s ' +
         'endpoint (OPENAI_BASE_URL, or the OpenAI API with only OPENAI_API_KEY), by the ' +
         'server’s own worker or `assay worker` processes calling that endpoint; on a server ' +
@@ -227,7 +239,7 @@ export const collectionJudgeJobs = createRouter()
         ...(body.paused === undefined ? {} : { paused: body.paused }),
         ...(endpoint === undefined ? {} : { endpoint }),
       });
-      const job = present(result.job);
+      const job = { ...present(result.job), leftOut: result.leftOut };
       return result.created ? c.json(job, 201) : c.json(job, 200);
     },
   );

@@ -21,6 +21,7 @@ import { type JudgeSettings, type JudgeTemplate } from '@assay/judge';
 import { PlatformError } from '../core/errors.js';
 import { checkNewName } from '../core/names.js';
 import { poolPairs, type CollectionPoolSpec } from '../catalog/pools.js';
+import { NOTHING_LEFT_OUT, type LeftOutPairs } from '../catalog/held-pairs.js';
 import { ensureJudgeJob, refuseBlankDocuments, type JudgeItemInput } from './ensure-job.js';
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './templates.js';
 import { readJudgeJobPace, type JudgeJobPace } from './job-timing.js';
@@ -98,12 +99,18 @@ export interface CreateCollectionJudgeJobResult {
   created: boolean;
   /** Items added by this call (those the job did not have yet). */
   added: number;
+  /**
+   * The pool's pairs the collection does not hold, left out as the pool API leaves them
+   * out (nothing for given items, which must all be held).
+   */
+  leftOut: LeftOutPairs;
 }
 
 /**
  * Creates (or extends) the judge job writing an LLM label set of a stored collection: the
  * judge template comes from the judges folder by id, the items from a pool of stored runs
- * or a given list, and each item's prompt values from the collection's stored topics and
+ * (the pairs the collection holds, as the pool API keeps them, with what it left out) or a
+ * given list, and each item's prompt values from the collection's stored topics and
  * documents. An item whose topic or document text is not stored refuses the whole call
  * (nothing written). Posting the same job again adds only items it does not have.
  */
@@ -130,9 +137,11 @@ export async function createCollectionJudgeJob(
   if (logprobs !== undefined) settings.logprobs = logprobs;
 
   const collection = await resolveCollection(db, input.collection);
-  const pairs = input.pool
-    ? (await poolPairs(db, collection, input.pool, 'all')).pairs
-    : (input.items ?? []);
+  // The same pool means the same items everywhere: a pool's pairs whose topic or document
+  // the collection does not hold are left out here as POST …/pools leaves them out.
+  const { pairs, leftOut } = input.pool
+    ? await poolPairs(db, collection, input.pool, 'held')
+    : { pairs: input.items ?? [], leftOut: NOTHING_LEFT_OUT };
   if (pairs.length === 0)
     throw new PlatformError('invalid_input', 'there is nothing to judge: the pool is empty');
   const items = await itemValues(db, collection, template, pairs);
@@ -151,6 +160,7 @@ export async function createCollectionJudgeJob(
       job: await judgeJobStatus(trx, ensured.job.id),
       created: ensured.created,
       added: ensured.added,
+      leftOut,
     };
   });
 }
