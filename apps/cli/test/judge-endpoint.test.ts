@@ -1,5 +1,6 @@
 // `assay judge` against an endpoint nothing listens on: it stops after a few items instead
-// of trying every item, names the URL, leaves the items pending and pays nothing.
+// of trying every item, names the URL, leaves the items pending and pays nothing (and says
+// so, for a model without a price too).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,7 +39,8 @@ async function judge(baseUrl: string, ...extra: string[]) {
     env: { ASSAY_DATA_DIR: join(dir, 'data'), OPENAI_API_KEY: 'test-key' },
     stderrIsTTY: false,
   };
-  const argv = ['judge', '--judge', 'graded-0-3', '--model', 'gpt-4o-mini'];
+  // A model without a price: what it cost is unknown, yet nothing was paid.
+  const argv = ['judge', '--judge', 'graded-0-3', '--model', 'local-model'];
   argv.push('--topics', files.topics, '--docs', files.docs, '--pool', files.pool);
   argv.push('--out', join(dir, 'out.qrels'), '--base-url', baseUrl, ...extra);
   const code = await runCli(argv, io);
@@ -57,7 +59,9 @@ describe('assay judge: a dead endpoint', () => {
       `${POOL_SIZE} items not judged yet (the model endpoint cannot be reached); run the same command again to go on`,
     );
     expect(r.stdout).toContain(`labelled 0 of ${POOL_SIZE} items`);
-    expect(r.stdout).toContain('0 calls paid');
+    expect(r.stdout).toContain('0 calls paid, 0 tokens, nothing paid');
+    expect(r.stderr).toMatch(/judging .*tokens 0 {2}nothing paid/);
+    expect(r.stdout + r.stderr).not.toContain('$0.0000');
     // No item failed: a run against a live endpoint takes them all.
     expect(r.stderr).not.toMatch(/\d+ × /);
     // Opening the embedded database, then up to 15.5 s of backoff between the 6 attempts.

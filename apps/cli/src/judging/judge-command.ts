@@ -419,6 +419,7 @@ function judgeIntoQrels(
           tokens: p.promptTokens + p.completionTokens,
           costUsd: p.costUsd,
           unpricedCalls: p.unpricedCalls,
+          paidCalls: p.paidCalls,
         });
       return startJudgeWorker(db, {
         config,
@@ -440,7 +441,7 @@ function judgeIntoQrels(
     writeAtomically(out, qrels);
     io.stdout(
       `labelled ${after.labelled} of ${after.total} items (${result.labelled} this run, ${result.cachedAnswers} of them from stored answers); ` +
-        `${result.paidCalls} calls paid, ${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls)}\n` +
+        `${result.paidCalls} calls paid, ${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls, result.paidCalls)}\n` +
         `wrote ${out}: label set "${labelSet}" (id ${ensured.labelSet.id}), ${qrels === '' ? 0 : qrels.split('\n').length - 1} labels\n`,
     );
     if (result.unpricedCalls > 0)

@@ -140,6 +140,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
             tokens: p.promptTokens + p.completionTokens,
             costUsd: p.costUsd,
             unpricedCalls: p.unpricedCalls,
+            paidCalls: p.paidCalls,
           }),
         onNotice: (message) => io.stderr(`assay worker: ${message}\n`),
       }).finally(() => reporter.finish()),
@@ -148,7 +149,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       `labelled ${result.labelled}, failed ${result.failed}` +
         `${result.lostLeases ? `, ${result.lostLeases} taken over by other workers` : ''}; ` +
         `${result.paidCalls} calls paid, ${result.cachedAnswers} answers from the store, ` +
-        `${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls)}` +
+        `${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls, result.paidCalls)}` +
         `${result.putBack ? `; ${result.putBack} items put back to pending` : ''}\n`,
     );
     for (const f of result.failures.slice(0, 20))
