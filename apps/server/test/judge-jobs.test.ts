@@ -1,7 +1,11 @@
-import { startJudgeWorker } from '@assay/platform';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, startJudgeWorker } from '@assay/platform';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { countRows, forEachDatabase, listLlmCalls } from '@assay/platform/testing';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
+import { createApp } from '../src/index.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Documents "passage N" are graded N mod 4 by the test double below.
@@ -301,6 +305,76 @@ forEachDatabase('pools and judge jobs API', (t) => {
     expect(await countRows(t.db, 'label_sets')).toBe(before);
     expect(await countRows(t.db, 'judge_jobs')).toBe(1);
     expect(await countRows(t.db, 'judge_tasks')).toBe(2);
+  });
+
+  it('shows the cost of a job whose model has no price as unknown (null) from its creation on', async () => {
+    const post = async (labelSet: string, model: string) => {
+      const r = await api.call('POST', '/api/collections/demo/judge-jobs', {
+        token: api.admin,
+        json: {
+          labelSet,
+          judge: 'graded-0-3',
+          settings: { model },
+          pool: { runs: ['sysA'], depth: 1 },
+        },
+      });
+      expect(r.status, await r.clone().text()).toBe(201);
+      return (await r.json()) as Job & { progress: { costUsd: number | null } };
+    };
+    const costs = async () =>
+      (
+        (await (
+          await api.call('GET', '/api/collections/demo/judge-jobs', { token: api.admin })
+        ).json()) as Array<Job & { progress: { costUsd: number | null } }>
+      ).map((j) => [j.labelSet.name, j.progress.costUsd]);
+    // test-model has no list price, gpt-4o-mini has one; nothing is paid yet.
+    const unpriced = await post('unpriced', 'test-model');
+    const priced = await post('priced', 'gpt-4o-mini');
+    expect(unpriced.progress.costUsd).toBeNull();
+    expect(priced.progress.costUsd).toBe(0);
+    expect(await costs()).toEqual([
+      ['unpriced', null],
+      ['priced', 0],
+    ]);
+    const stopped = await api.call('POST', `/api/judge-jobs/${unpriced.id}/stop`, {
+      token: api.admin,
+    });
+    expect(((await stopped.json()) as typeof unpriced).progress.costUsd).toBeNull();
+    await api.call('POST', `/api/judge-jobs/${unpriced.id}/start`, { token: api.admin });
+
+    // Judged (1/d3 and 2/d5 each): still unknown; 2 × (100 × 0.15 + 10 × 0.6) / 1e6 USD.
+    expect(await worker(await startLlm())).toMatchObject({ labelled: 4 });
+    const after = Object.fromEntries(await costs());
+    expect(after.unpriced).toBeNull();
+    expect(after.priced).toBeCloseTo(42e-6, 12);
+
+    // A server whose prices.json prices a model tells its cost: a number (0 before any answer).
+    const data = mkdtempSync(join(tmpdir(), 'assay-job-prices-'));
+    try {
+      writeFileSync(
+        join(data, 'prices.json'),
+        JSON.stringify({ 'free-model': { input: 1, output: 1 } }),
+      );
+      const app = createApp({
+        db: t.db,
+        config: loadConfig({ ASSAY_DATA_DIR: data }),
+        log: () => {},
+      });
+      const r = await app.request('/api/collections/demo/judge-jobs', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${api.admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          labelSet: 'listed-price',
+          judge: 'graded-0-3',
+          settings: { model: 'free-model' },
+          pool: { runs: ['sysA'], depth: 1 },
+        }),
+      });
+      expect(r.status).toBe(201);
+      expect(((await r.json()) as typeof unpriced).progress.costUsd).toBe(0);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 
   it('answers 404 for unknown judges, runs, label sets and jobs, 400 for bad bodies', async () => {

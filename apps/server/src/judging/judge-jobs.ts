@@ -4,10 +4,12 @@ import {
   judgeJobFailuresPage,
   judgeJobStatus,
   listCollectionJudgeJobsPage,
+  loadPrices,
   SMALL_PAGE,
   LARGE_PAGE,
   retryJudgeJobFailures,
   setJudgeJobPaused,
+  type AssayConfig,
   type JudgeJobSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -45,7 +47,7 @@ const ProgressSchema = z
     failed: Count,
     costUsd: z.number().nullable().openapi({
       description:
-        'USD paid for the job’s items so far; null when the model has no price (the cost is unknown, not 0)',
+        'USD paid for the job’s items so far; null when the model has no price (the cost is unknown, not 0), from the job’s creation on',
     }),
   })
   .openapi('JudgeJobProgress');
@@ -157,6 +159,11 @@ const created = (description: string) => ({
   },
 });
 
+/** The prices a job's cost is told by: those the server's own worker judges at. */
+function pricesOf(config: AssayConfig | undefined) {
+  return config ? loadPrices(config) : undefined;
+}
+
 function present(job: JudgeJobSummary) {
   return {
     ...job,
@@ -186,6 +193,7 @@ export const collectionJudgeJobs = createRouter()
         c.var.db,
         collection.id,
         pageOptions(c.req.valid('query')),
+        pricesOf(c.var.config),
       );
       linkNextPage(c, page.next);
       return c.json(page.items.map(present), 200);
@@ -238,6 +246,7 @@ export const collectionJudgeJobs = createRouter()
         ...(body.items === undefined ? {} : { items: body.items }),
         ...(body.paused === undefined ? {} : { paused: body.paused }),
         ...(endpoint === undefined ? {} : { endpoint }),
+        prices: pricesOf(c.var.config),
       });
       const job = { ...present(result.job), leftOut: result.leftOut };
       return result.created ? c.json(job, 201) : c.json(job, 200);
@@ -263,7 +272,12 @@ export const judgeJobs = createRouter()
       },
     }),
     async (c) =>
-      c.json(present(await judgeJobStatus(c.var.db, Number(c.req.valid('param').id))), 200),
+      c.json(
+        present(
+          await judgeJobStatus(c.var.db, Number(c.req.valid('param').id), pricesOf(c.var.config)),
+        ),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -283,7 +297,14 @@ export const judgeJobs = createRouter()
     }),
     async (c) =>
       c.json(
-        present(await setJudgeJobPaused(c.var.db, Number(c.req.valid('param').id), false)),
+        present(
+          await setJudgeJobPaused(
+            c.var.db,
+            Number(c.req.valid('param').id),
+            false,
+            pricesOf(c.var.config),
+          ),
+        ),
         200,
       ),
   )
@@ -305,7 +326,14 @@ export const judgeJobs = createRouter()
     }),
     async (c) =>
       c.json(
-        present(await setJudgeJobPaused(c.var.db, Number(c.req.valid('param').id), true)),
+        present(
+          await setJudgeJobPaused(
+            c.var.db,
+            Number(c.req.valid('param').id),
+            true,
+            pricesOf(c.var.config),
+          ),
+        ),
         200,
       ),
   )
@@ -358,6 +386,7 @@ export const judgeJobs = createRouter()
       const { retried, job } = await retryJudgeJobFailures(
         c.var.db,
         Number(c.req.valid('param').id),
+        pricesOf(c.var.config),
       );
       return c.json({ retried, job: present(job) }, 200);
     },
