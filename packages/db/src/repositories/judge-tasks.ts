@@ -370,6 +370,70 @@ export async function releaseJudgeTasks(
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
+/** The items left in one judge job, as a worker that ran out of work sees them. */
+export interface JudgeWorkLeft {
+  jobId: number;
+  status: 'active' | 'paused';
+  model: string;
+  endpoint: string | null;
+  openToWorkers: boolean;
+  /** Whether the worker's scope may claim from the job (claimableJob, endpoint unrecorded counts). */
+  claimable: boolean;
+  pending: number;
+  /** Items running under another owner's lease, and of those the ones whose lease has ended. */
+  heldByOthers: number;
+  leaseEnded: number;
+  /** Seconds until the last of those leases ends, by the database's clock (null: none held). */
+  lastLeaseEndsInSeconds: number | null;
+}
+
+/**
+ * Every judge job with items pending or running, oldest first: how many are pending, how
+ * many other owners than `owner` hold (their leases: a dead worker's end, and its items
+ * are claimed again) and whether `scope` may claim from the job at all.
+ */
+export async function listJudgeWorkLeft(
+  db: Queryable,
+  scope: JudgeClaimScope,
+  owner: string,
+): Promise<JudgeWorkLeft[]> {
+  const held = sql`t.status = 'running' and t.lease_owner is distinct from ${owner}::text`;
+  const result = await sql<{
+    id: number | string;
+    status: 'active' | 'paused';
+    model: string;
+    endpoint: string | null;
+    open_to_workers: boolean;
+    claimable: boolean;
+    pending: number | string;
+    held: number | string;
+    ended: number | string;
+    ends_in: number | string | null;
+  }>`
+    select j.id, j.status, j.settings->>'model' as model, j.endpoint, j.open_to_workers,
+           ${claimableJob(scope, 'j', true)} as claimable,
+           count(*) filter (where t.status = 'pending') as pending,
+           count(*) filter (where ${held}) as held,
+           count(*) filter (where ${held} and t.lease_expires_at < now()) as ended,
+           extract(epoch from max(t.lease_expires_at) filter (where ${held}) - now()) as ends_in
+      from judge_jobs j join judge_tasks t on t.job_id = j.id
+     where t.status in ('pending', 'running')
+     group by j.id
+     order by j.id`.execute(db);
+  return result.rows.map((r) => ({
+    jobId: Number(r.id),
+    status: r.status,
+    model: r.model,
+    endpoint: r.endpoint,
+    openToWorkers: r.open_to_workers,
+    claimable: r.claimable,
+    pending: Number(r.pending),
+    heldByOthers: Number(r.held),
+    leaseEnded: Number(r.ended),
+    lastLeaseEndsInSeconds: r.ends_in === null ? null : Number(r.ends_in),
+  }));
+}
+
 /** Owners of running tasks (of one job, or all), with how many each holds. */
 export async function listJudgeLeaseOwners(
   db: Queryable,
