@@ -49,12 +49,15 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
   let llm: TestServer;
 
   beforeAll(async () => {
-    llm = await startOpenAITestServer(() => ({
-      reply: JSON.stringify({ intent_match: 1, trustworthiness: 1, grade: 1 }),
-    }));
+    const graded = { reply: JSON.stringify({ intent_match: 1, trustworthiness: 1, grade: 1 }) };
+    // Model slow-model gets no answer within the worker's 400 ms.
+    llm = await startOpenAITestServer((body) =>
+      body.model === 'slow-model' ? { delayMs: 30_000, then: graded } : graded,
+    );
     // The server's own worker judges the judge jobs at the double.
     app = await startWebHarness(ADMIN, {
       env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' },
+      workerTimeoutMs: 400,
     });
   }, 240_000);
 
@@ -314,6 +317,27 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
     // Its prompts are the first job's: answered by the stored calls, none sent again.
     expect(llm.requests).toHaveLength(3);
   }, 180_000);
+
+  it('says a judge job’s calls are timing out while the endpoint does not answer in time', async () => {
+    const r = await app.call('POST', '/collections/flutter/judge-jobs', ADMIN, {
+      labelSet: 'slow',
+      judge: 'graded-0-3',
+      settings: { model: 'slow-model' },
+      pool: { runs: ['runA'], depth: 1 },
+    });
+    expect(r.status, await r.clone().text()).toBe(201);
+    const admin = await app.signedIn(ADMIN, '/admin/collections/flutter');
+    const row = admin
+      .getByRole('region', { name: 'LLM judge jobs' })
+      .getByRole('row')
+      .filter({ hasText: 'slow-model' });
+    // Its three items: each call timed out, was tried once more, and went back to pending.
+    await row
+      .getByRole('cell', { name: 'active: calls timing out (3 items)', exact: true })
+      .waitFor({ timeout: 60_000 });
+    expect(await row.getByRole('cell', { name: '0 / 3 (0%)' }).count()).toBe(1);
+    await admin.screenshot({ path: join(shots, 'admin-judge-job-timing-out.png'), fullPage: true });
+  }, 120_000);
 });
 
 /** The interval plot and the p-value matrix follow the leaderboard table. */

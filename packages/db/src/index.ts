@@ -285,6 +285,7 @@ export {
   listJudgeTasks,
   listJudgeWorkLeft,
   listRetriedJudgeTasks,
+  noteJudgeTaskTimeout,
   releaseJudgeTasks,
   renewJudgeTaskLeases,
   retryFailedJudgeTasks,

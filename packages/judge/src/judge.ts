@@ -47,6 +47,8 @@ export type JudgeOutcome =
       callHash?: string;
       /** True when the endpoint could not be reached at all (nothing answered). */
       unreachable?: boolean;
+      /** True when the last call waited its whole timeout, twice (the endpoint hangs). */
+      timedOut?: boolean;
     }
   | {
       /** The run stopped before the item was answered (nothing to record against it). */
@@ -149,6 +151,7 @@ export async function judgeItem(
     };
     if (unreadable) failure.raw = unreadable.raw;
     if (error instanceof ChatCallError && error.unreachable) failure.unreachable = true;
+    if (error instanceof ChatCallError && error.failure.timedOut) failure.timedOut = true;
     return failure;
   }
 }

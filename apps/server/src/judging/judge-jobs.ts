@@ -45,6 +45,10 @@ const ProgressSchema = z
     running: Count,
     labelled: Count,
     failed: Count,
+    timedOut: Count.openapi({
+      description:
+        'items pending or running whose last call timed out (a timed-out call is tried once more, then its item goes back to pending): the endpoint does not answer in time',
+    }),
     costUsd: z.number().nullable().openapi({
       description:
         'USD paid for the job’s items so far; null when the model has no price (the cost is unknown, not 0), from the job’s creation on',

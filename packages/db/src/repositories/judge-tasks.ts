@@ -59,6 +59,11 @@ export interface JudgeTaskCounts {
   running: number;
   labelled: number;
   failed: number;
+  /**
+   * Items pending or running whose last call timed out (the worker noted it while trying
+   * again, or before putting the item back): the endpoint does not answer in time.
+   */
+  timedOut: number;
   /** USD paid so far; null when calls were answered by a model with no price (cost unknown). */
   costUsd: number | null;
 }
@@ -179,6 +184,7 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
       'status',
       eb.fn.countAll<number | string>().as('n'),
       eb.fn.sum<number | string>('cost_usd').as('cost'),
+      eb.fn.count<number | string>('error').as('noted'),
     ])
     .where('job_id', '=', jobId)
     .groupBy('status')
@@ -189,6 +195,7 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
     running: 0,
     labelled: 0,
     failed: 0,
+    timedOut: 0,
     costUsd: 0,
   };
   let cost = 0;
@@ -196,6 +203,8 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
     counts[row.status] = Number(row.n);
     counts.total += Number(row.n);
     cost += Number(row.cost ?? 0);
+    // A pending or running task carries an error only as the note of a timed-out try.
+    if (row.status === 'pending' || row.status === 'running') counts.timedOut += Number(row.noted);
   }
   counts.costUsd = (await hasUnpricedAnswers(db, jobId)) ? null : cost;
   return counts;
@@ -521,6 +530,25 @@ function heldBy(key: JudgeTaskKey, owner: string) {
       eb('status', '=', 'running'),
       eb('lease_owner', '=', owner),
     ]);
+}
+
+/**
+ * Notes on a running task, while `owner` holds its lease, that its last call timed out
+ * (`note` says so): counted as timed out until it is labelled or failed, also once put back
+ * to pending. False when the lease was lost.
+ */
+export async function noteJudgeTaskTimeout(
+  db: Queryable,
+  key: JudgeTaskKey,
+  owner: string,
+  note: string,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('judge_tasks')
+    .set({ error: note })
+    .where(heldBy(key, owner))
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
 /**
