@@ -132,6 +132,80 @@ describeOnEngines('assay judge with batches', { prefix: 'assay-batch-', timeout:
     expect(s.chatRequests).toHaveLength(0);
   });
 
+  it('an imported answer that does not fit the judge fails its item with what is wrong with it', async () => {
+    const files = writeJudgeFixtures(w.dir);
+    const out = w.path('unfit.qrels');
+    // A model of its own: requests none of the other tests stored.
+    const model = ['--model', 'gpt-4.1-mini'];
+    const requests = w.path('unfit-requests.jsonl');
+    const s = await double({ answer: () => ({ error: 'unused' }) });
+    const env = { ...w.env, OPENAI_BASE_URL: s.baseURL };
+    const exported = await assay(
+      env,
+      'judge',
+      ...judgeArgs(files, out),
+      ...model,
+      '--batch-export',
+      requests,
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    const ids = readFileSync(requests, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { custom_id: string }).custom_id);
+    expect(ids).toHaveLength(POOL_SIZE);
+    // Every answer lacks the two fields graded-0-3 requires beside the grade.
+    const outputFile = w.path('unfit-output.jsonl');
+    writeFileSync(
+      outputFile,
+      ids
+        .map((id, i) =>
+          JSON.stringify({
+            id: `vllm-${i}`,
+            custom_id: id,
+            response: {
+              status_code: 200,
+              body: {
+                choices: [{ index: 0, message: { role: 'assistant', content: '{"grade": 0}' } }],
+                usage: { prompt_tokens: 100, completion_tokens: 5 },
+              },
+            },
+            error: null,
+          }),
+        )
+        .join('\n') + '\n',
+    );
+    const judged = await assay(
+      env,
+      'judge',
+      ...judgeArgs(files, out),
+      ...model,
+      '--batch-import',
+      outputFile,
+    );
+    expect(judged.code, judged.stderr).toBe(5);
+    expect(judged.stderr).toContain(`${POOL_SIZE} answers stored`);
+    // Each item says what is wrong with its answer (and what the re-ask lacks), with the answer.
+    const missing = 'the answer does not match the schema: $.intent_match is missing';
+    expect(judged.stderr).toContain(`${POOL_SIZE} items failed:`);
+    expect(judged.stderr).toContain(
+      `  ${POOL_SIZE} × unreadable answer: ${missing}; asked again: no answer in the imported batch file (export what is missing with --batch-export)`,
+    );
+    expect(judged.stderr).toContain(`101 D0: unreadable answer: ${missing}; asked again:`);
+    expect(judged.stderr).toContain('— answer: "{\\"grade\\": 0}"');
+    expect(s.chatRequests).toHaveLength(0);
+    // The re-asks are what an export now writes: one per item.
+    const again = await assay(
+      env,
+      'judge',
+      ...judgeArgs(files, out),
+      ...model,
+      '--batch-export',
+      requests,
+    );
+    expect(again.stdout).toContain(`${POOL_SIZE} requests without a stored answer`);
+  });
+
   it('submits a batch, polls it, and resubmits only the lines the error file names', async () => {
     const files = writeJudgeFixtures(w.dir);
     const out = w.path('api.qrels');

@@ -118,6 +118,12 @@ describe('assay judge: prices', () => {
     // The progress line says so too.
     expect(r.stderr).toMatch(/judging .*tokens 1\.3k {2}cost unknown/);
     expect(r.stderr).not.toContain('$0.0000');
+
+    // Run again: nothing is left to pay for, and still no dollar figure.
+    const again = await judge(data, 'unpriced.qrels');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('0 calls paid, 0 tokens, nothing paid');
+    expect(again.stdout + again.stderr).not.toContain('$0.0000');
   });
 
   it('names a prices.json that is not a price table', async () => {

@@ -61,13 +61,17 @@ describe('ProgressReporter', () => {
     const { progress, lines, at } = reporter();
     at(19_000);
     progress.update(state(1));
-    expect(lines.at(-1)).toBe('judging  1/100  1%  estimating rate and ETA  tokens 0  $0.0000\n');
+    expect(lines.at(-1)).toBe(
+      'judging  1/100  1%  estimating rate and ETA  tokens 0  nothing paid\n',
+    );
     // Then 2 items per second: 9 items in 4 s after the first.
     for (let i = 2; i <= 10; i++) {
       at(19_000 + (i - 1) * 500);
       progress.update(state(i));
     }
     // 90 items left at 2 items/s: 45 s.
-    expect(lines.at(-1)).toBe('judging  10/100  10%  2.0 items/s  ETA 0:45  tokens 0  $0.0000\n');
+    expect(lines.at(-1)).toBe(
+      'judging  10/100  10%  2.0 items/s  ETA 0:45  tokens 0  nothing paid\n',
+    );
   });
 });

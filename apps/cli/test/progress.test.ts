@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compact, duration, ProgressReporter } from '../src/shell/progress.js';
+import { compact, duration, formatCost, ProgressReporter } from '../src/shell/progress.js';
 
 /** A reporter on a hand-driven clock (milliseconds) that keeps what it writes. */
 function reporter(options: { tty: boolean; total?: number; logEverySeconds?: number }) {
@@ -37,10 +37,10 @@ describe('ProgressReporter', () => {
     at(2000);
     r.finish();
     // 1 of 4 fills 6 of 24 cells; one finished item gives no rate yet, and a finished
-    // run without a rate shows none.
+    // run without a rate shows none. No call was paid: no dollar figure.
     expect(written).toEqual([
-      '\r\x1b[Kjudging  [######------------------]  1/4  25%  estimating rate and ETA  tokens 0  $0.0000',
-      '\r\x1b[Kjudging  [######------------------]  1/4  25%  tokens 0  $0.0000',
+      '\r\x1b[Kjudging  [######------------------]  1/4  25%  estimating rate and ETA  tokens 0  nothing paid',
+      '\r\x1b[Kjudging  [######------------------]  1/4  25%  tokens 0  nothing paid',
       '\n',
     ]);
   });
@@ -54,6 +54,18 @@ describe('ProgressReporter', () => {
     // Lines at 0 s, 5 s and 10 s only; an open-ended run shows "N done" and no ETA.
     expect(written.map((line) => line.split('  ')[1])).toEqual(['0 done', '5 done', '10 done']);
     expect(written.every((line) => line.endsWith('\n') && !line.includes('ETA'))).toBe(true);
+  });
+});
+
+describe('formatCost', () => {
+  it('prints a dollar figure only for priced calls that were paid', () => {
+    expect(formatCost(0.01234, 0, 3)).toBe('$0.0123');
+    // A model priced at 0 (a local endpoint in prices.json): paid, and free.
+    expect(formatCost(0, 0, 3)).toBe('$0.0000');
+    expect(formatCost(0, 3, 3)).toBe('cost unknown');
+    expect(formatCost(0.5, 2, 5)).toBe('$0.5000 + unknown');
+    // Nothing paid (a resumed run, an endpoint that never answered), priced or not.
+    expect(formatCost(0, 0, 0)).toBe('nothing paid');
   });
 });
 

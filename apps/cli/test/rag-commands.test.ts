@@ -460,6 +460,12 @@ describeOnEngines(
       ];
       const ran = await assay(env, ...support);
       expect(ran.code).toBe(0);
+      // Run again: stored calls answer every prompt, and model m has no price: nothing was
+      // paid, and no dollar figure says otherwise.
+      const rerun = await assay(env, ...support);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rerun.stderr).toMatch(/: 0 calls paid \(nothing paid\), \d+ prompts answered/);
+      expect(rerun.stderr).not.toContain('$0.0000');
       const records = lines<{
         qid: string;
         system: string;

@@ -51,6 +51,8 @@ export interface StartServerOptions {
   workerStopGraceMs?: number;
   /** First pause after the model endpoint could not be reached, in ms (default 30 000; doubles up to 10 min). */
   endpointPauseMs?: number;
+  /** How long the background judge worker waits for one answer, in ms (default 120 000). */
+  workerTimeoutMs?: number;
 }
 
 /** A listening server. */
@@ -226,6 +228,9 @@ function startBackgroundWorker(
         if (freed > 0) log(`judge worker: took back ${freed} items from a stopped process`);
         const result = await startJudgeWorker(database.db, {
           config,
+          ...(options.workerTimeoutMs === undefined
+            ? {}
+            : { endpoint: { timeoutMs: options.workerTimeoutMs } }),
           concurrency,
           follow: true,
           signal,

@@ -1,7 +1,11 @@
-import { startJudgeWorker } from '@assay/platform';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, startJudgeWorker } from '@assay/platform';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { countRows, forEachDatabase, listLlmCalls } from '@assay/platform/testing';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
+import { createApp } from '../src/index.js';
 import { errorOf, setUpApi, type TestApi } from './helpers.js';
 
 // Documents "passage N" are graded N mod 4 by the test double below.
@@ -253,28 +257,124 @@ forEachDatabase('pools and judge jobs API', (t) => {
     ).toEqual([]);
   });
 
-  it('refuses items without stored text, writing nothing', async () => {
+  it('leaves out the pool pairs the collection does not hold, as the pool does; refuses such items', async () => {
+    // The pool is 1/d3, 2/d5, 3/d1, 1/d9: d9 is no document of it, 3 no topic.
+    const pool = { runs: ['sysA', 'sysC'], depth: 1 };
+    const pooled = (await (
+      await api.call('POST', '/api/collections/demo/pools', { token: api.admin, json: pool })
+    ).json()) as { items: Array<{ topicId: string; docId: string }>; leftOut: unknown };
+    expect(pooled.items.map((i) => `${i.topicId}/${i.docId}`)).toEqual(['1/d3', '2/d5']);
+    const r = await api.call('POST', '/api/collections/demo/judge-jobs', {
+      token: api.admin,
+      json: { labelSet: 'llm', judge: 'graded-0-3', settings: { model: 'm' }, pool },
+    });
+    expect(r.status, await r.clone().text()).toBe(201);
+    const job = (await r.json()) as Job & { leftOut: unknown };
+    expect(job.progress).toMatchObject({ total: 2, pending: 2 });
+    expect(job.leftOut).toEqual({
+      topics: { count: 1, first: ['3'] },
+      documents: { count: 1, first: ['d9'] },
+      pairs: 2,
+      message:
+        '1 topic of the runs is not in the collection (3); 1 document of the runs is not in the collection (d9); 2 pairs left out',
+    });
+    expect(job.leftOut).toEqual(pooled.leftOut);
+
+    // Items listed by hand must all be held: the whole call is refused, nothing written.
     const before = await countRows(t.db, 'label_sets');
     const error = await errorOf(
       await api.call('POST', '/api/collections/demo/judge-jobs', {
         token: api.admin,
         json: {
-          labelSet: 'llm',
+          labelSet: 'listed',
           judge: 'graded-0-3',
           settings: { model: 'm' },
-          pool: { runs: ['sysA', 'sysC'], depth: 1 },
+          items: [
+            { topicId: '1', docId: 'd3' },
+            { topicId: '1', docId: 'd9' },
+            { topicId: '3', docId: 'd1' },
+          ],
         },
       }),
     );
     expect(error.status).toBe(422);
     expect(error.code).toBe('invalid_input');
-    // The pool is 1/d3, 2/d5, 3/d1, 1/d9: two lack text.
-    expect(error.message).toContain('2 of 4 items');
+    expect(error.message).toContain('2 of 3 items');
     expect(error.message).toContain('1/d9 (no document)');
     expect(error.message).toContain('3/d1 (no topic)');
     expect(await countRows(t.db, 'label_sets')).toBe(before);
-    expect(await countRows(t.db, 'judge_jobs')).toBe(0);
-    expect(await countRows(t.db, 'judge_tasks')).toBe(0);
+    expect(await countRows(t.db, 'judge_jobs')).toBe(1);
+    expect(await countRows(t.db, 'judge_tasks')).toBe(2);
+  });
+
+  it('shows the cost of a job whose model has no price as unknown (null) from its creation on', async () => {
+    const post = async (labelSet: string, model: string) => {
+      const r = await api.call('POST', '/api/collections/demo/judge-jobs', {
+        token: api.admin,
+        json: {
+          labelSet,
+          judge: 'graded-0-3',
+          settings: { model },
+          pool: { runs: ['sysA'], depth: 1 },
+        },
+      });
+      expect(r.status, await r.clone().text()).toBe(201);
+      return (await r.json()) as Job & { progress: { costUsd: number | null } };
+    };
+    const costs = async () =>
+      (
+        (await (
+          await api.call('GET', '/api/collections/demo/judge-jobs', { token: api.admin })
+        ).json()) as Array<Job & { progress: { costUsd: number | null } }>
+      ).map((j) => [j.labelSet.name, j.progress.costUsd]);
+    // test-model has no list price, gpt-4o-mini has one; nothing is paid yet.
+    const unpriced = await post('unpriced', 'test-model');
+    const priced = await post('priced', 'gpt-4o-mini');
+    expect(unpriced.progress.costUsd).toBeNull();
+    expect(priced.progress.costUsd).toBe(0);
+    expect(await costs()).toEqual([
+      ['unpriced', null],
+      ['priced', 0],
+    ]);
+    const stopped = await api.call('POST', `/api/judge-jobs/${unpriced.id}/stop`, {
+      token: api.admin,
+    });
+    expect(((await stopped.json()) as typeof unpriced).progress.costUsd).toBeNull();
+    await api.call('POST', `/api/judge-jobs/${unpriced.id}/start`, { token: api.admin });
+
+    // Judged (1/d3 and 2/d5 each): still unknown; 2 × (100 × 0.15 + 10 × 0.6) / 1e6 USD.
+    expect(await worker(await startLlm())).toMatchObject({ labelled: 4 });
+    const after = Object.fromEntries(await costs());
+    expect(after.unpriced).toBeNull();
+    expect(after.priced).toBeCloseTo(42e-6, 12);
+
+    // A server whose prices.json prices a model tells its cost: a number (0 before any answer).
+    const data = mkdtempSync(join(tmpdir(), 'assay-job-prices-'));
+    try {
+      writeFileSync(
+        join(data, 'prices.json'),
+        JSON.stringify({ 'free-model': { input: 1, output: 1 } }),
+      );
+      const app = createApp({
+        db: t.db,
+        config: loadConfig({ ASSAY_DATA_DIR: data }),
+        log: () => {},
+      });
+      const r = await app.request('/api/collections/demo/judge-jobs', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${api.admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          labelSet: 'listed-price',
+          judge: 'graded-0-3',
+          settings: { model: 'free-model' },
+          pool: { runs: ['sysA'], depth: 1 },
+        }),
+      });
+      expect(r.status).toBe(201);
+      expect(((await r.json()) as typeof unpriced).progress.costUsd).toBe(0);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 
   it('answers 404 for unknown judges, runs, label sets and jobs, 400 for bad bodies', async () => {

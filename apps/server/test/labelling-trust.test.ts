@@ -298,6 +298,44 @@ forEachDatabase('the labelling loop people can trust', (t) => {
       });
     });
 
+    it('makes a judge job of the same pool of the same held pairs, naming the same left out', async () => {
+      const r = await api.call('POST', '/api/collections/demo/judge-jobs', {
+        ...admin(),
+        json: {
+          labelSet: 'llm-ghosts',
+          judge: 'graded-0-3',
+          settings: { model: 'judge-model' },
+          pool: { runs: ['g'], depth: 2 },
+        },
+      });
+      expect(r.status, await r.clone().text()).toBe(201);
+      const job = (await r.json()) as {
+        progress: { total: number; pending: number };
+        leftOut: Summary['leftOut'] & { documents: { count: number; first: string[] } };
+      };
+      // The pool's three held pairs, 1/d1 1/d2 2/d4, and what the pool API says it left out.
+      expect(job.progress).toMatchObject({ total: 3, pending: 3 });
+      expect(job.leftOut).toEqual({
+        topics: { count: 2, first: ['8', '9'] },
+        documents: { count: 1, first: ['d9'] },
+        pairs: 5,
+        message:
+          '2 topics of the runs are not in the collection (8, 9); 1 document of the runs is not in the collection (d9); 5 pairs left out',
+      });
+      // Posting it again adds nothing and says the same.
+      const again = await api.call('POST', '/api/collections/demo/judge-jobs', {
+        ...admin(),
+        json: {
+          labelSet: 'llm-ghosts',
+          judge: 'graded-0-3',
+          settings: { model: 'judge-model' },
+          pool: { runs: ['g'], depth: 2 },
+        },
+      });
+      expect(again.status).toBe(200);
+      expect(((await again.json()) as typeof job).leftOut.pairs).toBe(5);
+    });
+
     it('makes campaigns of held pairs only, says what it left out, and shows no blank item', async () => {
       const c = await create({
         name: 'ghosts',

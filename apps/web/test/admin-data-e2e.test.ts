@@ -1,11 +1,14 @@
 // End-to-end in Chromium: an admin brings data in from the web app (a new collection from
 // a gzipped document file, then topics, two runs and qrels), picks a campaign's judge
 // template from the server's list, and reads a leaderboard whose table (means, 95%
-// intervals, Judged@10) comes before its charts; admin and public pages fit a phone.
+// intervals, Judged@10) comes before its charts; admin and public pages fit a phone; a
+// judge job that is finished offers nothing to stop.
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The OpenAI-compatible TEST DOUBLE (never a judge): every passage graded 1.
+import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
 import { runBrowserTests, shots, startWebHarness, type WebHarness } from './harness.js';
 
 const ADMIN = 'assay_e2e-data-admin-token-0123456789';
@@ -43,13 +46,24 @@ const pageWidth = (page: Page) =>
 
 describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () => {
   let app: WebHarness;
+  let llm: TestServer;
 
   beforeAll(async () => {
-    app = await startWebHarness(ADMIN);
+    const graded = { reply: JSON.stringify({ intent_match: 1, trustworthiness: 1, grade: 1 }) };
+    // Model slow-model gets no answer within the worker's 400 ms.
+    llm = await startOpenAITestServer((body) =>
+      body.model === 'slow-model' ? { delayMs: 30_000, then: graded } : graded,
+    );
+    // The server's own worker judges the judge jobs at the double.
+    app = await startWebHarness(ADMIN, {
+      env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' },
+      workerTimeoutMs: 400,
+    });
   }, 240_000);
 
   afterAll(async () => {
     await app?.close();
+    await llm?.close();
   }, 60_000);
 
   it('creates a collection and uploads documents, topics, runs and qrels, with counts and errors in words', async () => {
@@ -259,6 +273,70 @@ describe.skipIf(!runBrowserTests)('data in from the web app, in Chromium', () =>
       });
       await page.close();
     }
+  }, 120_000);
+
+  it('offers Stop only while a judge job has items left: not once it is done', async () => {
+    const post = async (labelSet: string, paused: boolean) => {
+      const r = await app.call('POST', '/collections/flutter/judge-jobs', ADMIN, {
+        labelSet,
+        judge: 'graded-0-3',
+        settings: { model: 'judge-model' },
+        pool: { runs: ['runA'], depth: 1 },
+        paused,
+      });
+      expect(r.status, await r.clone().text()).toBe(201);
+      return ((await r.json()) as { id: number }).id;
+    };
+    const judged = await post('judged', false);
+    await post('waiting', true);
+    // The server's worker judges the active job's three items.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const job = (await (await app.call('GET', `/judge-jobs/${judged}`, ADMIN)).json()) as {
+        status: string;
+      };
+      if (job.status === 'done') break;
+      if (Date.now() > deadline) throw new Error(`judge job ${judged} is still ${job.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const admin = await app.signedIn(ADMIN, '/admin/collections/flutter');
+    const jobs = admin.getByRole('region', { name: 'LLM judge jobs' });
+    const row = (name: string) => jobs.getByRole('row').filter({ hasText: name });
+    await row('judged').getByRole('cell', { name: 'done', exact: true }).waitFor();
+    expect(await row('judged').getByRole('cell', { name: '3 / 3 (100%)' }).count()).toBe(1);
+    // Done: nothing to stop (nor to start); the paused job can be started.
+    expect(await jobs.getByRole('button', { name: 'stop job judged' }).isDisabled()).toBe(true);
+    expect(await jobs.getByRole('button', { name: 'start job waiting' }).isEnabled()).toBe(true);
+    await admin.screenshot({ path: join(shots, 'admin-judge-jobs.png'), fullPage: true });
+    // Started, the waiting job is judged too, and its Stop goes the same way.
+    await jobs.getByRole('button', { name: 'start job waiting' }).click();
+    await row('waiting')
+      .getByRole('cell', { name: 'done', exact: true })
+      .waitFor({ timeout: 60_000 });
+    expect(await jobs.getByRole('button', { name: 'stop job waiting' }).isDisabled()).toBe(true);
+    // Its prompts are the first job's: answered by the stored calls, none sent again.
+    expect(llm.requests).toHaveLength(3);
+  }, 180_000);
+
+  it('says a judge job’s calls are timing out while the endpoint does not answer in time', async () => {
+    const r = await app.call('POST', '/collections/flutter/judge-jobs', ADMIN, {
+      labelSet: 'slow',
+      judge: 'graded-0-3',
+      settings: { model: 'slow-model' },
+      pool: { runs: ['runA'], depth: 1 },
+    });
+    expect(r.status, await r.clone().text()).toBe(201);
+    const admin = await app.signedIn(ADMIN, '/admin/collections/flutter');
+    const row = admin
+      .getByRole('region', { name: 'LLM judge jobs' })
+      .getByRole('row')
+      .filter({ hasText: 'slow-model' });
+    // Its three items: each call timed out, was tried once more, and went back to pending.
+    await row
+      .getByRole('cell', { name: 'active: calls timing out (3 items)', exact: true })
+      .waitFor({ timeout: 60_000 });
+    expect(await row.getByRole('cell', { name: '0 / 3 (0%)' }).count()).toBe(1);
+    await admin.screenshot({ path: join(shots, 'admin-judge-job-timing-out.png'), fullPage: true });
   }, 120_000);
 });
 

@@ -51,6 +51,8 @@ export interface WebHarnessOptions {
   name?: string;
   /** More server configuration (environment variables), beside the data folder and token. */
   env?: Record<string, string>;
+  /** How long the server's judge worker waits for one answer, in ms (default 120 000). */
+  workerTimeoutMs?: number;
 }
 
 /** Builds the web app, starts the server (admin token `adminToken`) and launches Chromium. */
@@ -92,6 +94,9 @@ export async function startWebHarness(
       log: () => {},
       hostname: '127.0.0.1',
       webDir: webBuild,
+      ...(options.workerTimeoutMs === undefined
+        ? {}
+        : { workerTimeoutMs: options.workerTimeoutMs }),
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: launch.args });
   } catch (error) {

@@ -269,7 +269,10 @@ export {
 /** A judge job, the fields of a new one, and what a worker may claim. */
 export type { JudgeClaimScope, JudgeJob, NewJudgeJob } from './repositories/judge-jobs.js';
 
-/** Judge tasks: insert, list, count, claim under a lease, renew, release, complete, fail, retry. */
+/**
+ * Judge tasks: insert, list, count, claim under a lease, renew, release, complete, fail,
+ * retry; what is left of every job once a worker runs out of work.
+ */
 export {
   judgeJobUsage,
   claimJudgeTasks,
@@ -280,7 +283,9 @@ export {
   insertJudgeTasks,
   listJudgeLeaseOwners,
   listJudgeTasks,
+  listJudgeWorkLeft,
   listRetriedJudgeTasks,
+  noteJudgeTaskTimeout,
   releaseJudgeTasks,
   renewJudgeTaskLeases,
   retryFailedJudgeTasks,
@@ -299,6 +304,7 @@ export type {
   JudgeTaskInput,
   JudgeTaskKey,
   JudgeTaskLabel,
+  JudgeWorkLeft,
 } from './repositories/judge-tasks.js';
 
 /** The stored trace of a run made by a method with models. */

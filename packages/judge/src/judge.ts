@@ -47,6 +47,8 @@ export type JudgeOutcome =
       callHash?: string;
       /** True when the endpoint could not be reached at all (nothing answered). */
       unreachable?: boolean;
+      /** True when the last call waited its whole timeout, twice (the endpoint hangs). */
+      timedOut?: boolean;
     }
   | {
       /** The run stopped before the item was answered (nothing to record against it). */
@@ -90,6 +92,10 @@ export async function judgeItem(
     },
   };
   const paid = () => sent.filter((call) => call.response !== undefined);
+  // The last answer that could not be read: when asking again then fails, the item's
+  // reason starts with what was wrong with it (an answer missing a required field is no
+  // missing answer).
+  let unreadable: { problem: string; raw: string } | undefined;
   try {
     const answer = await askPrompt(
       deps.client,
@@ -99,7 +105,9 @@ export async function judgeItem(
       counting,
       (raw) => {
         const parsed = parseJudgeOutput(raw, template);
-        return parsed.ok ? { ok: true, value: parsed.judgment } : parsed;
+        if (parsed.ok) return { ok: true, value: parsed.judgment };
+        unreadable = { problem: parsed.reason, raw };
+        return parsed;
       },
       round,
     );
@@ -130,16 +138,20 @@ export async function judgeItem(
       if (last) failure.callHash = last.hash;
       return failure;
     }
-    // The endpoint failed for good (after its retries): the item fails with the reason.
+    // The endpoint failed for good (after its retries): the item fails with the reason, led
+    // by what was wrong with the answer before when asking again was what failed.
     if (!last) throw error;
+    const why = last.error ?? (error instanceof Error ? error.message : String(error));
     const failure: JudgeOutcome = {
       status: 'failed',
       cause: 'endpoint',
-      reason: last.error ?? (error instanceof Error ? error.message : String(error)),
+      reason: unreadable ? `unreadable answer: ${unreadable.problem}; asked again: ${why}` : why,
       paidCalls: paid(),
       callHash: last.hash,
     };
+    if (unreadable) failure.raw = unreadable.raw;
     if (error instanceof ChatCallError && error.unreachable) failure.unreachable = true;
+    if (error instanceof ChatCallError && error.failure.timedOut) failure.timedOut = true;
     return failure;
   }
 }

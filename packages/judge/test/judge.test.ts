@@ -111,6 +111,22 @@ describe('judging against an OpenAI-compatible endpoint (test double)', () => {
     expect(server.requests.map((r) => r.body.seed)).toEqual([undefined, 2, 3]);
   });
 
+  it('an unreadable answer whose re-ask fails is reported as the unreadable answer, with it', async () => {
+    const { server, deps } = await setup((_b, n) =>
+      n === 1 ? { reply: '{"grade": 0}' } : { status: 401, message: 'bad key' },
+    );
+    const outcome = await judgeItem(umbrela, item, settings, deps);
+    expect(outcome.status).toBe('failed');
+    if (outcome.status !== 'failed') return;
+    expect(outcome.reason).toMatch(
+      /^unreadable answer: the answer does not match the schema: \$\.intent_match is missing; asked again: HTTP 401: /,
+    );
+    expect(outcome.raw).toBe('{"grade": 0}');
+    // The endpoint ended it: callers that tell the two apart see an endpoint failure.
+    expect(outcome.cause).toBe('endpoint');
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('gives up on errors that retrying cannot fix, recording the failure', async () => {
     const { server, deps } = await setup(() => ({ status: 401, message: 'bad key' }));
     const outcome = await judgeItem(umbrela, item, settings, deps);

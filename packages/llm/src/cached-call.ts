@@ -118,6 +118,7 @@ export async function cachedCall(
       ...(deps.sleep ? { sleep: deps.sleep } : {}),
       ...(deps.random ? { random: deps.random } : {}),
       ...(deps.stop ? { signal: deps.stop } : {}),
+      ...(deps.onRetry ? { onRetry: ({ error }: { error: unknown }) => deps.onRetry!(error) } : {}),
     });
   let record: LlmCallRecord;
   try {

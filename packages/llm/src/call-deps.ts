@@ -13,6 +13,8 @@ export interface CallDeps {
   beforePaidCall?: () => void;
   /** Told about every call sent, once it is answered or has failed for good. */
   onPaidCall?: (record: LlmCallRecord) => void;
+  /** Told when a failed attempt is to be tried again (before the wait), with its error. */
+  onRetry?: (error: unknown) => void;
   /**
    * Once aborted, no call is sent and none is tried again (a `CallStoppedError` instead);
    * calls already in flight go on.

@@ -168,6 +168,7 @@ export class OpenAIChatClient implements ChatClient {
     if (error instanceof OpenAI.APIConnectionTimeoutError) {
       return new ChatCallError(`timed out: ${error.message} (${this.endpoint})`, {
         retryable: true,
+        timedOut: true,
       });
     }
     if (error instanceof OpenAI.APIConnectionError) {

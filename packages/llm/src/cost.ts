@@ -23,14 +23,22 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   'text-embedding-ada-002': { input: 0.1, output: 0 },
 };
 
+/** Whether the table has a price for `model` (else what its calls cost is unknown, not 0). */
+export function hasPrice(
+  model: string,
+  prices: Readonly<Record<string, ModelPrice>> = DEFAULT_PRICES,
+): boolean {
+  return Object.hasOwn(prices, model);
+}
+
 /** Cost of one call in USD; undefined when the model has no price in the table. */
 export function callCost(
   model: string,
   usage: { promptTokens: number; completionTokens: number },
   prices: Readonly<Record<string, ModelPrice>> = DEFAULT_PRICES,
 ): number | undefined {
-  const price = prices[model];
-  if (!price) return undefined;
+  if (!hasPrice(model, prices)) return undefined;
+  const price = prices[model]!;
   return (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000;
 }
 

@@ -70,7 +70,7 @@ export async function postJson(
       throw new LlmHttpError(`${path}: ${error.message}`, { retryable: false });
     const name = (error as Error).name;
     if (name === 'TimeoutError' || (name === 'AbortError' && !signal?.aborted))
-      throw new LlmHttpError(`timed out calling ${path}`, { retryable: true });
+      throw new LlmHttpError(`timed out calling ${path}`, { retryable: true, timedOut: true });
     if (signal?.aborted) throw new LlmHttpError(`cut off calling ${path}`, { retryable: false });
     throw new LlmHttpError(
       `connection failed calling ${publicEndpoint(base)}${path}: ${(error as Error).message}`,

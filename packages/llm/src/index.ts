@@ -17,7 +17,7 @@ export {
 /** Concurrency and requests/tokens-per-minute pacing. */
 export { RateLimiter, type RateLimits } from './limiter.js';
 /** Prices, cost of a call, token estimates. */
-export { callCost, DEFAULT_PRICES, estimateTokens, type ModelPrice } from './cost.js';
+export { callCost, DEFAULT_PRICES, estimateTokens, hasPrice, type ModelPrice } from './cost.js';
 /** The OpenAI-compatible chat client and its request/response shapes. */
 export {
   ChatCallError,

@@ -8,13 +8,20 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** Longest single wait in ms (default 60 000), Retry-After included. */
   maxDelayMs: number;
+  /**
+   * Attempts that may time out before the call gives up (default 2: a timeout is tried
+   * once more). Each waits the whole timeout, so a hanging endpoint would otherwise hold a
+   * call for maxAttempts timeouts (6 × 120 s).
+   */
+  maxTimedOutAttempts?: number;
 }
 
-/** The defaults: 6 attempts, 0.5 s doubling, at most 60 s per wait. */
+/** The defaults: 6 attempts, 0.5 s doubling, at most 60 s per wait, 2 timeouts. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 6,
   baseDelayMs: 500,
   maxDelayMs: 60_000,
+  maxTimedOutAttempts: 2,
 };
 
 /** What a failed attempt tells the retry loop. */
@@ -23,6 +30,8 @@ export interface AttemptFailure {
   retryable: boolean;
   /** The server's Retry-After, in ms, when it sent one. */
   retryAfterMs?: number;
+  /** True when the attempt waited its whole timeout for an answer (see maxTimedOutAttempts). */
+  timedOut?: boolean;
 }
 
 /**
@@ -68,9 +77,10 @@ export class CallStoppedError extends Error {
 }
 
 /**
- * Runs `attempt` until it succeeds, fails for good, or the attempts run out. Once `signal`
- * is aborted no further attempt starts (a wait between attempts ends at once) and a
- * {@link CallStoppedError} is thrown with the last failure as its cause.
+ * Runs `attempt` until it succeeds, fails for good, or the attempts run out (or the
+ * attempts that may time out: `maxTimedOutAttempts`). Once `signal` is aborted no further
+ * attempt starts (a wait between attempts ends at once) and a {@link CallStoppedError} is
+ * thrown with the last failure as its cause.
  */
 export async function withRetries<T>(
   attempt: (n: number) => Promise<T>,
@@ -87,12 +97,15 @@ export async function withRetries<T>(
   const sleep = options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = options.random ?? Math.random;
   const { signal } = options;
+  const maxTimedOut = policy.maxTimedOutAttempts ?? DEFAULT_RETRY_POLICY.maxTimedOutAttempts!;
+  let timedOut = 0;
   for (let n = 1; ; n++) {
     try {
       return await attempt(n);
     } catch (error) {
       const failure = classify(error);
-      if (!failure.retryable || n >= policy.maxAttempts) throw error;
+      if (failure.timedOut) timedOut++;
+      if (!failure.retryable || n >= policy.maxAttempts || timedOut >= maxTimedOut) throw error;
       if (signal?.aborted) throw new CallStoppedError({ cause: error });
       const delayMs = backoffDelay(n, policy, failure, random);
       options.onRetry?.({ attempt: n, delayMs, error });

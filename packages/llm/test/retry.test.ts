@@ -54,6 +54,35 @@ describe('retry policy', () => {
     expect(calls).toBe(DEFAULT_RETRY_POLICY.maxAttempts);
   });
 
+  it('tries a timed-out attempt once more, not until the attempts run out', async () => {
+    const outcomes = ['timeout', '500', 'timeout', '500'];
+    let calls = 0;
+    const attempt = () => Promise.reject(new Error(outcomes[calls++]));
+    const classify = (error: unknown) => ({
+      retryable: true,
+      timedOut: (error as Error).message === 'timeout',
+    });
+    // Timeout, 500, timeout: the second timeout ends it, 3 attempts of the 6.
+    await expect(withRetries(attempt, classify, { sleep: async () => {} })).rejects.toThrow(
+      'timeout',
+    );
+    expect(calls).toBe(3);
+    // A policy may allow more (or fewer) timeouts.
+    calls = 0;
+    const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 4, maxTimedOutAttempts: 1 };
+    await expect(withRetries(attempt, classify, { sleep: async () => {}, policy })).rejects.toThrow(
+      'timeout',
+    );
+    expect(calls).toBe(1);
+    calls = 0;
+    const { maxTimedOutAttempts: _ignored, ...without } = DEFAULT_RETRY_POLICY;
+    // A policy that does not say takes the default: two.
+    await expect(
+      withRetries(attempt, classify, { sleep: async () => {}, policy: without }),
+    ).rejects.toThrow('timeout');
+    expect(calls).toBe(3);
+  });
+
   it('starts no attempt once stopped: a wait between attempts ends at once', async () => {
     const controller = new AbortController();
     let calls = 0;

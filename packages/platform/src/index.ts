@@ -216,6 +216,8 @@ export {
   type JudgeJobSettings,
   type JudgeJobSummary,
 } from './judging/jobs.js';
+/** What a worker that ran out of work leaves: items other workers hold, jobs it does not take. */
+export { judgeWorkLeft, type JudgeWorkLeftSummary, type NotTakenWhy } from './judging/work-left.js';
 /** A worker's model endpoint client and pacing from the configuration; the endpoint a job records. */
 export {
   hasJudgeEndpoint,

@@ -7,6 +7,7 @@ const counts = (pending: number, running: number, labelled: number, failed = 0) 
   running,
   labelled,
   failed,
+  timedOut: 0,
   costUsd: 0,
 });
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0) + seconds * 1000);

@@ -1,12 +1,13 @@
-// The judge worker under faults: poisoned answers, a dead endpoint, a stop while calls are
-// in flight. Every fault comes from the OpenAI-compatible TEST DOUBLE (never a judge).
+// The judge worker under faults: poisoned answers, a dead endpoint, a hanging one, a stop
+// while calls are in flight. Every fault comes from the OpenAI-compatible TEST DOUBLE (never
+// a judge).
 import { createServer } from 'node:net';
 import { countJudgeTasks, listLabels, listLlmCalls } from '@assay/db';
 import { OpenAIChatClient } from '@assay/llm';
 import { afterEach, expect, it } from 'vitest';
 import { forEachDatabase } from '@assay/test-support/database';
 import { startOpenAITestServer, type TestServer } from '@assay/test-support/openai-test-server';
-import { listJudgeFailures } from '../src/index.js';
+import { judgeJobStatus, listJudgeFailures } from '../src/index.js';
 import { runJudgeWorker } from '../src/judging/worker.js';
 import { answer, depsFor, docOf, items, job } from './judge-worker-fixtures.js';
 
@@ -155,6 +156,116 @@ forEachDatabase('the judge worker under faults', (t) => {
       `connection failed: cannot reach ${baseURL} (ECONNREFUSED) (3 items in a row; the items went back to pending); trying again in ${s} s`;
     expect(notices).toEqual([notice(1), notice(2), notice(4)]);
     expect(await countJudgeTasks(db, created.id)).toMatchObject({ pending: 6, running: 0 });
+  });
+
+  it('gives up a hanging endpoint: a timed-out call is tried once more, three items in a row stop the run, the items stay pending and say they timed out', async () => {
+    const db = t.db;
+    const seen = new Map<string, number>();
+    // Never answers within the 100 ms the client waits.
+    server = await startOpenAITestServer((body) => {
+      const doc = docOf(body);
+      seen.set(doc, (seen.get(doc) ?? 0) + 1);
+      return { delayMs: 5_000, then: answer(body) };
+    });
+    const { job: created } = await job(db, 'llm', items(12));
+    const notices: string[] = [];
+    const started = Date.now();
+    // depsFor allows 4 attempts per call: a timeout is tried once more, not three times.
+    const result = await runJudgeWorker(db, {
+      deps: depsFor(server.baseURL, 100),
+      concurrency: 2,
+      onNotice: (message) => notices.push(message),
+    });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(result).toMatchObject({ stoppedBy: 'endpoint', labelled: 0, failed: 0, paidCalls: 0 });
+    expect(result.endpointError).toMatch(/^timed out: .*\(http:\/\/127\.0\.0\.1:\d+\/v1\)/);
+    expect(result.endpointError).toContain(
+      '(3 items in a row timed out; the items went back to pending)',
+    );
+    expect(result.endpointTimedOut).toBe(true);
+    // Each item asked was asked twice, no more.
+    expect([...seen.values()].every((n) => n === 2)).toBe(true);
+    expect(seen.size).toBeGreaterThanOrEqual(3);
+    expect(seen.size).toBeLessThanOrEqual(4);
+    expect(notices[0]).toMatch(
+      /^a call timed out \(timed out: .*\); each call that times out is tried once more, then its item goes back to pending$/,
+    );
+    // What the job shows: nothing failed, every item pending, those asked timed out.
+    const status = await judgeJobStatus(db, created.id);
+    expect(status.progress).toMatchObject({
+      pending: 12,
+      running: 0,
+      failed: 0,
+      timedOut: seen.size,
+    });
+  });
+
+  it('never fails the items of a small job on a hanging endpoint: claimed again, they go back again until the run gives the endpoint up', async () => {
+    const db = t.db;
+    const seen = new Map<string, number>();
+    server = await startOpenAITestServer((body) => {
+      const doc = docOf(body);
+      seen.set(doc, (seen.get(doc) ?? 0) + 1);
+      return { delayMs: 5_000, then: answer(body) };
+    });
+    const { job: created } = await job(db, 'llm', items(2));
+    // More slots than items: an item put back is claimed again at once.
+    const result = await runJudgeWorker(db, { deps: depsFor(server.baseURL, 100), concurrency: 8 });
+    expect(result).toMatchObject({ stoppedBy: 'endpoint', failed: 0, endpointTimedOut: true });
+    expect(result.endpointError).toContain('(3 items in a row timed out;');
+    // Both items went back (3 times in all, or 4 with the one in flight at the stop).
+    expect([...seen.values()].reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(6);
+    expect((await judgeJobStatus(db, created.id)).progress).toMatchObject({
+      pending: 2,
+      failed: 0,
+      timedOut: 2,
+    });
+  });
+
+  it('fails an item that times out again once it went back, and shows it timing out while it waits', async () => {
+    const db = t.db;
+    const seen = new Map<string, number>();
+    server = await startOpenAITestServer((body) => {
+      const doc = docOf(body);
+      seen.set(doc, (seen.get(doc) ?? 0) + 1);
+      // doc-0 never answers within the 300 ms the client waits; the others at once.
+      return doc === 'doc-0' ? { delayMs: 5_000, then: answer(body) } : answer(body);
+    });
+    const { job: created } = await job(db, 'llm', items(6));
+    const shown: number[] = [];
+    let done = false;
+    const watch = (async () => {
+      while (!done) {
+        shown.push((await judgeJobStatus(db, created.id)).progress.timedOut);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const result = await runJudgeWorker(db, {
+      deps: depsFor(server.baseURL, 300),
+      concurrency: 2,
+    });
+    done = true;
+    await watch;
+    // The others are labelled; doc-0 went back once, timed out again, and failed.
+    expect(result).toMatchObject({ stoppedBy: 'done', labelled: 5, failed: 1 });
+    expect(seen.get('doc-0')).toBe(4);
+    expect(result.failures).toEqual([
+      {
+        jobId: created.id,
+        topicId: 'q0',
+        docId: 'doc-0',
+        reason: expect.stringMatching(
+          /^timed out: .* \(timed out again after going back to pending, while other items were answered\)$/,
+        ),
+      },
+    ]);
+    // While doc-0 waited, the job said one item was timing out; once failed, none is.
+    expect(shown).toContain(1);
+    expect((await judgeJobStatus(db, created.id)).progress).toMatchObject({
+      labelled: 5,
+      failed: 1,
+      timedOut: 0,
+    });
   });
 
   it('on stop sends no new call or retry, cuts off calls past the grace, writes what was answered and puts the rest back', async () => {

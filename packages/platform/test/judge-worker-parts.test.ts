@@ -170,6 +170,23 @@ describe('EndpointGuard', () => {
     });
   });
 
+  it('counts items whose calls timed out as it counts those that found no endpoint', () => {
+    const timedOut = (): JudgeTaskResult => ({
+      kind: 'release',
+      why: 'timeout',
+      error: 'timed out: Request timed out. (http://x/v1)',
+      paidCalls: [],
+    });
+    const guard = new EndpointGuard({ limit: 3, follow: false, firstPauseMs: 30_000 });
+    expect(guard.judged(timedOut(), false)).toEqual({ action: 'go' });
+    expect(guard.judged(unreachable(), false)).toEqual({ action: 'go' });
+    expect(guard.judged(timedOut(), false)).toEqual({
+      action: 'stop',
+      why: 'timed out: Request timed out. (http://x/v1) (3 items in a row timed out; the items went back to pending)',
+      timedOut: true,
+    });
+  });
+
   it('breaks the row on an answer, but not on an item put back because the run stops', () => {
     const guard = new EndpointGuard({ limit: 3, follow: false, firstPauseMs: 30_000 });
     guard.judged(unreachable(), false);

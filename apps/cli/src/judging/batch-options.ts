@@ -172,7 +172,7 @@ export async function runBatchMode(
 
 function reportImport(io: PlatformCommandIo, command: string, from: string, r: BatchImport): void {
   const lines = [
-    `${command}: ${from}: ${r.imported} answers stored (${formatCost(r.costUsd, r.unpricedCalls)} at batch prices)` +
+    `${command}: ${from}: ${r.imported} answers stored (${formatCost(r.costUsd, r.unpricedCalls, r.imported)}${r.imported ? ' at batch prices' : ''})` +
       `${r.alreadyStored ? `, ${r.alreadyStored} already stored` : ''}` +
       `${r.failed.length ? `, ${r.failed.length} failed` : ''}` +
       `${r.unmatched.length ? `, ${r.unmatched.length} match no request` : ''}` +

@@ -186,7 +186,9 @@ items in flight back to pending and exits at once. Failed items (an unreadable a
 after re-asking, or an endpoint that kept failing) are listed with their reason; the next
 run tries them again with new requests (the unreadable answers stay stored). When the endpoint cannot be reached
 at all (connection refused, unknown host) for 3 items in a row, the run stops, names
-the URL and leaves those items pending. Only answered calls count as paid.
+the URL and leaves those items pending. A call that gets no answer within --timeout is
+tried once more, then its item goes back to pending; 3 such items in a row stop the run
+the same way. Only answered calls count as paid.
 
 --batch sends the calls still needed through the OpenAI Batch API (half price unless
 prices.json gives a "batch" price), polls it, stores the answers and judges from them with
@@ -198,7 +200,8 @@ as the Batch API and 'vllm run-batch' read it); --batch-import loads the output 
 Exit status: 0 every item labelled; 1 usage, configuration or database error;
 2 unreadable or malformed input; 4 the label set belongs to another judge configuration;
 5 some items failed (the qrels hold the others); 6 stopped by --budget, Ctrl-C or an
-endpoint that cannot be reached, with items left (the qrels hold those labelled so far).`,
+endpoint that cannot be reached or does not answer in time, or other workers hold the
+rest, with items left (the qrels hold those labelled so far).`,
 });
 
 /** CommandIo of the judging commands: whether stderr is a terminal, and signal handling. */
@@ -418,6 +421,7 @@ function judgeIntoQrels(
           tokens: p.promptTokens + p.completionTokens,
           costUsd: p.costUsd,
           unpricedCalls: p.unpricedCalls,
+          paidCalls: p.paidCalls,
         });
       return startJudgeWorker(db, {
         config,
@@ -439,7 +443,7 @@ function judgeIntoQrels(
     writeAtomically(out, qrels);
     io.stdout(
       `labelled ${after.labelled} of ${after.total} items (${result.labelled} this run, ${result.cachedAnswers} of them from stored answers); ` +
-        `${result.paidCalls} calls paid, ${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls)}\n` +
+        `${result.paidCalls} calls paid, ${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls, result.paidCalls)}\n` +
         `wrote ${out}: label set "${labelSet}" (id ${ensured.labelSet.id}), ${qrels === '' ? 0 : qrels.split('\n').length - 1} labels\n`,
     );
     if (result.unpricedCalls > 0)
@@ -456,7 +460,9 @@ function judgeIntoQrels(
           : result.stoppedBy === 'signal'
             ? 'interrupted'
             : result.stoppedBy === 'endpoint'
-              ? 'the model endpoint cannot be reached'
+              ? result.endpointTimedOut
+                ? 'the model endpoint does not answer in time'
+                : 'the model endpoint cannot be reached'
               : 'other workers hold the rest';
       io.stderr(
         `${after.pending + after.running} items not judged yet (${why}); run the same command again to go on\n`,

@@ -2,9 +2,12 @@ import {
   judgeEndpointIdentity,
   judgeJobStatus,
   judgeJobsWithWork,
+  judgeWorkLeft,
   newWorkerId,
   releaseDeadLocalLeases,
   startJudgeWorker,
+  type JudgeWorkLeftSummary,
+  type NotTakenWhy,
 } from '@assay/platform';
 import {
   commandHelp,
@@ -83,9 +86,13 @@ itself; --job N takes job N either way.`,
 back to pending and exits. When the model endpoint cannot be reached for 3 items in a
 row (connection refused, unknown host) it names the URL, puts those items back and stops
 (with --follow: pauses 30 s, doubling up to 10 min, and goes on).
+Once out of work it says what is left: items other workers hold under their leases (a dead
+worker's come back when its lease ends) and pending items of jobs it does not take, each
+job with why (paused, another endpoint or model, kept by its 'assay judge' run).
 Exit status: 0 nothing left to do; 1 usage, configuration or database error; 3 unknown
 job; 4 a job named with --job is judged at another endpoint or with another model;
-5 some items failed; 6 interrupted, or the endpoint cannot be reached.`,
+5 some items failed; 6 interrupted, the endpoint cannot be reached, or items are left
+that other workers hold.`,
 });
 
 /** `assay worker`: judge pending tasks of the database's judge jobs. */
@@ -140,6 +147,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
             tokens: p.promptTokens + p.completionTokens,
             costUsd: p.costUsd,
             unpricedCalls: p.unpricedCalls,
+            paidCalls: p.paidCalls,
           }),
         onNotice: (message) => io.stderr(`assay worker: ${message}\n`),
       }).finally(() => reporter.finish()),
@@ -148,7 +156,7 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       `labelled ${result.labelled}, failed ${result.failed}` +
         `${result.lostLeases ? `, ${result.lostLeases} taken over by other workers` : ''}; ` +
         `${result.paidCalls} calls paid, ${result.cachedAnswers} answers from the store, ` +
-        `${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls)}` +
+        `${compact(result.promptTokens + result.completionTokens)} tokens, ${formatCost(result.costUsd, result.unpricedCalls, result.paidCalls)}` +
         `${result.putBack ? `; ${result.putBack} items put back to pending` : ''}\n`,
     );
     for (const f of result.failures.slice(0, 20))
@@ -158,6 +166,63 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       return EXIT.judgeStopped;
     }
     if (result.stoppedBy === 'signal') return EXIT.judgeStopped;
+    // Out of work is not all done: say what is left, whose it is and why.
+    const left = await judgeWorkLeft(
+      db,
+      { ...scope, ...(jobIds.length > 0 ? { jobIds } : {}) },
+      workerId,
+    );
+    for (const line of workLeftLines(left, where)) io.stderr(`assay worker: ${line}\n`);
+    if (left.held.items + left.pending > 0) return EXIT.judgeStopped;
     return result.failed > 0 ? EXIT.judgeFailed : 0;
   });
+}
+
+/** How many jobs' pending items the summary names one by one. */
+const NAMED_JOBS = 10;
+
+/** The summary's lines on what a worker out of work leaves (none when nothing is left). */
+function workLeftLines(left: JudgeWorkLeftSummary, endpoint: string): string[] {
+  const lines: string[] = [];
+  const { held } = left;
+  if (held.items > 0) {
+    const ended =
+      held.leaseEnded === held.items
+        ? 'their leases have ended: run again to take them over'
+        : `the last lease ending in ${Math.ceil(held.lastLeaseEndsInSeconds ?? 0)} s; a dead worker's items are taken over once its lease ends: run again then, or keep a worker running with --follow`;
+    lines.push(
+      `${held.items} items not judged yet: other workers hold them under their leases (job ${held.jobs.join(', ')}), ${ended}`,
+    );
+  }
+  if (left.pending > 0)
+    lines.push(`${left.pending} items were added while it ran: run again to judge them`);
+  if (left.notTaken.length > 0) {
+    const total = left.notTaken.reduce((sum, job) => sum + job.pending, 0);
+    const named = left.notTaken
+      .slice(0, NAMED_JOBS)
+      .map(
+        (job) =>
+          `job ${job.jobId} (${job.pending} items): ${notTaken(job.why, job.jobId, endpoint)}`,
+      );
+    const more = left.notTaken.length - NAMED_JOBS;
+    lines.push(
+      `${total} pending items this worker does not take: ${named.join('; ')}${more > 0 ? `; and ${more} more jobs` : ''}`,
+    );
+  }
+  return lines;
+}
+
+function notTaken(why: NotTakenWhy, jobId: number, endpoint: string): string {
+  switch (why.reason) {
+    case 'paused':
+      return 'paused';
+    case 'not-named':
+      return 'not named with --job';
+    case 'kept':
+      return `kept by its 'assay judge' run (take it with --job ${jobId})`;
+    case 'endpoint':
+      return `judged at ${why.endpoint}, and this worker calls ${endpoint}`;
+    case 'model':
+      return `model ${why.model}, which this worker does not take (--model)`;
+  }
 }

@@ -281,7 +281,7 @@ export function reportStep(
     return;
   }
   io.stderr(
-    `${what}: ${report.paidCalls} calls paid (${formatCost(report.costUsd, report.unpricedCalls)}), ${report.cachedAnswers} prompts answered by stored calls` +
+    `${what}: ${report.paidCalls} calls paid (${formatCost(report.costUsd, report.unpricedCalls, report.paidCalls)}), ${report.cachedAnswers} prompts answered by stored calls` +
       `${report.stoppedByBudget ? '; the budget stopped it, run the same command again to go on' : ''}\n`,
   );
 }

@@ -207,6 +207,7 @@ async function runWithProgress(
           tokens: spend.promptTokens + spend.completionTokens,
           costUsd: spend.costUsd,
           unpricedCalls: spend.unpricedCalls,
+          paidCalls: spend.calls - spend.failedCalls,
         }),
     });
   } catch (error) {
@@ -274,7 +275,7 @@ function reportModelRun(
       (input.answersFile !== undefined
         ? `  answers: ${result.answers.length} of ${input.topics.length} topics in ${input.answersFile}\n`
         : '') +
-      `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, ${formatCost(s.costUsd, s.unpricedCalls)}; stored answers reused for the rest\n`,
+      `  calls sent: ${s.calls}${s.failedCalls ? ` (${s.failedCalls} failed)` : ''}, ${s.promptTokens + s.completionTokens} tokens, ${formatCost(s.costUsd, s.unpricedCalls, s.calls - s.failedCalls)}; stored answers reused for the rest\n`,
   );
   for (const f of result.failures) io.stderr(`  topic ${f.topic} failed: ${f.reason}\n`);
   if (result.stoppedForBudget)

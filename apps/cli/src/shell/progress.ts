@@ -12,6 +12,8 @@ export interface ProgressState {
   costUsd: number;
   /** Calls paid to a model with no price: the cost shows as unknown, never as $0. */
   unpricedCalls?: number;
+  /** Calls paid so far (answered); before the first the cost reads `nothing paid`. */
+  paidCalls?: number;
 }
 
 /** Options of {@link ProgressReporter}. */
@@ -95,7 +97,10 @@ export class ProgressReporter {
       if (left) parts.push(`ETA ${rate > 0 ? duration((total - done) / rate) : '?'}`);
     }
     if (this.options.showCost !== false)
-      parts.push(`tokens ${compact(tokens)}`, formatCost(costUsd, this.state.unpricedCalls ?? 0));
+      parts.push(
+        `tokens ${compact(tokens)}`,
+        formatCost(costUsd, this.state.unpricedCalls ?? 0, this.state.paidCalls ?? 0),
+      );
     return parts.join('  ');
   }
 
@@ -116,12 +121,16 @@ export function duration(seconds: number): string {
 
 /**
  * A run's cost as the CLI prints it: `$0.0123`; `cost unknown` when every paid call went to
- * a model with no price; `$0.0123 + unknown` when some did. Never `$0.0000` for calls whose
- * price is not known.
+ * a model with no price; `$0.0123 + unknown` when some did; `nothing paid` when no call was
+ * paid (a resumed run, nothing to send, an endpoint that never answered). Never `$0.0000`
+ * for calls whose price is not known.
  */
-export function formatCost(costUsd: number, unpricedCalls: number): string {
-  if (unpricedCalls === 0) return `$${costUsd.toFixed(4)}`;
-  return costUsd > 0 ? `$${costUsd.toFixed(4)} + unknown` : 'cost unknown';
+export function formatCost(costUsd: number, unpricedCalls: number, paidCalls: number): string {
+  if (unpricedCalls > 0) return costUsd > 0 ? `$${costUsd.toFixed(4)} + unknown` : 'cost unknown';
+  // With nothing paid a dollar figure says nothing true: $0.0000 would read as the price of
+  // a model that may have none.
+  if (paidCalls === 0 && costUsd === 0) return 'nothing paid';
+  return `$${costUsd.toFixed(4)}`;
 }
 
 /** `950`, `12.3k`, `4.56M`. */

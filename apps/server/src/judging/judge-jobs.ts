@@ -4,10 +4,12 @@ import {
   judgeJobFailuresPage,
   judgeJobStatus,
   listCollectionJudgeJobsPage,
+  loadPrices,
   SMALL_PAGE,
   LARGE_PAGE,
   retryJudgeJobFailures,
   setJudgeJobPaused,
+  type AssayConfig,
   type JudgeJobSummary,
 } from '@assay/platform';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -23,6 +25,7 @@ import {
   writeErrors,
   adminComputation,
   busyError,
+  LeftOutSchema,
 } from '../core/schemas.js';
 import { poolSpec, PoolSpecSchema } from '../catalog/schemas.js';
 
@@ -42,9 +45,13 @@ const ProgressSchema = z
     running: Count,
     labelled: Count,
     failed: Count,
+    timedOut: Count.openapi({
+      description:
+        'items pending or running whose last call timed out (a timed-out call is tried once more, then its item goes back to pending): the endpoint does not answer in time',
+    }),
     costUsd: z.number().nullable().openapi({
       description:
-        'USD paid for the job’s items so far; null when the model has no price (the cost is unknown, not 0)',
+        'USD paid for the job’s items so far; null when the model has no price (the cost is unknown, not 0), from the job’s creation on',
     }),
   })
   .openapi('JudgeJobProgress');
@@ -144,8 +151,22 @@ const FailureSchema = z
 
 const created = (description: string) => ({
   description,
-  content: { 'application/json': { schema: JudgeJobSchema } },
+  content: {
+    'application/json': {
+      schema: JudgeJobSchema.extend({
+        leftOut: LeftOutSchema.openapi({
+          description:
+            'the pool’s pairs whose topic or document the collection does not hold, left out as POST …/pools leaves them out (nothing for items)',
+        }),
+      }),
+    },
+  },
 });
+
+/** The prices a job's cost is told by: those the server's own worker judges at. */
+function pricesOf(config: AssayConfig | undefined) {
+  return config ? loadPrices(config) : undefined;
+}
 
 function present(job: JudgeJobSummary) {
   return {
@@ -176,6 +197,7 @@ export const collectionJudgeJobs = createRouter()
         c.var.db,
         collection.id,
         pageOptions(c.req.valid('query')),
+        pricesOf(c.var.config),
       );
       linkNextPage(c, page.next);
       return c.json(page.items.map(present), 200);
@@ -188,8 +210,10 @@ export const collectionJudgeJobs = createRouter()
       tags: ['judging'],
       summary: 'Create a judge job (or add new items to it) over a pool or given items',
       description:
-        'Admin only. Items get their prompt from the stored topics and documents; an item ' +
-        'without them refuses the whole request (422, nothing written). Posting the same ' +
+        'Admin only. Items get their prompt from the stored topics and documents. A pool ' +
+        'keeps the pairs the collection holds, as POST …/pools does, naming the others in ' +
+        '`leftOut`; a listed item without them refuses the whole request (422, nothing ' +
+        'written). Posting the same ' +
         'job again adds only the items it does not have. The job is judged at the server’s ' +
         'endpoint (OPENAI_BASE_URL, or the OpenAI API with only OPENAI_API_KEY), by the ' +
         'server’s own worker or `assay worker` processes calling that endpoint; on a server ' +
@@ -226,8 +250,9 @@ export const collectionJudgeJobs = createRouter()
         ...(body.items === undefined ? {} : { items: body.items }),
         ...(body.paused === undefined ? {} : { paused: body.paused }),
         ...(endpoint === undefined ? {} : { endpoint }),
+        prices: pricesOf(c.var.config),
       });
-      const job = present(result.job);
+      const job = { ...present(result.job), leftOut: result.leftOut };
       return result.created ? c.json(job, 201) : c.json(job, 200);
     },
   );
@@ -251,7 +276,12 @@ export const judgeJobs = createRouter()
       },
     }),
     async (c) =>
-      c.json(present(await judgeJobStatus(c.var.db, Number(c.req.valid('param').id))), 200),
+      c.json(
+        present(
+          await judgeJobStatus(c.var.db, Number(c.req.valid('param').id), pricesOf(c.var.config)),
+        ),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -271,7 +301,14 @@ export const judgeJobs = createRouter()
     }),
     async (c) =>
       c.json(
-        present(await setJudgeJobPaused(c.var.db, Number(c.req.valid('param').id), false)),
+        present(
+          await setJudgeJobPaused(
+            c.var.db,
+            Number(c.req.valid('param').id),
+            false,
+            pricesOf(c.var.config),
+          ),
+        ),
         200,
       ),
   )
@@ -293,7 +330,14 @@ export const judgeJobs = createRouter()
     }),
     async (c) =>
       c.json(
-        present(await setJudgeJobPaused(c.var.db, Number(c.req.valid('param').id), true)),
+        present(
+          await setJudgeJobPaused(
+            c.var.db,
+            Number(c.req.valid('param').id),
+            true,
+            pricesOf(c.var.config),
+          ),
+        ),
         200,
       ),
   )
@@ -346,6 +390,7 @@ export const judgeJobs = createRouter()
       const { retried, job } = await retryJudgeJobFailures(
         c.var.db,
         Number(c.req.valid('param').id),
+        pricesOf(c.var.config),
       );
       return c.json({ retried, job: present(job) }, 200);
     },

@@ -59,6 +59,11 @@ export interface JudgeTaskCounts {
   running: number;
   labelled: number;
   failed: number;
+  /**
+   * Items pending or running whose last call timed out (the worker noted it while trying
+   * again, or before putting the item back): the endpoint does not answer in time.
+   */
+  timedOut: number;
   /** USD paid so far; null when calls were answered by a model with no price (cost unknown). */
   costUsd: number | null;
 }
@@ -179,6 +184,7 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
       'status',
       eb.fn.countAll<number | string>().as('n'),
       eb.fn.sum<number | string>('cost_usd').as('cost'),
+      eb.fn.count<number | string>('error').as('noted'),
     ])
     .where('job_id', '=', jobId)
     .groupBy('status')
@@ -189,6 +195,7 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
     running: 0,
     labelled: 0,
     failed: 0,
+    timedOut: 0,
     costUsd: 0,
   };
   let cost = 0;
@@ -196,6 +203,8 @@ export async function countJudgeTasks(db: Queryable, jobId: number): Promise<Jud
     counts[row.status] = Number(row.n);
     counts.total += Number(row.n);
     cost += Number(row.cost ?? 0);
+    // A pending or running task carries an error only as the note of a timed-out try.
+    if (row.status === 'pending' || row.status === 'running') counts.timedOut += Number(row.noted);
   }
   counts.costUsd = (await hasUnpricedAnswers(db, jobId)) ? null : cost;
   return counts;
@@ -370,6 +379,70 @@ export async function releaseJudgeTasks(
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
+/** The items left in one judge job, as a worker that ran out of work sees them. */
+export interface JudgeWorkLeft {
+  jobId: number;
+  status: 'active' | 'paused';
+  model: string;
+  endpoint: string | null;
+  openToWorkers: boolean;
+  /** Whether the worker's scope may claim from the job (claimableJob, endpoint unrecorded counts). */
+  claimable: boolean;
+  pending: number;
+  /** Items running under another owner's lease, and of those the ones whose lease has ended. */
+  heldByOthers: number;
+  leaseEnded: number;
+  /** Seconds until the last of those leases ends, by the database's clock (null: none held). */
+  lastLeaseEndsInSeconds: number | null;
+}
+
+/**
+ * Every judge job with items pending or running, oldest first: how many are pending, how
+ * many other owners than `owner` hold (their leases: a dead worker's end, and its items
+ * are claimed again) and whether `scope` may claim from the job at all.
+ */
+export async function listJudgeWorkLeft(
+  db: Queryable,
+  scope: JudgeClaimScope,
+  owner: string,
+): Promise<JudgeWorkLeft[]> {
+  const held = sql`t.status = 'running' and t.lease_owner is distinct from ${owner}::text`;
+  const result = await sql<{
+    id: number | string;
+    status: 'active' | 'paused';
+    model: string;
+    endpoint: string | null;
+    open_to_workers: boolean;
+    claimable: boolean;
+    pending: number | string;
+    held: number | string;
+    ended: number | string;
+    ends_in: number | string | null;
+  }>`
+    select j.id, j.status, j.settings->>'model' as model, j.endpoint, j.open_to_workers,
+           ${claimableJob(scope, 'j', true)} as claimable,
+           count(*) filter (where t.status = 'pending') as pending,
+           count(*) filter (where ${held}) as held,
+           count(*) filter (where ${held} and t.lease_expires_at < now()) as ended,
+           extract(epoch from max(t.lease_expires_at) filter (where ${held}) - now()) as ends_in
+      from judge_jobs j join judge_tasks t on t.job_id = j.id
+     where t.status in ('pending', 'running')
+     group by j.id
+     order by j.id`.execute(db);
+  return result.rows.map((r) => ({
+    jobId: Number(r.id),
+    status: r.status,
+    model: r.model,
+    endpoint: r.endpoint,
+    openToWorkers: r.open_to_workers,
+    claimable: r.claimable,
+    pending: Number(r.pending),
+    heldByOthers: Number(r.held),
+    leaseEnded: Number(r.ended),
+    lastLeaseEndsInSeconds: r.ends_in === null ? null : Number(r.ends_in),
+  }));
+}
+
 /** Owners of running tasks (of one job, or all), with how many each holds. */
 export async function listJudgeLeaseOwners(
   db: Queryable,
@@ -457,6 +530,25 @@ function heldBy(key: JudgeTaskKey, owner: string) {
       eb('status', '=', 'running'),
       eb('lease_owner', '=', owner),
     ]);
+}
+
+/**
+ * Notes on a running task, while `owner` holds its lease, that its last call timed out
+ * (`note` says so): counted as timed out until it is labelled or failed, also once put back
+ * to pending. False when the lease was lost.
+ */
+export async function noteJudgeTaskTimeout(
+  db: Queryable,
+  key: JudgeTaskKey,
+  owner: string,
+  note: string,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('judge_tasks')
+    .set({ error: note })
+    .where(heldBy(key, owner))
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
 /**

@@ -138,10 +138,9 @@ export async function buildCollectionPool(
 }
 
 /**
- * Which pairs a pool keeps: `all` of them (judge jobs, which refuse a pair without text,
- * naming it); those the collection `held` (the pool API: a collection that stores no
- * documents, or no topics, holds every one); only pairs with a stored topic and document
- * (`held-strict`: campaigns, whose items people read).
+ * Which pairs a pool keeps: `all` of them; those the collection `held` (the pool API and
+ * judge jobs: a collection that stores no documents, or no topics, holds every one); only
+ * pairs with a stored topic and document (`held-strict`: campaigns, whose items people read).
  */
 type PoolKeeps = 'all' | 'held' | 'held-strict';
 

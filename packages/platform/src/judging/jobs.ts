@@ -18,9 +18,11 @@ import {
   type Queryable,
 } from '@assay/db';
 import { type JudgeSettings, type JudgeTemplate } from '@assay/judge';
+import { DEFAULT_PRICES, hasPrice, type ModelPrice } from '@assay/llm';
 import { PlatformError } from '../core/errors.js';
 import { checkNewName } from '../core/names.js';
 import { poolPairs, type CollectionPoolSpec } from '../catalog/pools.js';
+import { NOTHING_LEFT_OUT, type LeftOutPairs } from '../catalog/held-pairs.js';
 import { ensureJudgeJob, refuseBlankDocuments, type JudgeItemInput } from './ensure-job.js';
 import { checkRelevanceTemplate, judgeValues, loadJudgeTemplate } from './templates.js';
 import { readJudgeJobPace, type JudgeJobPace } from './job-timing.js';
@@ -66,7 +68,12 @@ export interface CreateCollectionJudgeJobInput {
    * (a server without an endpoint): the first worker that claims from it records its own.
    */
   endpoint?: string | undefined;
+  /** The price table the job's cost is told by (default: the list prices). */
+  prices?: Prices | undefined;
 }
+
+/** A price table (USD per million tokens, by model), as loadPrices reads it. */
+type Prices = Readonly<Record<string, ModelPrice>>;
 
 /** A judge job as the API shows it: no template text, no secrets. */
 export interface JudgeJobSummary {
@@ -84,6 +91,10 @@ export interface JudgeJobSummary {
   /** `done` once every item is labelled or failed; else `active` or `paused` as set. */
   status: JudgeJobPace['status'];
   createdAt: Date;
+  /**
+   * Tasks per state and what they cost: `costUsd` is null (unknown) from the job's creation
+   * on when its model has no price, a number when it has one.
+   */
   progress: JudgeTaskCounts;
   /** When the last item finished (done jobs); the rate and ETA (see JudgeJobPace). */
   finishedAt: Date | null;
@@ -98,12 +109,18 @@ export interface CreateCollectionJudgeJobResult {
   created: boolean;
   /** Items added by this call (those the job did not have yet). */
   added: number;
+  /**
+   * The pool's pairs the collection does not hold, left out as the pool API leaves them
+   * out (nothing for given items, which must all be held).
+   */
+  leftOut: LeftOutPairs;
 }
 
 /**
  * Creates (or extends) the judge job writing an LLM label set of a stored collection: the
  * judge template comes from the judges folder by id, the items from a pool of stored runs
- * or a given list, and each item's prompt values from the collection's stored topics and
+ * (the pairs the collection holds, as the pool API keeps them, with what it left out) or a
+ * given list, and each item's prompt values from the collection's stored topics and
  * documents. An item whose topic or document text is not stored refuses the whole call
  * (nothing written). Posting the same job again adds only items it does not have.
  */
@@ -130,9 +147,11 @@ export async function createCollectionJudgeJob(
   if (logprobs !== undefined) settings.logprobs = logprobs;
 
   const collection = await resolveCollection(db, input.collection);
-  const pairs = input.pool
-    ? (await poolPairs(db, collection, input.pool, 'all')).pairs
-    : (input.items ?? []);
+  // The same pool means the same items everywhere: a pool's pairs whose topic or document
+  // the collection does not hold are left out here as POST …/pools leaves them out.
+  const { pairs, leftOut } = input.pool
+    ? await poolPairs(db, collection, input.pool, 'held')
+    : { pairs: input.items ?? [], leftOut: NOTHING_LEFT_OUT };
   if (pairs.length === 0)
     throw new PlatformError('invalid_input', 'there is nothing to judge: the pool is empty');
   const items = await itemValues(db, collection, template, pairs);
@@ -148,9 +167,10 @@ export async function createCollectionJudgeJob(
     if (input.paused !== undefined)
       await setJudgeJobStatus(trx, ensured.job.id, input.paused ? 'paused' : 'active');
     return {
-      job: await judgeJobStatus(trx, ensured.job.id),
+      job: await judgeJobStatus(trx, ensured.job.id, input.prices),
       created: ensured.created,
       added: ensured.added,
+      leftOut,
     };
   });
 }
@@ -204,23 +224,35 @@ async function itemValues(
   return items;
 }
 
-/** A judge job with its label set, model, status and progress; not_found when absent. */
-export async function judgeJobStatus(db: Queryable, id: number): Promise<JudgeJobSummary> {
+/**
+ * A judge job with its label set, model, status and progress, its cost told by `prices`
+ * (default: the list prices); not_found when absent.
+ */
+export async function judgeJobStatus(
+  db: Queryable,
+  id: number,
+  prices: Prices = DEFAULT_PRICES,
+): Promise<JudgeJobSummary> {
   const job = Number.isSafeInteger(id) ? await getJudgeJob(db, id) : undefined;
   if (!job) throw new PlatformError('not_found', `no judge job ${id}`);
   const labelSet = await getLabelSet(db, job.labelSetId);
   const collection = labelSet && (await getCollection(db, labelSet.collectionId));
   if (!labelSet || !collection) throw new PlatformError('not_found', `no judge job ${id}`);
-  return summarise(job, collection.name, labelSet, await judgeJobProgress(db, job.id), db);
+  return summarise(job, collection.name, labelSet, db, prices);
 }
 
 async function summarise(
   job: JudgeJob,
   collection: string,
   labelSet: { id: number; name: string },
-  progress: JudgeTaskCounts,
   db: Queryable,
+  prices: Prices,
 ): Promise<JudgeJobSummary> {
+  const progress = await judgeJobProgress(db, job.id);
+  // A priced answer always costs something, so 0 means no priced call was paid: for a model
+  // without a price the cost is unknown from the start, not 0 until its first answer.
+  if (progress.costUsd === 0 && !hasPrice(String(job.settings.model), prices))
+    progress.costUsd = null;
   const pace = await readJudgeJobPace(db, job.id, job.status, progress);
   return {
     id: job.id,
@@ -238,11 +270,15 @@ async function summarise(
   };
 }
 
-/** A page of the judge jobs of a collection, oldest first (by id), each with its progress. */
+/**
+ * A page of the judge jobs of a collection, oldest first (by id), each with its progress
+ * (its cost told by `prices`, see judgeJobStatus).
+ */
 export async function listCollectionJudgeJobsPage(
   db: Queryable,
   ref: CollectionRef,
   options: PageOptions = {},
+  prices: Prices = DEFAULT_PRICES,
 ): Promise<Page<JudgeJobSummary>> {
   const page = seekPage(options, SMALL_PAGE, ['int']);
   const collection = await resolveCollection(db, ref);
@@ -253,7 +289,7 @@ export async function listCollectionJudgeJobsPage(
     (job) => [job.id],
     (job) => job,
   );
-  return { items: await summariseAll(db, collection, items), next };
+  return { items: await summariseAll(db, collection, items, prices), next };
 }
 
 /** The summaries of some judge jobs of a collection, in the order given. */
@@ -261,29 +297,30 @@ async function summariseAll(
   db: Queryable,
   collection: Collection,
   jobs: readonly JudgeJob[],
+  prices: Prices,
 ): Promise<JudgeJobSummary[]> {
   const sets = new Map((await listLabelSets(db, collection.id)).map((s) => [s.id, s]));
   const out = [];
   for (const job of jobs) {
     const set = sets.get(job.labelSetId);
-    if (set)
-      out.push(await summarise(job, collection.name, set, await judgeJobProgress(db, job.id), db));
+    if (set) out.push(await summarise(job, collection.name, set, db, prices));
   }
   return out;
 }
 
 /**
  * Pauses (workers claim nothing more from it; items in flight finish) or resumes a judge
- * job; returns it with its progress.
+ * job; returns it with its progress (its cost told by `prices`, see judgeJobStatus).
  */
 export async function setJudgeJobPaused(
   db: Queryable,
   id: number,
   paused: boolean,
+  prices: Prices = DEFAULT_PRICES,
 ): Promise<JudgeJobSummary> {
   await judgeJobStatus(db, id);
   await setJudgeJobStatus(db, id, paused ? 'paused' : 'active');
-  return judgeJobStatus(db, id);
+  return judgeJobStatus(db, id, prices);
 }
 
 /**
@@ -306,14 +343,18 @@ export async function judgeJobFailuresPage(
   );
 }
 
-/** Puts a judge job's failed items back to pending; returns how many and the job. */
+/**
+ * Puts a judge job's failed items back to pending; returns how many and the job (its cost
+ * told by `prices`, see judgeJobStatus).
+ */
 export async function retryJudgeJobFailures(
   db: Queryable,
   id: number,
+  prices: Prices = DEFAULT_PRICES,
 ): Promise<{ retried: number; job: JudgeJobSummary }> {
   await judgeJobStatus(db, id);
   const retried = await retryFailedJudgeTasks(db, id);
-  return { retried, job: await judgeJobStatus(db, id) };
+  return { retried, job: await judgeJobStatus(db, id, prices) };
 }
 
 /** A job's progress: tasks per state and cost so far. */

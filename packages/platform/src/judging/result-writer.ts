@@ -3,6 +3,7 @@ import {
   failJudgeTask,
   insertLlmCalls,
   isDatabaseUnavailable,
+  noteJudgeTaskTimeout,
   releaseJudgeTasks,
   withTransaction,
   type JudgeTaskFailure,
@@ -30,7 +31,8 @@ type Op =
   | { kind: 'call'; record: LlmCallRecord }
   | { kind: 'label'; key: JudgeTaskKey; label: JudgeTaskLabel }
   | { kind: 'fail'; key: JudgeTaskKey; failure: JudgeTaskFailure }
-  | { kind: 'release'; key: JudgeTaskKey };
+  | { kind: 'release'; key: JudgeTaskKey }
+  | { kind: 'note'; key: JudgeTaskKey; note: string };
 
 interface Queued {
   op: Op;
@@ -50,10 +52,10 @@ export interface JudgeResultWriterOptions {
 }
 
 /**
- * Writes a judge worker's results: LLM calls, labels, failures and tasks put back. What
- * is handed in while a write runs goes into the next one (group commit), in one
- * transaction, calls before the labels that use them; labels and failures only while this
- * worker holds the task's lease. While the database cannot be reached, writes wait and
+ * Writes a judge worker's results: LLM calls, labels, failures, notes of timed-out calls
+ * and tasks put back. What is handed in while a write runs goes into the next one (group
+ * commit), in one transaction, calls before the labels that use them; labels, failures and
+ * notes only while this worker holds the task's lease. While the database cannot be reached, writes wait and
  * try again (answered calls are kept in memory, never lost while the process runs). A
  * record the database refuses is isolated: the others of its group are written, a call
  * whose answer cannot be stored is kept without it (its error says why), and a task whose
@@ -89,6 +91,11 @@ export class JudgeResultWriter {
   /** Puts a task back to pending (its lease released) for this or another worker. */
   release(key: JudgeTaskKey): Promise<WriteOutcome> {
     return this.add({ kind: 'release', key });
+  }
+
+  /** Notes on a task this worker holds that its last call timed out; never fails. */
+  noteTimeout(key: JudgeTaskKey, note: string): void {
+    void this.add({ kind: 'note', key, note });
   }
 
   /** Resolves once everything handed in so far has been written (or given up). */
@@ -214,6 +221,8 @@ export class JudgeResultWriter {
           raw: null,
         },
       });
+    // A note only tells what is going on: dropped, it changes nothing else.
+    if (op.kind === 'note') return 'written';
     this.options.onRefused?.(`a task could not be updated (${reason}); it goes back to pending`);
     return op.kind === 'release' ? 'written' : this.retryOnce({ kind: 'release', key: op.key });
   }
@@ -247,6 +256,10 @@ export class JudgeResultWriter {
         else if (op.kind === 'fail')
           outcomes.push(
             (await failJudgeTask(trx, op.key, this.owner, op.failure)) ? 'written' : 'lost',
+          );
+        else if (op.kind === 'note')
+          outcomes.push(
+            (await noteJudgeTaskTimeout(trx, op.key, this.owner, op.note)) ? 'written' : 'lost',
           );
         else {
           await releaseJudgeTasks(trx, this.owner, [op.key]);

@@ -30,8 +30,11 @@ export type JudgeTaskResult =
   | { kind: 'fail'; failure: JudgeTaskFailure; paidCalls: LlmCallRecord[] }
   | {
       kind: 'release';
-      /** stopped: the run is stopping; endpoint, database: it could not be reached. */
-      why: 'stopped' | 'endpoint' | 'database';
+      /**
+       * stopped: the run is stopping; endpoint, database: it could not be reached; timeout:
+       * the endpoint did not answer in time (the call's timeouts are spent).
+       */
+      why: 'stopped' | 'endpoint' | 'database' | 'timeout';
       /** What went wrong, naming the endpoint. */
       error?: string;
       paidCalls: LlmCallRecord[];
@@ -42,8 +45,8 @@ export type JudgeTaskResult =
  * reused, every call recorded through `deps.store`; a task tried again after failing asks
  * with new attempt numbers) and says what to write: its label, its
  * failure with the reason and raw answer, or that it goes back to pending because the run
- * is stopping or nothing could be reached (the endpoint, or the database for a stored
- * answer). Writes nothing itself.
+ * is stopping, nothing could be reached (the endpoint, or the database for a stored
+ * answer) or the endpoint did not answer in time. Writes nothing itself.
  */
 export async function judgeTask(
   task: ClaimedJudgeTask,
@@ -75,6 +78,10 @@ export async function judgeTask(
   if (outcome.status === 'failed') {
     if (outcome.unreachable)
       return { kind: 'release', why: 'endpoint', error: outcome.reason, paidCalls };
+    // A hanging endpoint is no fault of the item's: it goes back to pending (the worker
+    // fails it if it times out again in the same run).
+    if (outcome.timedOut)
+      return { kind: 'release', why: 'timeout', error: outcome.reason, paidCalls };
     return {
       kind: 'fail',
       failure: {

@@ -5,7 +5,14 @@ import {
   type Queryable,
 } from '@assay/db';
 import type { JudgeDeps } from '@assay/judge';
-import type { CallStore, ChatClient, ModelPrice, RateLimiter, RetryPolicy } from '@assay/llm';
+import {
+  classifyChatError,
+  type CallStore,
+  type ChatClient,
+  type ModelPrice,
+  type RateLimiter,
+  type RetryPolicy,
+} from '@assay/llm';
 import { WorkerCallStore } from '../llm/call-store.js';
 import { pause } from '../core/database-retry.js';
 import { EndpointGuard } from './endpoint-guard.js';
@@ -59,6 +66,8 @@ export interface JudgeWorkerResult extends JudgeWorkerProgress {
   stoppedBy: WorkerStopReason;
   /** With stoppedBy 'endpoint': what failed, naming the endpoint. */
   endpointError?: string;
+  /** With stoppedBy 'endpoint': true when the endpoint was there but did not answer in time. */
+  endpointTimedOut?: boolean;
   failures: Array<{ jobId: number; topicId: string; docId: string; reason: string }>;
   /** Answered calls the database could not take before the run gave up waiting for it. */
   unwrittenCalls: number;
@@ -101,9 +110,10 @@ export interface JudgeWorkerOptions {
   pollMs?: number;
   /**
    * Items in a row whose calls could not reach the endpoint at all (connection refused,
-   * unknown host; after their retries) before the run stops with stoppedBy 'endpoint'
-   * (default 3); with `follow` it pauses instead (see `endpointPauseMs`) and goes on.
-   * Such items go back to pending, never failed.
+   * unknown host; after their retries) or timed out (a call that times out is tried once
+   * more) before the run stops with stoppedBy 'endpoint' (default 3); with `follow` it
+   * pauses instead (see `endpointPauseMs`) and goes on. Such items go back to pending, not
+   * failed; an item that times out again after going back once in the same run fails.
    */
   unreachableLimit?: number;
   /**
@@ -168,6 +178,15 @@ class JudgeWorkerRun {
   private calling = 0;
   private readonly pending = new Set<Promise<void>>();
   private endpointError: string | undefined;
+  private endpointTimedOut = false;
+  /**
+   * Items put back because their calls timed out, this run (`jobId topic docno`), and
+   * whether other items got answers while they waited.
+   */
+  private readonly timedOutOnce = new Map<string, boolean>();
+  /** Items that got an answer this run (labelled, or a paid call). */
+  private answered = 0;
+  private toldTimeout = false;
 
   constructor(
     db: Queryable,
@@ -256,6 +275,7 @@ class JudgeWorkerRun {
       unwrittenCalls: this.writer.unwrittenCalls,
     };
     if (this.endpointError !== undefined) result.endpointError = this.endpointError;
+    if (this.endpointTimedOut) result.endpointTimedOut = true;
     return result;
   }
 
@@ -307,9 +327,14 @@ class JudgeWorkerRun {
   }
 
   private async judgeAndWrite(task: ClaimedJudgeTask): Promise<void> {
+    const key = keyOf(task);
+    // While a timed-out call waits to be tried again, the item says so (the job's
+    // progress counts it), so a hanging endpoint never looks like slow progress.
+    const deps: JudgeDeps = { ...this.deps, onRetry: (error) => this.timedOut(key, error) };
+    const answeredBefore = this.answered;
     let result: JudgeTaskResult;
     try {
-      result = await judgeTask(task, await this.jobs.get(task.jobId), this.deps);
+      result = await judgeTask(task, await this.jobs.get(task.jobId), deps);
     } catch (error) {
       // The job could not be read: while the database is out of reach the item waits.
       if (!isDatabaseUnavailable(error)) throw error;
@@ -319,7 +344,9 @@ class JudgeWorkerRun {
     this.changes.notify();
     this.tally.paid(result);
     this.heed(result);
-    const key = keyOf(task);
+    if (result.kind === 'label' || result.paidCalls.length > 0) this.answered++;
+    if (result.kind === 'release' && result.why === 'timeout')
+      result = this.afterTimeout(key, result, this.answered > answeredBefore);
     const { writer, tally } = this;
     if (result.kind === 'release') tally.wrote(key, result, await writer.release(key));
     else if (result.kind === 'label')
@@ -327,11 +354,54 @@ class JudgeWorkerRun {
     else tally.wrote(key, result, await writer.fail(key, result.failure));
   }
 
+  /** A call of `key` failed and is tried again: a timeout is noted on its task. */
+  private timedOut(key: JudgeTaskKey, error: unknown): void {
+    if (!classifyChatError(error).timedOut) return;
+    const message = error instanceof Error ? error.message : String(error);
+    this.writer.noteTimeout(key, `${message}; tried once more`);
+    if (this.toldTimeout) return;
+    this.toldTimeout = true;
+    this.options.onNotice?.(
+      `a call timed out (${message}); each call that times out is tried once more, then its item goes back to pending`,
+    );
+  }
+
+  /**
+   * An item whose calls timed out goes back to pending, noted as timed out: a hanging
+   * endpoint is no fault of the item's (and the endpoint guard gives it up). Timing out
+   * again after going back, while the endpoint answered other items as it waited, it fails:
+   * the fault looks like the item's, and the run would otherwise claim it again and again.
+   */
+  private afterTimeout(
+    key: JudgeTaskKey,
+    result: Extract<JudgeTaskResult, { kind: 'release' }>,
+    othersAnswered: boolean,
+  ): JudgeTaskResult {
+    const id = `${key.jobId}\t${key.topicId}\t${key.docId}`;
+    const error = result.error ?? 'timed out';
+    const before = this.timedOutOnce.get(id);
+    if (before !== undefined && (before || othersAnswered)) {
+      const costUsd = result.paidCalls.reduce((sum, call) => sum + (call.costUsd ?? 0), 0);
+      return {
+        kind: 'fail',
+        failure: {
+          error: `${error} (timed out again after going back to pending, while other items were answered)`,
+          costUsd,
+        },
+        paidCalls: result.paidCalls,
+      };
+    }
+    this.timedOutOnce.set(id, othersAnswered);
+    this.writer.noteTimeout(key, `${error}; went back to pending`);
+    return result;
+  }
+
   /** What an item's result says about the endpoint: go on, stop the run, or pause claiming. */
   private heed(result: JudgeTaskResult): void {
     const verdict = this.endpoint.judged(result, this.stop.stop.aborted);
     if (verdict.action === 'stop') {
       this.endpointError = verdict.why;
+      if (verdict.timedOut) this.endpointTimedOut = true;
       this.stop.request('endpoint');
     } else if (verdict.action === 'pause') {
       this.options.onNotice?.(verdict.notice);
