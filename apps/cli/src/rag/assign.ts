@@ -9,6 +9,7 @@ import {
   runLlmAssessment,
   type LlmAssessmentInput,
   type LlmAssessmentResult,
+  withDiscardedTransaction,
   type Queryable,
 } from '@assay/platform';
 import type { JudgeTemplate } from '@assay/judge';
@@ -43,12 +44,12 @@ export interface AssignKind {
   /**
    * Reads the kind's own options before anything is opened, and gives what, once the
    * database is open, names what the answers are judged against (storing it first if a
-   * file gives it).
+   * file gives it; a dry run's store is rolled back, which its message says).
    */
   basis?: (
     p: Parsed,
     collection: string,
-  ) => (db: Queryable, io: PlatformCommandIo) => Promise<Basis>;
+  ) => (db: Queryable, io: PlatformCommandIo, dryRun: boolean) => Promise<Basis>;
   /** The step's account line: what it judged. */
   describe: (result: LlmAssessmentResult) => string;
 }
@@ -71,9 +72,9 @@ export async function assignCommand(
   const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE[how.kind], how.judge);
   const batchSize = p.number('batch');
   const setup = await stepSetup(p, io, template);
-  return withDatabase(io, async (db) => {
-    const against = basis ? await basis(db, io) : {};
-    const responseSet = await responseSetOf(p, db, io);
+  const assign = async (db: Queryable) => {
+    const against = basis ? await basis(db, io, setup.dryRun) : {};
+    const responseSet = await responseSetOf(p, db, io, setup.dryRun);
     const deps = stepDeps(setup, db);
     const name = p.option('name');
     const input: LlmAssessmentInput = {
@@ -99,7 +100,12 @@ export async function assignCommand(
     reportStep(io, how.describe(result), setup.model, result.report);
     if (setup.dryRun) return EXIT.ok;
     return finishAssessment(io, result, p.option('out'), db);
-  });
+  };
+  // A dry run plans from stored answers (and rubrics, and the collection made for them):
+  // what it reads from files is stored for the run and rolled back after it.
+  return withDatabase(io, (db) =>
+    setup.dryRun ? withDiscardedTransaction(db, (trx) => assign(trx)) : assign(db),
+  );
 }
 
 /** What every assign subcommand prints after its run, and its exit status. */

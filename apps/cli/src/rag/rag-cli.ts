@@ -243,11 +243,15 @@ export async function runStepBatch(
   return undefined;
 }
 
-/** The response set of `--responses FILE` (stored under the file's name) or `--response-set`. */
+/**
+ * The response set of `--responses FILE` (stored under the file's name) or `--response-set`;
+ * `dryRun` says the store is rolled back after the run.
+ */
 export async function responseSetOf(
   p: Parsed,
   db: Parameters<typeof ensureResponseSet>[0],
   io: PlatformCommandIo,
+  dryRun = false,
 ): Promise<string> {
   const file = p.option('responses');
   const named = p.option('responseSet');
@@ -257,9 +261,15 @@ export async function responseSetOf(
   const name = basename(file!, extname(file!));
   const set = await ensureResponseSet(db, { name, text: readText(file!), file: file! });
   io.stderr(
-    `${set.created ? 'stored' : 'using the stored'} response set "${set.name}" (${set.responses} answers, ${set.systems} systems, ${set.topics} topics)\n`,
+    `${storedWord(set.created, dryRun)} response set "${set.name}" (${set.responses} answers, ${set.systems} systems, ${set.topics} topics)${set.created && dryRun ? '; a dry run does not store it' : ''}\n`,
   );
   return set.name;
+}
+
+/** How a message names what a file gave: stored, read (a dry run keeps nothing), or reused. */
+export function storedWord(created: boolean, dryRun: boolean): string {
+  if (!created) return 'using the stored';
+  return dryRun ? 'read' : 'stored';
 }
 
 /** The account of an LLM step on stderr; a dry run's estimate on stdout. */
