@@ -12,6 +12,7 @@ import {
 } from '@assay/judge';
 import { keyedSeed, seededPermutation } from '@assay/stats';
 import { PlatformError } from '../core/errors.js';
+import { AnswerRefusingStore } from '../llm/answer-refusals.js';
 import type { AnswerResponse, AnswerScoreLine, ScoredExample } from './answer-files.js';
 
 /** How answers are put to the judge. */
@@ -386,12 +387,17 @@ async function runEvaluations(
   const results: EvaluationResults = new Array(evaluations.length);
   const settingsOf = (trial: number): JudgeSettings =>
     trial === 1 ? input.settings : { ...input.settings, seed: trial * 1000 };
+  // An answer the call store cannot keep fails its evaluation, not the run.
+  const refusals = new AnswerRefusingStore(deps.store);
+  const judging: JudgeDeps = { ...deps, store: refusals };
   let next = 0;
   const worker = async () => {
     while (next < evaluations.length) {
       const index = next++;
       const e = evaluations[index]!;
-      const outcome = await judgeItem(e.template, e.values, settingsOf(e.trial), deps);
+      const outcome = refusals.kept(
+        await judgeItem(e.template, e.values, settingsOf(e.trial), judging),
+      );
       calls.paid += outcome.paidCalls.length;
       for (const c of outcome.paidCalls) {
         if (c.costUsd === undefined) calls.unpriced++;
