@@ -99,7 +99,7 @@ export async function assignCommand(
     const result = await runLlmAssessment(db, deps, input);
     reportStep(io, how.describe(result), setup.model, result.report);
     if (setup.dryRun) return EXIT.ok;
-    return finishAssessment(io, result, p.option('out'), db);
+    return finishAssessment(io, result, { out: p.option('out'), collection }, db);
   };
   // A dry run plans from stored answers (and rubrics, and the collection made for them):
   // what it reads from files is stored for the run and rolled back after it.
@@ -108,14 +108,33 @@ export async function assignCommand(
   );
 }
 
+/** What an answer with nothing to judge is, by kind. */
+const NOTHING_TO_JUDGE: Record<LlmAssessmentInput['kind'], string> = {
+  nuggets: 'have nothing to judge (no nuggets for their topic)',
+  rubric: 'have nothing to judge (no criteria for their topic)',
+  support: 'cite no passage: nothing to judge, and they score 0',
+};
+
+/** The citations a support run could not assess, said with what would let it. */
+function cannotAssessNote(result: LlmAssessmentResult, collection: string): string {
+  const { citations, passages } = result.cannotAssess;
+  if (citations === 0) return '';
+  const them = passages === 1 ? 'its passage is' : `their ${passages} passages are`;
+  return (
+    ` (${citations} cannot be assessed: ${them} not in collection ${JSON.stringify(collection)}; ` +
+    `add the documents with 'assay import documents --collection ${collection} FILE' and run again)`
+  );
+}
+
 /** What every assign subcommand prints after its run, and its exit status. */
 async function finishAssessment(
   io: PlatformCommandIo,
   result: LlmAssessmentResult,
-  out: string | undefined,
+  options: { out: string | undefined; collection: string },
   db: Queryable,
 ): Promise<number> {
   const set = result.set!;
+  const out = options.out;
   for (const f of result.failures.slice(0, 20))
     io.stderr(
       `failed: topic ${f.topic}, system ${f.system}, item ${f.item}: ${f.reason}${f.raw === undefined ? '' : `\n  raw answer: ${JSON.stringify(f.raw.slice(0, 300))}`}\n`,
@@ -123,12 +142,10 @@ async function finishAssessment(
   if (result.failures.length > 20)
     io.stderr(`… and ${result.failures.length - 20} more failed items\n`);
   if (result.skippedAnswers)
-    io.stderr(
-      `${result.skippedAnswers} answers have nothing to judge (no nuggets or criteria for their topic, or no sentences)\n`,
-    );
+    io.stderr(`${result.skippedAnswers} answers ${NOTHING_TO_JUDGE[set.kind]}\n`);
   io.stdout(
     `${result.created ? 'stored' : 'updated'} ${set.kind} assessment set "${set.name}" (id ${set.id}): ` +
-      `${set.judged} items judged, ${set.failed} failed${result.pending ? `, ${result.pending} left` : ''}\n`,
+      `${set.judged} items judged${cannotAssessNote(result, options.collection)}, ${set.failed} failed${result.pending ? `, ${result.pending} left` : ''}\n`,
   );
   if (out !== undefined) {
     const exported = await exportAssessmentSet(db, set.id);

@@ -202,7 +202,9 @@ export const collectionAssessmentSets = createRouter()
         'Admin only. The server’s model endpoint; every call is stored, so the same request ' +
         'again sends nothing already answered and finishes what a budget left. An item the ' +
         'LLM could not judge is stored failed with its raw answer. `dryRun`: nothing is sent ' +
-        'or stored; the answer counts the calls and cost.',
+        'or stored; the answer counts the calls and cost. Support: a citation whose passage ' +
+        'the collection lacks is "cannot assess" (counted in `cannotAssess`); when that is ' +
+        'every citation the run is refused (422), naming how to add the documents.',
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: LlmBody } } },
@@ -217,6 +219,12 @@ export const collectionAssessmentSets = createRouter()
             answers: z.number().int(),
             items: z.number().int(),
             pending: z.number().int(),
+            cannotAssess: z
+              .object({ citations: z.number().int(), passages: z.number().int() })
+              .openapi({
+                description:
+                  'support: citations "cannot assess" because the collection lacks their passages (add them: POST /api/collections/{collection}/documents)',
+              }),
             failures: z.array(
               z.object({
                 topic: z.string(),
@@ -262,6 +270,7 @@ export const collectionAssessmentSets = createRouter()
           answers: r.answers,
           items: r.items,
           pending: r.pending,
+          cannotAssess: r.cannotAssess,
           failures: r.failures,
         },
         200,
@@ -562,6 +571,7 @@ export const assessmentSets = createRouter()
           set: presentAssessmentSet(scores.set),
           answers: scores.answers,
           incomplete: scores.incomplete,
+          ...(scores.citations ? { citations: scores.citations } : {}),
           leaderboard,
         },
         200,

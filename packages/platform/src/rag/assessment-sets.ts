@@ -44,10 +44,12 @@ import {
   parseSupportAssessments,
 } from './rag-files.js';
 import {
+  citationCounts,
   nuggetAnswerScores,
   ragLeaderboard,
   rubricAnswerScores,
   supportAnswerScores,
+  type CitationCounts,
   type RagAnswerScores,
   type RagLeaderboard,
 } from './rag-scoring.js';
@@ -129,6 +131,8 @@ export interface AssessmentScores {
   /** Absent when fewer than two systems or topics were scored. */
   leaderboard?: RagLeaderboard;
   incomplete: AssessmentRecords['incomplete'];
+  /** Support: the citations scored, and those "cannot assess" (counted in neither score). */
+  citations?: CitationCounts;
 }
 
 /**
@@ -150,6 +154,7 @@ export async function scoreAssessmentSet(
   const answers = answerScoresOf(records, set.kind, options);
   const systems = new Set(answers.map((a) => a.system));
   const result: AssessmentScores = { set, answers, incomplete: records.incomplete };
+  if (set.kind === 'support') result.citations = citationCounts(records.support ?? [], options);
   // Every system of the response set competes, answered or not.
   const context = await loadAssessmentContext(db, set);
   const all = [...new Set([...context.answers.map((a) => a.system), ...systems])].sort();

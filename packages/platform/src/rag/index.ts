@@ -21,6 +21,7 @@ export {
 export {
   answerScoresCsv,
   axisMeans,
+  citationCounts,
   formatAnswerScores,
   nuggetAnswerScores,
   RAG_MEASURES,
@@ -29,6 +30,7 @@ export {
   rubricAnswerScores,
   supportAnswerScores,
   type AxisMean,
+  type CitationCounts,
   type RagAnswerScores,
   type RagKind,
   type RagLeaderboard,

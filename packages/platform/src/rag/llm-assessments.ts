@@ -100,8 +100,13 @@ export interface LlmAssessmentResult {
   failures: AssessmentFailure[];
   /** Items left unjudged (a spent budget, or a dry run). */
   pending: number;
-  /** Answers the kind cannot judge (no nuggets or criteria for the topic, no sentences). */
+  /** Answers with nothing to judge (no nuggets or criteria for the topic, no citations). */
   skippedAnswers: number;
+  /**
+   * Support: citations "cannot assess" because the collection lacks their passage (stored
+   * so, with no call), and how many passages that is.
+   */
+  cannotAssess: { citations: number; passages: number };
 }
 
 function checkTemplate(kind: AssessmentKind, template: JudgeTemplate): void {
@@ -118,23 +123,32 @@ interface Unit {
   items: AssessmentItem[];
 }
 
-function unitsOf(
-  context: AssessmentContext,
-  batchSize: number,
-): { units: Unit[]; skipped: number; offline: AssessmentRow[] } {
+/** The prompts of a run, the answers with nothing to judge, and the judgments made without a call. */
+interface Units {
+  units: Unit[];
+  skipped: number;
+  /** Support: "cannot assess" rows of citations whose passage the collection lacks. */
+  offline: AssessmentRow[];
+  /** The passages those citations cite. */
+  missing: Set<string>;
+}
+
+function unitsOf(context: AssessmentContext, batchSize: number): Units {
   const units: Unit[] = [];
   const offline: AssessmentRow[] = [];
+  const missing = new Set<string>();
   let skipped = 0;
   for (const answer of context.answers) {
-    if (!isAssessable(context, answer)) {
+    const items = isAssessable(context, answer) ? itemsOf(context, answer) : [];
+    if (items.length === 0) {
       skipped++;
       continue;
     }
-    const items = itemsOf(context, answer);
     if (context.set.kind === 'support') {
       // A passage the collection lacks cannot be judged: "cannot assess", no call.
       for (const i of items)
-        if (i.passage === null)
+        if (i.passage === null) {
+          missing.add(i.docid!);
           offline.push({
             topicId: answer.topicId,
             system: answer.system,
@@ -142,6 +156,7 @@ function unitsOf(
             label: 'cannot_assess',
             rationale: `passage ${i.docid} is not in the collection`,
           });
+        }
       const bySentence = new Map<number, AssessmentItem[]>();
       for (const i of items) {
         if (i.passage === null) continue;
@@ -155,7 +170,24 @@ function unitsOf(
     for (let k = 0; k < items.length; k += batchSize)
       units.push({ answer, items: items.slice(k, k + batchSize) });
   }
-  return { units, skipped, offline };
+  return { units, skipped, offline, missing };
+}
+
+/**
+ * Refuses a support run that could assess no citation: the collection holds none of the
+ * cited passages (one made without documents, by `nuggets import --create-collection`),
+ * so every citation would be "cannot assess" and every system score 0.
+ */
+function checkAssessable(kind: AssessmentKind, collection: string, planned: Units): void {
+  if (kind !== 'support' || planned.units.length > 0 || planned.offline.length === 0) return;
+  const passages = planned.missing.size;
+  const citations = planned.offline.length;
+  throw new PlatformError(
+    'invalid_input',
+    `none of the ${passages} passage${passages === 1 ? '' : 's'} the answers cite is in collection ${JSON.stringify(collection)}, ` +
+      `so none of their ${citations} citation${citations === 1 ? '' : 's'} can be assessed (every system would score 0): ` +
+      `add the documents with \`assay import documents --collection ${collection} FILE\` or POST /api/collections/${encodeURIComponent(collection)}/documents, then run again`,
+  );
 }
 
 function valuesOf(context: AssessmentContext, unit: Unit): Record<string, string | undefined> {
@@ -199,7 +231,7 @@ function configOf(input: LlmAssessmentInput, batchSize: number): JsonObject {
 
 /** Where a run's judgments go: the set (as stored, or as it will be) and what it records. */
 interface AssessmentTarget {
-  collectionId: number;
+  collection: { id: number; name: string };
   name: string;
   /** The set a rerun replaces the judgments of; absent on the first run. */
   existing?: AssessmentSet;
@@ -262,7 +294,7 @@ async function assessmentTarget(
     failed: 0,
   };
   return {
-    collectionId: collection.id,
+    collection: { id: collection.id, name: collection.name },
     name,
     ...(existing ? { existing } : {}),
     draft,
@@ -351,7 +383,7 @@ async function storeAssessment(
         let created = false;
         if (id === undefined) {
           id = await createAssessmentSet(trx, {
-            collectionId: target.collectionId,
+            collectionId: target.collection.id,
             kind: input.kind,
             name,
             responseSetId: draft.responseSetId,
@@ -394,7 +426,9 @@ export async function runLlmAssessment(
     );
   const target = await assessmentTarget(db, input, batchSize);
   const context = await loadAssessmentContext(db, target.draft);
-  const { units, skipped, offline } = unitsOf(context, batchSize);
+  const planned = unitsOf(context, batchSize);
+  const { units, offline } = planned;
+  checkAssessable(input.kind, target.collection.name, planned);
   for (const u of units) valuesOf(context, u); // every prompt can be made before one is sent
 
   const step = new LlmStep(deps, input);
@@ -408,7 +442,8 @@ export async function runLlmAssessment(
     items,
     failures: judged.failures,
     pending: judged.pending,
-    skippedAnswers: skipped,
+    skippedAnswers: planned.skipped,
+    cannotAssess: { citations: offline.length, passages: planned.missing.size },
   };
   if (input.dryRun) return result;
 
