@@ -175,6 +175,7 @@ forEachDatabase('RAG API', (t) => {
         responseSet: 'answers',
         mode: 'blind',
         referenceSet: llmId,
+        annotators: ['ann'],
       },
     });
     if (people.status !== 201) throw new Error(`people ${people.status}`);

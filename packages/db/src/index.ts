@@ -357,6 +357,7 @@ export {
   insertNuggets,
   listAssessmentSets,
   listCurrentAssessments,
+  listAssessmentRevisions,
   listItemRevisions,
   listNuggetBanks,
   listNuggetBankVersions,

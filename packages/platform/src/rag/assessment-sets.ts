@@ -8,6 +8,7 @@ import {
   deleteAssessmentSet,
   findAssessmentSet,
   freezeNuggetBankVersion,
+  getUser,
   listAssessmentSets,
   replaceAssessments,
   withTransaction,
@@ -35,6 +36,7 @@ import {
   type AssessmentRecords,
 } from './assessment-context.js';
 import { resolveAssessmentBasis } from './assessment-basis.js';
+import { assessmentAnnotatorIds } from './assessment-annotators.js';
 import {
   formatNuggetAssignments,
   formatRubricJudgments,
@@ -86,10 +88,19 @@ export async function findCollectionAssessmentSet(
   return set;
 }
 
-/** A set with what it judges (response set, bank version, rubric set) named. */
+/** A set with what it judges (response set, bank version, rubric set) and who assesses it named. */
 export async function assessmentSetDetail(db: Queryable, id: number) {
   const set = await resolveAssessmentSet(db, id);
-  return { ...set, ...(await describeAssessmentSet(db, set)) };
+  const annotators: Array<{ id: number; name: string }> = [];
+  for (const userId of assessmentAnnotatorIds(set)) {
+    const user = await getUser(db, userId);
+    if (user) annotators.push({ id: user.id, name: user.name });
+  }
+  return {
+    ...set,
+    ...(await describeAssessmentSet(db, set)),
+    ...(set.assessor === 'people' ? { annotators } : {}),
+  };
 }
 
 /** Deletes an assessment set with its judgments. */

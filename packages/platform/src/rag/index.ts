@@ -93,6 +93,7 @@ export {
   assessmentScreen,
   createPeopleAssessmentSet,
   listAssessmentAnswers,
+  listAssignedAssessmentSets,
   saveAssessment,
   undoAssessment,
   type AssessmentAnswerSummary,
@@ -101,6 +102,11 @@ export {
   type SaveAssessmentInput,
   type ScreenItem,
 } from './people-assessments.js';
+export {
+  addAssessmentAnnotators,
+  removeAssessmentAnnotator,
+  type AssessmentViewer,
+} from './assessment-annotators.js';
 export {
   assessmentAgreement,
   assessmentSetDetail,
