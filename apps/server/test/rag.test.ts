@@ -175,6 +175,7 @@ forEachDatabase('RAG API', (t) => {
         responseSet: 'answers',
         mode: 'blind',
         referenceSet: llmId,
+        annotators: ['ann'],
       },
     });
     if (people.status !== 201) throw new Error(`people ${people.status}`);
@@ -265,6 +266,76 @@ forEachDatabase('RAG API', (t) => {
     expect(policy).toContain("frame-ancestors 'none'");
     expect(policy).toContain("style-src 'unsafe-inline'");
     expect(policy).not.toContain('script-src');
+  });
+
+  it('refuses support when the collection holds no cited passage, and counts those it lacks', async () => {
+    llm = await startOpenAITestServer((body) => {
+      const user = (body.messages as Array<{ content: string }>)[1]!.content;
+      const passages = user.split('Cited passages, numbered:\n')[1]!.split('\n\n')[0]!;
+      const n = passages.split('\n').filter((l) => /^\[\d+\]/.test(l)).length;
+      return {
+        reply: JSON.stringify(
+          Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i + 1), 'full'])),
+        ),
+      };
+    });
+    const api = await setUpApi(t.db, { config: config(llm.baseURL) });
+    const admin = { token: api.admin };
+    expect(
+      (await api.call('POST', '/api/collections?name=rag&format=tsv', { ...admin, body: '' }))
+        .status,
+    ).toBe(201);
+    const cited = [
+      { topic: 't1', system: 'A', query: 'q', answer: [{ text: 'One.', citations: ['d1'] }] },
+      {
+        topic: 't1',
+        system: 'B',
+        query: 'q',
+        answer: [{ text: 'Two.', citations: ['d1', 'gone'] }],
+      },
+    ];
+    expect(
+      (
+        await api.call('POST', '/api/response-sets', {
+          ...admin,
+          json: { name: 'cited', responses: cited.map((l) => JSON.stringify(l)).join('\n') },
+        })
+      ).status,
+    ).toBe(201);
+    const run = () =>
+      api.call('POST', '/api/collections/rag/assessment-sets/llm', {
+        ...admin,
+        json: { kind: 'support', name: 'sup', responseSet: 'cited' },
+      });
+    expect(await errorOf(await run())).toEqual({
+      status: 422,
+      code: 'invalid_input',
+      message:
+        'none of the 2 passages the answers cite is in collection "rag", so none of their 3 ' +
+        'citations can be assessed (every system would score 0): add the documents with ' +
+        '`assay import documents --collection rag FILE` or POST /api/collections/rag/documents, ' +
+        'then run again',
+    });
+    expect(llm.requests).toHaveLength(0);
+    const added = await api.call('POST', '/api/collections/rag/documents?format=tsv', {
+      ...admin,
+      body: 'd1\tone\n',
+    });
+    expect(added.status).toBe(201);
+    const ran = await run();
+    expect(ran.status).toBe(200);
+    expect(await ran.json()).toMatchObject({
+      items: 3,
+      cannotAssess: { citations: 1, passages: 1 },
+      set: { judged: 3, failed: 0 },
+    });
+    const id = (
+      (await (
+        await api.call('GET', '/api/collections/rag/assessment-sets', admin)
+      ).json()) as Array<{ id: number }>
+    )[0]!.id;
+    const scores = await api.call('GET', `/api/assessment-sets/${id}/scores`, admin);
+    expect(await scores.json()).toMatchObject({ citations: { total: 3, cannotAssess: 1 } });
   });
 
   it('refuses an LLM step without a model, or with a budget for a model without a price, before any call', async () => {

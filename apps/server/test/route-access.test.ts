@@ -103,7 +103,7 @@ forEachDatabase('who may call a route', (t) => {
     );
     expect([...served].filter((r) => !declared.has(r))).toEqual(['GET /api/openapi.json']);
     expect([...declared].filter((r) => !served.has(r))).toEqual([]);
-    expect(operations.length).toBe(120);
+    expect(operations.length).toBe(123);
     for (const { name, op } of operations)
       expect(['public', 'annotator', 'admin'], name).toContain(op['x-access']);
   });
@@ -118,6 +118,7 @@ forEachDatabase('who may call a route', (t) => {
     ]);
     expect(reach('annotator').sort()).toEqual([
       'DELETE /api/users/{user}/tokens/{tokenId}',
+      'GET /api/assessment-sets',
       'GET /api/assessment-sets/{id}/answer',
       'GET /api/assessment-sets/{id}/answers',
       'GET /api/campaigns',
@@ -136,7 +137,7 @@ forEachDatabase('who may call a route', (t) => {
       'POST /api/users/{user}/tokens/{tokenId}/rotate',
       'PUT /api/campaigns/{id}/items/{item}/note',
     ]);
-    expect(reach('admin').length).toBe(120 - 3 - 18);
+    expect(reach('admin').length).toBe(123 - 3 - 19);
   });
 
   it('documents each access: the bearer scheme but on public routes, "Admin only." and 403 on admin ones', () => {
@@ -178,7 +179,7 @@ forEachDatabase('who may call a route', (t) => {
         expect(head.status, `HEAD ${path}`).toBe(403);
       }
     }
-    expect(refused).toBe(99);
+    expect(refused).toBe(101);
     // Admins only read above: a change here is an annotator's request that got through.
     expect(await counts()).toEqual(before);
   });

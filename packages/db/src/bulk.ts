@@ -16,6 +16,34 @@ export async function withTransaction<T>(
   return db.transaction().execute(fn);
 }
 
+/** What a discarded transaction's work gave, carried out through its rollback. */
+class Discarded<T> {
+  constructor(readonly value: T) {}
+}
+
+/**
+ * Runs `fn` in a new transaction that is always rolled back, and returns what `fn` gave:
+ * what it writes is seen by its own queries and never kept (a dry run that needs its
+ * inputs stored to plan from them). `db` must not be a transaction already, since its
+ * rollback would take the caller's work with it.
+ */
+export async function withDiscardedTransaction<T>(
+  db: Queryable,
+  fn: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  if (db.isTransaction)
+    throw new Error('withDiscardedTransaction: the work would be discarded with its caller’s');
+  try {
+    await db.transaction().execute(async (trx) => {
+      throw new Discarded(await fn(trx));
+    });
+  } catch (error) {
+    if (error instanceof Discarded) return error.value as T;
+    throw error;
+  }
+  throw new Error('withDiscardedTransaction: the transaction was not rolled back');
+}
+
 /** A column filled from each row; sent as one array parameter per statement. */
 export interface BulkColumn<R> {
   name: string;

@@ -77,6 +77,8 @@ export type { PostgresJsDialectConfig, PostgresJsSql } from './drivers/postgres-
 
 /** Runs a function in a transaction: the one given, or a new one. */
 export { withTransaction } from './bulk.js';
+/** Runs a function in a new transaction that is always rolled back (a dry run's writes). */
+export { withDiscardedTransaction } from './bulk.js';
 /** A transaction-scoped advisory lock on a name, so writers of one name take turns. */
 export { lockName } from './name-lock.js';
 /** Batched multi-row `INSERT … SELECT FROM unnest(…)` used by the bulk repository calls. */
@@ -361,6 +363,7 @@ export {
   insertNuggets,
   listAssessmentSets,
   listCurrentAssessments,
+  listAssessmentRevisions,
   listItemRevisions,
   listNuggetBanks,
   listNuggetBankVersions,

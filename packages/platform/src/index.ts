@@ -41,6 +41,8 @@ export { DATA_DIR_NAME, findDataDir } from './core/data-dir.js';
 export { checkDatabaseHealth, type DatabaseHealth } from './core/database-health.js';
 /** Sliced computations that stop once whoever asked for them has gone (a server's request). */
 export { ComputationStoppedError, whileWanted } from './core/work-slices.js';
+/** A dry run's work in a transaction always rolled back: what it had to store is never kept. */
+export { withDiscardedTransaction } from '@assay/db';
 /** Whether an error means the database cannot be reached right now (down, restarting): try again later. */
 export { isDatabaseUnavailable } from '@assay/db';
 /** The use-case error with a stable code. */

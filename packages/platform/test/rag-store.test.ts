@@ -479,7 +479,20 @@ forEachDatabase('RAG assessment sets', (t) => {
     await give('B', '0/1', 'partial');
     await give('B', '1/0', 'full');
     const supportScores = await scoreAssessmentSet(t.db, support.id, SETTINGS);
-    const byAnswer = Object.fromEntries(supportScores.answers.map((a) => [a.system, a.scores]));
+    const byAnswer = Object.fromEntries(
+      supportScores.answers.filter((a) => a.topic === 'q').map((a) => [a.system, a.scores]),
+    );
+    // The plain-text answer to q2 cites nothing: it scores 0, as answers without citations do.
+    expect(supportScores.answers.find((a) => a.topic === 'q2')).toEqual({
+      topic: 'q2',
+      system: 'A',
+      scores: {
+        support_precision: 0,
+        support_recall: 0,
+        strict_support_precision: 0,
+        strict_support_recall: 0,
+      },
+    });
     // A: citations full, partial (zz cannot be assessed): precision 1.5/2; sentences: 1, left
     // out, 0 (uncited) → recall 1/2. B: none, partial, full: 1.5/3; sentences 0.5, 1, 0 → 1.5/3.
     expect(byAnswer.A).toEqual({

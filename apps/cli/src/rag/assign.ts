@@ -9,6 +9,7 @@ import {
   runLlmAssessment,
   type LlmAssessmentInput,
   type LlmAssessmentResult,
+  withDiscardedTransaction,
   type Queryable,
 } from '@assay/platform';
 import type { JudgeTemplate } from '@assay/judge';
@@ -43,12 +44,12 @@ export interface AssignKind {
   /**
    * Reads the kind's own options before anything is opened, and gives what, once the
    * database is open, names what the answers are judged against (storing it first if a
-   * file gives it).
+   * file gives it; a dry run's store is rolled back, which its message says).
    */
   basis?: (
     p: Parsed,
     collection: string,
-  ) => (db: Queryable, io: PlatformCommandIo) => Promise<Basis>;
+  ) => (db: Queryable, io: PlatformCommandIo, dryRun: boolean) => Promise<Basis>;
   /** The step's account line: what it judged. */
   describe: (result: LlmAssessmentResult) => string;
 }
@@ -71,9 +72,9 @@ export async function assignCommand(
   const template = stepTemplate(p, DEFAULT_ASSESSMENT_JUDGE[how.kind], how.judge);
   const batchSize = p.number('batch');
   const setup = await stepSetup(p, io, template);
-  return withDatabase(io, async (db) => {
-    const against = basis ? await basis(db, io) : {};
-    const responseSet = await responseSetOf(p, db, io);
+  const assign = async (db: Queryable) => {
+    const against = basis ? await basis(db, io, setup.dryRun) : {};
+    const responseSet = await responseSetOf(p, db, io, setup.dryRun);
     const deps = stepDeps(setup, db);
     const name = p.option('name');
     const input: LlmAssessmentInput = {
@@ -98,18 +99,42 @@ export async function assignCommand(
     const result = await runLlmAssessment(db, deps, input);
     reportStep(io, how.describe(result), setup.model, result.report);
     if (setup.dryRun) return EXIT.ok;
-    return finishAssessment(io, result, p.option('out'), db);
-  });
+    return finishAssessment(io, result, { out: p.option('out'), collection }, db);
+  };
+  // A dry run plans from stored answers (and rubrics, and the collection made for them):
+  // what it reads from files is stored for the run and rolled back after it.
+  return withDatabase(io, (db) =>
+    setup.dryRun ? withDiscardedTransaction(db, (trx) => assign(trx)) : assign(db),
+  );
+}
+
+/** What an answer with nothing to judge is, by kind. */
+const NOTHING_TO_JUDGE: Record<LlmAssessmentInput['kind'], string> = {
+  nuggets: 'have nothing to judge (no nuggets for their topic)',
+  rubric: 'have nothing to judge (no criteria for their topic)',
+  support: 'cite no passage: nothing to judge, and they score 0',
+};
+
+/** The citations a support run could not assess, said with what would let it. */
+function cannotAssessNote(result: LlmAssessmentResult, collection: string): string {
+  const { citations, passages } = result.cannotAssess;
+  if (citations === 0) return '';
+  const them = passages === 1 ? 'its passage is' : `their ${passages} passages are`;
+  return (
+    ` (${citations} cannot be assessed: ${them} not in collection ${JSON.stringify(collection)}; ` +
+    `add the documents with 'assay import documents --collection ${collection} FILE' and run again)`
+  );
 }
 
 /** What every assign subcommand prints after its run, and its exit status. */
 async function finishAssessment(
   io: PlatformCommandIo,
   result: LlmAssessmentResult,
-  out: string | undefined,
+  options: { out: string | undefined; collection: string },
   db: Queryable,
 ): Promise<number> {
   const set = result.set!;
+  const out = options.out;
   for (const f of result.failures.slice(0, 20))
     io.stderr(
       `failed: topic ${f.topic}, system ${f.system}, item ${f.item}: ${f.reason}${f.raw === undefined ? '' : `\n  raw answer: ${JSON.stringify(f.raw.slice(0, 300))}`}\n`,
@@ -117,12 +142,10 @@ async function finishAssessment(
   if (result.failures.length > 20)
     io.stderr(`… and ${result.failures.length - 20} more failed items\n`);
   if (result.skippedAnswers)
-    io.stderr(
-      `${result.skippedAnswers} answers have nothing to judge (no nuggets or criteria for their topic, or no sentences)\n`,
-    );
+    io.stderr(`${result.skippedAnswers} answers ${NOTHING_TO_JUDGE[set.kind]}\n`);
   io.stdout(
     `${result.created ? 'stored' : 'updated'} ${set.kind} assessment set "${set.name}" (id ${set.id}): ` +
-      `${set.judged} items judged, ${set.failed} failed${result.pending ? `, ${result.pending} left` : ''}\n`,
+      `${set.judged} items judged${cannotAssessNote(result, options.collection)}, ${set.failed} failed${result.pending ? `, ${result.pending} left` : ''}\n`,
   );
   if (out !== undefined) {
     const exported = await exportAssessmentSet(db, set.id);

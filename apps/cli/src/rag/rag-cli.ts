@@ -7,6 +7,7 @@ import type { JudgeTemplate } from '@assay/judge';
 import {
   answerScoresCsv,
   axisMeans,
+  citationCounts,
   COMPARE_FORMATS,
   createAssessmentReport,
   ensureResponseSet,
@@ -23,6 +24,7 @@ import {
   rubricAnswerScores,
   scoreAssessmentSet,
   supportAnswerScores,
+  type CitationCounts,
   type CompareFormat,
   type LlmStep,
   type LlmStepClients,
@@ -243,11 +245,15 @@ export async function runStepBatch(
   return undefined;
 }
 
-/** The response set of `--responses FILE` (stored under the file's name) or `--response-set`. */
+/**
+ * The response set of `--responses FILE` (stored under the file's name) or `--response-set`;
+ * `dryRun` says the store is rolled back after the run.
+ */
 export async function responseSetOf(
   p: Parsed,
   db: Parameters<typeof ensureResponseSet>[0],
   io: PlatformCommandIo,
+  dryRun = false,
 ): Promise<string> {
   const file = p.option('responses');
   const named = p.option('responseSet');
@@ -257,9 +263,15 @@ export async function responseSetOf(
   const name = basename(file!, extname(file!));
   const set = await ensureResponseSet(db, { name, text: readText(file!), file: file! });
   io.stderr(
-    `${set.created ? 'stored' : 'using the stored'} response set "${set.name}" (${set.responses} answers, ${set.systems} systems, ${set.topics} topics)\n`,
+    `${storedWord(set.created, dryRun)} response set "${set.name}" (${set.responses} answers, ${set.systems} systems, ${set.topics} topics)${set.created && dryRun ? '; a dry run does not store it' : ''}\n`,
   );
   return set.name;
+}
+
+/** How a message names what a file gave: stored, read (a dry run keeps nothing), or reused. */
+export function storedWord(created: boolean, dryRun: boolean): string {
+  if (!created) return 'using the stored';
+  return dryRun ? 'read' : 'stored';
 }
 
 /** The account of an LLM step on stderr; a dry run's estimate on stdout. */
@@ -358,12 +370,33 @@ const KIND_WORD: Record<RagKind, string> = {
   rubric: 'rubric judgments',
 };
 
-function scoresOfFile(kind: RagKind, file: string, firstCitationOnly: boolean): RagAnswerScores[] {
+function scoresOfFile(
+  kind: RagKind,
+  file: string,
+  firstCitationOnly: boolean,
+): { answers: RagAnswerScores[]; citations?: CitationCounts } {
   const text = readText(file);
-  if (kind === 'nuggets') return nuggetAnswerScores(parseNuggetAssignments(text, file));
-  if (kind === 'support')
-    return supportAnswerScores(parseSupportAssessments(text, file), { firstCitationOnly });
-  return rubricAnswerScores(parseRubricJudgments(text, file));
+  if (kind === 'nuggets')
+    return { answers: nuggetAnswerScores(parseNuggetAssignments(text, file)) };
+  if (kind === 'support') {
+    const records = parseSupportAssessments(text, file);
+    return {
+      answers: supportAnswerScores(records, { firstCitationOnly }),
+      citations: citationCounts(records, { firstCitationOnly }),
+    };
+  }
+  return { answers: rubricAnswerScores(parseRubricJudgments(text, file)) };
+}
+
+/** Says how many citations are "cannot assess": they count in neither support score. */
+function noteUnassessed(io: PlatformCommandIo, citations: CitationCounts | undefined): void {
+  if (!citations || citations.cannotAssess === 0) return;
+  io.stderr(
+    citations.cannotAssess === citations.total
+      ? `every one of the ${citations.total} citations is "cannot assess" (its passage was not there to judge): ` +
+          'the support scores say nothing, every system scores 0; give the collection its documents and assess again\n'
+      : `${citations.cannotAssess} of ${citations.total} citations are "cannot assess" and count in neither precision nor recall\n`,
+  );
 }
 
 /** Means per system when there is no leaderboard (fewer than two systems or topics). */
@@ -454,8 +487,11 @@ export async function scoreCommand(
     for (const flag of ['store', 'publish', 'collection'])
       if (p.has(flag)) throw new UsageError(`--${flag} goes with --set`);
     const file = p.positionals[0]!;
-    const answers = await asCliErrors(async () => scoresOfFile(kind, file, firstCitationOnly));
+    const { answers, citations } = await asCliErrors(async () =>
+      scoresOfFile(kind, file, firstCitationOnly),
+    );
     writeAnswers(answers);
+    noteUnassessed(io, citations);
     const systems = new Set(answers.map((a) => a.system));
     const topics = new Set(answers.map((a) => a.topic));
     if (systems.size < 2 || topics.size < 2) {
@@ -480,6 +516,7 @@ export async function scoreCommand(
       firstCitationOnly ? { firstCitationOnly } : {},
     );
     writeAnswers(scores.answers);
+    noteUnassessed(io, scores.citations);
     if (scores.incomplete.length > 0)
       io.stderr(
         `${scores.incomplete.length} answers are not fully judged and are left out (their topics too): ` +

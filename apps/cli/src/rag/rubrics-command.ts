@@ -18,6 +18,7 @@ import {
   scoreCommand,
   scoreOptions,
   runSubcommand,
+  storedWord,
 } from './rag-cli.js';
 
 const ASSIGN_OPTIONS: OptionSpec[] = [
@@ -117,7 +118,7 @@ function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<numb
       if (file === undefined) return async () => ({ rubricSet: named! });
       const text = readText(file);
       // A rubrics file is stored as a rubric set named after it (the same file reuses it).
-      return async (db, io) => {
+      return async (db, io, dryRun) => {
         const stored = await importRubricSet(db, {
           collection,
           name: basename(file, extname(file)),
@@ -126,7 +127,7 @@ function assignSub(argv: readonly string[], io: PlatformCommandIo): Promise<numb
           createCollection: p.has('createCollection'),
         });
         io.stderr(
-          `${stored.created ? 'stored' : 'using the stored'} rubric set "${stored.name}" (${stored.topicCount} topics, ${stored.criteria} criteria)\n`,
+          `${storedWord(stored.created, dryRun)} rubric set "${stored.name}" (${stored.topicCount} topics, ${stored.criteria} criteria)${stored.created && dryRun ? '; a dry run does not store it' : ''}\n`,
         );
         return { rubricSet: stored.name };
       };

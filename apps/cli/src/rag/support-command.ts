@@ -51,15 +51,18 @@ export const SUPPORT_USAGE = commandHelp({
   about: `Support of citations as the TREC 2024 RAG track assessed it: for each answer sentence and
 each passage it cites, full, partial or no support. assign asks an LLM, one sentence with
 its cited passages per call (the passages' text comes from the collection; a passage it
-lacks is "cannot assess", with no call). Answers need their sentences and citations (the
-TREC RAG answer forms, or assay's form with "answer" as [{"text","citations"}]). Every call
-is stored: running the same command again sends no request already answered.
+lacks is "cannot assess", with no call, counted in the account; when no cited passage is
+there the run is refused: add the documents with assay import documents --collection NAME
+FILE). Answers need their sentences and citations (the TREC RAG answer forms, or assay's
+form with "answer" as [{"text","citations"}]); one in plain text cites nothing and scores
+0. Every call is stored: running the same command again sends no request already answered.
 
 score prints per system the mean over topics of weighted support precision (supported
 citations over citations: full 1, partial 0.5), weighted support recall (sentences by
 their best citation over sentences, uncited ones 0) and their strict forms (full support
 only), with intervals and paired tests; citations that cannot be assessed count in
-neither. --first-citation-only counts each sentence's first citation only.`,
+neither (stderr says how many). --first-citation-only counts each sentence's first
+citation only.`,
   sections: [
     { title: 'assign options', specs: ASSIGN_OPTIONS },
     { title: 'score options', specs: scoreOptions('support') },

@@ -9,7 +9,8 @@ import type { AppEnv } from '../router.js';
  * - `public`: anyone, without a token (health, the API document, published leaderboards);
  * - `annotator`: any valid token, so annotators too: what their campaigns need (their next
  *   item, their items, history, notes, labels, undo and skip; each use-case refuses items
- *   that are not theirs), labelling RAG answers by hand, and their own tokens;
+ *   that are not theirs), labelling RAG answers by hand (in the people sets naming them;
+ *   the use-cases refuse any other set), and their own tokens;
  * - `admin`: admin tokens only: every label set, report, run and judge job, so no route
  *   shows an annotator another label set's grades.
  */

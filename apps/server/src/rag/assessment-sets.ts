@@ -1,4 +1,5 @@
 import {
+  addAssessmentAnnotators,
   assessmentAgreement,
   assessmentScreen,
   assessmentSetDetail,
@@ -9,8 +10,10 @@ import {
   exportAssessmentSet,
   importAssessmentSet,
   listAssessmentAnswers,
+  listAssignedAssessmentSets,
   listCollectionAssessmentSets,
   loadJudgeTemplate,
+  removeAssessmentAnnotator,
   removeAssessmentSet,
   renderComparison,
   runLlmAssessment,
@@ -40,6 +43,7 @@ import {
   annotatorRoute,
   CollectionParam,
   json,
+  NameOrId,
   QueryFlag,
   readErrors,
   writeErrors,
@@ -48,6 +52,11 @@ import { serverLlmStep } from '../core/llm-steps.js';
 import { REPORT_PAGE_POLICY } from '../core/page-policies.js';
 
 const Name = z.string().trim().min(1).max(200);
+
+/** What an annotator (not an admin) reaches of the sets, said on each of their routes. */
+const ANNOTATOR_REACH =
+  'An annotator reaches only a people set that names them (404 for any other, machine sets ' +
+  'included) and sees only their own labels there; admins reach every set.';
 const Ref = z.object({
   responseSet: z.union([z.string().min(1), z.number().int().positive()]),
   bank: z.string().min(1).optional().openapi({ description: 'nuggets: the nugget bank' }),
@@ -73,6 +82,9 @@ const PeopleBody = Ref.extend({
     .positive()
     .optional()
     .openapi({ description: 'the set people post-edit, or are compared with when blind' }),
+  annotators: z.array(NameOrId).max(1000).optional().openapi({
+    description: 'who assesses it (names or ids): only they reach it, besides admins',
+  }),
 }).openapi('PeopleAssessmentSet');
 
 const LlmBody = Ref.extend({
@@ -168,6 +180,9 @@ export const collectionAssessmentSets = createRouter()
       path: '/',
       tags: ['rag'],
       summary: 'Make an assessment set for people (blind, or post-editing an LLM set)',
+      description:
+        'Only its `annotators` (and admins) reach it. Someone who assesses the same answers ' +
+        'in a set of the other mode is a 409: post-editing shows the LLM labels a blind set hides.',
       ...adminOnly,
       request: {
         params: CollectionParam,
@@ -186,6 +201,7 @@ export const collectionAssessmentSets = createRouter()
         ...(b.rubricSet ? { rubricSet: b.rubricSet } : {}),
         mode: b.mode,
         ...(b.referenceSet ? { referenceSet: b.referenceSet } : {}),
+        ...(b.annotators ? { annotators: b.annotators } : {}),
         createdBy: c.var.user,
       });
       return c.json(presentAssessmentSet(set), 201);
@@ -202,7 +218,9 @@ export const collectionAssessmentSets = createRouter()
         'Admin only. The server’s model endpoint; every call is stored, so the same request ' +
         'again sends nothing already answered and finishes what a budget left. An item the ' +
         'LLM could not judge is stored failed with its raw answer. `dryRun`: nothing is sent ' +
-        'or stored; the answer counts the calls and cost.',
+        'or stored; the answer counts the calls and cost. Support: a citation whose passage ' +
+        'the collection lacks is "cannot assess" (counted in `cannotAssess`); when that is ' +
+        'every citation the run is refused (422), naming how to add the documents.',
       request: {
         params: CollectionParam,
         body: { required: true, content: { 'application/json': { schema: LlmBody } } },
@@ -217,6 +235,12 @@ export const collectionAssessmentSets = createRouter()
             answers: z.number().int(),
             items: z.number().int(),
             pending: z.number().int(),
+            cannotAssess: z
+              .object({ citations: z.number().int(), passages: z.number().int() })
+              .openapi({
+                description:
+                  'support: citations "cannot assess" because the collection lacks their passages (add them: POST /api/collections/{collection}/documents)',
+              }),
             failures: z.array(
               z.object({
                 topic: z.string(),
@@ -262,6 +286,7 @@ export const collectionAssessmentSets = createRouter()
           answers: r.answers,
           items: r.items,
           pending: r.pending,
+          cannotAssess: r.cannotAssess,
           failures: r.failures,
         },
         200,
@@ -322,6 +347,10 @@ export const assessmentSets = createRouter()
               })
               .optional(),
             rubricSet: z.object({ id: z.number().int(), name: z.string() }).optional(),
+            annotators: z
+              .array(z.object({ id: z.number().int(), name: z.string() }))
+              .optional()
+              .openapi({ description: 'people sets: who assesses it' }),
           }),
         ),
         ...readErrors,
@@ -335,6 +364,7 @@ export const assessmentSets = createRouter()
           responseSet: d.responseSet,
           ...(d.nuggetBank ? { nuggetBank: d.nuggetBank } : {}),
           ...(d.rubricSet ? { rubricSet: d.rubricSet } : {}),
+          ...(d.annotators ? { annotators: d.annotators } : {}),
         },
         200,
       );
@@ -358,15 +388,105 @@ export const assessmentSets = createRouter()
   .openapi(
     createRoute({
       method: 'get',
+      path: '/',
+      tags: ['rag'],
+      summary: 'The people sets you assess, with how many of their items you labelled',
+      ...annotatorRoute,
+      responses: {
+        200: json(
+          'the sets naming you as an annotator, oldest first',
+          z.array(
+            z.object({
+              set: AssessmentSetSchema,
+              items: z.number().int(),
+              judged: z.number().int(),
+            }),
+          ),
+        ),
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const sets = await listAssignedAssessmentSets(c.var.db, c.var.user);
+      return c.json(
+        sets.map((s) => ({ set: presentAssessmentSet(s.set), items: s.items, judged: s.judged })),
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/annotators',
+      tags: ['rag'],
+      summary: 'Add annotators to a people set (they reach it from then on)',
+      description:
+        'Admin only. Someone who assesses the same answers in a set of the other mode is a ' +
+        '409 (nobody is added).',
+      ...adminOnly,
+      request: {
+        params: SetParam,
+        body: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: z.object({ annotators: z.array(NameOrId).min(1).max(1000) }),
+            },
+          },
+        },
+      },
+      responses: { 200: json('the set', AssessmentSetSchema), ...writeErrors },
+    }),
+    async (c) => {
+      const set = await addAssessmentAnnotators(
+        c.var.db,
+        Number(c.req.valid('param').id),
+        c.req.valid('json').annotators,
+      );
+      return c.json(presentAssessmentSet(set), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}/annotators/{user}',
+      tags: ['rag'],
+      summary: 'Remove an annotator from a people set (the labels they gave are kept)',
+      ...adminOnly,
+      request: {
+        params: SetParam.extend({
+          user: z
+            .string()
+            .min(1)
+            .openapi({ param: { name: 'user', in: 'path' } }),
+        }),
+      },
+      responses: { 200: json('the set', AssessmentSetSchema), ...writeErrors },
+    }),
+    async (c) => {
+      const p = c.req.valid('param');
+      return c.json(
+        presentAssessmentSet(await removeAssessmentAnnotator(c.var.db, Number(p.id), p.user)),
+        200,
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
       path: '/{id}/answers',
       tags: ['rag'],
       summary: 'The answers the set judges, with how many of their items are labelled',
+      description: ANNOTATOR_REACH,
       ...annotatorRoute,
       request: { params: SetParam },
       responses: { 200: json('the answers', z.array(AssessmentAnswerSchema)), ...readErrors },
     }),
     async (c) =>
-      c.json(await listAssessmentAnswers(c.var.db, Number(c.req.valid('param').id)), 200),
+      c.json(
+        await listAssessmentAnswers(c.var.db, Number(c.req.valid('param').id), c.var.user),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -376,7 +496,7 @@ export const assessmentSets = createRouter()
       summary: 'One answer on the assessment screen: request, answer, items and labels',
       description:
         "In a post-edit set each item carries the LLM set's label (`reference`); a blind set " +
-        'never shows it.',
+        `never shows it. ${ANNOTATOR_REACH}`,
       ...annotatorRoute,
       request: {
         params: SetParam,
@@ -391,6 +511,7 @@ export const assessmentSets = createRouter()
         Number(c.req.valid('param').id),
         q.topic,
         q.system,
+        c.var.user,
       );
       return c.json(presentScreen(screen), 200);
     },
@@ -401,6 +522,7 @@ export const assessmentSets = createRouter()
       path: '/{id}/labels',
       tags: ['rag'],
       summary: 'Save a person’s label of one item (a new revision)',
+      description: ANNOTATOR_REACH,
       ...annotatorRoute,
       request: {
         params: SetParam,
@@ -450,6 +572,7 @@ export const assessmentSets = createRouter()
       path: '/{id}/undo',
       tags: ['rag'],
       summary: 'Take back your latest label still standing (the label before comes back)',
+      description: ANNOTATOR_REACH,
       ...annotatorRoute,
       request: { params: SetParam },
       responses: {
@@ -562,6 +685,7 @@ export const assessmentSets = createRouter()
           set: presentAssessmentSet(scores.set),
           answers: scores.answers,
           incomplete: scores.incomplete,
+          ...(scores.citations ? { citations: scores.citations } : {}),
           leaderboard,
         },
         200,

@@ -22,13 +22,7 @@ import {
   StepReportSchema,
 } from './schemas.js';
 import { createRouter } from '../router.js';
-import {
-  adminOnly,
-  CollectionParam,
-  json,
-  readErrors,
-  writeErrors,
-} from '../core/schemas.js';
+import { adminOnly, CollectionParam, json, readErrors, writeErrors } from '../core/schemas.js';
 
 const BankParams = CollectionParam.extend({
   bank: z

@@ -312,6 +312,13 @@ export const AssessmentScoresSchema = z
     incomplete: z.array(
       z.object({ topic: z.string(), system: z.string(), missing: z.number().int() }),
     ),
+    citations: z
+      .object({ total: z.number().int(), cannotAssess: z.number().int() })
+      .optional()
+      .openapi({
+        description:
+          'support: the citations scored, and those "cannot assess" (in neither precision nor recall)',
+      }),
     leaderboard: CompareJsonSchema.nullable().openapi({
       description: 'null with fewer than two systems or two fully judged topics',
     }),

@@ -815,6 +815,18 @@ export async function listItemRevisions(
   return rows.map(toAssessment);
 }
 
+/** Every revision of a set (optionally one topic's), oldest first. */
+export async function listAssessmentRevisions(
+  db: Queryable,
+  setId: number,
+  options: { topicId?: string } = {},
+): Promise<StoredAssessment[]> {
+  let query = db.selectFrom('rag_assessments').selectAll().where('set_id', '=', setId);
+  if (options.topicId !== undefined) query = query.where('topic_id', '=', options.topicId);
+  const rows = await query.orderBy('id').execute();
+  return rows.map(toAssessment);
+}
+
 /** The items a user's latest revisions in a set are of, newest first (at most `limit`). */
 export async function listUserAssessedItems(
   db: Queryable,

@@ -15,8 +15,10 @@ export {
   answerLabel,
   comparativeOrder,
   renderExamples,
-  scoreAnswers,
   splitExamples,
+} from './answer-evaluations.js';
+export {
+  scoreAnswers,
   type AnswerScoreFailure,
   type AnswerScoringMode,
   type AnswerTopic,

@@ -222,7 +222,19 @@ export async function assessmentRecords(
   const rubric: RubricJudgmentRecord[] = [];
   const topics = new Set<string>();
   for (const answer of context.answers) {
-    if (!isAssessable(context, answer)) continue;
+    if (!isAssessable(context, answer)) {
+      // An answer in plain text cites nothing: one sentence without citations, which
+      // scores 0 like every answer without citations (never left off the leaderboard).
+      if (set.kind === 'support') {
+        topics.add(answer.topicId);
+        support.push({
+          qid: answer.topicId,
+          system: answer.system,
+          sentences: [{ text: answer.answer, citations: [] }],
+        });
+      }
+      continue;
+    }
     const items = itemsOf(context, answer);
     const judged = labels.get(answerKey(answer.topicId, answer.system)) ?? new Map();
     const label = (item: string) => judged.get(item)?.label ?? undefined;

@@ -8,6 +8,7 @@ import {
   deleteAssessmentSet,
   findAssessmentSet,
   freezeNuggetBankVersion,
+  getUser,
   listAssessmentSets,
   replaceAssessments,
   withTransaction,
@@ -35,6 +36,7 @@ import {
   type AssessmentRecords,
 } from './assessment-context.js';
 import { resolveAssessmentBasis } from './assessment-basis.js';
+import { assessmentAnnotatorIds } from './assessment-annotators.js';
 import {
   formatNuggetAssignments,
   formatRubricJudgments,
@@ -44,10 +46,12 @@ import {
   parseSupportAssessments,
 } from './rag-files.js';
 import {
+  citationCounts,
   nuggetAnswerScores,
   ragLeaderboard,
   rubricAnswerScores,
   supportAnswerScores,
+  type CitationCounts,
   type RagAnswerScores,
   type RagLeaderboard,
 } from './rag-scoring.js';
@@ -84,10 +88,19 @@ export async function findCollectionAssessmentSet(
   return set;
 }
 
-/** A set with what it judges (response set, bank version, rubric set) named. */
+/** A set with what it judges (response set, bank version, rubric set) and who assesses it named. */
 export async function assessmentSetDetail(db: Queryable, id: number) {
   const set = await resolveAssessmentSet(db, id);
-  return { ...set, ...(await describeAssessmentSet(db, set)) };
+  const annotators: Array<{ id: number; name: string }> = [];
+  for (const userId of assessmentAnnotatorIds(set)) {
+    const user = await getUser(db, userId);
+    if (user) annotators.push({ id: user.id, name: user.name });
+  }
+  return {
+    ...set,
+    ...(await describeAssessmentSet(db, set)),
+    ...(set.assessor === 'people' ? { annotators } : {}),
+  };
 }
 
 /** Deletes an assessment set with its judgments. */
@@ -129,6 +142,8 @@ export interface AssessmentScores {
   /** Absent when fewer than two systems or topics were scored. */
   leaderboard?: RagLeaderboard;
   incomplete: AssessmentRecords['incomplete'];
+  /** Support: the citations scored, and those "cannot assess" (counted in neither score). */
+  citations?: CitationCounts;
 }
 
 /**
@@ -150,6 +165,7 @@ export async function scoreAssessmentSet(
   const answers = answerScoresOf(records, set.kind, options);
   const systems = new Set(answers.map((a) => a.system));
   const result: AssessmentScores = { set, answers, incomplete: records.incomplete };
+  if (set.kind === 'support') result.citations = citationCounts(records.support ?? [], options);
   // Every system of the response set competes, answered or not.
   const context = await loadAssessmentContext(db, set);
   const all = [...new Set([...context.answers.map((a) => a.system), ...systems])].sort();

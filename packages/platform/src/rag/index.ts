@@ -21,6 +21,7 @@ export {
 export {
   answerScoresCsv,
   axisMeans,
+  citationCounts,
   formatAnswerScores,
   nuggetAnswerScores,
   RAG_MEASURES,
@@ -29,6 +30,7 @@ export {
   rubricAnswerScores,
   supportAnswerScores,
   type AxisMean,
+  type CitationCounts,
   type RagAnswerScores,
   type RagKind,
   type RagLeaderboard,
@@ -91,6 +93,7 @@ export {
   assessmentScreen,
   createPeopleAssessmentSet,
   listAssessmentAnswers,
+  listAssignedAssessmentSets,
   saveAssessment,
   undoAssessment,
   type AssessmentAnswerSummary,
@@ -99,6 +102,11 @@ export {
   type SaveAssessmentInput,
   type ScreenItem,
 } from './people-assessments.js';
+export {
+  addAssessmentAnnotators,
+  removeAssessmentAnnotator,
+  type AssessmentViewer,
+} from './assessment-annotators.js';
 export {
   assessmentAgreement,
   assessmentSetDetail,

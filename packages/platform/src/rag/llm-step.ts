@@ -21,6 +21,7 @@ import {
   type JsonSchema,
   type ModelPrice,
 } from '@assay/llm';
+import { AnswerRefusingStore } from '../llm/answer-refusals.js';
 
 /** How a step runs its calls. */
 export interface LlmStepOptions {
@@ -99,11 +100,15 @@ export class LlmStep {
   private readonly deps: JudgeDeps;
   private readonly dryDeps: JudgeDeps;
 
+  /** The call store of sent prompts: an answer it cannot keep fails its item, not the step. */
+  private readonly refusals: AnswerRefusingStore;
+
   constructor(
     deps: JudgeDeps,
     readonly options: LlmStepOptions,
   ) {
-    this.deps = deps;
+    this.refusals = new AnswerRefusingStore(deps.store);
+    this.deps = { ...deps, store: this.refusals };
     // A dry run reads stored answers but never sends or stores anything.
     this.dryDeps = {
       ...deps,
@@ -149,7 +154,7 @@ export class LlmStep {
       this.report.stoppedByBudget = true;
       return { status: 'not_sent' };
     }
-    const outcome = await judgeItem(template, values, settings, this.deps);
+    const outcome = this.refusals.kept(await judgeItem(template, values, settings, this.deps));
     this.report.paidCalls += outcome.paidCalls.length;
     for (const c of outcome.paidCalls) {
       if (c.costUsd === undefined) this.report.unpricedCalls++;

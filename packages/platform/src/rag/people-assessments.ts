@@ -7,6 +7,7 @@ import {
   createAssessmentSet,
   findAssessmentSet,
   freezeNuggetBankVersion,
+  listAssessmentSets,
   listItemRevisions,
   listUserAssessedItems,
   withTransaction,
@@ -16,6 +17,7 @@ import {
   type Queryable,
   type StoredAssessment,
   type StoredSentence,
+  type UserRole,
 } from '@assay/db';
 import { PlatformError, writing } from '../core/errors.js';
 import type { ResponseSetRef } from '../answers/answer-sets.js';
@@ -34,6 +36,16 @@ import {
   type AssessmentItem,
 } from './assessment-context.js';
 import { resolveAssessmentBasis } from './assessment-basis.js';
+import {
+  assessmentAnnotatorIds,
+  checkAnnotatorBlindness,
+  ownLabels,
+  reachAssessmentSet,
+  resolveAnnotators,
+  seesOwnLabelsOnly,
+  standingChanges,
+  type AssessmentViewer,
+} from './assessment-annotators.js';
 
 /** A people assessment set to make. */
 export interface PeopleAssessmentInput {
@@ -48,14 +60,18 @@ export interface PeopleAssessmentInput {
   mode: AssessmentMode;
   /** The LLM set people post-edit (required then) or are compared with (blind), by id. */
   referenceSet?: number;
+  /** Who assesses it (names or ids): only they reach it, besides admins. */
+  annotators?: ReadonlyArray<string | number>;
   createdBy?: Actor;
 }
 
 /**
- * Makes an empty assessment set for people. In post-edit mode `referenceSet` names the
- * set whose labels people see and correct; it must judge the same answers (and the same
- * nugget bank version or rubric set). A blind set may name one too: it is the set the
- * agreement compares with, never shown to the people assessing.
+ * Makes an empty assessment set for people, assessed by `annotators` (more can be added
+ * later). In post-edit mode `referenceSet` names the set whose labels people see and
+ * correct; it must judge the same answers (and the same nugget bank version or rubric
+ * set). A blind set may name one too: it is the set the agreement compares with, never
+ * shown to the people assessing. Someone assessing the same answers in a set of the other
+ * mode cannot be named (a conflict).
  */
 export async function createPeopleAssessmentSet(
   db: Queryable,
@@ -90,6 +106,12 @@ export async function createPeopleAssessmentSet(
     nuggetVersionId = basis.nuggetVersionId;
     rubricSetId = basis.rubricSetId;
   }
+  const annotators = await resolveAnnotators(db, input.annotators ?? []);
+  await checkAnnotatorBlindness(
+    db,
+    { collectionId: collection.id, kind: input.kind, responseSetId, mode: input.mode },
+    annotators,
+  );
   const id = await writing(
     () =>
       withTransaction(db, async (trx) => {
@@ -108,6 +130,7 @@ export async function createPeopleAssessmentSet(
           assessor: 'people',
           mode: input.mode,
           referenceSetId: reference?.id ?? null,
+          settings: { annotators: annotators.map((u) => u.id) },
           createdBy: input.createdBy?.id ?? null,
         });
         if (nuggetVersionId !== null) await freezeNuggetBankVersion(trx, nuggetVersionId);
@@ -126,14 +149,36 @@ export interface AssessmentAnswerSummary {
   judged: number;
 }
 
-/** The answers a set judges, in topic then system order, with their progress. */
+/** Per answer and item, the labels a viewer sees: the set's, or (an annotator) their own. */
+async function labelsSeen(
+  db: Queryable,
+  set: AssessmentSet,
+  viewer: AssessmentViewer | undefined,
+  options: { topicId?: string } = {},
+): Promise<Map<string, Map<string, { label: string | null; userId: number | null }>>> {
+  if (!seesOwnLabelsOnly(viewer)) return currentLabels(db, set.id, options);
+  const own = await ownLabels(db, set.id, viewer.id, options);
+  return new Map(
+    [...own].map(([key, items]) => [
+      key,
+      new Map([...items].map(([item, label]) => [item, { label, userId: viewer.id }])),
+    ]),
+  );
+}
+
+/**
+ * The answers a set judges, in topic then system order, with their progress: how many
+ * items are labelled, or for an annotator how many they labelled. A viewer who is not an
+ * admin reaches only a people set that names them (see `reachAssessmentSet`).
+ */
 export async function listAssessmentAnswers(
   db: Queryable,
   setId: number,
+  viewer?: AssessmentViewer,
 ): Promise<AssessmentAnswerSummary[]> {
-  const set = await resolveAssessmentSet(db, setId);
+  const set = await reachAssessmentSet(db, setId, viewer);
   const context = await loadAssessmentContext(db, set);
-  const labels = await currentLabels(db, set.id);
+  const labels = await labelsSeen(db, set, viewer);
   return context.answers
     .filter((a) => isAssessable(context, a))
     .map((a) => {
@@ -146,6 +191,39 @@ export async function listAssessmentAnswers(
         judged: items.filter((i) => judged?.get(i.item)?.label != null).length,
       };
     });
+}
+
+/** The people sets naming the viewer, each with their progress in it, oldest first. */
+export async function listAssignedAssessmentSets(
+  db: Queryable,
+  viewer: AssessmentViewer,
+): Promise<Array<{ set: AssessmentSet; items: number; judged: number }>> {
+  const mine = (await listAssessmentSets(db, {})).filter(
+    (s) => s.assessor === 'people' && assessmentAnnotatorIds(s).includes(viewer.id),
+  );
+  const out = [];
+  for (const set of mine) {
+    // Their own progress, whatever their role: the list is of the sets they assess.
+    const answers = await listAssessmentAnswers(db, set.id, { id: viewer.id, role: 'annotator' });
+    const items = answers.reduce((s, a) => s + a.items, 0);
+    const judged = answers.reduce((s, a) => s + a.judged, 0);
+    out.push({ set: asAnnotatorsSee(set, judged), items, judged });
+  }
+  return out;
+}
+
+/**
+ * A set as its annotators see it: no settings (who else assesses it), the reference set
+ * only when they post-edit it, and their own labels counted.
+ */
+function asAnnotatorsSee(set: AssessmentSet, judged: number): AssessmentSet {
+  return {
+    ...set,
+    settings: {},
+    referenceSetId: set.mode === 'post_edit' ? set.referenceSetId : null,
+    judged,
+    failed: 0,
+  };
 }
 
 /** One item of an answer on the screen: what to judge, its label, and (post-edit) the LLM's. */
@@ -171,16 +249,22 @@ export interface AssessmentScreen {
 
 /**
  * One answer of a set as the assessment screen shows it: the request, the answer (and its
- * sentences), and each item with its current label. The reference set's labels come only
- * in post-edit mode: in a blind set they are never part of the answer.
+ * sentences), and each item with its current label (for an annotator, their own: never
+ * another person's). The reference set's labels come only in post-edit mode: in a blind
+ * set they are never part of the answer. A viewer who is not an admin reaches only a
+ * people set that names them.
  */
 export async function assessmentScreen(
   db: Queryable,
   setId: number,
   topic: string,
   system: string,
+  viewer?: AssessmentViewer,
 ): Promise<AssessmentScreen> {
-  const set = await resolveAssessmentSet(db, setId);
+  const found = await reachAssessmentSet(db, setId, viewer);
+  const set = seesOwnLabelsOnly(viewer)
+    ? asAnnotatorsSee(found, countLabels(await ownLabels(db, found.id, viewer.id)))
+    : found;
   const context = await loadAssessmentContext(db, set, { topicId: topic });
   const answer = context.answers.find((a) => a.topicId === topic && a.system === system);
   if (!answer || !isAssessable(context, answer))
@@ -188,7 +272,7 @@ export async function assessmentScreen(
       'not_found',
       `assessment set ${setId} has no answer of ${system} to topic ${topic}`,
     );
-  const own = (await currentLabels(db, set.id, { topicId: topic })).get(answerKey(topic, system));
+  const own = (await labelsSeen(db, set, viewer, { topicId: topic })).get(answerKey(topic, system));
   const reference =
     set.mode === 'post_edit' && set.referenceSetId !== null
       ? (await currentLabels(db, set.referenceSetId, { topicId: topic })).get(
@@ -234,14 +318,31 @@ function checkPeopleSet(set: AssessmentSet): void {
     throw new PlatformError('invalid_input', `assessment set ${set.id} is not assessed by people`);
 }
 
-/** Saves a person's label of one item of one answer (a new revision). */
+/** Labels counted over answers. */
+function countLabels(labels: ReadonlyMap<string, ReadonlyMap<string, string>>): number {
+  let n = 0;
+  for (const items of labels.values()) n += items.size;
+  return n;
+}
+
+/** Who labels: with a role, an annotator reaches only the people sets naming them. */
+export type AssessingActor = Actor & { role?: UserRole };
+
+function viewerOf(actor: AssessingActor): AssessmentViewer | undefined {
+  return actor.role === undefined ? undefined : { id: actor.id, role: actor.role };
+}
+
+/**
+ * Saves a person's label of one item of one answer (a new revision). An annotator labels
+ * only in a people set that names them.
+ */
 export async function saveAssessment(
   db: Queryable,
   setId: number,
   input: SaveAssessmentInput,
-  actor: Actor,
+  actor: AssessingActor,
 ): Promise<StoredAssessment> {
-  const set = await resolveAssessmentSet(db, setId);
+  const set = await reachAssessmentSet(db, setId, viewerOf(actor));
   checkPeopleSet(set);
   if (!ASSESSMENT_LABELS[set.kind].includes(input.label))
     throw new PlatformError(
@@ -281,9 +382,9 @@ export async function saveAssessment(
 export async function undoAssessment(
   db: Queryable,
   setId: number,
-  actor: Actor,
+  actor: AssessingActor,
 ): Promise<StoredAssessment | undefined> {
-  const set = await resolveAssessmentSet(db, setId);
+  const set = await reachAssessmentSet(db, setId, viewerOf(actor));
   checkPeopleSet(set);
   return withTransaction(db, async (trx) => {
     const mine = await listUserAssessedItems(trx, set.id, actor.id, 500);
@@ -292,13 +393,7 @@ export async function undoAssessment(
       const key = JSON.stringify([row.topicId, row.system, row.item]);
       if (tried.has(key)) continue;
       tried.add(key);
-      const revisions = await listItemRevisions(trx, set.id, row);
-      // The undo rows of an item undo its changes newest first, one each.
-      const changes: StoredAssessment[] = [];
-      for (const r of revisions) {
-        if (r.rationale === 'undo') changes.pop();
-        else changes.push(r);
-      }
+      const changes = standingChanges(await listItemRevisions(trx, set.id, row));
       const latest = changes.at(-1);
       if (!latest || latest.userId !== actor.id) continue;
       const before = changes.at(-2);

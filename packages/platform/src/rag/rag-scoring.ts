@@ -73,6 +73,32 @@ export function supportAnswerScores(
   }));
 }
 
+/** How many citations support scores count, and how many of them are "cannot assess". */
+export interface CitationCounts {
+  total: number;
+  cannotAssess: number;
+}
+
+/**
+ * The citations of support records that scores count (each sentence's first only with
+ * `firstCitationOnly`), and those judged "cannot assess", which count in neither precision
+ * nor recall: a leaderboard over them says nothing of support, which its outputs name.
+ */
+export function citationCounts(
+  records: readonly SupportRecord[],
+  options: { firstCitationOnly?: boolean } = {},
+): CitationCounts {
+  let total = 0;
+  let cannotAssess = 0;
+  for (const r of records)
+    for (const s of r.sentences)
+      for (const c of options.firstCitationOnly ? s.citations.slice(0, 1) : s.citations) {
+        total++;
+        if (c.support === 'cannot_assess') cannotAssess++;
+      }
+  return { total, cannotAssess };
+}
+
 /** Per-answer rubric scores, overall and per axis. */
 export function rubricAnswerScores(records: readonly RubricJudgmentRecord[]): RagAnswerScores[] {
   return records.map((r) => {
