@@ -91,8 +91,8 @@ worker's come back when its lease ends) and pending items of jobs it does not ta
 job with why (paused, another endpoint or model, kept by its 'assay judge' run).
 Exit status: 0 nothing left to do; 1 usage, configuration or database error; 3 unknown
 job; 4 a job named with --job is judged at another endpoint or with another model;
-5 some items failed; 6 interrupted, the endpoint cannot be reached, or items are left
-that other workers hold.`,
+5 some items failed; 6 interrupted, or the endpoint cannot be reached or does not answer
+in time.`,
 });
 
 /** `assay worker`: judge pending tasks of the database's judge jobs. */
@@ -166,14 +166,15 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       return EXIT.judgeStopped;
     }
     if (result.stoppedBy === 'signal') return EXIT.judgeStopped;
-    // Out of work is not all done: say what is left, whose it is and why.
+    // Out of work is not all done: say what is left, whose it is and why. Items other
+    // workers hold are theirs to finish (or, once a dead worker's lease ends, anyone's):
+    // this worker has nothing left to do, so a fleet of workers all exit 0.
     const left = await judgeWorkLeft(
       db,
       { ...scope, ...(jobIds.length > 0 ? { jobIds } : {}) },
       workerId,
     );
     for (const line of workLeftLines(left, where)) io.stderr(`assay worker: ${line}\n`);
-    if (left.held.items + left.pending > 0) return EXIT.judgeStopped;
     return result.failed > 0 ? EXIT.judgeFailed : 0;
   });
 }
