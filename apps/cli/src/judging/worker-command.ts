@@ -84,15 +84,16 @@ itself; --job N takes job N either way.`,
   sections: [{ specs: WORKER_OPTIONS }],
   notes: `Ctrl-C stops claiming and lets the items in flight finish; a second Ctrl-C puts them
 back to pending and exits. When the model endpoint cannot be reached for 3 items in a
-row (connection refused, unknown host) it names the URL, puts those items back and stops
-(with --follow: pauses 30 s, doubling up to 10 min, and goes on).
+row (connection refused, unknown host), or its calls time out for 3 items in a row (each
+tried once more), it names the URL, puts those items back and stops (with --follow:
+pauses 30 s, doubling up to 10 min, and goes on).
 Once out of work it says what is left: items other workers hold under their leases (a dead
 worker's come back when its lease ends) and pending items of jobs it does not take, each
 job with why (paused, another endpoint or model, kept by its 'assay judge' run).
-Exit status: 0 nothing left to do; 1 usage, configuration or database error; 3 unknown
-job; 4 a job named with --job is judged at another endpoint or with another model;
-5 some items failed; 6 interrupted, the endpoint cannot be reached, or items are left
-that other workers hold.`,
+Exit status: 0 nothing left for it to claim (what other workers hold included); 1 usage,
+configuration or database error; 3 unknown job; 4 a job named with --job is judged at
+another endpoint or with another model; 5 some items failed; 6 interrupted, or the
+endpoint cannot be reached or does not answer in time.`,
 });
 
 /** `assay worker`: judge pending tasks of the database's judge jobs. */
@@ -166,14 +167,15 @@ export async function workerCommand(argv: readonly string[], io: JudgeCommandIo)
       return EXIT.judgeStopped;
     }
     if (result.stoppedBy === 'signal') return EXIT.judgeStopped;
-    // Out of work is not all done: say what is left, whose it is and why.
+    // Out of work is not all done: say what is left, whose it is and why. Items other
+    // workers hold are theirs to finish (or, once a dead worker's lease ends, anyone's):
+    // this worker has nothing left to do, so a fleet of workers all exit 0.
     const left = await judgeWorkLeft(
       db,
       { ...scope, ...(jobIds.length > 0 ? { jobIds } : {}) },
       workerId,
     );
     for (const line of workLeftLines(left, where)) io.stderr(`assay worker: ${line}\n`);
-    if (left.held.items + left.pending > 0) return EXIT.judgeStopped;
     return result.failed > 0 ? EXIT.judgeFailed : 0;
   });
 }
@@ -195,7 +197,9 @@ function workLeftLines(left: JudgeWorkLeftSummary, endpoint: string): string[] {
     );
   }
   if (left.pending > 0)
-    lines.push(`${left.pending} items were added while it ran: run again to judge them`);
+    lines.push(
+      `${left.pending} items are pending in the jobs it takes (added or put back since its last claim): run again to judge them`,
+    );
   if (left.notTaken.length > 0) {
     const total = left.notTaken.reduce((sum, job) => sum + job.pending, 0);
     const named = left.notTaken
