@@ -221,6 +221,9 @@ forEachDatabase('assay API', (t) => {
           'GET /api/assessment-sets/{id}/scores',
           'POST /api/assessment-sets/{id}/reports',
           'GET /api/assessment-sets/{id}/export',
+          'GET /api/assessment-sets',
+          'POST /api/assessment-sets/{id}/annotators',
+          'DELETE /api/assessment-sets/{id}/annotators/{user}',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ scheme: 'bearer' });
@@ -536,7 +539,7 @@ forEachDatabase('assay API', (t) => {
           checked++;
         }
       }
-      expect(checked).toBe(99);
+      expect(checked).toBe(101);
       expect(await counts(t.db)).toEqual(before);
     });
   });
